@@ -1,0 +1,4 @@
+import { buildCli } from './cli/index';
+import './cli/commands';
+
+await buildCli().parseAsync(process.argv);

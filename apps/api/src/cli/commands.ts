@@ -1,0 +1,2 @@
+// Each command module pushes itself onto `extraCommands` when imported.
+export {};

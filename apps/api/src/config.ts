@@ -1,0 +1,95 @@
+/**
+ * Every setting Tailscope reads, by flag and by environment variable (flags win). The README's
+ * settings table is generated from the same names; keep the two in step.
+ */
+export interface Settings {
+  dataDir: string;
+  host: string;
+  port: number;
+  otlpHttpPort: number;
+  otlpGrpcPort: number;
+  otlpMaxBytes: number;
+  clickhouseUrl: string | undefined;
+  clickhouseUser: string | undefined;
+  clickhousePassword: string | undefined;
+  clickhouseDatabase: string | undefined;
+  clickhouseCluster: string | undefined;
+  /** Bounded write queue, in spans; a full queue answers 429 / RESOURCE_EXHAUSTED. */
+  queueMaxSpans: number;
+  /** Send Tailscope's own traces (API and ingest) to its own OTLP endpoint. */
+  selfTrace: boolean;
+  logLevel: string;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function int(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min = 0,
+  max = 2 ** 31,
+): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(
+      `${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return n;
+}
+
+function bool(raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw === '') return fallback;
+  return !['0', 'false', 'no', 'off'].includes(raw.toLowerCase());
+}
+
+export const MiB = 1024 * 1024;
+
+/** Settings from the environment, with `overrides` (from flags) taking precedence. */
+export function loadSettings(
+  env: Env,
+  overrides: Partial<Record<keyof Settings, string | undefined>> = {},
+): Settings {
+  const pick = (key: keyof Settings, envName: string): string | undefined =>
+    overrides[key] ?? env[envName];
+  return {
+    dataDir: pick('dataDir', 'TAILSCOPE_DATA_DIR') ?? './data',
+    host: pick('host', 'TAILSCOPE_HOST') ?? '127.0.0.1',
+    port: int('TAILSCOPE_PORT', pick('port', 'TAILSCOPE_PORT'), 8080, 0, 65535),
+    otlpHttpPort: int(
+      'TAILSCOPE_OTLP_HTTP_PORT',
+      pick('otlpHttpPort', 'TAILSCOPE_OTLP_HTTP_PORT'),
+      4318,
+      0,
+      65535,
+    ),
+    otlpGrpcPort: int(
+      'TAILSCOPE_OTLP_GRPC_PORT',
+      pick('otlpGrpcPort', 'TAILSCOPE_OTLP_GRPC_PORT'),
+      4317,
+      0,
+      65535,
+    ),
+    otlpMaxBytes: int(
+      'TAILSCOPE_OTLP_MAX_BYTES',
+      pick('otlpMaxBytes', 'TAILSCOPE_OTLP_MAX_BYTES'),
+      64 * MiB,
+      1024,
+    ),
+    clickhouseUrl: pick('clickhouseUrl', 'CLICKHOUSE_URL') || undefined,
+    clickhouseUser: pick('clickhouseUser', 'CLICKHOUSE_USER'),
+    clickhousePassword: pick('clickhousePassword', 'CLICKHOUSE_PASSWORD'),
+    clickhouseDatabase: pick('clickhouseDatabase', 'CLICKHOUSE_DATABASE'),
+    clickhouseCluster: pick('clickhouseCluster', 'CLICKHOUSE_CLUSTER'),
+    queueMaxSpans: int(
+      'TAILSCOPE_QUEUE_MAX_SPANS',
+      pick('queueMaxSpans', 'TAILSCOPE_QUEUE_MAX_SPANS'),
+      500_000,
+      1000,
+    ),
+    selfTrace: bool(pick('selfTrace', 'TAILSCOPE_SELF_TRACE'), false),
+    logLevel: pick('logLevel', 'TAILSCOPE_LOG_LEVEL') ?? 'info',
+  };
+}

@@ -1,0 +1,73 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { HttpError } from './errors';
+import type { ApiContext } from './context';
+import { healthRoutes } from '../routes/health';
+import { traceRoutes } from '../routes/traces';
+import { statsRoutes } from '../routes/stats';
+
+export type Api = FastifyInstance;
+
+/** Route groups, one Fastify plugin each; later groups register themselves here. */
+export type RoutePlugin = (app: FastifyInstance, ctx: ApiContext) => Promise<void> | void;
+
+export const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes];
+
+export async function buildApi(
+  ctx: ApiContext,
+  opts: { logger?: boolean | object } = {},
+): Promise<Api> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Tailscope API',
+        version: '1',
+        description:
+          'Fan-out tail latency analysis over OpenTelemetry traces stored in ClickHouse.',
+      },
+    },
+  });
+
+  // One error handler: validation errors name the bad parameter, HttpErrors carry their own
+  // status, anything else is a 500 whose details stay in the log.
+  app.setErrorHandler((err: unknown, req, reply) => {
+    if (err instanceof HttpError)
+      return reply.status(err.statusCode).send({ error: err.message, statusCode: err.statusCode });
+    const e = err as {
+      validation?: unknown;
+      validationContext?: string;
+      message?: string;
+      statusCode?: number;
+    };
+    if (e.validation) {
+      return reply.status(400).send({
+        error: `invalid ${e.validationContext ?? 'request'}: ${e.message ?? ''}`,
+        statusCode: 400,
+      });
+    }
+    if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+      return reply
+        .status(e.statusCode)
+        .send({ error: e.message ?? 'bad request', statusCode: e.statusCode });
+    }
+    req.log.error(err);
+    return reply.status(500).send({ error: 'internal error', statusCode: 500 });
+  });
+
+  for (const group of routeGroups) {
+    await app.register(async (scope) => {
+      await group(scope, ctx);
+    });
+  }
+
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,12 @@
+import type { Store } from '../store';
+import type { Settings } from '../config';
+
+/** What route plugins get: the store and the settings. Handlers stay short. */
+export interface ApiContext {
+  store: Store;
+  settings: Settings;
+  /** Set once the store answered and migrations ran. */
+  ready: () => boolean;
+  /** Spans/s accepted over the last minute, for the overview page. */
+  ingestRate: () => number;
+}

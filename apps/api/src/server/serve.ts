@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { loadSettings, type Settings } from '../config';
+import { openStore, migrate, type Store } from '../store';
+import { startIngest, type IngestHandle } from '../ingest';
+import { buildApi } from './app';
+
+export interface Running {
+  settings: Settings;
+  store: Store;
+  api: FastifyInstance;
+  ingest: IngestHandle;
+  /** Bound addresses (ports resolved when 0 was asked for). */
+  urls: { api: string; otlpHttp: string; otlpGrpc: string };
+  close(): Promise<void>;
+}
+
+export interface ServeOptions {
+  /** Print startup lines and request logs. */
+  log?: boolean;
+}
+
+/**
+ * Starts everything `tailscope serve` runs: the store (embedded or server), migrations, the
+ * OTLP receivers with their write queue and write-ahead log, and the REST API (and web app).
+ * `close()` drains the queue to the store before it returns.
+ */
+export async function serve(
+  settings: Settings = loadSettings(process.env),
+  opts: ServeOptions = {},
+): Promise<Running> {
+  const log = opts.log ?? false;
+  const store = openStore({
+    dataDir: settings.dataDir,
+    url: settings.clickhouseUrl,
+    user: settings.clickhouseUser,
+    password: settings.clickhousePassword,
+    database: settings.clickhouseDatabase,
+    cluster: settings.clickhouseCluster,
+  });
+  let ready = false;
+  await migrate(store);
+  const ingest = await startIngest({ store, settings, log });
+  ready = true;
+  const api = await buildApi(
+    { store, settings, ready: () => ready, ingestRate: () => ingest.spansPerSecond() },
+    { logger: log ? { level: settings.logLevel } : false },
+  );
+  await api.listen({ host: settings.host, port: settings.port });
+  const address = api.server.address();
+  const apiPort = typeof address === 'object' && address ? address.port : settings.port;
+  const urls = {
+    api: `http://${settings.host}:${apiPort}`,
+    otlpHttp: `http://${settings.host}:${ingest.httpPort}`,
+    otlpGrpc: `${settings.host}:${ingest.grpcPort}`,
+  };
+  if (log) {
+    console.log(`tailscope: store      ${store.description}`);
+    console.log(`tailscope: API and UI ${urls.api}`);
+    console.log(`tailscope: OTLP/HTTP  ${urls.otlpHttp}/v1/traces`);
+    console.log(`tailscope: OTLP/gRPC  ${urls.otlpGrpc}`);
+  }
+  let closed = false;
+  return {
+    settings,
+    store,
+    api,
+    ingest,
+    urls,
+    async close() {
+      if (closed) return;
+      closed = true;
+      ready = false;
+      await api.close();
+      await ingest.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
+import type { Sql } from './sql';
+
+type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
+
+export interface StoreOptions {
+  /** Data directory of the embedded engine (ignored when `url` is set). */
+  dataDir: string;
+  /** A ClickHouse server; when absent the embedded engine (chDB) is used. */
+  url?: string | undefined;
+  user?: string | undefined;
+  password?: string | undefined;
+  database?: string | undefined;
+  /** `ON CLUSTER <name>` for DDL, with Replicated engines (server mode only). */
+  cluster?: string | undefined;
+}
+
+/**
+ * The one handle on ClickHouse: `@clickhouse/client`, over HTTP to a server or over the
+ * in-process chDB connection. `embedded` exposes chDB's raw escape hatch for the ingest hot path.
+ */
+export interface Store {
+  readonly client: ClickHouseClient;
+  readonly database: string;
+  readonly cluster: string | undefined;
+  readonly embedded: ChdbConnection | undefined;
+  readonly description: string;
+  query<T>(q: Sql): Promise<T[]>;
+  command(q: Sql): Promise<void>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function openStore(opts: StoreOptions): Store {
+  let client: ClickHouseClient;
+  let embedded: ChdbConnection | undefined;
+  let description: string;
+  const database = opts.database ?? 'default';
+  if (opts.url) {
+    client = createClient({
+      url: opts.url,
+      username: opts.user ?? 'default',
+      password: opts.password ?? '',
+      database,
+      clickhouse_settings: { date_time_output_format: 'iso' },
+    });
+    description = `ClickHouse server ${new URL(opts.url).host} database ${database}`;
+  } else {
+    const path = resolve(opts.dataDir, 'clickhouse');
+    mkdirSync(path, { recursive: true });
+    embedded = createChdbConnection({ path });
+    // chdb types the connection against @clickhouse/client-common while @clickhouse/client
+    // bundles its own copy of the same declarations; the shapes match, the nominal types do not.
+    client = createClient({ connection: embedded as unknown as NonNullable<ClientConnection> });
+    description = `embedded ClickHouse (chDB) at ${path}`;
+  }
+  return {
+    client,
+    database,
+    cluster: opts.url ? opts.cluster : undefined,
+    embedded,
+    description,
+    async query<T>(q: Sql): Promise<T[]> {
+      const rs = await client.query({
+        query: q.text,
+        query_params: q.params,
+        format: 'JSONEachRow',
+      });
+      return rs.json<T>();
+    },
+    async command(q: Sql): Promise<void> {
+      await client.command({ query: q.text, query_params: q.params });
+    },
+    async ping(): Promise<boolean> {
+      const r = await client.ping();
+      return r.success;
+    },
+    async close(): Promise<void> {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import type { Store } from './client';
+import { sql } from './sql';
+
+/**
+ * The spans table is the OpenTelemetry Collector clickhouseexporter's `otel_traces`, column for
+ * column (names, types, codecs, skipping indexes, PARTITION BY, PRIMARY KEY, ORDER BY), plus its
+ * trace-id time-range table and materialized view, so a team whose Collector already writes to
+ * ClickHouse can point Tailscope at that table. Tables of our own are prefixed `tailscope_`.
+ */
+export const TRACES_TABLE = 'otel_traces';
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function checkIdent(name: string): string {
+  if (!IDENT.test(name)) throw new Error(`invalid ClickHouse identifier: ${JSON.stringify(name)}`);
+  return name;
+}
+
+export interface DdlContext {
+  database: string;
+  cluster: string | undefined;
+}
+
+function onCluster(ctx: DdlContext): string {
+  return ctx.cluster ? ` ON CLUSTER ${checkIdent(ctx.cluster)}` : '';
+}
+
+function engine(ctx: DdlContext, kind: 'MergeTree' | 'AggregatingMergeTree'): string {
+  return ctx.cluster ? `Replicated${kind}` : `${kind}()`;
+}
+
+function tracesTable(ctx: DdlContext): string {
+  const db = checkIdent(ctx.database);
+  return `CREATE TABLE IF NOT EXISTS ${db}.${TRACES_TABLE}${onCluster(ctx)} (
+    Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
+    TraceId String CODEC(ZSTD(1)),
+    SpanId String CODEC(ZSTD(1)),
+    ParentSpanId String CODEC(ZSTD(1)),
+    TraceState String CODEC(ZSTD(1)),
+    SpanName LowCardinality(String) CODEC(ZSTD(1)),
+    SpanKind LowCardinality(String) CODEC(ZSTD(1)),
+    ServiceName LowCardinality(String) CODEC(ZSTD(1)),
+    ResourceAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
+    ScopeName String CODEC(ZSTD(1)),
+    ScopeVersion String CODEC(ZSTD(1)),
+    SpanAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
+    Duration UInt64 CODEC(T64, ZSTD(1)),
+    StatusCode LowCardinality(String) CODEC(ZSTD(1)),
+    StatusMessage String CODEC(ZSTD(1)),
+    Events Nested (
+        Timestamp DateTime64(9),
+        Name LowCardinality(String),
+        Attributes Map(LowCardinality(String), String)
+    ) CODEC(ZSTD(1)),
+    Links Nested (
+        TraceId String,
+        SpanId String,
+        TraceState String,
+        Attributes Map(LowCardinality(String), String)
+    ) CODEC(ZSTD(1)),
+    ResourceAttributeItems Array(String) ALIAS arrayMap(kv -> concat(kv.1, '=', kv.2), CAST(ResourceAttributes, 'Array(Tuple(String, String))')),
+    SpanAttributeItems Array(String) ALIAS arrayMap(kv -> concat(kv.1, '=', kv.2), CAST(SpanAttributes, 'Array(Tuple(String, String))')),
+    INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1,
+    INDEX idx_res_attr_key mapKeys(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_res_attr_value mapValues(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_span_attr_key mapKeys(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_span_attr_value mapValues(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_duration Duration TYPE minmax GRANULARITY 1,
+    INDEX idx_lower_span_name lower(SpanName) TYPE tokenbf_v1(32768, 3, 0) GRANULARITY 8
+) ENGINE = ${engine(ctx, 'MergeTree')}
+PARTITION BY toDate(Timestamp)
+PRIMARY KEY (ServiceName, SpanName, toDateTime(Timestamp))
+ORDER BY (ServiceName, SpanName, toDateTime(Timestamp), Timestamp)
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1`;
+}
+
+function traceIdTsTable(ctx: DdlContext): string {
+  const db = checkIdent(ctx.database);
+  return `CREATE TABLE IF NOT EXISTS ${db}.${TRACES_TABLE}_trace_id_ts${onCluster(ctx)} (
+    TraceId String CODEC(ZSTD(1)),
+    Start SimpleAggregateFunction(min, DateTime) CODEC(ZSTD(1)),
+    End SimpleAggregateFunction(max, DateTime) CODEC(ZSTD(1))
+) ENGINE = ${engine(ctx, 'AggregatingMergeTree')}
+PARTITION BY toStartOfWeek(Start)
+ORDER BY (TraceId)
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1`;
+}
+
+function traceIdTsView(ctx: DdlContext): string {
+  const db = checkIdent(ctx.database);
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${TRACES_TABLE}_trace_id_ts_mv${onCluster(ctx)}
+TO ${db}.${TRACES_TABLE}_trace_id_ts
+AS SELECT
+    TraceId,
+    min(Timestamp) as Start,
+    max(Timestamp) as End
+FROM ${db}.${TRACES_TABLE}
+WHERE TraceId != ''
+GROUP BY TraceId`;
+}
+
+/** A migration is a list of idempotent DDL statements; versions only ever grow. */
+export interface Migration {
+  version: number;
+  name: string;
+  statements: (ctx: DdlContext) => string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'otel_traces with trace-id time-range table and view',
+    statements: (ctx) => [tracesTable(ctx), traceIdTsTable(ctx), traceIdTsView(ctx)],
+  },
+];
+
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+
+/**
+ * Applies the migrations newer than the recorded schema version, recording each one. Every
+ * statement is `IF NOT EXISTS`, so a migration interrupted half-way is safe to run again.
+ */
+export async function migrate(store: Store): Promise<number> {
+  const ctx: DdlContext = { database: store.database, cluster: store.cluster };
+  const db = checkIdent(ctx.database);
+  if (db !== 'default') {
+    await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${db}${onCluster(ctx)}` });
+  }
+  await store.client.command({
+    query: `CREATE TABLE IF NOT EXISTS ${db}.tailscope_migrations${onCluster(ctx)} (
+      version UInt32, name String, appliedAt DateTime64(3)
+    ) ENGINE = ${engine(ctx, 'MergeTree')} ORDER BY version`,
+  });
+  const current = await schemaVersion(store);
+  for (const m of MIGRATIONS) {
+    if (m.version <= current) continue;
+    for (const statement of m.statements(ctx)) await store.client.command({ query: statement });
+    await store.command(
+      sql`INSERT INTO tailscope_migrations (version, name, appliedAt) VALUES (${m.version}, ${m.name}, now64(3))`,
+    );
+  }
+  return SCHEMA_VERSION;
+}
+
+export async function schemaVersion(store: Store): Promise<number> {
+  const rows = await store.query<{ v: number }>(
+    sql`SELECT toUInt32(max(version)) AS v FROM tailscope_migrations`,
+  );
+  return rows[0]?.v ?? 0;
+}

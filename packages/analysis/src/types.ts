@@ -1,0 +1,59 @@
+/**
+ * Columnar data shared by the analysis, the simulator, the API and the browser worker.
+ * Times are milliseconds as float64 unless a name says otherwise.
+ */
+
+/** Milliseconds (float). Branded so a nanosecond count cannot be passed by mistake. */
+export type Milliseconds = number & { readonly __unit: 'ms' };
+
+/**
+ * The leaf calls of many fan-outs of one fan-out operation, grouped by fan-out: calls of
+ * fan-out f are indexes `fanoutOffsets[f] .. fanoutOffsets[f + 1] - 1`.
+ *
+ * - `startMs`: call start relative to the fan-out's earliest call start (so >= 0).
+ * - `durationMs`: the call's latency as the caller sees it.
+ * - finishing time of a call = startMs + durationMs (DESIGN.md "Leaf finishing time").
+ * - `host`, `mode`, `background`: indexes into the matching dictionaries; background 0 = 'none'.
+ * - `fanoutStartMs`: the fan-out's earliest call start, in epoch ms (for time windows).
+ * - `traceIds`: one per fan-out, to open an example trace.
+ */
+export interface LeafCalls {
+  fanoutOffsets: Uint32Array; // length = fanouts + 1
+  fanoutStartMs: Float64Array; // length = fanouts
+  traceIds: string[]; // length = fanouts
+  startMs: Float64Array; // length = calls
+  durationMs: Float64Array; // length = calls
+  host: Uint32Array; // length = calls
+  mode: Uint32Array; // length = calls
+  background: Uint32Array; // length = calls
+  hosts: string[];
+  modes: string[];
+  backgrounds: string[]; // backgrounds[0] === 'none'
+}
+
+export function fanoutCount(c: LeafCalls): number {
+  return c.fanoutOffsets.length - 1;
+}
+
+export function callCount(c: LeafCalls): number {
+  return c.durationMs.length;
+}
+
+/** A fan-out operation as named in DESIGN.md ("Names"). */
+export interface FanoutOperation {
+  parentService: string;
+  parentOperation: string;
+  leafService: string;
+  leafOperation: string;
+}
+
+/** Quantiles as the API reports them, in ms. */
+export interface Quantiles {
+  p50: number;
+  p95: number;
+  p99: number;
+  p999: number;
+}
+
+/** A seeded random source: returns floats uniform in [0, 1). */
+export type Random = () => number;
