@@ -60,13 +60,17 @@ export function sql(strings: TemplateStringsArray, ...values: SqlValue[]): Sql {
   values.forEach((v, i) => {
     if (isSql(v)) {
       // Re-number the fragment's parameters into this query's namespace.
-      let fragment = v.text;
+      // One pass, so a new name can never be renamed again by a later replacement.
+      const renamed = new Map<string, string>();
       for (const [k, val] of Object.entries(v.params)) {
         const name = `p${n++}`;
-        fragment = fragment.replaceAll(`{${k}:`, `{${name}:`);
+        renamed.set(k, name);
         params[name] = val;
       }
-      text += fragment;
+      text += v.text.replace(/\{(p\d+):/g, (whole, k: string) => {
+        const name = renamed.get(k);
+        return name ? `{${name}:` : whole;
+      });
     } else if (isParam(v)) {
       text += bind(v.value, v.type);
     } else {
