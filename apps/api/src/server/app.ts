@@ -3,6 +3,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HttpError } from './errors';
 import type { ApiContext } from './context';
+import type { SelfTracer } from './self-trace';
 import { healthRoutes } from '../routes/health';
 import { traceRoutes } from '../routes/traces';
 import { statsRoutes } from '../routes/stats';
@@ -16,13 +17,14 @@ export const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoute
 
 export async function buildApi(
   ctx: ApiContext,
-  opts: { logger?: boolean | object } = {},
+  opts: { logger?: boolean | object; selfTrace?: SelfTracer } = {},
 ): Promise<Api> {
   const app = Fastify({
     logger: opts.logger ?? false,
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  opts.selfTrace?.instrument(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -3,6 +3,7 @@ import { loadSettings, type Settings } from '../config';
 import { openStore, migrate, type Store } from '../store';
 import { startIngest, type IngestHandle } from '../ingest';
 import { buildApi } from './app';
+import { startSelfTrace } from './self-trace';
 
 export interface Running {
   settings: Settings;
@@ -12,6 +13,11 @@ export interface Running {
   /** Bound addresses (ports resolved when 0 was asked for). */
   urls: { api: string; otlpHttp: string; otlpGrpc: string };
   close(): Promise<void>;
+}
+
+/** Where to reach a listener bound to `host` from this process. */
+function loopback(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
 }
 
 export interface ServeOptions {
@@ -41,9 +47,12 @@ export async function serve(
   await migrate(store);
   const ingest = await startIngest({ store, settings, log });
   ready = true;
+  const selfTrace = settings.selfTrace
+    ? startSelfTrace(`http://${loopback(settings.host)}:${ingest.httpPort}`)
+    : undefined;
   const api = await buildApi(
     { store, settings, ready: () => ready, ingestRate: () => ingest.spansPerSecond() },
-    { logger: log ? { level: settings.logLevel } : false },
+    { logger: log ? { level: settings.logLevel } : false, ...(selfTrace ? { selfTrace } : {}) },
   );
   await api.listen({ host: settings.host, port: settings.port });
   const address = api.server.address();
@@ -71,6 +80,7 @@ export async function serve(
       closed = true;
       ready = false;
       await api.close();
+      await selfTrace?.shutdown();
       await ingest.close();
       await store.close();
     },
