@@ -1,0 +1,164 @@
+/**
+ * Host sharing probe, after Bobtail (Xu et al., NSDI 2013): a host whose CPU is shared with
+ * CPU-bound neighbours wakes its sleepers late, because the neighbour holds the core when the
+ * timer fires. Sleep for a short interval many times, count the oversleeps, classify.
+ *
+ * Bobtail slept 0.1 ms and called ">10 ms" an oversleep. Node's timers cannot sleep below 1 ms,
+ * so we sleep 1 ms. Thresholds come from measurements on a 2-core machine (docs/collectors.md):
+ * 3,000 sleeps of 1 ms per run, lateness = elapsed - 1 ms:
+ *   alone on a core:                    > 5 ms: 0-0.17%   > 10 ms: 0-0.03%
+ *   2 CPU hogs on the core, nice 0:     > 5 ms: 1.2%      > 10 ms: 0%
+ *   2 CPU hogs on the core, nice 10:    > 5 ms: 4.4%      > 10 ms: 1.1%
+ *   1 CPU hog on the core, nice 19:     > 5 ms: 1.6%      > 10 ms: 0.5%
+ */
+
+export type SharingMode = 'dedicated' | 'shared' | 'contended';
+
+export interface SharingThresholds {
+  /** An oversleep past this many ms is "long" (Bobtail's 10 ms, about one scheduler slice). */
+  longMs: number;
+  /** Share of sleeps with a long oversleep at or above which the host is `contended`. */
+  contendedFraction: number;
+  /** An oversleep past this many ms is "noticeable". */
+  noticeableMs: number;
+  /** Share of sleeps with a noticeable oversleep at or above which the host is `shared`. */
+  sharedFraction: number;
+}
+
+/** Thresholds chosen from the measurements above, each about 3x above what an idle core shows. */
+export const DEFAULT_SHARING_THRESHOLDS: Readonly<SharingThresholds> = Object.freeze({
+  longMs: 10,
+  contendedFraction: 0.0025,
+  noticeableMs: 5,
+  sharedFraction: 0.005,
+});
+
+export interface SharingVerdict {
+  mode: SharingMode;
+  samples: number;
+  /** Oversleep quantiles in ms (time past the requested interval). */
+  p50Ms: number;
+  p99Ms: number;
+  p999Ms: number;
+  maxMs: number;
+  /** Count and share of sleeps that overslept by more than `noticeableMs` / `longMs`. */
+  noticeableCount: number;
+  noticeableFraction: number;
+  longCount: number;
+  longFraction: number;
+  thresholds: SharingThresholds;
+}
+
+function quantileSorted(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return 0;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i] ?? 0;
+}
+
+/**
+ * Classifies a host from measured oversleeps (ms past the requested sleep). Pure: O(n log n) for
+ * the quantiles. No samples gives `dedicated` with zero counts: there is no evidence of sharing,
+ * and callers should not probe with zero samples anyway.
+ */
+export function classifySharing(
+  oversleepMs: ArrayLike<number>,
+  thresholds: SharingThresholds = DEFAULT_SHARING_THRESHOLDS,
+): SharingVerdict {
+  const sorted = Float64Array.from(oversleepMs).sort();
+  const n = sorted.length;
+  let noticeableCount = 0;
+  let longCount = 0;
+  for (const x of sorted) {
+    if (x > thresholds.noticeableMs) noticeableCount++;
+    if (x > thresholds.longMs) longCount++;
+  }
+  const noticeableFraction = n === 0 ? 0 : noticeableCount / n;
+  const longFraction = n === 0 ? 0 : longCount / n;
+  let mode: SharingMode = 'dedicated';
+  if (n > 0 && longFraction >= thresholds.contendedFraction) mode = 'contended';
+  else if (n > 0 && noticeableFraction >= thresholds.sharedFraction) mode = 'shared';
+  return {
+    mode,
+    samples: n,
+    p50Ms: quantileSorted(sorted, 0.5),
+    p99Ms: quantileSorted(sorted, 0.99),
+    p999Ms: quantileSorted(sorted, 0.999),
+    maxMs: n === 0 ? 0 : (sorted[n - 1] ?? 0),
+    noticeableCount,
+    noticeableFraction,
+    longCount,
+    longFraction,
+    thresholds: { ...thresholds },
+  };
+}
+
+export interface ProbeOptions {
+  /** Number of sleeps (default 2,000: about 2.5 s on an idle host). */
+  samples?: number;
+  /** Requested sleep in ms (default 1, the smallest timer Node offers). */
+  intervalMs?: number;
+  /** Stop early after this long, whatever the sample count (default 15 s). */
+  maxDurationMs?: number;
+  thresholds?: SharingThresholds;
+}
+
+/**
+ * Measures this process's timer oversleeps and classifies the host. Run it with the CPU affinity
+ * and priority of the services it stands for (same `taskset`/`nice`/cgroup): the verdict is about
+ * where this process is scheduled. Resolves after `samples` sleeps or `maxDurationMs`.
+ */
+export async function probeSharing(opts: ProbeOptions = {}): Promise<SharingVerdict> {
+  const samples = opts.samples ?? 2000;
+  const intervalMs = opts.intervalMs ?? 1;
+  const maxDurationMs = opts.maxDurationMs ?? 15_000;
+  if (!Number.isInteger(samples) || samples < 1) {
+    throw new Error(`samples must be a positive integer, got ${String(samples)}`);
+  }
+  if (!(intervalMs >= 1) || !(maxDurationMs > 0)) {
+    throw new Error('intervalMs must be >= 1 and maxDurationMs > 0');
+  }
+  const oversleep = new Float64Array(samples);
+  const deadline = performance.now() + maxDurationMs;
+  let n = 0;
+  await new Promise<void>((resolve) => {
+    let asked = performance.now();
+    const tick = () => {
+      const now = performance.now();
+      oversleep[n++] = Math.max(0, now - asked - intervalMs);
+      if (n >= samples || now >= deadline) {
+        resolve();
+        return;
+      }
+      asked = performance.now();
+      setTimeout(tick, intervalMs);
+    };
+    setTimeout(tick, intervalMs);
+  });
+  return classifySharing(oversleep.subarray(0, n), opts.thresholds);
+}
+
+/** Resource attributes for services on the probed host (`host.sharing_mode` is what Tailscope reads). */
+export function sharingResourceAttributes(v: SharingVerdict): Record<string, string | number> {
+  return {
+    'host.sharing_mode': v.mode,
+    'host.sharing_probe.samples': v.samples,
+    'host.sharing_probe.p99_ms': round2(v.p99Ms),
+    'host.sharing_probe.p999_ms': round2(v.p999Ms),
+    'host.sharing_probe.long_fraction': round5(v.longFraction),
+  };
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+function round5(x: number): number {
+  return Math.round(x * 1e5) / 1e5;
+}
+
+const MODES: readonly string[] = ['dedicated', 'shared', 'contended'];
+
+/** Parses a configured mode (`--sharing-mode`, env), with an error naming the bad value. */
+export function parseSharingMode(raw: string): SharingMode {
+  if (MODES.includes(raw)) return raw as SharingMode;
+  throw new Error(`sharing mode must be one of ${MODES.join(', ')}, got ${JSON.stringify(raw)}`);
+}
