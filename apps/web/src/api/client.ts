@@ -1,0 +1,46 @@
+import type { Decoder } from './decode';
+
+/** A failed API call, with the server's own message (it names the bad parameter on a 400). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export type Params = Record<string, string | number | undefined>;
+
+export function apiUrl(path: string, params: Params = {}): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
+  const s = q.toString();
+  return s === '' ? path : `${path}?${s}`;
+}
+
+async function readError(res: Response, path: string): Promise<ApiError> {
+  let message = `${res.status} ${res.statusText}`;
+  try {
+    const body = (await res.json()) as { error?: unknown; message?: unknown };
+    if (typeof body.error === 'string') message = body.error;
+    else if (typeof body.message === 'string') message = body.message;
+  } catch {
+    // Not JSON (a proxy's HTML page): the status line is the best we have.
+  }
+  return new ApiError(res.status, message, path);
+}
+
+export async function getJson<T>(
+  path: string,
+  params: Params,
+  decode: Decoder<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const url = apiUrl(path, params);
+  const res = await fetch(url, signal ? { signal } : {});
+  if (!res.ok) throw await readError(res, url);
+  return decode(await res.json(), '');
+}

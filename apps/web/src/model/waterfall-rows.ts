@@ -1,0 +1,65 @@
+import { flattenTree, type TraceTree } from './trace-tree';
+import type { FanoutCall, TraceFanout } from './fanout';
+
+export interface WaterfallRow {
+  id: string;
+  label: string;
+  service: string;
+  depth: number;
+  startMs: number;
+  durationMs: number;
+  /** The answering SERVER span, drawn inside its call's bar (the gap is network and queueing). */
+  inner?: { startMs: number; durationMs: number };
+  call: boolean;
+  straggler: boolean;
+  error: boolean;
+  /** Host, sharing mode and background activity of a call. */
+  host?: string;
+  mode?: string;
+  background?: string;
+}
+
+/**
+ * Rows for the waterfall: every span in tree order, except that a call's SERVER span is folded
+ * into its call's row. `backgroundOf` tells the background activity a call overlapped, when
+ * known (it lives in other traces, so the page looks it up).
+ */
+export function waterfallRows(
+  tree: TraceTree,
+  fanout: TraceFanout | undefined,
+  backgroundOf: (call: FanoutCall) => string | undefined = () => undefined,
+): WaterfallRow[] {
+  const calls = new Map<string, { call: FanoutCall; straggler: boolean }>();
+  const folded = new Set<string>();
+  fanout?.calls.forEach((c, i) => {
+    calls.set(c.measured.span.spanId, { call: c, straggler: i === fanout.straggler });
+    if (c.server && c.server !== c.measured) folded.add(c.server.span.spanId);
+  });
+  const rows: WaterfallRow[] = [];
+  for (const t of flattenTree(tree.roots)) {
+    if (folded.has(t.span.spanId)) continue;
+    const c = calls.get(t.span.spanId);
+    const row: WaterfallRow = {
+      id: t.span.spanId,
+      label: t.span.name,
+      service: t.span.service,
+      depth: t.depth,
+      startMs: t.startMs,
+      durationMs: t.durationMs,
+      call: c !== undefined,
+      straggler: c?.straggler ?? false,
+      error: t.span.status.code === 'error',
+    };
+    if (c) {
+      const server = c.call.server;
+      if (server && server !== c.call.measured)
+        row.inner = { startMs: server.startMs, durationMs: server.durationMs };
+      row.host = c.call.host;
+      row.mode = c.call.sharingMode;
+      const bg = backgroundOf(c.call);
+      if (bg !== undefined && bg !== 'none') row.background = bg;
+    }
+    rows.push(row);
+  }
+  return rows;
+}
