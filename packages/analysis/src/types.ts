@@ -29,6 +29,11 @@ export interface LeafCalls {
   hosts: string[];
   modes: string[];
   backgrounds: string[]; // backgrounds[0] === 'none'
+  /**
+   * Optional: server-side queueing time of each call, ms (time before execution began), when
+   * spans carry it. The tied-request replay uses it; without it the replay assumes a model.
+   */
+  queueMs?: Float64Array; // length = calls
 }
 
 export function fanoutCount(c: LeafCalls): number {

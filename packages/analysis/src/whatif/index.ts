@@ -1,0 +1,31 @@
+// The what-if simulator's public surface (re-exported by the package entry).
+export {
+  simulateWhatIf,
+  type SimulateOptions,
+  type WhatIfPercentiles,
+  type WhatIfResult,
+} from './simulate';
+export { DEFAULT_BOOTSTRAP_SAMPLES, type Estimate as WhatIfEstimate } from './bootstrap';
+export {
+  POLICY_KINDS,
+  POLICY_SPECS,
+  WhatIfPolicyError,
+  type CanaryPolicy,
+  type GoodEnoughPolicy,
+  type HedgePolicy,
+  type ParameterSpec,
+  type PolicyKind,
+  type PolicySpec,
+  type ProbationPolicy,
+  type ResolvedPolicy,
+  type SyncBackgroundPolicy,
+  type TiedPolicy,
+  type WhatIfPolicy,
+} from './policy';
+export { checkParameter, resolvePolicy } from './resolve-policy';
+export {
+  leafCallsFromRows,
+  synthesizeLeafCalls,
+  type LeafCallRow,
+  type SyntheticLeafCallsOptions,
+} from './synthetic';

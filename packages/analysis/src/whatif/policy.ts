@@ -1,0 +1,261 @@
+/**
+ * What-if policies: their parameters, defaults and checks. The parameter table is the single
+ * source of truth: the API builds its request schema (and OpenAPI document) from it, and
+ * `resolvePolicy` enforces it for callers that skip the API (the browser's worker).
+ */
+
+export const POLICY_KINDS = [
+  'hedge',
+  'tied',
+  'probation',
+  'good-enough',
+  'canary',
+  'sync-background',
+] as const;
+export type PolicyKind = (typeof POLICY_KINDS)[number];
+
+/** One numeric parameter of a policy. Bounds are inclusive unless marked exclusive. */
+export interface ParameterSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly integer?: boolean;
+  readonly minimum?: number;
+  readonly exclusiveMinimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMaximum?: number;
+  /** Applied by resolvePolicy when absent; data-dependent defaults are described instead. */
+  readonly default?: number;
+}
+
+export interface PolicySpec {
+  readonly description: string;
+  readonly parameters: readonly ParameterSpec[];
+}
+
+const drawWindowMs: ParameterSpec = {
+  name: 'drawWindowMs',
+  description:
+    'Replacement latencies come from calls to other hosts in the same time window of at least this many ms (widened until it holds 100 calls).',
+  exclusiveMinimum: 0,
+  default: 1000,
+};
+
+export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
+  hedge: {
+    description:
+      'Hedged requests: a call slower than the delay gets a backup to another host; the first answer wins. Give at most one of delayMs, delayPercentile, maxExtraLoad (default: delayPercentile 95).',
+    parameters: [
+      { name: 'delayMs', description: 'Fixed backup delay, ms.', minimum: 0 },
+      {
+        name: 'delayPercentile',
+        description: "Backup delay as this percentile (0-100) of the operation's call latency.",
+        exclusiveMinimum: 0,
+        exclusiveMaximum: 100,
+      },
+      {
+        name: 'maxExtraLoad',
+        description:
+          'Finagle-style: the delay is the (1 - maxExtraLoad) quantile of call latency, so about this share of calls get a backup.',
+        exclusiveMinimum: 0,
+        exclusiveMaximum: 1,
+      },
+      {
+        name: 'maxAttempts',
+        description: 'Attempts per call including the original (one more every delay).',
+        integer: true,
+        minimum: 2,
+        maximum: 10,
+        default: 2,
+      },
+      drawWindowMs,
+    ],
+  },
+  tied: {
+    description:
+      'Tied requests: a copy goes to another host after delayMs; the copy that starts executing first cancels the other.',
+    parameters: [
+      { name: 'delayMs', description: 'Delay before the second copy, ms.', minimum: 0, default: 1 },
+      {
+        name: 'cancelMs',
+        description: 'Time for a cancellation to reach the other server, ms.',
+        minimum: 0,
+        default: 0.5,
+      },
+      {
+        name: 'serviceMs',
+        description:
+          "Execution time assumed when spans carry no queueing split: the part of a call's latency above it is queueing. Default: the operation's median call latency.",
+        exclusiveMinimum: 0,
+      },
+      drawWindowMs,
+    ],
+  },
+  probation: {
+    description:
+      "Latency-induced probation: a host whose latency percentile over a sliding window exceeds threshold x the fleet's median host percentile is excluded (at most maxEjectedFraction of hosts); shadow requests keep measuring it; it returns after holdSeconds healthy.",
+    parameters: [
+      {
+        name: 'windowSeconds',
+        description: 'Sliding window of host latency, s.',
+        exclusiveMinimum: 0,
+        default: 10,
+      },
+      {
+        name: 'intervalSeconds',
+        description: 'How often hosts are evaluated, s (at most windowSeconds).',
+        exclusiveMinimum: 0,
+        default: 1,
+      },
+      {
+        name: 'percentile',
+        description: 'Host latency percentile compared (0-100].',
+        exclusiveMinimum: 0,
+        maximum: 100,
+        default: 99,
+      },
+      {
+        name: 'threshold',
+        description: "A host is slow when its percentile exceeds threshold x the fleet's median.",
+        exclusiveMinimum: 1,
+        default: 2,
+      },
+      {
+        name: 'holdSeconds',
+        description: 'A host returns after it has been healthy this long, s.',
+        minimum: 0,
+        default: 30,
+      },
+      {
+        name: 'maxEjectedFraction',
+        description: 'Envoy-style cap on hosts on probation at once (at least one host).',
+        exclusiveMinimum: 0,
+        maximum: 1,
+        default: 0.1,
+      },
+      {
+        name: 'minCalls',
+        description: 'Calls a host needs in the window to be judged.',
+        integer: true,
+        minimum: 1,
+        default: 20,
+      },
+      {
+        name: 'shadowFraction',
+        description: 'Share of a probation host’s calls still sent to it as shadow requests.',
+        exclusiveMinimum: 0,
+        maximum: 1,
+        default: 0.1,
+      },
+      drawWindowMs,
+    ],
+  },
+  'good-enough': {
+    description:
+      'Answer when a fraction of the calls have finished, or at a deadline, whichever comes first (default: fraction 0.95).',
+    parameters: [
+      {
+        name: 'fraction',
+        description: 'Share of calls to wait for (0-1].',
+        exclusiveMinimum: 0,
+        maximum: 1,
+      },
+      { name: 'deadlineMs', description: 'Answer at this time at the latest, ms.', minimum: 0 },
+    ],
+  },
+  canary: {
+    description: 'Send 1 or 2 canary calls first; the rest go out once the canaries answered.',
+    parameters: [
+      {
+        name: 'canaries',
+        description: 'Canary calls per request.',
+        integer: true,
+        minimum: 1,
+        maximum: 2,
+        default: 1,
+      },
+    ],
+  },
+  'sync-background': {
+    description:
+      "Synchronized background activity: every host's n-th background episode of a kind is moved to start when the first host's n-th episode starts.",
+    parameters: [
+      {
+        name: 'mergeGapMs',
+        description: 'Flagged calls on a host closer than this belong to one episode, ms.',
+        minimum: 0,
+        default: 1000,
+      },
+    ],
+  },
+};
+
+export interface HedgePolicy {
+  kind: 'hedge';
+  delayMs?: number;
+  delayPercentile?: number;
+  maxExtraLoad?: number;
+  maxAttempts?: number;
+  drawWindowMs?: number;
+}
+export interface TiedPolicy {
+  kind: 'tied';
+  delayMs?: number;
+  cancelMs?: number;
+  serviceMs?: number;
+  drawWindowMs?: number;
+}
+export interface ProbationPolicy {
+  kind: 'probation';
+  windowSeconds?: number;
+  intervalSeconds?: number;
+  percentile?: number;
+  threshold?: number;
+  holdSeconds?: number;
+  maxEjectedFraction?: number;
+  minCalls?: number;
+  shadowFraction?: number;
+  drawWindowMs?: number;
+}
+export interface GoodEnoughPolicy {
+  kind: 'good-enough';
+  fraction?: number;
+  deadlineMs?: number;
+}
+export interface CanaryPolicy {
+  kind: 'canary';
+  canaries?: number;
+}
+export interface SyncBackgroundPolicy {
+  kind: 'sync-background';
+  mergeGapMs?: number;
+}
+/** A policy as a user writes it: `kind` plus optional parameters. */
+export type WhatIfPolicy =
+  | HedgePolicy
+  | TiedPolicy
+  | ProbationPolicy
+  | GoodEnoughPolicy
+  | CanaryPolicy
+  | SyncBackgroundPolicy;
+
+/** A policy with every default applied that does not depend on the data. */
+export type ResolvedPolicy =
+  | (Required<Omit<HedgePolicy, 'delayMs' | 'delayPercentile' | 'maxExtraLoad'>> & {
+      delay: { delayMs: number } | { delayPercentile: number } | { maxExtraLoad: number };
+    })
+  | (Required<Omit<TiedPolicy, 'serviceMs'>> & { serviceMs?: number })
+  | Required<ProbationPolicy>
+  | { kind: 'good-enough'; fraction: number; deadlineMs?: number }
+  | Required<CanaryPolicy>
+  | Required<SyncBackgroundPolicy>;
+
+/** A policy that breaks a rule; `field` names it, e.g. `policy.delayMs`. */
+export class WhatIfPolicyError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WhatIfPolicyError';
+  }
+}

@@ -1,0 +1,167 @@
+import type { LeafCalls } from '../types';
+import type { ResolvedPolicy } from './policy';
+import type { SeededRandom } from './random';
+import { buildReplayIndex, type DrawStats } from './replay-index';
+import { quantileOf } from './select';
+import { replayHedge } from './hedge';
+import { replayTied } from './tied';
+import { replayProbation } from './probation';
+import { replayGoodEnough } from './good-enough';
+import { replayCanary } from './canary';
+import { replaySyncBackground } from './sync-background';
+
+/** What one policy's replay yields before percentiles are taken. */
+export interface PolicyOutcome {
+  allLeavesMs: Float64Array;
+  extraLoad: number;
+  notes: string[];
+  probation?: { hosts: { host: string; seconds: number }[]; capacityRemoved: number };
+  completeness?: { callsAnswered: number; requestsComplete: number; lost: number };
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
+const ms = (x: number): string => `${Number(x.toPrecision(4))} ms`;
+
+/** Runs the replay for a resolved policy. See each replay function for its model. */
+export function replayPolicy(
+  calls: LeafCalls,
+  p: ResolvedPolicy,
+  rng: SeededRandom,
+): PolicyOutcome {
+  switch (p.kind) {
+    case 'hedge':
+      return hedgeOutcome(calls, p, rng);
+    case 'tied':
+      return tiedOutcome(calls, p, rng);
+    case 'probation':
+      return probationOutcome(calls, p, rng);
+    case 'good-enough': {
+      const r = replayGoodEnough(calls, p);
+      const lost = 1 - r.callsAnswered;
+      return {
+        allLeavesMs: r.allLeavesMs,
+        extraLoad: 0,
+        completeness: {
+          callsAnswered: r.callsAnswered,
+          requestsComplete: r.requestsComplete,
+          lost,
+        },
+        notes: [
+          `answers at ${pct(p.fraction)} of calls${p.deadlineMs !== undefined ? ` or ${ms(p.deadlineMs)}, whichever is first` : ''}: ${pct(lost)} of leaf answers given up, ${pct(1 - r.requestsComplete)} of requests incomplete`,
+        ],
+      };
+    }
+    case 'canary':
+      return {
+        allLeavesMs: replayCanary(calls, p.canaries, rng).allLeavesMs,
+        extraLoad: 0,
+        notes: [
+          `${p.canaries} canary call(s) per request go first; the rest wait for them (latency added = what-if minus baseline)`,
+        ],
+      };
+    case 'sync-background': {
+      const r = replaySyncBackground(calls, p.mergeGapMs, rng);
+      return {
+        allLeavesMs: r.allLeavesMs,
+        extraLoad: 0,
+        notes: [
+          r.episodes === 0
+            ? 'no calls overlap background activity: nothing to align'
+            : `${r.episodes} background episodes on ${r.hostsWithBackground} hosts aligned; ${r.movedOut} calls left background, ${r.movedIn} entered it (re-timed from the same host's recorded calls)`,
+        ],
+      };
+    }
+  }
+}
+
+function drawNote(d: DrawStats): string[] {
+  if (d.outsideWindow === 0 && d.sameHost === 0) return [];
+  return [
+    `${d.outsideWindow} of ${d.draws} replacement draws left their window (it held one host only) and ${d.sameHost} stayed on the same host (no other host recorded)`,
+  ];
+}
+
+function hedgeOutcome(
+  calls: LeafCalls,
+  p: Extract<ResolvedPolicy, { kind: 'hedge' }>,
+  rng: SeededRandom,
+): PolicyOutcome {
+  const d = p.delay;
+  const delayMs =
+    'delayMs' in d
+      ? d.delayMs
+      : quantileOf(
+          calls.durationMs,
+          'delayPercentile' in d ? d.delayPercentile / 100 : 1 - d.maxExtraLoad,
+        );
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
+  const r = replayHedge(ix, delayMs, p.maxAttempts, rng);
+  const n = calls.durationMs.length;
+  const how =
+    'delayMs' in d
+      ? 'fixed'
+      : 'delayPercentile' in d
+        ? `p${d.delayPercentile} of call latency`
+        : `the (1 - ${d.maxExtraLoad}) quantile of call latency`;
+  return {
+    allLeavesMs: r.allLeavesMs,
+    extraLoad: n > 0 ? r.backups / n : 0,
+    notes: [
+      `backup after ${ms(delayMs)} (${how}), up to ${p.maxAttempts} attempts; backup latencies drawn from calls to other hosts in ${ix.windows} windows of >= ${p.drawWindowMs} ms`,
+      ...drawNote(r.draws),
+    ],
+  };
+}
+
+function tiedOutcome(
+  calls: LeafCalls,
+  p: Extract<ResolvedPolicy, { kind: 'tied' }>,
+  rng: SeededRandom,
+): PolicyOutcome {
+  const serviceMs = p.serviceMs ?? quantileOf(calls.durationMs, 0.5);
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
+  const r = replayTied(ix, { delayMs: p.delayMs, cancelMs: p.cancelMs, serviceMs }, rng);
+  const n = calls.durationMs.length;
+  const model = calls.queueMs
+    ? 'queueing time from the spans'
+    : `assumed queueing share: the part of a call's latency above ${ms(serviceMs)} (${p.serviceMs === undefined ? 'median call latency' : 'serviceMs'}) is queueing, the rest execution`;
+  return {
+    allLeavesMs: r.allLeavesMs,
+    extraLoad: n > 0 ? r.duplicated / n : 0,
+    notes: [
+      `second copy after ${ms(p.delayMs)}, cancellation takes ${ms(p.cancelMs)}; ${model}`,
+      `${pct(n > 0 ? r.copies / n : 0)} of calls enqueued a copy (messages), ${pct(n > 0 ? r.copyWins / n : 0)} were served by it; extra load counts executions duplicated before the cancellation arrived`,
+      ...drawNote(r.draws),
+    ],
+  };
+}
+
+function probationOutcome(
+  calls: LeafCalls,
+  p: Extract<ResolvedPolicy, { kind: 'probation' }>,
+  rng: SeededRandom,
+): PolicyOutcome {
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
+  const r = replayProbation(ix, p, rng);
+  const n = calls.durationMs.length;
+  const hosts: { host: string; seconds: number }[] = [];
+  r.secondsByHost.forEach((s, h) => {
+    if (s > 0) hosts.push({ host: calls.hosts[h] ?? String(h), seconds: s });
+  });
+  hosts.sort((a, b) => b.seconds - a.seconds || a.host.localeCompare(b.host));
+  return {
+    allLeavesMs: r.allLeavesMs,
+    extraLoad: n > 0 ? r.shadows / n : 0,
+    probation: { hosts, capacityRemoved: r.capacityRemoved },
+    notes: [
+      `hosts judged every ${p.intervalSeconds} s on their p${p.percentile} over ${p.windowSeconds} s against ${p.threshold} x the fleet median; return after ${p.holdSeconds} s healthy; at most ${pct(p.maxEjectedFraction)} of hosts (at least one) out`,
+      `${hosts.length} hosts on probation over ${r.coveredSeconds} s; ${pct(n > 0 ? r.redirected / n : 0)} of calls re-served by healthy hosts of the same window (assumed to keep their recorded latency under the extra load); extra load = shadow requests (${pct(p.shadowFraction)} of a probation host's calls)`,
+      ...(r.unserved > 0
+        ? [
+            `${r.unserved} calls to probation hosts found no healthy host in their window and kept their recorded latency`,
+          ]
+        : []),
+      ...drawNote(r.draws),
+    ],
+  };
+}
