@@ -172,7 +172,7 @@ export function flattenRequest(d: Decoded, hexIds: boolean): ReferenceSpan[] {
 export function decodeProtobuf(bytes: Uint8Array): ReferenceSpan[] {
   const message = request.decode(bytes);
   const object = request.toObject(message, { longs: String, enums: Number, defaults: false });
-  return flattenRequest(object as Decoded, false);
+  return flattenRequest(object, false);
 }
 
 /** Parses an OTLP/JSON body into the same shape. */
