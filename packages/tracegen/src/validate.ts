@@ -263,6 +263,8 @@ export function validateSpec(v: unknown): ScenarioSpec {
       postUs: num(timing, 'postUs', 'timing', us),
     },
   };
+  // The model tracks applied activities in a 31-bit mask.
+  if (spec.background.length > 16) fail('background', 'must list at most 16 activities');
   checkWidthFits(spec);
   return spec;
 }
