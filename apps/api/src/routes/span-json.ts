@@ -23,8 +23,37 @@ function statusCode(s: string): 'unset' | 'ok' | 'error' {
   return 'unset';
 }
 
-/** One stored row as the API's span JSON (the Collector's older upper-case enums are read too). */
-export function toApiSpan(r: SpanRow): ApiSpan {
+/**
+ * Attribute values as the API returns them: the stored string, or, when our companion table
+ * has the value's type (`typed`, keyed `<prefix>:<key>`, JSON text), the typed value back.
+ */
+function withTypes(
+  attrs: Record<string, string>,
+  prefix: string,
+  typed: Record<string, string> | undefined,
+): Record<string, unknown> {
+  if (!typed) return attrs;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(attrs)) {
+    const json = typed[prefix + key];
+    out[key] = json === undefined ? value : parseTyped(json, value);
+  }
+  return out;
+}
+
+function parseTyped(json: string, fallback: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * One stored row as the API's span JSON (the Collector's older upper-case enums are read too).
+ * `typed`: the span's row of tailscope_typed_attributes, when it has one.
+ */
+export function toApiSpan(r: SpanRow, typed?: Record<string, string>): ApiSpan {
   return {
     traceId: r.TraceId,
     spanId: r.SpanId,
@@ -35,19 +64,19 @@ export function toApiSpan(r: SpanRow): ApiSpan {
     service: r.ServiceName,
     startTimeUnixNano: r.StartNs,
     durationNs: Number(r.Duration),
-    attributes: r.SpanAttributes,
-    resource: r.ResourceAttributes,
+    attributes: withTypes(r.SpanAttributes, 's:', typed),
+    resource: withTypes(r.ResourceAttributes, 'r:', typed),
     scope: { name: r.ScopeName, version: r.ScopeVersion },
     events: r.EventNames.map((name, i) => ({
       name,
       timeUnixNano: r.EventTimesNs[i] ?? '0',
-      attributes: r.EventAttributes[i] ?? {},
+      attributes: withTypes(r.EventAttributes[i] ?? {}, `e${i}:`, typed),
     })),
     links: r.LinkTraceIds.map((traceId, i) => ({
       traceId,
       spanId: r.LinkSpanIds[i] ?? '',
       traceState: r.LinkTraceStates[i] ?? '',
-      attributes: r.LinkAttributes[i] ?? {},
+      attributes: withTypes(r.LinkAttributes[i] ?? {}, `l${i}:`, typed),
     })),
     status: { code: statusCode(r.StatusCode), message: r.StatusMessage },
   };

@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../server/context';
-import { selectTrace } from '../store';
+import { selectTrace, type SpanRow } from '../store';
+import { selectTypedAttributes } from '../store/typed-attributes';
 import { badRequest, notFound } from '../server/errors';
 import { toApiSpan } from './span-json';
 
@@ -43,6 +44,26 @@ export type ApiSpan = Static<typeof SpanSchema>;
 
 const TRACE_ID = /^[0-9a-f]{32}$/;
 
+/** The typed attribute values of a trace's spans, keyed `spanId@startNs`. */
+async function typedBySpan(
+  ctx: ApiContext,
+  traceId: string,
+  rows: SpanRow[],
+): Promise<Map<string, Record<string, string>>> {
+  let min = BigInt(rows[0]?.StartNs ?? '0');
+  let max = min;
+  for (const r of rows) {
+    const t = BigInt(r.StartNs);
+    if (t < min) min = t;
+    if (t > max) max = t;
+  }
+  const typed = await selectTypedAttributes(ctx.store, traceId, {
+    minStartNs: min.toString(),
+    maxStartNs: max.toString(),
+  });
+  return new Map(typed.map((t) => [`${t.SpanId}@${t.StartNs}`, t.Attributes]));
+}
+
 export function traceRoutes(app: FastifyInstance, ctx: ApiContext): void {
   app.get(
     '/api/v1/traces/:traceId',
@@ -59,7 +80,11 @@ export function traceRoutes(app: FastifyInstance, ctx: ApiContext): void {
         throw badRequest(`traceId must be 32 hex digits, got ${JSON.stringify(traceId)}`);
       const rows = await selectTrace(ctx.store, traceId);
       if (rows.length === 0) throw notFound(`no trace ${traceId}`);
-      return { traceId, spans: rows.map(toApiSpan) };
+      const typed = await typedBySpan(ctx, traceId, rows);
+      return {
+        traceId,
+        spans: rows.map((r) => toApiSpan(r, typed.get(`${r.SpanId}@${r.StartNs}`))),
+      };
     },
   );
 }

@@ -1,0 +1,177 @@
+import { ByteSink } from './byte-sink';
+import { SpanColumns } from './span-columns';
+import { ProtoReader } from './proto-reader';
+import {
+  SERVICE_NAME,
+  T_LEN1,
+  T_LEN2,
+  writeKeyValue,
+  type Resource,
+  type Scope,
+} from './proto-helpers';
+import { decodeSpan } from './decode-span';
+
+/**
+ * ExportTraceServiceRequest (protobuf) -> Native columns, in one pass over the bytes and without
+ * a JS object per span. Strings are copied with their length prefix (protobuf's and Native's
+ * are the same LEB128), ids are hex-encoded through a table, timestamps are copied as the
+ * little-endian 64-bit integers they already are.
+ *
+ * Spans with invalid ids are counted as rejected and skipped; anything malformed makes the
+ * whole request a DecodeError before a single span is queued.
+ */
+
+export interface DecodedRequest {
+  columns: SpanColumns;
+  /** Spans written to `columns`. */
+  accepted: number;
+  /** Spans refused (invalid ids), with the first reason. */
+  rejected: number;
+  rejectReason: string;
+}
+
+function decodeResource(r: ProtoReader, start: number, end: number): Resource {
+  const keys = new ByteSink(256);
+  const vals = new ByteSink(256);
+  const typedKeys: string[] = [];
+  const typedVals: string[] = [];
+  let count = 0;
+  let service = Buffer.from([0]);
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LEN1) {
+      const kvEnd = r.lenEnd(end);
+      const kvStart = r.p;
+      const valsBefore = vals.len;
+      const keysBefore = keys.len;
+      writeKeyValue(r, kvStart, kvEnd, keys, vals, 'r:', typedKeys, typedVals);
+      count++;
+      // service.name -> ServiceName: compare the key bytes (after the 1-byte length 12).
+      const k = keys.buf;
+      if (keys.len - keysBefore === 13 && k[keysBefore] === 12) {
+        if (k.compare(SERVICE_NAME, 0, 12, keysBefore + 1, keysBefore + 13) === 0) {
+          service = Buffer.from(vals.buf.subarray(valsBefore, vals.len));
+        }
+      }
+      r.p = kvEnd;
+    } else r.skip(t & 7, end);
+  }
+  return {
+    keys: Buffer.from(keys.bytes()),
+    vals: Buffer.from(vals.bytes()),
+    count,
+    service,
+    typedKeys,
+    typedVals,
+  };
+}
+
+const NO_RESOURCE: Resource = {
+  keys: Buffer.alloc(0),
+  vals: Buffer.alloc(0),
+  count: 0,
+  service: Buffer.from([0]),
+  typedKeys: [],
+  typedVals: [],
+};
+
+function decodeScope(r: ProtoReader, start: number, end: number): Scope {
+  const s: Scope = { nameAt: -1, nameEnd: -1, versionAt: -1, versionEnd: -1 };
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LEN1) {
+      s.nameAt = r.p;
+      s.nameEnd = r.lenEnd(end);
+      r.p = s.nameEnd;
+    } else if (t === T_LEN2) {
+      s.versionAt = r.p;
+      s.versionEnd = r.lenEnd(end);
+      r.p = s.versionEnd;
+    } else r.skip(t & 7, end);
+  }
+  return s;
+}
+
+/** Walks ExportTraceServiceRequest -> ResourceSpans -> ScopeSpans -> Span. */
+export function decodeTraceRequest(input: Uint8Array): DecodedRequest {
+  const b = Buffer.isBuffer(input)
+    ? input
+    : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const r = new ProtoReader(b);
+  const out: DecodedRequest = {
+    columns: new SpanColumns(b.length),
+    accepted: 0,
+    rejected: 0,
+    rejectReason: '',
+  };
+  const end = b.length;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LEN1) {
+      const rsEnd = r.lenEnd(end);
+      decodeResourceSpans(r, r.p, rsEnd, out);
+      r.p = rsEnd;
+    } else r.skip(t & 7, end);
+  }
+  return out;
+}
+
+function decodeResourceSpans(
+  r: ProtoReader,
+  start: number,
+  end: number,
+  out: DecodedRequest,
+): void {
+  // Fields may come in any order: find the resource first, then walk the scopes.
+  let resStart = -1;
+  let resEnd = -1;
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LEN1) {
+      resEnd = r.lenEnd(end);
+      resStart = r.p;
+      r.p = resEnd;
+    } else r.skip(t & 7, end);
+  }
+  const resource = resStart < 0 ? NO_RESOURCE : decodeResource(r, resStart, resEnd);
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LEN2) {
+      const ssEnd = r.lenEnd(end);
+      decodeScopeSpans(r, r.p, ssEnd, resource, out);
+      r.p = ssEnd;
+    } else r.skip(t & 7, end);
+  }
+}
+
+function decodeScopeSpans(
+  r: ProtoReader,
+  start: number,
+  end: number,
+  resource: Resource,
+  out: DecodedRequest,
+): void {
+  let scope: Scope = { nameAt: -1, nameEnd: -1, versionAt: -1, versionEnd: -1 };
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LEN1) {
+      const e = r.lenEnd(end);
+      scope = decodeScope(r, r.p, e);
+      r.p = e;
+    } else r.skip(t & 7, end);
+  }
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LEN2) {
+      const spanEnd = r.lenEnd(end);
+      decodeSpan(r, r.p, spanEnd, resource, scope, out);
+      r.p = spanEnd;
+    } else r.skip(t & 7, end);
+  }
+}

@@ -1,0 +1,379 @@
+import type { SpanColumns } from './span-columns';
+import { WIRE_I64, WIRE_LEN, WIRE_VARINT, type ProtoReader } from './proto-reader';
+import {
+  EMPTY,
+  KINDS,
+  KIND_UNSPECIFIED,
+  STATUS_UNSET,
+  STATUS,
+  allZero,
+  tag,
+  writeFixed8,
+  writeHex,
+  writeKeyValue,
+  writeStr,
+  type Resource,
+  type Scope,
+} from './proto-helpers';
+
+/** Where the counters for the request live (decode-protobuf's DecodedRequest). */
+export interface SpanTally {
+  columns: SpanColumns;
+  accepted: number;
+  rejected: number;
+  rejectReason: string;
+}
+
+const T_TRACE_ID = tag(1, WIRE_LEN);
+const T_SPAN_ID = tag(2, WIRE_LEN);
+const T_TRACE_STATE = tag(3, WIRE_LEN);
+const T_PARENT = tag(4, WIRE_LEN);
+const T_NAME = tag(5, WIRE_LEN);
+const T_KIND = tag(6, WIRE_VARINT);
+const T_START = tag(7, WIRE_I64);
+const T_END = tag(8, WIRE_I64);
+const T_ATTR = tag(9, WIRE_LEN);
+const T_EVENT = tag(11, WIRE_LEN);
+const T_LINK = tag(13, WIRE_LEN);
+const T_STATUS = tag(15, WIRE_LEN);
+// Event and Link fields.
+const T_EV_TIME = tag(1, WIRE_I64);
+const T_EV_NAME = tag(2, WIRE_LEN);
+const T_EV_ATTR = tag(3, WIRE_LEN);
+const T_LN_TRACE_ID = tag(1, WIRE_LEN);
+const T_LN_SPAN_ID = tag(2, WIRE_LEN);
+const T_LN_STATE = tag(3, WIRE_LEN);
+const T_LN_ATTR = tag(4, WIRE_LEN);
+// Status fields.
+const T_ST_MESSAGE = tag(2, WIRE_LEN);
+const T_ST_CODE = tag(3, WIRE_VARINT);
+
+/** Positions of a span's singular fields; -1 when absent. Reused across spans. */
+class SpanFields {
+  traceId = -1;
+  traceIdLen = 0;
+  spanId = -1;
+  spanIdLen = 0;
+  parent = -1;
+  parentLen = 0;
+  stateAt = -1;
+  stateEnd = -1;
+  nameAt = -1;
+  nameEnd = -1;
+  kind = 0;
+  start = -1;
+  end = -1;
+  statusAt = -1;
+  statusEnd = -1;
+  badLink = false;
+
+  reset(): void {
+    this.traceId = this.spanId = this.parent = -1;
+    this.traceIdLen = this.spanIdLen = this.parentLen = 0;
+    this.stateAt = this.stateEnd = this.nameAt = this.nameEnd = -1;
+    this.kind = 0;
+    this.start = this.end = this.statusAt = this.statusEnd = -1;
+    this.badLink = false;
+  }
+}
+
+const f = new SpanFields();
+const typedKeys: string[] = [];
+const typedVals: string[] = [];
+
+/** Checks a Link's ids without writing anything (pass 1). */
+function linkIdsValid(r: ProtoReader, start: number, end: number): boolean {
+  r.p = start;
+  let ok = true;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LN_TRACE_ID || t === T_LN_SPAN_ID) {
+      const e = r.lenEnd(end);
+      const n = e - r.p;
+      if (n !== (t === T_LN_TRACE_ID ? 16 : 8)) ok = false;
+      r.p = e;
+    } else r.skip(t & 7, end);
+  }
+  return ok;
+}
+
+function scanSpan(r: ProtoReader, start: number, end: number): void {
+  f.reset();
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    switch (t) {
+      case T_TRACE_ID:
+      case T_SPAN_ID:
+      case T_PARENT: {
+        const e = r.lenEnd(end);
+        const n = e - r.p;
+        if (t === T_TRACE_ID) [f.traceId, f.traceIdLen] = [r.p, n];
+        else if (t === T_SPAN_ID) [f.spanId, f.spanIdLen] = [r.p, n];
+        else [f.parent, f.parentLen] = [r.p, n];
+        r.p = e;
+        break;
+      }
+      case T_TRACE_STATE:
+      case T_NAME: {
+        const at = r.p;
+        const e = r.lenEnd(end);
+        if (t === T_NAME) [f.nameAt, f.nameEnd] = [at, e];
+        else [f.stateAt, f.stateEnd] = [at, e];
+        r.p = e;
+        break;
+      }
+      case T_KIND:
+        f.kind = r.varint32(end);
+        break;
+      case T_START:
+      case T_END:
+        if (t === T_START) f.start = r.p;
+        else f.end = r.p;
+        r.skip(WIRE_I64, end);
+        break;
+      case T_STATUS:
+        f.statusEnd = r.lenEnd(end);
+        f.statusAt = r.p;
+        r.p = f.statusEnd;
+        break;
+      case T_LINK: {
+        const e = r.lenEnd(end);
+        if (!linkIdsValid(r, r.p, e)) f.badLink = true;
+        r.p = e;
+        break;
+      }
+      default:
+        r.skip(t & 7, end);
+    }
+  }
+}
+
+/** Why a span is refused, or '' when its ids are valid (the OTLP spec's rules). */
+function invalidReason(b: Buffer): string {
+  if (f.traceIdLen !== 16 || allZero(b, f.traceId, 16))
+    return 'invalid trace id (must be 16 bytes, not all zero)';
+  if (f.spanIdLen !== 8 || allZero(b, f.spanId, 8))
+    return 'invalid span id (must be 8 bytes, not all zero)';
+  if (f.parentLen !== 0 && f.parentLen !== 8)
+    return 'invalid parent span id (must be empty or 8 bytes)';
+  if (f.badLink) return 'invalid link id (trace id 16 bytes, span id 8 bytes)';
+  return '';
+}
+
+function u32(b: Buffer, at: number): number {
+  return (
+    ((b[at] ?? 0) |
+      ((b[at + 1] ?? 0) << 8) |
+      ((b[at + 2] ?? 0) << 16) |
+      ((b[at + 3] ?? 0) << 24)) >>>
+    0
+  );
+}
+
+/** end - start in nanoseconds as UInt64 halves; a span that ends before it starts lasts 0. */
+function writeDuration(c: SpanColumns, b: Buffer): void {
+  if (f.start < 0 || f.end < 0) {
+    c.duration.u64(0, 0);
+    return;
+  }
+  const sLo = u32(b, f.start);
+  const sHi = u32(b, f.start + 4);
+  const eLo = u32(b, f.end);
+  const eHi = u32(b, f.end + 4);
+  let lo = eLo - sLo;
+  let hi = eHi - sHi;
+  if (lo < 0) {
+    lo += 4294967296;
+    hi -= 1;
+  }
+  if (hi < 0) c.duration.u64(0, 0);
+  else c.duration.u64(lo, hi);
+}
+
+function writeStatus(r: ProtoReader, c: SpanColumns): void {
+  let code = 0;
+  let msgAt = -1;
+  let msgEnd = -1;
+  if (f.statusAt >= 0) {
+    const end = f.statusEnd;
+    r.p = f.statusAt;
+    while (r.p < end) {
+      const t = r.varint32(end);
+      if (t === T_ST_CODE) code = r.varint32(end);
+      else if (t === T_ST_MESSAGE) {
+        msgAt = r.p;
+        msgEnd = r.lenEnd(end);
+        r.p = msgEnd;
+      } else r.skip(t & 7, end);
+    }
+  }
+  const status = STATUS[code] ?? STATUS_UNSET;
+  c.statusCode.copy(status, 0, status.length);
+  writeStr(c.statusMessage, r.b, msgAt, msgEnd);
+}
+
+function writeEvent(
+  r: ProtoReader,
+  start: number,
+  end: number,
+  c: SpanColumns,
+  index: number,
+): void {
+  let timeAt = -1;
+  let nameAt = -1;
+  let nameEnd = -1;
+  const prefix = `e${index}:`;
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_EV_TIME) {
+      timeAt = r.p;
+      r.skip(WIRE_I64, end);
+    } else if (t === T_EV_NAME) {
+      nameAt = r.p;
+      nameEnd = r.lenEnd(end);
+      r.p = nameEnd;
+    } else if (t === T_EV_ATTR) {
+      const e = r.lenEnd(end);
+      writeKeyValue(r, r.p, e, c.evAttrKeys, c.evAttrVals, prefix, typedKeys, typedVals);
+      c.evAttrCount++;
+      r.p = e;
+    } else r.skip(t & 7, end);
+  }
+  writeFixed8(c.evTs, r.b, timeAt);
+  writeStr(c.evName, r.b, nameAt, nameEnd);
+  c.evAttrOff.u64(c.evAttrCount, 0);
+}
+
+function writeLink(
+  r: ProtoReader,
+  start: number,
+  end: number,
+  c: SpanColumns,
+  index: number,
+): void {
+  let traceAt = -1;
+  let spanAt = -1;
+  let stateAt = -1;
+  let stateEnd = -1;
+  const prefix = `l${index}:`;
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LN_TRACE_ID || t === T_LN_SPAN_ID) {
+      const e = r.lenEnd(end);
+      if (t === T_LN_TRACE_ID) traceAt = r.p;
+      else spanAt = r.p;
+      r.p = e;
+    } else if (t === T_LN_STATE) {
+      stateAt = r.p;
+      stateEnd = r.lenEnd(end);
+      r.p = stateEnd;
+    } else if (t === T_LN_ATTR) {
+      const e = r.lenEnd(end);
+      writeKeyValue(r, r.p, e, c.lnAttrKeys, c.lnAttrVals, prefix, typedKeys, typedVals);
+      c.lnAttrCount++;
+      r.p = e;
+    } else r.skip(t & 7, end);
+  }
+  // Pass 1 checked the lengths of the ids that are present; absent ones are written empty.
+  if (traceAt < 0) c.lnTraceId.u8(EMPTY);
+  else writeHex(c.lnTraceId, r.b, traceAt, 16);
+  if (spanAt < 0) c.lnSpanId.u8(EMPTY);
+  else writeHex(c.lnSpanId, r.b, spanAt, 8);
+  writeStr(c.lnTraceState, r.b, stateAt, stateEnd);
+  c.lnAttrOff.u64(c.lnAttrCount, 0);
+}
+
+/** Pass 2: the repeated fields (attributes, events, links), in wire order. */
+function writeRepeated(r: ProtoReader, start: number, end: number, c: SpanColumns): void {
+  let events = 0;
+  let links = 0;
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_ATTR) {
+      const e = r.lenEnd(end);
+      writeKeyValue(r, r.p, e, c.attrKeys, c.attrVals, 's:', typedKeys, typedVals);
+      c.attrCount++;
+      r.p = e;
+    } else if (t === T_EVENT) {
+      const e = r.lenEnd(end);
+      writeEvent(r, r.p, e, c, events++);
+      c.evCount++;
+      r.p = e;
+    } else if (t === T_LINK) {
+      const e = r.lenEnd(end);
+      writeLink(r, r.p, e, c, links++);
+      c.lnCount++;
+      r.p = e;
+    } else r.skip(t & 7, end);
+  }
+}
+
+function writeTypedRow(c: SpanColumns, b: Buffer, resource: Resource): void {
+  const n = resource.typedKeys.length + typedKeys.length;
+  if (n === 0) return;
+  writeHex(c.tTraceId, b, f.traceId, 16);
+  writeHex(c.tSpanId, b, f.spanId, 8);
+  writeFixed8(c.tTs, b, f.start);
+  for (let i = 0; i < resource.typedKeys.length; i++) {
+    c.tKeys.string(resource.typedKeys[i] ?? '');
+    c.tVals.string(resource.typedVals[i] ?? '');
+  }
+  for (let i = 0; i < typedKeys.length; i++) {
+    c.tKeys.string(typedKeys[i] ?? '');
+    c.tVals.string(typedVals[i] ?? '');
+  }
+  c.tCount += n;
+  c.tOff.u64(c.tCount, 0);
+  c.typedRows++;
+}
+
+/** Decodes one Span into a row, or counts it as rejected. */
+export function decodeSpan(
+  r: ProtoReader,
+  start: number,
+  end: number,
+  resource: Resource,
+  scope: Scope,
+  out: SpanTally,
+): void {
+  const b = r.b;
+  scanSpan(r, start, end);
+  const reason = invalidReason(b);
+  if (reason !== '') {
+    out.rejected++;
+    if (out.rejectReason === '') out.rejectReason = reason;
+    return;
+  }
+  const c = out.columns;
+  typedKeys.length = 0;
+  typedVals.length = 0;
+  writeFixed8(c.ts, b, f.start);
+  writeHex(c.traceId, b, f.traceId, 16);
+  writeHex(c.spanId, b, f.spanId, 8);
+  if (f.parentLen === 8 && !allZero(b, f.parent, 8)) writeHex(c.parentSpanId, b, f.parent, 8);
+  else c.parentSpanId.u8(EMPTY);
+  writeStr(c.traceState, b, f.stateAt, f.stateEnd);
+  writeStr(c.name, b, f.nameAt, f.nameEnd);
+  const kind = KINDS[f.kind] ?? KIND_UNSPECIFIED;
+  c.kind.copy(kind, 0, kind.length);
+  c.service.copy(resource.service, 0, resource.service.length);
+  c.resKeys.copy(resource.keys, 0, resource.keys.length);
+  c.resVals.copy(resource.vals, 0, resource.vals.length);
+  c.resCount += resource.count;
+  c.resOff.u64(c.resCount, 0);
+  writeStr(c.scopeName, b, scope.nameAt, scope.nameEnd);
+  writeStr(c.scopeVersion, b, scope.versionAt, scope.versionEnd);
+  writeDuration(c, b);
+  writeStatus(r, c);
+  writeRepeated(r, start, end, c);
+  c.attrOff.u64(c.attrCount, 0);
+  c.evOff.u64(c.evCount, 0);
+  c.lnOff.u64(c.lnCount, 0);
+  writeTypedRow(c, b, resource);
+  c.rows++;
+  out.accepted++;
+}

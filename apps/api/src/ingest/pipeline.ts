@@ -1,0 +1,51 @@
+import { decodeTraceRequest } from './decode-protobuf';
+import type { RateMeter } from './rate';
+import type { WriteAheadLog } from './wal';
+import type { SpanWriter } from './writer';
+
+export interface SubmitResult {
+  /** `full`: the write queue has no room; nothing was logged or queued. */
+  status: 'ok' | 'full';
+  accepted: number;
+  rejected: number;
+  /** Why spans were rejected ('' when none were). */
+  message: string;
+}
+
+/**
+ * What both receivers do with a protobuf ExportTraceServiceRequest: decode it to columns
+ * (a DecodeError means nothing happened), reserve room in the write queue, append the bytes to
+ * the write-ahead log and wait for its fsync, then hand the columns to the writer. The caller
+ * acknowledges only after this resolves with `ok`.
+ */
+export class Pipeline {
+  constructor(
+    private readonly writer: SpanWriter,
+    private readonly wal: WriteAheadLog,
+    private readonly meter: RateMeter,
+  ) {}
+
+  isFull(): boolean {
+    return this.writer.isFull();
+  }
+
+  async submit(payload: Buffer): Promise<SubmitResult> {
+    const d = decodeTraceRequest(payload);
+    const message = d.rejected > 0 ? `${d.rejected} span(s) rejected: ${d.rejectReason}` : '';
+    const result = { accepted: d.accepted, rejected: d.rejected, message };
+    if (d.accepted === 0) return { status: 'ok', ...result };
+    if (!this.writer.tryReserve(d.accepted)) return { status: 'full', ...result, accepted: 0 };
+    const traces = d.columns.tracesBlock();
+    const typed = d.columns.typedBlock();
+    try {
+      await this.wal.append(payload, (seq) => {
+        this.writer.push({ seq, spans: d.accepted, traces, typed, arrivedMs: Date.now() });
+      });
+    } catch (err) {
+      this.writer.unreserve(d.accepted);
+      throw err;
+    }
+    this.meter.record(d.accepted);
+    return { status: 'ok', ...result };
+  }
+}

@@ -1,0 +1,130 @@
+import { ByteSink } from './byte-sink';
+import { writeAnyValue } from './any-value';
+import { ProtoReader, WIRE_LEN } from './proto-reader';
+
+/** Small writers shared by the span and resource decoders. */
+
+export const tag = (field: number, wire: number) => (field << 3) | wire;
+export const T_LEN1 = tag(1, WIRE_LEN);
+export const T_LEN2 = tag(2, WIRE_LEN);
+
+const HEX = new Uint8Array(512);
+for (let i = 0; i < 256; i++) {
+  const s = i.toString(16).padStart(2, '0');
+  HEX[2 * i] = s.charCodeAt(0);
+  HEX[2 * i + 1] = s.charCodeAt(1);
+}
+
+/** Writes `n` bytes at `b[at]` as a Native String of 2n lowercase hex digits. */
+export function writeHex(out: ByteSink, b: Buffer, at: number, n: number): void {
+  out.reserve(2 * n + 1);
+  const o = out.buf;
+  let p = out.len;
+  o[p++] = 2 * n;
+  for (let i = at; i < at + n; i++) {
+    const v = b[i] ?? 0;
+    o[p++] = HEX[2 * v] ?? 0;
+    o[p++] = HEX[2 * v + 1] ?? 0;
+  }
+  out.len = p;
+}
+
+export function allZero(b: Buffer, at: number, n: number): boolean {
+  let x = 0;
+  for (let i = at; i < at + n; i++) x |= b[i] ?? 0;
+  return x === 0;
+}
+
+function nativeString(s: string): Buffer {
+  const sink = new ByteSink(32);
+  sink.string(s);
+  return Buffer.from(sink.bytes());
+}
+
+// The clickhouseexporter's spellings (traceutil.SpanKindStr / StatusCodeStr).
+export const KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consumer'].map(
+  nativeString,
+);
+export const STATUS = ['Unset', 'Ok', 'Error'].map(nativeString);
+export const KIND_UNSPECIFIED = nativeString('Unspecified');
+export const STATUS_UNSET = nativeString('Unset');
+export const EMPTY = 0;
+const ZERO8 = Buffer.alloc(8);
+export const SERVICE_NAME = Buffer.from('service.name');
+
+export function writeFixed8(out: ByteSink, b: Buffer, at: number): void {
+  if (at < 0) {
+    out.copy(ZERO8, 0, 8);
+    return;
+  }
+  out.copy(b, at, at + 8);
+}
+
+/** Copies a length-prefixed string field (position of its prefix) or writes an empty string. */
+export function writeStr(out: ByteSink, b: Buffer, at: number, end: number): void {
+  if (at < 0) out.u8(EMPTY);
+  else out.copy(b, at, end);
+}
+
+export interface Resource {
+  keys: Buffer;
+  vals: Buffer;
+  count: number;
+  service: Buffer;
+  typedKeys: string[];
+  typedVals: string[];
+}
+
+export interface Scope {
+  nameAt: number;
+  nameEnd: number;
+  versionAt: number;
+  versionEnd: number;
+}
+
+/** Appends one KeyValue to keys/vals; a non-string value also goes to the typed lists. */
+export function writeKeyValue(
+  r: ProtoReader,
+  start: number,
+  end: number,
+  keys: ByteSink,
+  vals: ByteSink,
+  prefix: string,
+  typedKeys: string[],
+  typedVals: string[],
+): void {
+  const b = r.b;
+  r.p = start;
+  let keyAt = -1;
+  let keyEnd = -1;
+  let vStart = -1;
+  let vEnd = -1;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === T_LEN1) {
+      keyAt = r.p;
+      keyEnd = r.lenEnd(end);
+      r.p = keyEnd;
+    } else if (t === T_LEN2) {
+      vEnd = r.lenEnd(end);
+      vStart = r.p;
+      r.p = vEnd;
+    } else r.skip(t & 7, end);
+  }
+  writeStr(keys, b, keyAt, keyEnd);
+  let typed: string | null;
+  if (vStart < 0) {
+    vals.u8(EMPTY);
+    typed = 'null';
+  } else typed = writeAnyValue(r, vStart, vEnd, vals);
+  if (typed !== null) {
+    let key = '';
+    if (keyAt >= 0) {
+      r.p = keyAt;
+      const e = r.lenEnd(end);
+      key = b.toString('utf8', r.p, e);
+    }
+    typedKeys.push(prefix + key);
+    typedVals.push(typed);
+  }
+}

@@ -1,0 +1,86 @@
+import { open, rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import type { Store } from './client';
+import { sql, raw } from './sql';
+import { TRACES_TABLE } from './schema';
+
+/**
+ * The ingest write path into `otel_traces` (and our companion table): whole batches as
+ * ClickHouse Native blocks, the engine's cheapest input format (bench/README.md has the
+ * measurements against TSV and JSONEachRow).
+ *
+ * Embedded (chDB): @clickhouse/client's chDB connection turns insert bodies into UTF-8 text, so
+ * binary data goes through a scratch file and `INSERT ... SELECT * FROM file(path, 'Native')`.
+ * Server: the same bytes are streamed as the body of `INSERT ... FORMAT Native`.
+ *
+ * Every batch carries an `insert_deduplication_token` derived from its write-ahead-log range, so
+ * replaying a batch after a crash that happened after the engine committed it inserts nothing.
+ */
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_.]*$/;
+
+function columnList(columns: readonly string[]): string {
+  for (const c of columns) {
+    if (!IDENT.test(c)) throw new Error(`invalid column name ${JSON.stringify(c)}`);
+  }
+  return columns.map((c) => (c.includes('.') ? `\`${c}\`` : c)).join(', ');
+}
+
+export interface NativeInsert {
+  table: string;
+  columns: readonly string[];
+  /** One or more Native blocks, as the buffers to write in order. */
+  parts: readonly Buffer[];
+  /** Same token, same batch: the engine drops a repeated one. */
+  dedupToken: string;
+  /** Scratch file for the embedded engine (created and removed here). */
+  scratchPath: string;
+}
+
+export async function insertNative(store: Store, ins: NativeInsert): Promise<void> {
+  if (ins.parts.length === 0) return;
+  if (!IDENT.test(ins.table)) throw new Error(`invalid table name ${JSON.stringify(ins.table)}`);
+  const target = raw(`${ins.table} (${columnList(ins.columns)})`);
+  if (store.embedded) {
+    const fh = await open(ins.scratchPath, 'w');
+    try {
+      await fh.writev(ins.parts as Buffer[]);
+    } finally {
+      await fh.close();
+    }
+    try {
+      await store.command(
+        sql`INSERT INTO ${target} SETTINGS insert_deduplication_token = ${ins.dedupToken}
+          SELECT * FROM file(${ins.scratchPath}, 'Native')`,
+      );
+    } finally {
+      await rm(ins.scratchPath, { force: true });
+    }
+    return;
+  }
+  const q = sql`INSERT INTO ${target} SETTINGS insert_deduplication_token = ${ins.dedupToken} FORMAT Native`;
+  const res = await store.client.exec({
+    query: q.text,
+    query_params: q.params,
+    values: Readable.from(ins.parts),
+  });
+  res.stream.resume();
+}
+
+/**
+ * Non-replicated MergeTree tables only deduplicate inserts when they keep a window of recent
+ * block ids; the exporter's DDL leaves it at 0. Setting it changes no column, so the table stays
+ * what a Collector writes. Replicated tables deduplicate already and are left alone.
+ */
+export async function enableInsertDeduplication(store: Store, table = TRACES_TABLE): Promise<void> {
+  const rows = await store.query<{ engine: string; window: string }>(sql`
+    SELECT engine, toString(extract(engine_full, 'non_replicated_deduplication_window = (\\d+)')) AS window
+    FROM system.tables WHERE database = currentDatabase() AND name = ${table}`);
+  const t = rows[0];
+  if (!t || t.engine.startsWith('Replicated') || !t.engine.endsWith('MergeTree')) return;
+  if (Number(t.window || '0') >= 100) return;
+  if (!IDENT.test(table)) throw new Error(`invalid table name ${JSON.stringify(table)}`);
+  await store.command(
+    sql`ALTER TABLE ${raw(table)} MODIFY SETTING non_replicated_deduplication_window = 1000`,
+  );
+}

@@ -1,0 +1,60 @@
+import type { Store } from './client';
+import { sql, raw } from './sql';
+
+/**
+ * `tailscope_typed_attributes`: our companion to `otel_traces`. The exporter's table keeps every
+ * attribute value as a string; for the values that are not strings (ints, doubles, booleans,
+ * arrays, kvlists, empty values) ingest writes their JSON here, one row per span that has any,
+ * keyed `r:` (resource), `s:` (span), `eN:` (event N) or `lN:` (link N) + attribute key.
+ * Spans that only carry strings, and spans written by a Collector, have no row: readers fall
+ * back to the string. docs/ingest.md explains the choice.
+ */
+export const TYPED_ATTRIBUTES_TABLE = 'tailscope_typed_attributes';
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export async function createTypedAttributesTable(store: Store): Promise<void> {
+  const cluster = store.cluster;
+  if (cluster !== undefined && !IDENT.test(cluster))
+    throw new Error(`invalid cluster name ${JSON.stringify(cluster)}`);
+  const onCluster = cluster ? ` ON CLUSTER ${cluster}` : '';
+  const engine = cluster ? 'ReplicatedMergeTree' : 'MergeTree()';
+  // Deduplication window: replaying a write-ahead-log batch must not insert it twice.
+  const dedup = cluster ? '' : ', non_replicated_deduplication_window = 1000';
+  await store.command(sql`CREATE TABLE IF NOT EXISTS ${raw(TYPED_ATTRIBUTES_TABLE + onCluster)} (
+    TraceId String CODEC(ZSTD(1)),
+    SpanId String CODEC(ZSTD(1)),
+    Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
+    Attributes Map(LowCardinality(String), String) CODEC(ZSTD(1))
+  ) ENGINE = ${raw(engine)}
+  PARTITION BY toDate(Timestamp)
+  ORDER BY (TraceId, SpanId)
+  SETTINGS index_granularity = 8192${raw(dedup)}`);
+}
+
+export interface TypedAttributesRow {
+  SpanId: string;
+  StartNs: string;
+  Attributes: Record<string, string>;
+}
+
+/**
+ * The typed values of one trace's spans, whose start times lie in [minStartNs, maxStartNs]
+ * (which prunes partitions). A missing table (a store Tailscope's ingest never wrote) has none.
+ */
+export async function selectTypedAttributes(
+  store: Store,
+  traceId: string,
+  range: { minStartNs: string; maxStartNs: string },
+): Promise<TypedAttributesRow[]> {
+  const exists = await store.query<{ n: string }>(
+    sql`SELECT toString(count()) AS n FROM system.tables WHERE database = currentDatabase() AND name = ${TYPED_ATTRIBUTES_TABLE}`,
+  );
+  if (exists[0]?.n !== '1') return [];
+  return store.query<TypedAttributesRow>(sql`
+    SELECT SpanId, toString(toUnixTimestamp64Nano(Timestamp)) AS StartNs, Attributes
+    FROM ${raw(TYPED_ATTRIBUTES_TABLE)}
+    WHERE TraceId = ${traceId}
+      AND Timestamp >= fromUnixTimestamp64Nano(toInt64(${range.minStartNs}))
+      AND Timestamp <= fromUnixTimestamp64Nano(toInt64(${range.maxStartNs}))`);
+}
