@@ -155,7 +155,7 @@ function probationOutcome(
     probation: { hosts, capacityRemoved: r.capacityRemoved },
     notes: [
       `hosts judged every ${p.intervalSeconds} s on their p${p.percentile} over ${p.windowSeconds} s against ${p.threshold} x the fleet median; return after ${p.holdSeconds} s healthy; at most ${pct(p.maxEjectedFraction)} of hosts (at least one) out`,
-      `${hosts.length} hosts on probation over ${r.coveredSeconds} s; ${pct(n > 0 ? r.redirected / n : 0)} of calls re-served by healthy hosts of the same window (assumed to keep their recorded latency under the extra load); extra load = shadow requests (${pct(p.shadowFraction)} of a probation host's calls)`,
+      `${hosts.length} host(s) on probation over ${r.coveredSeconds} s; ${pct(n > 0 ? r.redirected / n : 0)} of calls re-served by healthy hosts of the same window (assumed to keep their recorded latency under the extra load); extra load = shadow requests (${pct(p.shadowFraction)} of a probation host's calls)`,
       ...(r.unserved > 0
         ? [
             `${r.unserved} calls to probation hosts found no healthy host in their window and kept their recorded latency`,

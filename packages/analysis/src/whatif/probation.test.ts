@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { simulateWhatIf } from './simulate';
+import { synthesizeLeafCalls } from './synthetic';
+import { binOf, binValue, HISTOGRAM_BINS } from './host-window-stats';
+
+const t0 = 1.7e12;
+// 300 s of traffic, 20 fan-outs/s of width 10 over 10 hosts (20 calls/s per host);
+// latency 2 + Exp(mean 3) ms; hosts in `slow` are 20x slower from 60 s to 120 s.
+function run(slow: number[], policy: Record<string, number> = {}) {
+  const calls = synthesizeLeafCalls({
+    fanouts: 6000,
+    width: 10,
+    hosts: 10,
+    seed: 31,
+    fanoutsPerSecond: 20,
+    t0Ms: t0,
+    latencyMs: (u, h, t) => {
+      const base = 2 - 3 * Math.log(1 - u());
+      const s = (t - t0) / 1000;
+      return slow.includes(h) && s >= 60 && s < 120 ? 20 * base : base;
+    },
+  });
+  return simulateWhatIf(
+    calls,
+    { kind: 'probation', ...policy },
+    { seed: 4, bootstrapSamples: 500 },
+  );
+}
+
+describe('probation', () => {
+  it('puts a host that turns slow on probation and brings it back after the hold', () => {
+    const r = run([4]);
+    // Out about 1 s after it turns slow (61 s); back once its window is clean (130 s) and it
+    // stayed healthy for 30 s: about 160 s. Tolerance +-10 s for the shadow samples' timing.
+    expect(r.probation?.hosts.map((h) => h.host)).toEqual(['host-4']);
+    const seconds = r.probation?.hosts[0]?.seconds ?? 0;
+    expect(seconds).toBeGreaterThan(89);
+    expect(seconds).toBeLessThan(110);
+    expect(r.probation?.capacityRemoved).toBeCloseTo(seconds / (10 * 300), 6);
+    // The slow minute dominated the baseline tail; what is left is about one slow second.
+    expect(r.whatIf.p99.high).toBeLessThan(r.baseline.p99 / 3);
+    // Extra load: 10% of the host's ~20 calls/s as shadow requests, over 60,000 calls.
+    expect(r.extraLoad).toBeCloseTo((0.1 * seconds * 20) / 60000, 3);
+  });
+
+  it('holdSeconds 0 returns the host as soon as its window is clean', () => {
+    const r = run([4], { holdSeconds: 0 });
+    const seconds = r.probation?.hosts[0]?.seconds ?? 0;
+    expect(seconds).toBeGreaterThan(62);
+    expect(seconds).toBeLessThan(75);
+  });
+
+  it('caps the hosts out at once (Envoy-style, at least one)', () => {
+    const capped = run([2, 7]);
+    expect(capped.probation?.hosts).toHaveLength(1);
+    const both = run([2, 7], { maxEjectedFraction: 0.2 });
+    expect(both.probation?.hosts.map((h) => h.host).sort()).toEqual(['host-2', 'host-7']);
+    expect(both.whatIf.p99.value).toBeLessThan(capped.whatIf.p99.value);
+  });
+
+  it('a healthy fleet stays in', () => {
+    const r = run([]);
+    expect(r.probation?.hosts).toEqual([]);
+    expect(r.probation?.capacityRemoved).toBe(0);
+    expect(r.extraLoad).toBe(0);
+    expect(r.whatIf.p99.value).toBe(r.baseline.p99);
+  });
+});
+
+describe('host histogram bins', () => {
+  it('keep a value within 3.2% of its bin midpoint over the range', () => {
+    for (let x = 0.01; x < 100_000; x *= 1.013) {
+      const b = binOf(x);
+      expect(b).toBeGreaterThanOrEqual(0);
+      expect(b).toBeLessThan(HISTOGRAM_BINS);
+      expect(Math.abs(binValue(b) / x - 1)).toBeLessThan(0.032);
+    }
+    expect(binOf(0)).toBe(0);
+    expect(binOf(1e12)).toBe(HISTOGRAM_BINS - 1);
+  });
+});
