@@ -34,6 +34,22 @@ export interface LeafCalls {
    * spans carry it. The tied-request replay uses it; without it the replay assumes a model.
    */
   queueMs?: Float64Array; // length = calls
+  /**
+   * Optional: the fan-out's parent span id, one per fan-out (with `traceIds`, the fan-out's
+   * identity; the seeded "one random leaf" pick hashes both).
+   */
+  parentSpanIds?: string[]; // length = fanouts
+  /**
+   * Optional: values of `attr:KEY` dimensions, per attribute key, dictionary-encoded like
+   * `host`: `index[i]` is the position of call i's value in `values`.
+   */
+  attributes?: Record<string, AttributeColumn>;
+}
+
+/** One dictionary-encoded per-call column (e.g. an attribute's values). */
+export interface AttributeColumn {
+  values: string[];
+  index: Uint32Array; // length = calls
 }
 
 export function fanoutCount(c: LeafCalls): number {
