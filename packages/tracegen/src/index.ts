@@ -40,3 +40,13 @@ export type { ScenarioTruth, Effect, Dimension } from './truth';
 export { createGenerator, type TraceGenerator, type PlantedCalls } from './generator';
 export { encodeOtlpProtobuf } from './otlp-protobuf';
 export { encodeOtlpJson } from './otlp-json';
+export {
+  writeOtlpFiles,
+  postOtlp,
+  truthJson,
+  parseRetryAfter,
+  type OtlpFormat,
+  type Progress,
+  type FileOptions,
+  type PostOptions,
+} from './sink';
