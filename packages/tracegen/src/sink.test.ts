@@ -45,7 +45,12 @@ function receiver(script: { status: number; retryAfter?: string }[]) {
           resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`);
         }),
       ),
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
   };
 }
 
