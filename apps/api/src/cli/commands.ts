@@ -1,2 +1,4 @@
 // Each command module pushes itself onto `extraCommands` when imported.
+import './report';
+
 export {};

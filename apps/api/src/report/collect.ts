@@ -1,0 +1,161 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type TSchema, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import {
+  FanoutSummary,
+  REPORT_SCHEMA_VERSION,
+  StoreStats,
+  Stragglers,
+  WhatIfResult,
+  type OperationReport,
+  type PolicyRun,
+  type Report,
+} from './types';
+
+/**
+ * A report is built from the REST API itself, so its numbers are the dashboard's numbers: either
+ * in-process (`inject`, no network) on a store this process opened, or over HTTP from a running
+ * server (`--url`).
+ */
+export type ApiCall = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<unknown>;
+
+async function checked(
+  status: number,
+  text: string,
+  method: string,
+  path: string,
+): Promise<unknown> {
+  await Promise.resolve();
+  if (status < 200 || status >= 300) {
+    let message = text;
+    try {
+      message = (JSON.parse(text) as { error?: string }).error ?? text;
+    } catch {
+      // not JSON: keep the text
+    }
+    throw new Error(`${method} ${path} answered ${status}: ${message}`);
+  }
+  return JSON.parse(text) as unknown;
+}
+
+export function injectCaller(app: FastifyInstance): ApiCall {
+  return async (method, path, body) => {
+    const res = await app.inject({
+      method,
+      url: path,
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
+    return checked(res.statusCode, res.body, method, path);
+  };
+}
+
+export function httpCaller(baseUrl: string): ApiCall {
+  const base = baseUrl.replace(/\/+$/, '');
+  return async (method, path, body) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return checked(res.status, await res.text(), method, path);
+  };
+}
+
+/** Validates a response at the edge, naming the route whose answer did not fit. */
+function parse<S extends TSchema>(schema: S, value: unknown, what: string): Static<S> {
+  if (!Value.Check(schema, value)) {
+    const first = Value.Errors(schema, value)[0];
+    throw new Error(
+      `unexpected ${what} response${first ? ` at ${first.instancePath || '/'}: ${first.message}` : ''}`,
+    );
+  }
+  return value;
+}
+
+export interface ReportOptions {
+  fromMs: number;
+  toMs: number;
+  leafService?: string | undefined;
+  leafOperation?: string | undefined;
+  /** At most this many operations, worst tail amplification first. */
+  maxOperations: number;
+  seed: number;
+  now: Date;
+  version: string;
+  onProgress?: (done: number, total: number, label: string) => void;
+}
+
+/** The policies every report replays: the two a capacity review asks about first. */
+export const REPORT_POLICIES: readonly { label: string; policy: Record<string, unknown> }[] = [
+  { label: 'hedge at the call p95', policy: { kind: 'hedge', delayPercentile: 95 } },
+  { label: 'probation (defaults)', policy: { kind: 'probation' } },
+];
+
+function query(params: Record<string, string | number | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
+  return q.toString();
+}
+
+/** Operations worst first: how much more often the request is slow than one call is. */
+function severity(f: FanoutSummary): number {
+  return f.amplification.observedTailProbability;
+}
+
+export async function collectReport(call: ApiCall, opts: ReportOptions): Promise<Report> {
+  const range = { from: opts.fromMs, to: opts.toMs };
+  const store = parse(StoreStats, await call('GET', '/api/v1/stats'), '/api/v1/stats');
+  const fanoutsBody = parse(
+    Type.Object({ fanouts: Type.Array(FanoutSummary) }),
+    await call(
+      'GET',
+      `/api/v1/fanouts?${query({ ...range, leafService: opts.leafService, leafOperation: opts.leafOperation })}`,
+    ),
+    '/api/v1/fanouts',
+  );
+  const fanouts = [...fanoutsBody.fanouts]
+    .sort((a, b) => severity(b) - severity(a))
+    .slice(0, opts.maxOperations);
+  const operations: OperationReport[] = [];
+  const steps = fanouts.length * (1 + REPORT_POLICIES.length);
+  let done = 0;
+  for (const fanout of fanouts) {
+    const op = { leafService: fanout.leafService, leafOperation: fanout.leafOperation };
+    opts.onProgress?.(done, steps, `${op.leafService} ${op.leafOperation}: stragglers`);
+    const stragglers = parse(
+      Stragglers,
+      await call(
+        'GET',
+        `/api/v1/stragglers?${query({ ...range, ...op, by: 'host,sharing_mode,background' })}`,
+      ),
+      '/api/v1/stragglers',
+    );
+    done++;
+    const whatIf: PolicyRun[] = [];
+    for (const p of REPORT_POLICIES) {
+      opts.onProgress?.(done, steps, `${op.leafService} ${op.leafOperation}: ${p.label}`);
+      const result = parse(
+        WhatIfResult,
+        await call('POST', '/api/v1/whatif', {
+          ...op,
+          ...range,
+          policy: p.policy,
+          seed: opts.seed,
+        }),
+        '/api/v1/whatif',
+      );
+      whatIf.push({ label: p.label, policy: p.policy, result });
+      done++;
+    }
+    operations.push({ fanout, stragglers, whatIf });
+  }
+  opts.onProgress?.(steps, steps, 'done');
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generatedAt: opts.now.toISOString(),
+    tool: { name: 'tailscope', version: opts.version },
+    range: { fromMs: opts.fromMs, toMs: opts.toMs },
+    store,
+    operations,
+  };
+}
