@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
 import type { SeededRandom } from './random';
-import { nearestRank, quantileSorted } from './select';
+import { quantileInclusive } from '../quantile';
 
 /** A percentile with its 95% bootstrap interval, ms. */
 export interface Estimate {
@@ -13,19 +13,30 @@ export interface Estimate {
 /** Default number of bootstrap replicates. */
 export const DEFAULT_BOOTSTRAP_SAMPLES = 2000;
 
+/** The order statistics (1-based) a type-7 quantile interpolates between, and the weight. */
+function type7(q: number, n: number): { k: number; frac: number } {
+  const h = q * (n - 1) + 1;
+  const k = Math.floor(h);
+  if (k >= n) return { k: n, frac: 0 };
+  if (k < 1) return { k: 1, frac: 0 };
+  return { k, frac: h - k };
+}
+
 /**
- * Nearest-rank quantiles `qs` (ascending, each in (0, 1]) of `values` with percentile 95%
- * bootstrap intervals over B resamples of the values with replacement.
+ * Quantiles `qs` (each in [0, 1]; the package's type-7 definition, see quantile.ts) of
+ * `values` with percentile 95% bootstrap intervals over B resamples of the values with
+ * replacement.
  *
  * Why it is fast and still the plain bootstrap: resampling n values with replacement draws n
  * uniform U_j and takes sorted[floor(U_j n)]; floor is monotone, so the k-th smallest resampled
  * value is sorted[floor(U_(k) n)], U_(k) the k-th order statistic of n uniforms, which is
- * Beta(k, n - k + 1). Later ranks follow from earlier ones (U_(k2) = U_(k1) + (1 - U_(k1)) *
- * Beta(k2 - k1, n - k2 + 1)), so each replicate costs a few Beta draws instead of n draws and
- * a selection. Same distribution as resampling indexes, O(n log n + B |qs|) in total.
+ * Beta(k, n - k + 1). Higher ranks follow from lower ones (U_(k2) = U_(k1) + (1 - U_(k1)) *
+ * Beta(k2 - k1, n - k2 + 1)), so a replicate costs a few Beta draws (two ranks per quantile)
+ * instead of n draws and a selection. Same distribution as resampling request indexes;
+ * O(n log n + B |qs|) in total.
  *
- * Sorts a copy of `values`. Empty input gives NaN everywhere. Replicates share one stream of
- * `rng`, so the answer depends on the order of `qs` (keep it ascending and fixed).
+ * Sorts a copy of `values`. Empty input gives NaN everywhere. The answer depends on the seed
+ * and on the set of quantiles asked for.
  */
 export function bootstrapQuantiles(
   values: Float64Array,
@@ -36,26 +47,33 @@ export function bootstrapQuantiles(
   const n = values.length;
   if (n === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
   const sorted = Float64Array.from(values).sort();
-  const ranks = qs.map((q) => nearestRank(q, n));
+  const picks = qs.map((q) => type7(q, n));
+  const ranks = [...new Set(picks.flatMap(({ k, frac }) => (frac > 0 ? [k, k + 1] : [k])))].sort(
+    (a, b) => a - b,
+  );
+  const slot = new Map(ranks.map((r, i) => [r, i]));
+  const at = new Float64Array(ranks.length);
   const reps = qs.map(() => new Float64Array(samples));
   for (let b = 0; b < samples; b++) {
-    let u = 0; // U_(prevRank)
+    let u = 0; // U_(previous rank)
     let prev = 0;
     for (let r = 0; r < ranks.length; r++) {
       const k = ranks[r]!;
-      if (k > prev) {
-        u = u + (1 - u) * rng.beta(k - prev, n - k + 1);
-        prev = k;
-      }
-      reps[r]![b] = sorted[Math.min(n - 1, Math.floor(u * n))]!;
+      u = u + (1 - u) * rng.beta(k - prev, n - k + 1);
+      prev = k;
+      at[r] = sorted[Math.min(n - 1, Math.floor(u * n))]!;
     }
+    picks.forEach(({ k, frac }, i) => {
+      const lo = at[slot.get(k)!]!;
+      reps[i]![b] = frac > 0 ? lo + frac * (at[slot.get(k + 1)!]! - lo) : lo;
+    });
   }
-  return qs.map((q, r) => {
-    const rep = reps[r]!.sort();
+  return qs.map((q, i) => {
+    const rep = reps[i]!.sort();
     return {
-      value: quantileSorted(sorted, q),
-      low: quantileSorted(rep, 0.025),
-      high: quantileSorted(rep, 0.975),
+      value: quantileInclusive(sorted, q),
+      low: quantileInclusive(rep, 0.025),
+      high: quantileInclusive(rep, 0.975),
     };
   });
 }

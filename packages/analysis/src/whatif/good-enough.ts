@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
-import { selectInPlace } from './select';
+import { selectKth } from '../quantile';
 
 export interface GoodEnoughReplay {
   allLeavesMs: Float64Array;
@@ -43,7 +43,7 @@ export function replayGoodEnough(
       if (t > max) max = t;
     }
     const need = Math.min(n, Math.max(1, Math.ceil(p.fraction * n - 1e-9)));
-    const byFraction = need === n ? max : selectInPlace(fin, need - 1, 0, n - 1);
+    const byFraction = need === n ? max : selectKth(fin.subarray(0, n), need);
     const at = Math.min(byFraction, deadline);
     let got = 0;
     for (let j = 0; j < n; j++) if (fin[j]! <= at) got++;

@@ -43,7 +43,7 @@ export function replayHedge(
           const sentAt = a * delayMs;
           if (best <= sentAt) break;
           backups++;
-          const j = drawOtherHost(ix, w, i, rng.float(), draws);
+          const j = drawOtherHost(ix, w, i, rng, draws);
           const t = sentAt + dur[j]!;
           if (t < best) best = t;
         }

@@ -2,15 +2,16 @@
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
 /**
  * Per-host latency histograms over a sliding window of evaluation intervals, for probation.
- * Log-linear bins (16 per power of two, from 2^-7 ms to 2^17 ms) read straight from the float's
+ * Log-linear bins (16 per power of two, from 2^-7 ms to 2^25 ms) read straight from the float's
  * exponent and top mantissa bits, so a quantile is within ±3.1% of the exact order statistic
  * (a bin's midpoint is at most 1/32 of its lower edge away from any value in it).
- * Memory: hosts x 384 counters plus 4 bytes per call in the window.
+ * Memory: hosts x 512 counters plus 4 bytes per recorded call.
  */
 
 const SUB_BITS = 4;
 const MIN_EXP = -7;
-const OCTAVES = 24;
+const OCTAVES = 32; // 2^-7 ms to 2^25 ms (9 hours): every real latency lands in range
+const HOST_SHIFT = 9; // log2(HISTOGRAM_BINS), to get the host back from an entry
 export const HISTOGRAM_BINS = OCTAVES << SUB_BITS;
 
 const f64 = new Float64Array(1);
@@ -37,7 +38,7 @@ export function binValue(b: number): number {
 export class HostWindowStats {
   private readonly hist: Uint32Array;
   readonly count: Uint32Array;
-  /** Recorded (host * BINS + bin) entries in interval order, so old intervals can be removed. */
+  /** Recorded (host << 9 | bin) entries in interval order, so old intervals can be removed. */
   private readonly entries: Uint32Array;
   private written = 0;
   private expired = 0;
@@ -55,7 +56,7 @@ export class HostWindowStats {
 
   /** Records one latency of host h in the current interval. O(1). */
   add(h: number, ms: number): void {
-    const e = h * HISTOGRAM_BINS + binOf(ms);
+    const e = (h << HOST_SHIFT) + binOf(ms);
     this.hist[e]!++;
     this.count[h]!++;
     this.entries[this.written++] = e;
@@ -73,7 +74,7 @@ export class HostWindowStats {
       for (let p = this.expired; p < end; p++) {
         const e = this.entries[p]!;
         this.hist[e]!--;
-        this.count[Math.floor(e / HISTOGRAM_BINS)]!--;
+        this.count[e >>> HOST_SHIFT]!--;
       }
       this.expired = end;
       this.marks.splice(0, 2);
@@ -86,7 +87,7 @@ export class HostWindowStats {
     if (n === 0) return Number.NaN;
     const rank = Math.min(n, Math.max(1, Math.ceil(q * n - 1e-9)));
     let seen = 0;
-    const base = h * HISTOGRAM_BINS;
+    const base = h << HOST_SHIFT;
     for (let b = 0; b < HISTOGRAM_BINS; b++) {
       seen += this.hist[base + b]!;
       if (seen >= rank) return binValue(b);

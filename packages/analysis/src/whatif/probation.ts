@@ -31,62 +31,37 @@ export interface ProbationReplay {
  * to the probation host as a shadow request, whose recorded latency keeps its statistics going.
  * Assumptions: fan-outs are binned by start time (a call's latency counts in the interval it was
  * sent, not the one it finished in); healthy hosts keep their recorded latencies when they take
- * the extra traffic. O(calls + intervals x hosts x 384).
+ * the extra traffic. O(calls + intervals x hosts x 512).
  */
 export function replayProbation(
   ix: ReplayIndex,
   p: ProbationParams,
   rng: SeededRandom,
 ): ProbationReplay {
-  const { calls, order, fanoutWindow } = ix;
-  const off = calls.fanoutOffsets;
-  const dur = calls.durationMs;
-  const host = calls.host;
+  const { calls, order } = ix;
   const hosts = calls.hosts.length;
-  const out = new Float64Array(order.length);
-  const draws = newDrawStats();
+  const allLeaves = new Float64Array(order.length);
   const intervalMs = p.intervalSeconds * 1000;
   const slots = Math.max(1, Math.round(p.windowSeconds / p.intervalSeconds));
-  const stats = new HostWindowStats(hosts, dur.length);
-  const state = new ProbationState(p, hosts, countHostsSeen(host, hosts));
+  const stats = new HostWindowStats(hosts, calls.durationMs.length);
+  const state = new ProbationState(p, hosts, countHostsSeen(calls.host, hosts));
+  const c: Counters = { redirected: 0, shadows: 0, unserved: 0, draws: newDrawStats() };
   const t0 = order.length > 0 ? calls.fanoutStartMs[order[0]!]! : 0;
-  let redirected = 0;
-  let shadows = 0;
-  let unserved = 0;
+  const intervalOf = (f: number): number => Math.floor((calls.fanoutStartMs[f]! - t0) / intervalMs);
   let prevK = -1;
   let firstK = -1;
   let pos = 0;
   while (pos < order.length) {
-    const k = Math.floor((calls.fanoutStartMs[order[pos]!]! - t0) / intervalMs);
+    const k = intervalOf(order[pos]!);
     if (firstK < 0) firstK = k;
     // Intervals without traffic: judge again while the window still holds calls.
     for (let j = prevK + 1; prevK >= 0 && j < k && j - prevK <= slots; j++) {
       stats.expireThrough(j - slots);
       state.evaluate(stats, j);
     }
-    for (; pos < order.length; pos++) {
+    for (; pos < order.length && intervalOf(order[pos]!) === k; pos++) {
       const f = order[pos]!;
-      if (Math.floor((calls.fanoutStartMs[f]! - t0) / intervalMs) !== k) break;
-      const w = fanoutWindow[f]!;
-      let max = 0;
-      for (let i = off[f]!; i < off[f + 1]!; i++) {
-        const h = host[i]!;
-        let t = dur[i]!;
-        if (state.out[h] === 1) {
-          const j = drawHealthy(ix, w, i, rng, state.out, draws);
-          if (j >= 0) {
-            t = dur[j]!;
-            redirected++;
-          } else unserved++;
-          if (rng.float() < p.shadowFraction) {
-            shadows++;
-            stats.add(h, dur[i]!);
-          }
-        } else stats.add(h, t);
-        const fin = calls.startMs[i]! + t;
-        if (fin > max) max = fin;
-      }
-      out[f] = max;
+      allLeaves[f] = replayFanout(ix, f, state.out, stats, rng, p.shadowFraction, c);
     }
     stats.close(k);
     stats.expireThrough(k - slots);
@@ -101,31 +76,59 @@ export function replayProbation(
   const capacityRemoved =
     coveredSeconds > 0 && state.hostsSeen > 0 ? total / (state.hostsSeen * coveredSeconds) : 0;
   return {
-    allLeavesMs: out,
+    allLeavesMs: allLeaves,
     secondsByHost,
     capacityRemoved,
-    redirected,
-    shadows,
-    unserved,
+    redirected: c.redirected,
+    shadows: c.shadows,
+    unserved: c.unserved,
     coveredSeconds,
-    draws,
+    draws: c.draws,
   };
 }
 
-/** A call to a host not on probation in the window, or -1 after 16 tries. */
-function drawHealthy(
+interface Counters {
+  redirected: number;
+  shadows: number;
+  unserved: number;
+  draws: DrawStats;
+}
+
+/** Replays one fan-out against the current probation set; returns its all-leaves time. */
+function replayFanout(
   ix: ReplayIndex,
-  w: number,
-  i: number,
+  f: number,
+  onProbation: Uint8Array,
+  stats: HostWindowStats,
   rng: SeededRandom,
-  out: Uint8Array,
-  draws: DrawStats,
+  shadowFraction: number,
+  c: Counters,
 ): number {
-  for (let t = 0; t < 16; t++) {
-    const j = drawOtherHost(ix, w, i, rng.float(), draws);
-    if (out[ix.calls.host[j]!] === 0) return j;
+  const { calls } = ix;
+  const dur = calls.durationMs;
+  const host = calls.host;
+  const start = calls.startMs;
+  const w = ix.fanoutWindow[f]!;
+  const end = calls.fanoutOffsets[f + 1]!;
+  let max = 0;
+  for (let i = calls.fanoutOffsets[f]!; i < end; i++) {
+    const h = host[i]!;
+    let t = dur[i]!;
+    if (onProbation[h] === 1) {
+      const j = drawOtherHost(ix, w, i, rng, c.draws, onProbation);
+      if (j >= 0) {
+        t = dur[j]!;
+        c.redirected++;
+      } else c.unserved++;
+      if (rng.float() < shadowFraction) {
+        c.shadows++;
+        stats.add(h, dur[i]!);
+      }
+    } else stats.add(h, t);
+    const fin = start[i]! + t;
+    if (fin > max) max = fin;
   }
-  return -1;
+  return max;
 }
 
 function countHostsSeen(host: Uint32Array, hosts: number): number {

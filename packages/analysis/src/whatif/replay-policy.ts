@@ -2,7 +2,7 @@ import type { LeafCalls } from '../types';
 import type { ResolvedPolicy } from './policy';
 import type { SeededRandom } from './random';
 import { buildReplayIndex, type DrawStats } from './replay-index';
-import { quantileOf } from './select';
+import { latencyQuantile } from './latency-quantile';
 import { replayHedge } from './hedge';
 import { replayTied } from './tied';
 import { replayProbation } from './probation';
@@ -90,7 +90,7 @@ function hedgeOutcome(
   const delayMs =
     'delayMs' in d
       ? d.delayMs
-      : quantileOf(
+      : latencyQuantile(
           calls.durationMs,
           'delayPercentile' in d ? d.delayPercentile / 100 : 1 - d.maxExtraLoad,
         );
@@ -118,7 +118,7 @@ function tiedOutcome(
   p: Extract<ResolvedPolicy, { kind: 'tied' }>,
   rng: SeededRandom,
 ): PolicyOutcome {
-  const serviceMs = p.serviceMs ?? quantileOf(calls.durationMs, 0.5);
+  const serviceMs = p.serviceMs ?? latencyQuantile(calls.durationMs, 0.5);
   const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
   const r = replayTied(ix, { delayMs: p.delayMs, cancelMs: p.cancelMs, serviceMs }, rng);
   const n = calls.durationMs.length;

@@ -4,7 +4,7 @@ import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from '
 import { resolvePolicy } from './resolve-policy';
 import type { WhatIfPolicy } from './policy';
 import { SeededRandom } from './random';
-import { quantileOf } from './select';
+import { quantileInclusive } from '../quantile';
 import { replayPolicy, type PolicyOutcome } from './replay-policy';
 
 /** Percentiles of the all-leaves finishing time, ms. */
@@ -55,6 +55,7 @@ export function simulateWhatIf(
   const base = allLeavesMs(calls);
   const outcome = replayPolicy(calls, resolved, rng);
   const requests = base.length;
+  const sortedBase = base.sort(); // base is ours: sorting in place is fine
   const notes = [...outcome.notes];
   notes.push(
     requests === 0
@@ -64,10 +65,10 @@ export function simulateWhatIf(
   const result: WhatIfResult = {
     requests,
     baseline: {
-      p50: quantileOf(base, 0.5),
-      p90: quantileOf(base, 0.9),
-      p99: quantileOf(base, 0.99),
-      p999: quantileOf(base, 0.999),
+      p50: quantileInclusive(sortedBase, 0.5),
+      p90: quantileInclusive(sortedBase, 0.9),
+      p99: quantileInclusive(sortedBase, 0.99),
+      p999: quantileInclusive(sortedBase, 0.999),
     },
     whatIf: bootstrapPercentiles(outcome.allLeavesMs, bootRng, samples),
     extraLoad: outcome.extraLoad,

@@ -47,7 +47,7 @@ export function replayTied(
       let t = dur[i]!;
       if (t > p.delayMs) {
         copies++;
-        const j = drawOtherHost(ix, w, i, rng.float(), draws);
+        const j = drawOtherHost(ix, w, i, rng, draws);
         const s1 = queueOf(i);
         const s2 = p.delayMs + queueOf(j);
         let loserStart = s2;

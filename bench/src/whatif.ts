@@ -1,0 +1,105 @@
+// npm run bench:whatif — hedge and probation replays over 100,000 fan-outs of width 100
+// (10 million calls), with bootstrap intervals. Prints the figures; not a test.
+// Times are the median of RUNS runs, as CPU time of this process (user + system) and as wall
+// time: on a shared machine wall time also counts waiting for a core, CPU time does not.
+import {
+  bootstrapPercentiles,
+  buildReplayIndex,
+  latencyQuantile,
+  replayHedge,
+  SeededRandom,
+  simulateWhatIf,
+  synthesizeLeafCalls,
+  type WhatIfPolicy,
+} from '@tailscope/analysis';
+
+const FANOUTS = Number(process.env.FANOUTS ?? 100_000);
+const WIDTH = 100;
+const HOSTS = 100;
+const RUNS = Number(process.env.RUNS ?? 5);
+const t0Ms = 1.7e12;
+
+interface Timing {
+  cpu: number;
+  wall: number;
+}
+function timed<T>(f: () => T): [T, Timing] {
+  const c = process.cpuUsage();
+  const a = performance.now();
+  const r = f();
+  const wall = performance.now() - a;
+  const d = process.cpuUsage(c);
+  return [r, { cpu: (d.user + d.system) / 1000, wall }];
+}
+function median(ts: Timing[]): Timing {
+  const mid = (xs: number[]): number =>
+    [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  return { cpu: mid(ts.map((t) => t.cpu)), wall: mid(ts.map((t) => t.wall)) };
+}
+const show = (t: Timing, calls?: number): string =>
+  `cpu ${t.cpu.toFixed(0).padStart(5)} ms  wall ${t.wall.toFixed(0).padStart(5)} ms` +
+  (calls === undefined ? '' : `   ${(calls / t.cpu / 1e3).toFixed(1)} M calls per CPU-second`);
+
+// 500 fan-outs/s for 200 s; latency 1 + lognormal (median 2.7 ms); host 17 is 10x slower
+// from 60 s to 120 s so probation has something to do.
+const [calls, gen] = timed(() =>
+  synthesizeLeafCalls({
+    fanouts: FANOUTS,
+    width: WIDTH,
+    hosts: HOSTS,
+    seed: 1,
+    fanoutsPerSecond: 500,
+    t0Ms,
+    latencyMs: (u, h, t) => {
+      const z = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+      const base = 1 + Math.exp(1 + 0.8 * z);
+      const s = (t - t0Ms) / 1000;
+      return h === 17 && s >= 60 && s < 120 ? 10 * base : base;
+    },
+  }),
+);
+const n = calls.durationMs.length;
+console.log(
+  `what-if benchmark: ${FANOUTS} fan-outs x ${WIDTH} = ${n} calls, ${HOSTS} hosts; median of ${RUNS} runs (data generated in ${gen.wall.toFixed(0)} ms)`,
+);
+
+const stages: Record<'index' | 'delay' | 'replay' | 'bootstrap', Timing[]> = {
+  index: [],
+  delay: [],
+  replay: [],
+  bootstrap: [],
+};
+for (let r = 0; r < RUNS; r++) {
+  const [ix, tIndex] = timed(() => buildReplayIndex(calls));
+  const [delay, tDelay] = timed(() => latencyQuantile(calls.durationMs, 0.95));
+  const [rep, tReplay] = timed(() => replayHedge(ix, delay, 2, new SeededRandom(r)));
+  const [, tBoot] = timed(() => bootstrapPercentiles(rep.allLeavesMs, new SeededRandom(r + 100)));
+  stages.index.push(tIndex);
+  stages.delay.push(tDelay);
+  stages.replay.push(tReplay);
+  stages.bootstrap.push(tBoot);
+}
+console.log('hedge at p95, by stage:');
+console.log(`  replay index (time windows)    ${show(median(stages.index))}`);
+console.log(`  delay = p95 of all latencies   ${show(median(stages.delay))}`);
+console.log(`  hedge replay                   ${show(median(stages.replay), n)}`);
+console.log(`  bootstrap, B = 2000            ${show(median(stages.bootstrap))}`);
+
+const policies: WhatIfPolicy[] = [{ kind: 'hedge', delayPercentile: 95 }, { kind: 'probation' }];
+for (const policy of policies) {
+  const times: Timing[] = [];
+  let last = simulateWhatIf(calls, policy, { seed: 0 }); // warm-up
+  for (let r = 0; r < RUNS; r++) {
+    const [res, t] = timed(() => simulateWhatIf(calls, policy, { seed: r }));
+    times.push(t);
+    last = res;
+  }
+  const e = last.whatIf.p99;
+  console.log(`whole answer with intervals, ${policy.kind}: ${show(median(times), n)}`);
+  console.log(
+    `  p99 ${last.baseline.p99.toFixed(1)} -> ${e.value.toFixed(1)} [${e.low.toFixed(1)}, ${e.high.toFixed(1)}] ms, extra load ${(100 * last.extraLoad).toFixed(2)}%` +
+      (last.probation
+        ? `, on probation: ${last.probation.hosts.map((h) => `${h.host} ${h.seconds} s`).join(', ')}`
+        : ''),
+  );
+}
