@@ -1,0 +1,319 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  amplification,
+  detectFanouts,
+  fanoutPickHashes,
+  fanoutTimes,
+  hostWindowStats,
+  table1,
+  widthStats,
+  type DetectedOperation,
+  type LeafCalls,
+  type SpanRecord,
+} from '@tailscope/analysis';
+import type { Store } from '../src/store';
+import { loadLeafCalls, selectFanoutOperations, selectHostWindows } from '../src/store/fanouts';
+import { insertSpans, mixedSpans, openTempStore, T0_NS } from './analysis-support';
+
+/**
+ * The SQL pushdown against the TypeScript reference on the same spans: fan-out detection and
+ * leaf-call columns must be identical; Table 1, thresholds and counts too. Both use the same
+ * type-7 arithmetic, so quantiles are compared to 1e-9 ms (float64 rounding only).
+ */
+
+const REQUESTS = 1500;
+const FROM = T0_NS + 2_000_000_000n; // cuts into the data: edge handling is exercised
+const TO = T0_NS + BigInt(REQUESTS) * 40_000_000n - 3_000_000_000n;
+const SEED = 11;
+
+/** Fan-out identity -> sorted call tuples, so call order inside a fan-out does not matter. */
+function canonical(c: LeafCalls, keys: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (let f = 0; f + 1 < c.fanoutOffsets.length; f++) {
+    const rows: string[] = [];
+    for (let i = c.fanoutOffsets[f] as number; i < (c.fanoutOffsets[f + 1] as number); i++) {
+      rows.push(
+        JSON.stringify([
+          c.startMs[i],
+          c.durationMs[i],
+          c.hosts[c.host[i] as number],
+          c.modes[c.mode[i] as number],
+          c.backgrounds[c.background[i] as number],
+          ...keys.map((k) => {
+            const col = c.attributes?.[k];
+            return col ? col.values[col.index[i] as number] : undefined;
+          }),
+        ]),
+      );
+    }
+    out.set(`${c.traceIds[f]}/${c.parentSpanIds?.[f]}@${c.fanoutStartMs[f]}`, rows.sort());
+  }
+  return out;
+}
+
+describe('fan-out SQL pushdown equals the TypeScript reference', () => {
+  let store: Store;
+  let close: () => Promise<void>;
+  let spans: SpanRecord[];
+  let reference: DetectedOperation[];
+  const keys = ['zone', 'rack'];
+
+  beforeAll(async () => {
+    ({ store, close } = await openTempStore('analysis-sql'));
+    spans = [...mixedSpans(SEED, REQUESTS), ...chain()];
+    await insertSpans(store, spans);
+    reference = detectFanouts(spans, { fromNs: FROM, toNs: TO, attributeKeys: keys });
+  });
+  afterAll(async () => {
+    await close();
+  });
+
+  it('the generated data has every shape the rules cover', () => {
+    const names = reference.map(
+      (r) => `${r.operation.parentService}|${r.operation.leafService}|${r.operation.leafOperation}`,
+    );
+    expect(names).toContain('front|kv|get');
+    expect(names).toContain('|kv|get'); // missing parent span
+    expect(names.some((n) => n.includes('|kv-'))).toBe(true); // CLIENT without peer.service
+    const all = reference.flatMap((r) => r.calls.backgrounds);
+    expect(all).toEqual(expect.arrayContaining(['none', 'gc', 'compaction']));
+  });
+
+  it('keeps only calls that overlap a sibling (closed intervals; zero-length calls at one instant overlap)', async () => {
+    const loaded = await loadLeafCalls(store, {
+      fromNs: FROM,
+      toNs: TO,
+      leafService: 'chain',
+      leafOperation: 'op',
+    });
+    expect(loaded.calls.traceIds).toEqual(['c'.repeat(32)]);
+    const rows = Array.from(loaded.calls.startMs, (s, i) => [s, loaded.calls.durationMs[i]]);
+    // A [0,10] is alone; B [20,30] meets C [25,40]; D [50,50] and E [50,50] meet each other;
+    // F [40,45] touches C's end (closed intervals).
+    expect(rows).toEqual([
+      [0, 10],
+      [5, 15],
+      [20, 5],
+      [30, 0],
+      [30, 0],
+    ]);
+  });
+
+  it('loads the same leaf calls, with dimensions and attributes, for each leaf operation', async () => {
+    const leafOps = new Map<string, { leafService: string; leafOperation: string }>();
+    for (const r of reference)
+      leafOps.set(`${r.operation.leafService}/${r.operation.leafOperation}`, r.operation);
+    expect(leafOps.size).toBeGreaterThanOrEqual(3);
+    // kv/get, kv/put (pairs, direct, both kind spellings) and two CLIENT-only operations.
+    for (const op of [...leafOps.values()].slice(0, 4)) {
+      const loaded = await loadLeafCalls(
+        store,
+        { fromNs: FROM, toNs: TO, ...op },
+        { attributeKeys: keys },
+      );
+      const expected = new Map<string, string[]>();
+      for (const r of reference) {
+        if (
+          r.operation.leafService !== op.leafService ||
+          r.operation.leafOperation !== op.leafOperation
+        )
+          continue;
+        for (const [k, v] of canonical(r.calls, keys)) expected.set(k, v);
+      }
+      expect(loaded.sampled).toBe(false);
+      expect(canonical(loaded.calls, keys)).toEqual(expected);
+      expect(loaded.calls.backgrounds[0]).toBe('none');
+    }
+  });
+
+  it('samples fan-outs deterministically above maxFanouts', async () => {
+    const scope = { fromNs: FROM, toNs: TO, leafService: 'kv', leafOperation: 'get' };
+    const a = await loadLeafCalls(store, scope, { maxFanouts: 50 });
+    const b = await loadLeafCalls(store, scope, { maxFanouts: 50 });
+    expect(a.sampled).toBe(true);
+    expect(a.calls.traceIds).toHaveLength(50);
+    expect(b.calls.traceIds).toEqual(a.calls.traceIds);
+  });
+
+  it('aggregates Table 1, width, threshold, F(t) and the width histogram as the reference does', async () => {
+    const rows = await selectFanoutOperations(store, { fromNs: FROM, toNs: TO }, { seed: SEED });
+    expect(
+      rows
+        .map((r) => `${r.parentService}|${r.parentOperation}|${r.leafService}|${r.leafOperation}`)
+        .sort(),
+    ).toEqual(reference.map((r) => Object.values(r.operation).join('|')).sort());
+    for (const row of rows) {
+      const ref = reference.find(
+        (r) =>
+          r.operation.parentService === row.parentService &&
+          r.operation.parentOperation === row.parentOperation &&
+          r.operation.leafService === row.leafService &&
+          r.operation.leafOperation === row.leafOperation,
+      );
+      if (!ref) throw new Error('operation missing from the reference');
+      const times = fanoutTimes(ref.calls, fanoutPickHashes(ref.calls, SEED));
+      const t1 = table1(times);
+      const w = widthStats(times.width);
+      const { amplification: amp, hist } = amplification(ref.calls, times.allLeavesMs);
+      expect(row.requests).toBe(times.width.length);
+      expect(row.widthP50).toBe(w.p50);
+      expect(row.widthMax).toBe(w.max);
+      const q = (x: { p50: number; p95: number; p99: number; p999: number }): number[] => [
+        x.p50,
+        x.p95,
+        x.p99,
+        x.p999,
+      ];
+      for (const [got, want] of [
+        [row.oneLeaf, q(t1.oneLeaf)],
+        [row.p95Leaves, q(t1.p95Leaves)],
+        [row.allLeaves, q(t1.allLeaves)],
+      ] as const) {
+        want.forEach((v, i) => {
+          expect(got[i]).toBeCloseTo(v, 9);
+        });
+      }
+      expect(row.thresholdMs).toBeCloseTo(amp.thresholdMs, 9);
+      expect(row.calls).toBe(ref.calls.durationMs.length);
+      expect(row.callsAtMost).toBe(Math.round(amp.singleCallCdf * row.calls));
+      expect(row.widths).toEqual(hist);
+    }
+  });
+
+  it('uses an explicit threshold and filters by parent and leaf', async () => {
+    const rows = await selectFanoutOperations(
+      store,
+      { fromNs: FROM, toNs: TO, parentService: 'front', leafService: 'kv', leafOperation: 'put' },
+      { thresholdMs: 15, seed: SEED },
+    );
+    expect(rows).toHaveLength(1);
+    const ref = reference.find(
+      (r) =>
+        r.operation.parentService === 'front' &&
+        r.operation.leafService === 'kv' &&
+        r.operation.leafOperation === 'put',
+    );
+    if (!ref) throw new Error('missing');
+    const { amplification: amp, hist } = amplification(
+      ref.calls,
+      fanoutTimes(ref.calls, fanoutPickHashes(ref.calls, SEED)).allLeavesMs,
+      15,
+    );
+    expect(rows[0]?.thresholdMs).toBe(15);
+    expect(rows[0]?.callsAtMost).toBe(
+      Array.from(ref.calls.durationMs).filter((d) => d <= 15).length,
+    );
+    expect(amp.thresholdMs).toBe(15);
+    expect(rows[0]?.widths).toEqual(hist);
+  });
+
+  it('computes per-host windows as the reference does', async () => {
+    const ref = reference.filter(
+      (r) => r.operation.leafService === 'kv' && r.operation.leafOperation === 'get',
+    );
+    const rows = await selectHostWindows(
+      store,
+      { fromNs: FROM, toNs: TO, leafService: 'kv', leafOperation: 'get' },
+      5000,
+    );
+    // The reference per parent operation, merged: windows are per leaf operation.
+    const merged = detectFanouts(spans, { fromNs: FROM, toNs: TO }).filter(
+      (r) => r.operation.leafService === 'kv' && r.operation.leafOperation === 'get',
+    );
+    expect(merged.length).toBe(ref.length);
+    const calls = mergeCalls(merged.map((m) => m.calls));
+    const want = hostWindowStats(calls, 5000);
+    expect(rows.map((r) => [r.host, r.startMs, r.calls])).toEqual(
+      want.map((w) => [w.host, w.startMs, w.calls]),
+    );
+    rows.forEach((r, i) => {
+      const w = want[i];
+      expect(r.p50Ms).toBeCloseTo(w?.p50Ms ?? NaN, 9);
+      expect(r.p99Ms).toBeCloseTo(w?.p99Ms ?? NaN, 9);
+      expect(r.maxMs).toBe(w?.maxMs);
+    });
+  });
+});
+
+/** One hand-made fan-out of direct SERVER children: which calls overlap is known. */
+function chain(): SpanRecord[] {
+  const base = T0_NS + 500n * 40_000_000n;
+  const ms = (x: number): bigint => BigInt(x) * 1_000_000n;
+  const parent: SpanRecord = {
+    traceId: 'c'.repeat(32),
+    spanId: 'p'.repeat(16),
+    parentSpanId: '',
+    kind: 'Server',
+    service: 'front',
+    name: 'chain',
+    startNs: base,
+    durationNs: ms(100),
+    resource: { 'host.name': 'f' },
+    attributes: {},
+  };
+  const calls: [string, number, number][] = [
+    ['A', 0, 10],
+    ['B', 20, 30],
+    ['C', 25, 40],
+    ['F', 40, 45],
+    ['D', 50, 50],
+    ['E', 50, 50],
+  ];
+  return [
+    parent,
+    ...calls.map(([id, a, b]): SpanRecord => ({
+      traceId: parent.traceId,
+      spanId: id.repeat(16),
+      parentSpanId: parent.spanId,
+      kind: 'SPAN_KIND_SERVER',
+      service: 'chain',
+      name: 'op',
+      startNs: base + ms(a),
+      durationNs: ms(b - a),
+      resource: { 'host.name': `h${id}` },
+      attributes: {},
+    })),
+  ];
+}
+
+/** Concatenates LeafCalls with the same dictionaries semantics (re-encoding host strings). */
+function mergeCalls(parts: readonly LeafCalls[]): LeafCalls {
+  const hosts: string[] = [];
+  const ids = new Map<string, number>();
+  const id = (h: string): number => {
+    let i = ids.get(h);
+    if (i === undefined) ids.set(h, (i = hosts.push(h) - 1));
+    return i;
+  };
+  const total = parts.reduce((n, p) => n + p.durationMs.length, 0);
+  const fanouts = parts.reduce((n, p) => n + p.traceIds.length, 0);
+  const out: LeafCalls = {
+    fanoutOffsets: new Uint32Array(fanouts + 1),
+    fanoutStartMs: new Float64Array(fanouts),
+    traceIds: [],
+    startMs: new Float64Array(total),
+    durationMs: new Float64Array(total),
+    host: new Uint32Array(total),
+    mode: new Uint32Array(total),
+    background: new Uint32Array(total),
+    hosts,
+    modes: ['x'],
+    backgrounds: ['none'],
+  };
+  let f = 0;
+  let i = 0;
+  for (const p of parts) {
+    for (let k = 0; k < p.traceIds.length; k++) {
+      out.fanoutStartMs[f] = p.fanoutStartMs[k] as number;
+      out.traceIds.push(p.traceIds[k] ?? '');
+      for (let j = p.fanoutOffsets[k] as number; j < (p.fanoutOffsets[k + 1] as number); j++) {
+        out.startMs[i] = p.startMs[j] as number;
+        out.durationMs[i] = p.durationMs[j] as number;
+        out.host[i] = id(p.hosts[p.host[j] as number] ?? '');
+        i++;
+      }
+      out.fanoutOffsets[++f] = i;
+    }
+  }
+  return out;
+}
