@@ -7,13 +7,14 @@ import type { SelfTracer } from './self-trace';
 import { healthRoutes } from '../routes/health';
 import { traceRoutes } from '../routes/traces';
 import { statsRoutes } from '../routes/stats';
+import { webRoutes } from '../routes/web';
 
 export type Api = FastifyInstance;
 
 /** Route groups, one Fastify plugin each; later groups register themselves here. */
 export type RoutePlugin = (app: FastifyInstance, ctx: ApiContext) => Promise<void> | void;
 
-export const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes];
+export const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes, webRoutes];
 
 export async function buildApi(
   ctx: ApiContext,

@@ -11,9 +11,18 @@ export function normalizeSvg(markup: string): string {
   for (const m of markup.matchAll(/\sid="([^"]+)"/g))
     if (m[1] && !ids.includes(m[1])) ids.push(m[1]);
   let out = markup;
-  // Longest first, so an id that prefixes another cannot break it.
-  const order = ids.map((id, i) => ({ id, i })).sort((a, b) => b.id.length - a.id.length);
-  for (const { id, i } of order) out = out.split(id).join(`id${i}`);
+  // Only where ids live: id="…", references url(#…) / href="#…", and aria-*by lists.
+  const name = new Map(ids.map((id, i) => [id, `id${i}`]));
+  const rename = (id: string) => name.get(id) ?? id;
+  out = out
+    .replace(/(\sid=")([^"]+)"/g, (_m, a: string, id: string) => `${a}${rename(id)}"`)
+    .replace(/#([^\s")]+)([")])/g, (m, id: string, end: string) =>
+      name.has(id) ? `#${rename(id)}${end}` : m,
+    )
+    .replace(
+      /(\saria-[a-z]+by=")([^"]+)"/g,
+      (_m, a: string, list: string) => `${a}${list.split(' ').map(rename).join(' ')}"`,
+    );
   out = out.replace(/-?\d+\.\d+(e[-+]?\d+)?/g, (s) => {
     const r = Math.round(Number(s) * 10) / 10;
     return String(Object.is(r, -0) ? 0 : r);

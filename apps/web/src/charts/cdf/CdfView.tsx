@@ -2,7 +2,16 @@ import { AxisBottom, AxisLeft, Legend } from '../Axes';
 import type { CdfLayout } from './layout';
 
 /** Draws a CdfLayout; geometry only, no computation. */
-export function CdfView({ layout, title }: { layout: CdfLayout; title: string }) {
+export function CdfView({
+  layout,
+  title,
+  onPickMs,
+}: {
+  layout: CdfLayout;
+  title: string;
+  /** Click on the plot: the latency under the pointer (opens an example request). */
+  onPickMs?: (ms: number) => void;
+}) {
   const { f } = layout;
   return (
     <svg
@@ -33,7 +42,31 @@ export function CdfView({ layout, title }: { layout: CdfLayout; title: string })
           data-series={l.key}
         />
       ))}
+      {layout.whiskers.map((w) => (
+        <g key={w.key} className={`ts-whisker tone-${w.tone}`}>
+          <line className="ts-line" x1={w.x1} x2={w.x2} y1={w.y} y2={w.y} />
+          <line className="ts-line" x1={w.x1} x2={w.x1} y1={w.y - 4} y2={w.y + 4} />
+          <line className="ts-line" x1={w.x2} x2={w.x2} y1={w.y - 4} y2={w.y + 4} />
+          <circle className="ts-dot" cx={w.x} cy={w.y} r={4} />
+        </g>
+      ))}
       <Legend items={layout.legend} />
+      {onPickMs && (
+        <rect
+          className="ts-pick"
+          x={f.left}
+          y={f.top}
+          width={f.innerWidth}
+          height={f.innerHeight}
+          fill="transparent"
+          onClick={(e) => {
+            const box = e.currentTarget.ownerSVGElement?.getBoundingClientRect();
+            if (box) onPickMs(layout.invertX(e.clientX - box.left));
+          }}
+        >
+          <title>Click to open an example request with about this latency</title>
+        </rect>
+      )}
     </svg>
   );
 }

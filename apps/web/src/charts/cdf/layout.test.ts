@@ -46,3 +46,31 @@ describe('layoutCdf', () => {
     expect(empty.xTicks.length).toBeGreaterThan(0);
   });
 });
+
+describe('layoutCdf with interval estimates', () => {
+  it('draws a whisker per estimate, at its percentile, spanning low..high', () => {
+    const l = layoutCdf(
+      [
+        {
+          key: 'w',
+          label: 'what-if',
+          tone: 'accent',
+          dashed: true,
+          points: [
+            { p: 0.5, ms: 10 },
+            { p: 0.99, ms: 50 },
+          ],
+          intervals: [
+            { p: 0.5, ms: 10, low: 9, high: 11 },
+            { p: 0.99, ms: 50, low: 40, high: 70 },
+          ],
+        },
+      ],
+      { width: 500, height: 300 },
+    );
+    expect(l.whiskers).toHaveLength(2);
+    const [a, b] = l.whiskers;
+    expect(a && a.x1 < a.x && a.x < a.x2).toBe(true);
+    expect(b && a && b.y < a.y).toBe(true);
+  });
+});

@@ -13,6 +13,8 @@ export interface CdfSeries {
   tone: 'base' | 'accent' | 'alt' | 'muted';
   dashed?: boolean;
   points: readonly QuantilePoint[];
+  /** 95% intervals at some percentiles (what-if estimates): dots with horizontal whiskers. */
+  intervals?: readonly { p: number; ms: number; low: number; high: number }[];
 }
 
 export interface CdfLayout {
@@ -21,9 +23,12 @@ export interface CdfLayout {
   yTicks: Tick[];
   lines: { key: string; label: string; tone: string; dashed: boolean; d: string }[];
   rules: { key: string; x: number; label: string }[];
+  whiskers: { key: string; tone: string; y: number; x: number; x1: number; x2: number }[];
   legend: LegendItem[];
   xTitle: string;
   yTitle: string;
+  /** Latency (ms) at a horizontal pixel position, for "open a request this slow". */
+  invertX: (x: number) => number;
 }
 
 const PERCENTILE_TICKS = [
@@ -55,6 +60,10 @@ export function layoutCdf(
       if (pt.ms > hi) hi = pt.ms;
       if (pt.p < 1) topNines = Math.max(topNines, nines(pt.p));
     }
+    for (const iv of s.intervals ?? []) {
+      if (iv.low > 0) lo = Math.min(lo, iv.low);
+      hi = Math.max(hi, iv.high);
+    }
   }
   for (const r of rules) if (r.ms > 0) hi = Math.max(hi, r.ms);
   if (!(lo < Infinity) || !(hi > 0)) {
@@ -84,6 +93,16 @@ export function layoutCdf(
       d: path(s.points as QuantilePoint[]) ?? '',
     })),
     rules: rules.map((r) => ({ key: r.key, x: px(x(r.ms)), label: r.label })),
+    whiskers: series.flatMap((s) =>
+      (s.intervals ?? []).map((iv) => ({
+        key: `${s.key}:${iv.p}`,
+        tone: s.tone,
+        y: px(y(Math.min(nines(iv.p), yTop))),
+        x: px(x(Math.max(iv.ms, lo))),
+        x1: px(x(Math.max(iv.low, lo))),
+        x2: px(x(Math.max(iv.high, lo))),
+      })),
+    ),
     legend: legendRow(
       series.map((s) => ({
         key: s.key,
@@ -96,5 +115,6 @@ export function layoutCdf(
     ),
     xTitle: 'latency (ms, log scale)',
     yTitle: 'percentile',
+    invertX: (px0: number) => x.invert(px0),
   };
 }

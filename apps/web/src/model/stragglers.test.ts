@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { attributeDimension, orderRows, parseBy } from './stragglers';
+import { sickHostStragglers } from '../charts/fixtures';
+
+describe('straggler helpers', () => {
+  it('parses by= with defaults, attributes and junk', () => {
+    expect(parseBy(null)).toEqual(['host', 'sharing_mode', 'background']);
+    expect(parseBy('host,attr:deploy.zone,host,bogus,attr:')).toEqual(['host', 'attr:deploy.zone']);
+  });
+
+  it('turns a typed attribute key into a dimension', () => {
+    expect(attributeDimension(' deploy.zone ')).toBe('attr:deploy.zone');
+    expect(attributeDimension('attr:build.id')).toBe('attr:build.id');
+    expect(attributeDimension('  ')).toBeNull();
+  });
+
+  it('puts causes first by risk ratio', () => {
+    const shuffled = [...sickHostStragglers].reverse();
+    expect(orderRows(shuffled).map((r) => r.value)).toEqual([
+      'leaf-07',
+      'compaction',
+      'contended',
+      'blue',
+      'leaf-03',
+    ]);
+  });
+});

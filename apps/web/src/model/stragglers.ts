@@ -1,0 +1,45 @@
+import type { StragglerRow } from '../api/contracts';
+
+export const BASE_DIMENSIONS = [
+  { key: 'host', label: 'Host' },
+  { key: 'sharing_mode', label: 'Sharing mode' },
+  { key: 'background', label: 'Background activity' },
+] as const;
+
+/** `by` from the URL: known dimensions and attr:KEY entries, deduplicated, in order. */
+export function parseBy(raw: string | null): string[] {
+  const src = raw === null || raw.trim() === '' ? 'host,sharing_mode,background' : raw;
+  const out: string[] = [];
+  for (const part of src.split(',')) {
+    const p = part.trim();
+    if (p === '' || out.includes(p)) continue;
+    if (BASE_DIMENSIONS.some((d) => d.key === p) || (p.startsWith('attr:') && p.length > 5))
+      out.push(p);
+  }
+  return out;
+}
+
+/** An attribute key as a `by` entry: trims, strips a typed "attr:" prefix. Null when empty. */
+export function attributeDimension(key: string): string | null {
+  const k = key
+    .trim()
+    .replace(/^attr:/, '')
+    .trim();
+  return k === '' ? null : `attr:${k}`;
+}
+
+/**
+ * Rows for the forest plot: causes first (largest risk ratio first), then the rest by risk
+ * ratio, so the planted cause sits on top. Rows without a straggler or call are dropped.
+ */
+export function orderRows(rows: readonly StragglerRow[]): StragglerRow[] {
+  return rows
+    .filter((r) => r.calls > 0)
+    .sort(
+      (a, b) =>
+        Number(b.cause) - Number(a.cause) ||
+        b.riskRatio - a.riskRatio ||
+        b.stragglers - a.stragglers ||
+        a.value.localeCompare(b.value),
+    );
+}

@@ -1,0 +1,244 @@
+import { Link } from 'react-router';
+import { WithOperation } from '../components/Guards';
+import { Panel } from '../components/Panel';
+import { ChartBox } from '../components/ChartBox';
+import { ErrorState, Loading } from '../components/states';
+import { AmplificationView } from '../charts/amplification/AmplificationView';
+import { layoutAmplification } from '../charts/amplification/layout';
+import { CdfView } from '../charts/cdf/CdfView';
+import { layoutCdf } from '../charts/cdf/layout';
+import { formatCount, formatMs, formatPct, formatRatio } from '../charts/format';
+import type { FanoutOp, Quantiles } from '../api/contracts';
+import type { TimeRange } from '../state/filters';
+import { useOperations } from '../state/use-operations';
+import { useResource } from '../state/use-resource';
+import { operationId, operationLabel, tailAmplification } from '../model/operations';
+import { verdictFor } from '../model/verdict';
+import { useLeafData, useOpenExample } from '../whatif/use-leaves';
+import { leafClient } from '../whatif/leaf-client';
+import { opSearch } from './links';
+
+const ROWS: { key: keyof Quantiles; label: string }[] = [
+  { key: 'p50', label: '50%ile' },
+  { key: 'p95', label: '95%ile' },
+  { key: 'p99', label: '99%ile' },
+  { key: 'p999', label: '99.9%ile' },
+];
+
+/** The paper's Table 1: rows are percentiles across requests, columns what was waited for. */
+function Table1({ op }: { op: FanoutOp }) {
+  const t = op.table1;
+  return (
+    <Panel id="table1" title="Table 1" hint="latency across requests, as in The Tail at Scale">
+      <table data-testid="table1">
+        <thead>
+          <tr>
+            <th />
+            <th className="n">One random leaf finishes</th>
+            <th className="n">95% of leaves finish</th>
+            <th className="n">All leaves finish</th>
+          </tr>
+        </thead>
+        <tbody>
+          {ROWS.map((r) => (
+            <tr key={r.key}>
+              <th scope="row">{r.label}</th>
+              <td className="n">{formatMs(t.oneLeaf[r.key])}</td>
+              <td className="n">{formatMs(t.p95Leaves[r.key])}</td>
+              <td className="n">
+                <strong>{formatMs(t.allLeaves[r.key])}</strong>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="caption">
+        Waiting for the slowest 5% of leaves takes{' '}
+        <strong>{formatPct(t.slowest5pctShareOfP99)}</strong> of the all-leaves p99.{' '}
+        {formatCount(op.requests)} requests, width p50 {formatCount(op.width.p50)}, max{' '}
+        {formatCount(op.width.max)}.
+      </p>
+    </Panel>
+  );
+}
+
+function Amplification({ op }: { op: FanoutOp }) {
+  return (
+    <Panel
+      id="amplification"
+      title="Tail amplification against width"
+      hint={`P(request slower than ${formatMs(op.amplification.thresholdMs)})`}
+    >
+      {op.curve.length === 0 ? (
+        <p className="caption">The API sent no curve for this operation.</p>
+      ) : (
+        <ChartBox>
+          {(w) => (
+            <AmplificationView
+              title="Observed and predicted tail probability against fan-out width"
+              layout={layoutAmplification(
+                op.curve,
+                { thresholdMs: op.amplification.thresholdMs, widthP50: op.width.p50 },
+                { width: w, height: 280 },
+              )}
+            />
+          )}
+        </ChartBox>
+      )}
+      <p className="caption">
+        Dashed: 1 − F(t)ᴺ, the share of requests of width N that would be slow if each call were
+        slow independently with the recorded call distribution F. Dots: what requests of that width
+        did.
+      </p>
+    </Panel>
+  );
+}
+
+function Distributions({
+  op,
+  range,
+  rangeKey,
+}: {
+  op: FanoutOp;
+  range: TimeRange;
+  rangeKey: string;
+}) {
+  const leaves = useLeafData(op, range, rangeKey);
+  const key = leaves.state === 'ready' ? leaves.data.key : null;
+  const curves = useResource(key === null ? null : `curves:${key}`, () =>
+    leafClient.curves(key ?? ''),
+  );
+  const example = useOpenExample(leaves);
+  const state = leaves.state === 'error' ? leaves : curves;
+  return (
+    <Panel
+      id="cdf"
+      title="Latency distributions"
+      hint="click the plot to open a request with that latency"
+      right={
+        <button
+          type="button"
+          disabled={leaves.state !== 'ready'}
+          onClick={() => {
+            example.open({});
+          }}
+        >
+          Open the slowest request
+        </button>
+      }
+    >
+      {state.state === 'error' ? (
+        <ErrorState error={state.error} what="the leaf calls" />
+      ) : state.state !== 'ready' ? (
+        <Loading height={300} label="Loading leaf calls" />
+      ) : (
+        <ChartBox>
+          {(w) => (
+            <CdfView
+              title="Finishing time distributions: one leaf, 95% of leaves, all leaves"
+              onPickMs={(ms) => {
+                example.open({ nearMs: ms });
+              }}
+              layout={layoutCdf(
+                [
+                  { key: 'one', label: 'one leaf', tone: 'base', points: state.data.oneLeaf },
+                  {
+                    key: 'p95',
+                    label: '95% of leaves',
+                    tone: 'muted',
+                    points: state.data.p95Leaves,
+                  },
+                  {
+                    key: 'all',
+                    label: 'all leaves (the request)',
+                    tone: 'accent',
+                    points: state.data.allLeaves,
+                  },
+                ],
+                { width: w, height: 320 },
+                [
+                  {
+                    key: 't',
+                    ms: op.amplification.thresholdMs,
+                    label: `t = ${formatMs(op.amplification.thresholdMs)}`,
+                  },
+                ],
+              )}
+            />
+          )}
+        </ChartBox>
+      )}
+      {example.message !== null && <p className="caption">{example.message}</p>}
+    </Panel>
+  );
+}
+
+function AllOperations({ selected }: { selected: FanoutOp }) {
+  const ops = useOperations();
+  if (ops.state !== 'ready' || ops.data.length < 2) return null;
+  return (
+    <Panel id="all-ops" title="All fan-out operations" hint="worst tail amplification first">
+      <div className="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Operation</th>
+              <th className="n">Requests</th>
+              <th className="n">Width p50</th>
+              <th className="n">Call p99</th>
+              <th className="n">Request p99</th>
+              <th className="n">Amplification</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ops.data.map((o) => (
+              <tr
+                key={operationId(o)}
+                className={operationId(o) === operationId(selected) ? 'selected' : ''}
+              >
+                <td>
+                  <Link to={{ search: opSearch(o) }}>{operationLabel(o)}</Link>
+                </td>
+                <td className="n">{formatCount(o.requests)}</td>
+                <td className="n">{formatCount(o.width.p50)}</td>
+                <td className="n">{formatMs(o.table1.oneLeaf.p99)}</td>
+                <td className="n">{formatMs(o.table1.allLeaves.p99)}</td>
+                <td className="n">{formatRatio(tailAmplification(o))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Panel>
+  );
+}
+
+export function Fanouts() {
+  return (
+    <>
+      <div className="page-head">
+        <h1>Fan-outs</h1>
+        <p>How a request's latency grows with the number of calls it waits for.</p>
+      </div>
+      <WithOperation>
+        {(op, range, rangeKey) => {
+          const v = verdictFor(op);
+          return (
+            <div className="grid">
+              <h2>{operationLabel(op)}</h2>
+              <p className={`verdict ${v.kind}`} data-testid="verdict">
+                <strong>{v.headline}.</strong> {v.detail}
+              </p>
+              <div className="grid two">
+                <Table1 op={op} />
+                <Amplification op={op} />
+              </div>
+              <Distributions op={op} range={range} rangeKey={rangeKey} />
+              <AllOperations selected={op} />
+            </div>
+          );
+        }}
+      </WithOperation>
+    </>
+  );
+}

@@ -1,0 +1,184 @@
+import { useMemo } from 'react';
+import { Link, useParams } from 'react-router';
+import { unpackLeafCalls } from '@tailscope/analysis';
+import { Panel, Card } from '../components/Panel';
+import { ChartBox } from '../components/ChartBox';
+import { Empty, ErrorState, Loading } from '../components/states';
+import { WaterfallView } from '../charts/waterfall/WaterfallView';
+import { layoutWaterfall } from '../charts/waterfall/layout';
+import { formatCount, formatMs } from '../charts/format';
+import { fetchTrace } from '../api/endpoints';
+import { apiUrl, ApiError } from '../api/client';
+import type { Trace } from '../api/contracts';
+import { useResource } from '../state/use-resource';
+import { buildTraceTree } from '../model/trace-tree';
+import { findFanouts, type TraceFanout } from '../model/fanout';
+import { waterfallRows } from '../model/waterfall-rows';
+import { backgroundByCall } from '../model/match-calls';
+import { opSearch } from './links';
+
+const TRACE_ID = /^[0-9a-f]{32}$/i;
+
+/** Background activity per call comes from the server's leaf data for this one request. */
+function useBackgrounds(
+  trace: Trace | null,
+  fanout: TraceFanout | undefined,
+  t0Ms: number,
+  totalMs: number,
+) {
+  const key = trace && fanout ? `bg:${trace.traceId}:${fanout.parent.span.spanId}` : null;
+  return useResource(key, async (signal) => {
+    if (!trace || !fanout) return new Map<string, string>();
+    const url = apiUrl('/api/v1/leaves', {
+      leafService: fanout.leafService,
+      leafOperation: fanout.leafOperation,
+      from: Math.floor(t0Ms) - 1,
+      to: Math.ceil(t0Ms + totalMs) + 1,
+    });
+    const res = await fetch(url, { signal });
+    if (!res.ok) throw new ApiError(res.status, `leaf data: HTTP ${res.status}`, url);
+    const { calls } = unpackLeafCalls(await res.arrayBuffer());
+    return backgroundByCall(calls, trace.traceId, fanout.parent.span.spanId, fanout.calls);
+  });
+}
+
+function TraceView({ trace }: { trace: Trace }) {
+  const tree = useMemo(() => buildTraceTree(trace.spans), [trace]);
+  const fanouts = useMemo(() => findFanouts(tree), [tree]);
+  const main = fanouts[0];
+  const t0Ms = Number(tree.t0Ns / 1_000_000n);
+  const bg = useBackgrounds(trace, main, t0Ms, tree.totalMs);
+  const bgMap = bg.state === 'ready' ? bg.data : null;
+  const rows = useMemo(
+    () => waterfallRows(tree, main, (c) => bgMap?.get(c.measured.span.spanId)),
+    [tree, main, bgMap],
+  );
+  const straggler = main ? main.calls[main.straggler] : undefined;
+  const root = tree.roots[0];
+  return (
+    <div className="grid">
+      <div className="grid cards">
+        <Card
+          label="Request"
+          value={root ? formatMs(root.durationMs) : '–'}
+          sub={root ? `${root.span.service}: ${root.span.name}` : undefined}
+        />
+        <Card
+          label="Spans"
+          value={formatCount(trace.spans.length)}
+          sub={`${fanouts.length} fan-out${fanouts.length === 1 ? '' : 's'}`}
+        />
+        {main && (
+          <Card
+            label="Fan-out width"
+            value={formatCount(main.calls.length)}
+            sub={`${main.leafService} ${main.leafOperation}`}
+          />
+        )}
+        {straggler && (
+          <Card
+            label="Straggler"
+            value={formatMs(straggler.finishMs)}
+            sub={`${straggler.host} · ${straggler.sharingMode}${bgMap?.get(straggler.measured.span.spanId) && bgMap.get(straggler.measured.span.spanId) !== 'none' ? ` · during ${bgMap.get(straggler.measured.span.spanId) ?? ''}` : ''}`}
+          />
+        )}
+      </div>
+      {main && (
+        <p className="caption" style={{ marginTop: 0 }}>
+          <Link
+            to={{
+              pathname: '/stragglers',
+              search: opSearch({
+                parentService: main.parent.span.service,
+                leafService: main.leafService,
+                leafOperation: main.leafOperation,
+              }),
+            }}
+          >
+            Straggler attribution for {main.leafService} {main.leafOperation}
+          </Link>
+          {bg.state === 'error' && ` · background activity unavailable: ${bg.error.message}`}
+        </p>
+      )}
+      <Panel
+        id="waterfall"
+        title="Waterfall"
+        hint="the straggler (last leaf to finish) in colour; inner bar: the server span"
+      >
+        <ChartBox minWidth={640}>
+          {(w) => (
+            <WaterfallView
+              title={`Trace ${trace.traceId}`}
+              layout={layoutWaterfall(rows, tree.totalMs, w)}
+            />
+          )}
+        </ChartBox>
+      </Panel>
+      {main && (
+        <Panel id="calls" title="Calls by finishing time">
+          <div className="table-wrap">
+            <table data-testid="calls">
+              <thead>
+                <tr>
+                  <th>Host</th>
+                  <th>Sharing mode</th>
+                  <th>Background</th>
+                  <th className="n">Latency</th>
+                  <th className="n">Finished at</th>
+                </tr>
+              </thead>
+              <tbody>
+                {[...main.calls]
+                  .sort((a, b) => b.finishMs - a.finishMs)
+                  .map((c) => (
+                    <tr key={c.measured.span.spanId} className={c === straggler ? 'is-cause' : ''}>
+                      <td>
+                        {c.host} {c === straggler && <span className="tag cause">straggler</span>}
+                      </td>
+                      <td>{c.sharingMode}</td>
+                      <td>{bgMap ? (bgMap.get(c.measured.span.spanId) ?? '–') : '…'}</td>
+                      <td className="n">{formatMs(c.measured.durationMs)}</td>
+                      <td className="n">{formatMs(c.finishMs)}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
+        </Panel>
+      )}
+    </div>
+  );
+}
+
+export function TracePage() {
+  const { traceId = '' } = useParams();
+  const valid = TRACE_ID.test(traceId);
+  const res = useResource(valid ? `trace:${traceId.toLowerCase()}` : null, (signal) =>
+    fetchTrace(traceId, signal),
+  );
+  return (
+    <>
+      <div className="page-head">
+        <h1>Trace</h1>
+        <p className="mono">{traceId}</p>
+      </div>
+      {!valid ? (
+        <Empty title="Not a trace id">
+          <p>A trace id is 32 hexadecimal digits.</p>
+        </Empty>
+      ) : res.state === 'error' ? (
+        res.error instanceof ApiError && res.error.status === 404 ? (
+          <Empty title="No such trace in the store">
+            <p>It may have aged out, or not arrived yet.</p>
+          </Empty>
+        ) : (
+          <ErrorState error={res.error} what="the trace" />
+        )
+      ) : res.state !== 'ready' ? (
+        <Loading height={400} label="Loading the trace" />
+      ) : (
+        <TraceView trace={res.data} />
+      )}
+    </>
+  );
+}

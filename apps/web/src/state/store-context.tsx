@@ -1,0 +1,92 @@
+import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
+import { fetchStats } from '../api/endpoints';
+import type { Stats } from '../api/contracts';
+import { useResource, type Resource } from './use-resource';
+import {
+  nanoToMs,
+  parseFilters,
+  resolveRange,
+  writeFilters,
+  type Filters,
+  type TimeRange,
+} from './filters';
+
+interface StoreState {
+  stats: Resource<Stats>;
+  /** The clock reading relative ranges resolve against; moves only on refresh. */
+  nowMs: number;
+  /** Bumped by refresh; part of every cache key. */
+  generation: number;
+  refresh: () => void;
+}
+
+const StoreContext = createContext<StoreState | null>(null);
+
+/** What the store holds, read once per page load (and on "Refresh"). */
+export function StoreProvider({ children }: { children: ReactNode }) {
+  const [generation, setGeneration] = useState(0);
+  const [nowMs, setNowMs] = useState(() => Date.now());
+  const stats = useResource(`stats:${generation}`, fetchStats);
+  const refresh = useCallback(() => {
+    setNowMs(Date.now());
+    setGeneration((g) => g + 1);
+  }, []);
+  const value = useMemo(
+    () => ({ stats, nowMs, generation, refresh }),
+    [stats, nowMs, generation, refresh],
+  );
+  return <StoreContext value={value}>{children}</StoreContext>;
+}
+
+export function useStore(): StoreState {
+  const s = useContext(StoreContext);
+  if (!s) throw new Error('useStore outside StoreProvider');
+  return s;
+}
+
+/** The shared filters from the URL, and a setter that keeps the other URL keys. */
+export function useFilters(): [Filters, (patch: Partial<Filters>) => void] {
+  const [params, setParams] = useSearchParams();
+  const filters = useMemo(() => parseFilters(params), [params]);
+  const update = useCallback(
+    (patch: Partial<Filters>) => {
+      setParams((prev) => {
+        const merged: Filters = { ...parseFilters(prev), ...patch };
+        if (merged.range !== 'custom') {
+          delete merged.from;
+          delete merged.to;
+        }
+        return writeFilters(prev, merged);
+      });
+    },
+    [setParams],
+  );
+  return [filters, update];
+}
+
+export type RangeState =
+  | { state: 'loading' }
+  | { state: 'error'; error: Error }
+  | { state: 'empty'; stats: Stats }
+  | { state: 'ready'; range: TimeRange; stats: Stats; key: string };
+
+/** The resolved time range every page queries, or why there is none yet. */
+export function useRange(): RangeState {
+  const { stats, nowMs, generation } = useStore();
+  const [filters] = useFilters();
+  if (stats.state === 'error') return { state: 'error', error: stats.error };
+  if (stats.state !== 'ready') return { state: 'loading' };
+  const s = stats.data;
+  const oldest = nanoToMs(s.oldestUnixNano);
+  const newest = nanoToMs(s.newestUnixNano);
+  if (s.spans === 0 || oldest === null || newest === null) return { state: 'empty', stats: s };
+  const range = resolveRange(filters, nowMs, { oldestMs: oldest, newestMs: newest });
+  if (!range) return { state: 'empty', stats: s };
+  return {
+    state: 'ready',
+    range,
+    stats: s,
+    key: `${generation}:${Math.floor(range.fromMs)}-${Math.ceil(range.toMs)}`,
+  };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { leafCallsFromRows } from '@tailscope/analysis';
+import { exampleTrace, leafCurves, prepareDataset } from './dataset';
+
+// Three fan-outs of width 4 on hosts host-0..host-3, one second apart.
+const calls = leafCallsFromRows(
+  [1000, 2000, 3000],
+  [
+    [
+      { durationMs: 10, host: 0 },
+      { durationMs: 12, host: 1 },
+      { durationMs: 11, host: 2 },
+      { durationMs: 95, host: 3 },
+    ],
+    [
+      { durationMs: 9, host: 0 },
+      { startMs: 1, durationMs: 40, host: 1 },
+      { durationMs: 10, host: 2 },
+      { durationMs: 8, host: 3 },
+    ],
+    [
+      { durationMs: 7, host: 0 },
+      { durationMs: 9, host: 1 },
+      { durationMs: 300, host: 3 },
+      { durationMs: 6, host: 2 },
+    ],
+  ],
+  4,
+);
+
+describe('prepareDataset', () => {
+  const d = prepareDataset(calls);
+
+  it('takes all-leaves time as the latest finish (start + duration) and its host', () => {
+    expect(Array.from(d.allLeavesMs)).toEqual([95, 41, 300]);
+    expect(Array.from(d.stragglerHost)).toEqual([3, 1, 3]);
+  });
+
+  it('takes the 95%-of-leaves time as the ceil(0.95 N)-th order statistic', () => {
+    // N = 4: ceil(3.8) = 4th smallest, i.e. the max at this width.
+    expect(Array.from(d.p95LeavesMs)).toEqual([95, 41, 300]);
+  });
+
+  it('gives curves whose last point is at most the max and which rise', () => {
+    const c = leafCurves(d);
+    expect(c.allLeaves.at(-1)?.ms).toBeLessThanOrEqual(300);
+    for (const curve of [c.oneLeaf, c.allLeaves])
+      for (let i = 1; i < curve.length; i++) {
+        expect(curve[i]?.p).toBeGreaterThan(curve[i - 1]?.p ?? 1);
+        expect(curve[i]?.ms).toBeGreaterThanOrEqual(curve[i - 1]?.ms ?? Infinity);
+      }
+  });
+});
+
+describe('exampleTrace', () => {
+  const d = prepareDataset(calls);
+  it('picks the slowest fan-out, or the one nearest a latency, or one whose straggler is on a host', () => {
+    expect(exampleTrace(d, {})).toBe(calls.traceIds[2]);
+    expect(exampleTrace(d, { nearMs: 40 })).toBe(calls.traceIds[1]);
+    expect(exampleTrace(d, { host: 'host-1' })).toBe(calls.traceIds[1]);
+    expect(exampleTrace(d, { host: 'host-3', toMs: 2500 })).toBe(calls.traceIds[0]);
+    expect(exampleTrace(d, { host: 'host-0' })).toBeUndefined();
+    expect(exampleTrace(d, { host: 'nope' })).toBeUndefined();
+  });
+});

@@ -1,0 +1,99 @@
+import type { LeafCalls } from '@tailscope/analysis';
+import { quantileCurve, type QuantilePoint } from '../model/quantile-curve';
+
+/**
+ * Leaf calls plus what the charts need from them, computed once per load: per fan-out the
+ * all-leaves and 95%-of-leaves finishing times and the straggler's host.
+ */
+export interface Dataset {
+  calls: LeafCalls;
+  allLeavesMs: Float64Array;
+  p95LeavesMs: Float64Array;
+  stragglerHost: Uint32Array;
+}
+
+/** O(calls + fan-outs x width log width). Finishing time = startMs + durationMs (DESIGN.md). */
+export function prepareDataset(calls: LeafCalls): Dataset {
+  const fanouts = calls.fanoutOffsets.length - 1;
+  const all = new Float64Array(fanouts);
+  const p95 = new Float64Array(fanouts);
+  const host = new Uint32Array(fanouts);
+  let scratch = new Float64Array(64);
+  for (let f = 0; f < fanouts; f++) {
+    const a = calls.fanoutOffsets[f] ?? 0;
+    const b = calls.fanoutOffsets[f + 1] ?? a;
+    const n = b - a;
+    if (scratch.length < n) scratch = new Float64Array(n * 2);
+    let max = -Infinity;
+    let maxHost = 0;
+    for (let i = a; i < b; i++) {
+      const fin = (calls.startMs[i] ?? 0) + (calls.durationMs[i] ?? 0);
+      scratch[i - a] = fin;
+      if (fin > max) {
+        max = fin;
+        maxHost = calls.host[i] ?? 0;
+      }
+    }
+    const view = scratch.subarray(0, n).sort();
+    all[f] = n > 0 ? max : 0;
+    // The time by which 95% of leaves finished: the ceil(0.95 N)-th order statistic.
+    p95[f] = n > 0 ? (view[Math.max(0, Math.ceil(0.95 * n) - 1)] ?? 0) : 0;
+    host[f] = maxHost;
+  }
+  return { calls, allLeavesMs: all, p95LeavesMs: p95, stragglerHost: host };
+}
+
+export interface LeafCurves {
+  oneLeaf: QuantilePoint[];
+  p95Leaves: QuantilePoint[];
+  allLeaves: QuantilePoint[];
+}
+
+/** Distribution curves of a call's, 95% of leaves' and all leaves' finishing times. */
+export function leafCurves(d: Dataset): LeafCurves {
+  const one = new Float64Array(d.calls.durationMs.length);
+  for (let i = 0; i < one.length; i++)
+    one[i] = (d.calls.startMs[i] ?? 0) + (d.calls.durationMs[i] ?? 0);
+  return {
+    oneLeaf: quantileCurve(one.sort()),
+    p95Leaves: quantileCurve(Float64Array.from(d.p95LeavesMs).sort()),
+    allLeaves: quantileCurve(Float64Array.from(d.allLeavesMs).sort()),
+  };
+}
+
+export interface ExampleQuery {
+  /** Straggler on this host. */
+  host?: string;
+  /** Fan-out started in [fromMs, toMs) (epoch ms). */
+  fromMs?: number;
+  toMs?: number;
+  /** Prefer the fan-out whose all-leaves time is closest to this, ms; else the slowest. */
+  nearMs?: number;
+}
+
+/**
+ * A trace to show as an example: among fan-outs matching the query, the one whose all-leaves
+ * time is nearest `nearMs`, or the slowest. O(fan-outs). Undefined when none match.
+ */
+export function exampleTrace(d: Dataset, q: ExampleQuery): string | undefined {
+  const hostIndex = q.host === undefined ? -1 : d.calls.hosts.indexOf(q.host);
+  if (q.host !== undefined && hostIndex < 0) return undefined;
+  let best = -1;
+  let bestScore = Infinity;
+  for (let f = 0; f < d.allLeavesMs.length; f++) {
+    if (hostIndex >= 0 && d.stragglerHost[f] !== hostIndex) continue;
+    const t = d.calls.fanoutStartMs[f] ?? 0;
+    if (q.fromMs !== undefined && t < q.fromMs) continue;
+    if (q.toMs !== undefined && t >= q.toMs) continue;
+    const v = d.allLeavesMs[f] ?? 0;
+    const score =
+      q.nearMs === undefined
+        ? -v
+        : Math.abs(Math.log(Math.max(v, 1e-6) / Math.max(q.nearMs, 1e-6)));
+    if (score < bestScore) {
+      bestScore = score;
+      best = f;
+    }
+  }
+  return best < 0 ? undefined : d.calls.traceIds[best];
+}

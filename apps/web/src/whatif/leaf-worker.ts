@@ -1,0 +1,124 @@
+/// <reference lib="webworker" />
+// The what-if worker: fetches an operation's leaf calls once, keeps them, and answers
+// simulations, distribution curves and example traces from them, off the page's thread.
+import { simulateWhatIf, unpackLeafCalls, WhatIfPolicyError } from '@tailscope/analysis';
+import { exampleTrace, leafCurves, prepareDataset, type Dataset } from './dataset';
+import { quantileCurve } from '../model/quantile-curve';
+import type { WorkerAnswer, WorkerRequest } from './protocol';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+// A few operations' data at most: 100,000 fan-outs of width 100 are ~300 MB of columns.
+const KEEP = 2;
+const datasets = new Map<string, Promise<Dataset>>();
+
+async function load(url: string): Promise<{ ds: Dataset; fetchMs: number; prepareMs: number }> {
+  const t0 = performance.now();
+  const res = await fetch(url);
+  if (!res.ok) {
+    let message = `${res.status} ${res.statusText}`;
+    try {
+      const body = (await res.json()) as { error?: unknown };
+      if (typeof body.error === 'string') message = body.error;
+    } catch {
+      // keep the status line
+    }
+    throw new Error(`leaf data: ${message}`);
+  }
+  // The packed columnar format (docs/analysis.md): numbers never go through JSON.
+  const bytes = await res.arrayBuffer();
+  const t1 = performance.now();
+  const ds = prepareDataset(unpackLeafCalls(bytes).calls);
+  return { ds, fetchMs: t1 - t0, prepareMs: performance.now() - t1 };
+}
+
+function dataset(key: string): Promise<Dataset> {
+  const d = datasets.get(key);
+  if (!d) return Promise.reject(new Error(`leaf data ${key} is not loaded`));
+  return d;
+}
+
+/** Uses the replayed samples when the simulator returns them (an optional field). */
+function replayedCurve(result: object) {
+  const samples = (result as { allLeavesMs?: unknown }).allLeavesMs;
+  if (samples instanceof Float64Array) return quantileCurve(Float64Array.from(samples).sort());
+  return null;
+}
+
+async function handle(m: WorkerRequest): Promise<WorkerAnswer> {
+  switch (m.type) {
+    case 'load': {
+      const pending = load(m.url);
+      datasets.delete(m.key);
+      datasets.set(
+        m.key,
+        pending.then((p) => p.ds),
+      );
+      while (datasets.size > KEEP) {
+        const first = datasets.keys().next();
+        if (first.done === true) break;
+        datasets.delete(first.value);
+      }
+      try {
+        const { ds, fetchMs, prepareMs } = await pending;
+        return {
+          id: m.id,
+          ok: true,
+          type: 'load',
+          info: {
+            fanouts: ds.allLeavesMs.length,
+            calls: ds.calls.durationMs.length,
+            hosts: ds.calls.hosts.length,
+            fetchMs,
+            prepareMs,
+          },
+        };
+      } catch (e) {
+        datasets.delete(m.key);
+        throw e;
+      }
+    }
+    case 'curves':
+      return { id: m.id, ok: true, type: 'curves', curves: leafCurves(await dataset(m.key)) };
+    case 'simulate': {
+      const ds = await dataset(m.key);
+      const t0 = performance.now();
+      const result = simulateWhatIf(ds.calls, m.policy, {
+        seed: m.seed,
+        bootstrapSamples: m.bootstrapSamples,
+      });
+      const simulateMs = performance.now() - t0;
+      return {
+        id: m.id,
+        ok: true,
+        type: 'simulate',
+        answer: { result, whatIfCurve: replayedCurve(result), simulateMs },
+      };
+    }
+    case 'example':
+      return {
+        id: m.id,
+        ok: true,
+        type: 'example',
+        traceId: exampleTrace(await dataset(m.key), m.query) ?? null,
+      };
+  }
+}
+
+self.onmessage = (e: MessageEvent<WorkerRequest>) => {
+  const m = e.data;
+  handle(m).then(
+    (answer) => {
+      self.postMessage(answer);
+    },
+    (err: unknown) => {
+      const answer: WorkerAnswer = {
+        id: m.id,
+        ok: false,
+        message: err instanceof Error ? err.message : String(err),
+      };
+      if (err instanceof WhatIfPolicyError) answer.field = err.field;
+      self.postMessage(answer);
+    },
+  );
+};

@@ -1,0 +1,69 @@
+import { useCallback, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { apiUrl } from '../api/client';
+import { requestKey, type OperationKey } from '../api/endpoints';
+import type { TimeRange } from '../state/filters';
+import { useResource, type Resource } from '../state/use-resource';
+import { leafClient } from './leaf-client';
+import type { ExampleQuery } from './dataset';
+import type { LoadInfo } from './protocol';
+
+export interface LeafData {
+  key: string;
+  info: LoadInfo;
+}
+
+/** The operation's leaf calls, loaded into the worker once per (range, operation). */
+export function useLeafData(
+  op: OperationKey,
+  range: TimeRange,
+  rangeKey: string,
+): Resource<LeafData> {
+  const key = requestKey('leaves', {
+    rangeKey,
+    leafService: op.leafService,
+    leafOperation: op.leafOperation,
+  });
+  return useResource(key, async () => {
+    const url = apiUrl('/api/v1/leaves', {
+      from: Math.floor(range.fromMs),
+      to: Math.ceil(range.toMs),
+      leafService: op.leafService,
+      leafOperation: op.leafOperation,
+    });
+    const info = await leafClient.load(key, url);
+    return { key, info };
+  });
+}
+
+/**
+ * Opens an example trace for a query (a host, a time window, a latency) from the loaded leaf
+ * data. `message` says why nothing opened.
+ */
+export function useOpenExample(leaves: Resource<LeafData>): {
+  open: (q: ExampleQuery) => void;
+  message: string | null;
+} {
+  const navigate = useNavigate();
+  const [message, setMessage] = useState<string | null>(null);
+  const key = leaves.state === 'ready' ? leaves.data.key : null;
+  const open = useCallback(
+    (q: ExampleQuery) => {
+      if (key === null) {
+        setMessage('Example traces need the leaf data, which is not loaded.');
+        return;
+      }
+      leafClient.example(key, q).then(
+        (traceId) => {
+          if (traceId === null) setMessage('No fan-out matches that (host, time window).');
+          else void navigate(`/traces/${traceId}${window.location.search}`);
+        },
+        (e: unknown) => {
+          setMessage(e instanceof Error ? e.message : String(e));
+        },
+      );
+    },
+    [key, navigate],
+  );
+  return { open, message };
+}
