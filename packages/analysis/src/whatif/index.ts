@@ -3,6 +3,7 @@ export {
   simulateWhatIf,
   type SimulateOptions,
   type WhatIfPercentiles,
+  type WhatIfReplay,
   type WhatIfResult,
 } from './simulate';
 export { DEFAULT_BOOTSTRAP_SAMPLES, type Estimate as WhatIfEstimate } from './bootstrap';

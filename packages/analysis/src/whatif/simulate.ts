@@ -29,6 +29,12 @@ export interface WhatIfResult {
   notes: string[];
 }
 
+/** What simulateWhatIf returns: the answer plus the replayed samples (not sent by the API). */
+export interface WhatIfReplay extends WhatIfResult {
+  /** Replayed all-leaves time of every fan-out, ms, indexed like the fan-outs (for curves). */
+  allLeavesMs: Float64Array;
+}
+
 export interface SimulateOptions {
   /** Seeds the replay and the bootstrap: same seed and data, same answer. Default 1. */
   seed?: number;
@@ -47,7 +53,7 @@ export function simulateWhatIf(
   calls: LeafCalls,
   policy: WhatIfPolicy,
   opts: SimulateOptions = {},
-): WhatIfResult {
+): WhatIfReplay {
   const resolved = resolvePolicy(policy);
   const rng = new SeededRandom(opts.seed ?? 1);
   const bootRng = new SeededRandom(rng.uint32());
@@ -62,7 +68,7 @@ export function simulateWhatIf(
       ? 'no fan-outs in the range: nothing to replay'
       : `intervals: 95% percentile bootstrap, B = ${samples} resamples of the ${requests} requests (they cover request sampling, not the replay's own draws)`,
   );
-  const result: WhatIfResult = {
+  const result: WhatIfReplay = {
     requests,
     baseline: {
       p50: quantileInclusive(sortedBase, 0.5),
@@ -73,6 +79,7 @@ export function simulateWhatIf(
     whatIf: bootstrapPercentiles(outcome.allLeavesMs, bootRng, samples),
     extraLoad: outcome.extraLoad,
     notes,
+    allLeavesMs: outcome.allLeavesMs,
   };
   if (outcome.probation) result.probation = outcome.probation;
   if (outcome.completeness) result.completeness = outcome.completeness;
