@@ -66,8 +66,7 @@ function base(
 
 export const presets = {
   'paper-fanout': {
-    summary:
-      'The Tail at Scale fig. 1: each request calls all N servers (--width, 100); 1 call in 100 takes 1 s',
+    summary: 'each request calls all N=100 servers (--width); 1 call in 100 takes 1 s',
     build(p) {
       const n = p.width ?? p.hosts ?? 100;
       return base(
@@ -98,8 +97,7 @@ export const presets = {
     },
   },
   'service-tree': {
-    summary:
-      'Table-1-like tree: root -> 80..120 of 200 leaves (p50 1 ms, p99 ~10 ms, 1% tail), SERVER spans under the root',
+    summary: 'root -> 80-120 of 200 leaves, Table-1-like lognormal + 1% tail',
     build(p) {
       return base('service-tree', this.summary, p, {
         root: { service: 'root', operation: 'GET /search', hostPrefix: 'root', hosts: 4 },
@@ -123,8 +121,7 @@ export const presets = {
     },
   },
   bobtail: {
-    summary:
-      'Bobtail cloud: 30 cache hosts, 20% contended (10-30 ms oversleeps on 1.5% of calls), 30% shared, 50% dedicated',
+    summary: '30 hosts, 20% contended: 10-30 ms oversleeps on 1.5% of calls',
     build(p) {
       return base('bobtail', this.summary, p, {
         defaultRequests: 3000,
@@ -145,7 +142,7 @@ export const presets = {
     },
   },
   'sick-host': {
-    summary: 'One sick host: storage-07 of 24 is x4 + ~15 ms slower from 30% to 60% of the run',
+    summary: 'storage-07 of 24 hosts is x4 + ~15 ms slow from 30% to 60% of the run',
     build(p) {
       const hosts = p.hosts ?? 24;
       return base('sick-host', this.summary, p, {
@@ -173,8 +170,7 @@ export const presets = {
     },
   },
   'background-compaction': {
-    summary:
-      'Background compaction: each kv host compacts 400 ms every ~8 s (+~40 ms); cron windows alike do nothing',
+    summary: 'kv hosts compact 400 ms every ~8 s (+~40 ms); cron does nothing',
     build(p) {
       const window = { everyMs: 8000, durationMs: 400, jitter: 0.2, hostFraction: 1 };
       return base('background-compaction', this.summary, p, {
@@ -198,8 +194,7 @@ export const presets = {
     },
   },
   'bigtable-multiget': {
-    summary:
-      'BigTable-like multi-get: 100 shards x 3 replicas, every request reads all shards; 0.1% heavy tail; compaction',
+    summary: '100 shards x 3 replicas, each request reads all; 0.1% heavy tail',
     build(p) {
       const shards = p.hosts ?? p.width ?? 100;
       return base('bigtable-multiget', this.summary, p, {

@@ -1,4 +1,5 @@
 // Each command module pushes itself onto `extraCommands` when imported.
 import './report';
+import './generate';
 
 export {};
