@@ -8,6 +8,10 @@ import { healthRoutes } from '../routes/health';
 import { traceRoutes } from '../routes/traces';
 import { statsRoutes } from '../routes/stats';
 import { webRoutes } from '../routes/web';
+import { fanoutRoutes } from '../routes/fanouts';
+import { stragglerRoutes } from '../routes/stragglers';
+import { hostRoutes } from '../routes/hosts';
+import { leavesRoutes } from '../routes/leaves';
 
 export type Api = FastifyInstance;
 
@@ -15,6 +19,10 @@ export type Api = FastifyInstance;
 export type RoutePlugin = (app: FastifyInstance, ctx: ApiContext) => Promise<void> | void;
 
 export const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes, webRoutes];
+routeGroups.push(fanoutRoutes);
+routeGroups.push(stragglerRoutes);
+routeGroups.push(hostRoutes);
+routeGroups.push(leavesRoutes);
 
 export async function buildApi(
   ctx: ApiContext,
