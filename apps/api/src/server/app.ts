@@ -12,6 +12,7 @@ import { fanoutRoutes } from '../routes/fanouts';
 import { stragglerRoutes } from '../routes/stragglers';
 import { hostRoutes } from '../routes/hosts';
 import { leavesRoutes } from '../routes/leaves';
+import { whatIfRoutes } from '../routes/whatif';
 
 export type Api = FastifyInstance;
 
@@ -23,6 +24,7 @@ routeGroups.push(fanoutRoutes);
 routeGroups.push(stragglerRoutes);
 routeGroups.push(hostRoutes);
 routeGroups.push(leavesRoutes);
+routeGroups.push(whatIfRoutes);
 
 export async function buildApi(
   ctx: ApiContext,
