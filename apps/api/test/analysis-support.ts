@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomFromSeed, type Random, type SpanRecord } from '@tailscope/analysis';
-import { migrate, openStore, type Store } from '../src/store';
+import {
+  createGenerator,
+  encodeOtlpProtobuf,
+  type ScenarioSpec,
+  type ScenarioTruth,
+} from '@tailscope/tracegen';
+import { decodeTraceRequest } from '../src/ingest/decode-protobuf';
+import { TRACE_COLUMNS } from '../src/ingest/span-columns';
+import { migrate, openStore, TRACES_TABLE, type Store } from '../src/store';
+import { insertNative } from '../src/store/traces-insert';
 
 /** A store on a fresh temporary data directory, migrated; `close` removes the directory. */
 export async function openTempStore(
@@ -190,4 +199,45 @@ export function mixedSpans(seed: number, requests: number): SpanRecord[] {
     }
   }
   return spans;
+}
+
+/**
+ * Ingests a tracegen scenario the way the OTLP receiver does: each batch encoded as OTLP
+ * protobuf, decoded by the ingest decoder to Native columns, inserted in blocks of ~100k spans.
+ */
+export async function ingestScenario(
+  store: Store,
+  spec: ScenarioSpec,
+  opts: { requests: number; seed: number; start: string },
+): Promise<{ truth: ScenarioTruth; spans: number }> {
+  const gen = createGenerator(spec, {
+    requests: opts.requests,
+    seed: opts.seed,
+    start: opts.start,
+  });
+  let parts: Buffer[] = [];
+  let pending = 0;
+  let spans = 0;
+  let block = 0;
+  const flush = async (): Promise<void> => {
+    if (parts.length === 0) return;
+    await insertNative(store, {
+      table: TRACES_TABLE,
+      columns: TRACE_COLUMNS.map(([name]) => name),
+      parts,
+      dedupToken: `${spec.name}-${opts.seed}-${opts.start}-${block++}`,
+      scratchPath: join(tmpdir(), `tailscope-truth-${process.pid}-${block}.native`),
+    });
+    parts = [];
+    pending = 0;
+  };
+  for (const batch of gen.batches()) {
+    const decoded = decodeTraceRequest(encodeOtlpProtobuf(batch));
+    parts.push(...decoded.columns.tracesBlock());
+    pending += decoded.accepted;
+    spans += decoded.accepted;
+    if (pending >= 100_000) await flush();
+  }
+  await flush();
+  return { truth: gen.truth, spans };
 }
