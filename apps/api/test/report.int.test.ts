@@ -110,7 +110,9 @@ describe('tailscope report', () => {
       version: 'test',
     });
     expect(output).toContain('<!doctype html>');
-    expect(output).toMatch(/<tr class="cause"><td>host<\/td><td>storage-07<\/td>/);
+    expect(output).toMatch(
+      /<tr class="cause"><td class="t">host<\/td><td class="t">storage-07<\/td>/,
+    );
     expect(output).not.toMatch(/<script|src="http/);
     if (!findChromium()) return; // .ci/run installs Chromium; elsewhere PDF export is optional
     const pdf = join(dir, 'report.pdf');

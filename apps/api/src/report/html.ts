@@ -73,7 +73,7 @@ function stragglerTable(rows: StragglerRow[]): string {
 ${shown
   .map(
     (r) =>
-      `<tr${r.cause ? ' class="cause"' : ''}><td>${esc(r.dimension)}</td><td>${esc(r.value)}</td><td>${pct(r.trafficShare)}</td><td>${pct(r.stragglerShare)}</td><td>${num(r.riskRatio)} (${num(r.riskRatioLow)}–${num(r.riskRatioHigh)})</td><td>${pvalue(r.qValue)}</td><td>${r.p99DropMs === null ? '–' : ms(r.p99DropMs)}</td><td>${r.cause ? 'cause' : ''}</td></tr>`,
+      `<tr${r.cause ? ' class="cause"' : ''}><td class="t">${esc(r.dimension)}</td><td class="t">${esc(r.value)}</td><td>${pct(r.trafficShare)}</td><td>${pct(r.stragglerShare)}</td><td>${num(r.riskRatio)} (${num(r.riskRatioLow)}–${num(r.riskRatioHigh)})</td><td>${pvalue(r.qValue)}</td><td>${r.p99DropMs === null ? '–' : ms(r.p99DropMs)}</td><td>${r.cause ? 'cause' : ''}</td></tr>`,
   )
   .join('\n')}
 </tbody></table>`;
@@ -118,10 +118,11 @@ h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 4p
 .meta, caption { color: var(--muted); } caption { text-align: left; padding: 6px 0; caption-side: top; }
 table { border-collapse: collapse; margin: 8px 0 12px; width: 100%; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
-table.num td { font-variant-numeric: tabular-nums; text-align: right; }
+table.num td, table.num thead th { font-variant-numeric: tabular-nums; text-align: right; }
+table.num td.t, table.num thead th:first-child { text-align: left; }
 tr.cause td, tr.cause th { color: var(--accent); font-weight: 600; }
 small { color: var(--muted); } .charts svg { max-width: 100%; height: auto; }
-section.op { break-inside: avoid-page; }
+table, .charts { break-inside: avoid; }
 @media print { body { margin: 0; } h2 { break-after: avoid; } }
 `;
 
