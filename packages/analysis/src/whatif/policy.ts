@@ -120,6 +120,13 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
         default: 2,
       },
       {
+        name: 'minLatencyMs',
+        description:
+          'A host is slow only above this latency too, ms, so a uniformly fast fleet ejects nobody.',
+        minimum: 0,
+        default: 0,
+      },
+      {
         name: 'holdSeconds',
         description: 'A host returns after it has been healthy this long, s.',
         minimum: 0,
@@ -210,6 +217,7 @@ export interface ProbationPolicy {
   intervalSeconds?: number;
   percentile?: number;
   threshold?: number;
+  minLatencyMs?: number;
   holdSeconds?: number;
   maxEjectedFraction?: number;
   minCalls?: number;

@@ -8,11 +8,12 @@ type ProbationParams = Extract<ResolvedPolicy, { kind: 'probation' }>;
 /**
  * Which hosts are on probation, and the rule that moves them in and out. Judged at the end of
  * each interval k on the window's histograms:
+ * - slow means above max(minLatencyMs, threshold x reference), where
  * - the fleet reference is the median (lower, nearest-rank) of the percentile over hosts NOT on
  *   probation with at least minCalls calls; with fewer than 3 such hosts nobody is judged;
  * - a host on probation with at least max(1, ceil(minCalls x shadowFraction)) shadow calls is
- *   healthy when its percentile <= threshold x reference; healthy for holdSeconds -> returns;
- * - then healthy hosts above threshold x reference go on probation, worst first, while fewer
+ *   healthy when its percentile is not slow; healthy for holdSeconds -> returns;
+ * - then healthy hosts that are slow go on probation, worst first, while fewer
  *   than max(1, floor(maxEjectedFraction x hosts seen)) hosts are out (never all of them).
  */
 export class ProbationState {
@@ -54,7 +55,10 @@ export class ProbationState {
     }
     if (fleet.length < 3) return;
     fleet.sort((a, b) => a - b);
-    const limit = this.p.threshold * fleet[Math.ceil(fleet.length / 2) - 1]!;
+    const limit = Math.max(
+      this.p.minLatencyMs,
+      this.p.threshold * fleet[Math.ceil(fleet.length / 2) - 1]!,
+    );
     const now = (k + 1) * this.p.intervalSeconds;
     for (let h = 0; h < this.hosts; h++) {
       const qh = this.q[h]!;

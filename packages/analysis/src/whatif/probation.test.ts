@@ -58,6 +58,12 @@ describe('probation', () => {
     expect(both.whatIf.p99.value).toBeLessThan(capped.whatIf.p99.value);
   });
 
+  it('minLatencyMs keeps hosts in while they are slow only relative to the fleet', () => {
+    // The slow host's p99 is about 20 x 16 ms = 320 ms; a 1 s floor keeps it in.
+    expect(run([4], { minLatencyMs: 1000 }).probation?.hosts).toEqual([]);
+    expect(run([4], { minLatencyMs: 100 }).probation?.hosts.map((h) => h.host)).toEqual(['host-4']);
+  });
+
   it('a healthy fleet stays in', () => {
     const r = run([]);
     expect(r.probation?.hosts).toEqual([]);

@@ -154,7 +154,7 @@ function probationOutcome(
     extraLoad: n > 0 ? r.shadows / n : 0,
     probation: { hosts, capacityRemoved: r.capacityRemoved },
     notes: [
-      `hosts judged every ${p.intervalSeconds} s on their p${p.percentile} over ${p.windowSeconds} s against ${p.threshold} x the fleet median; return after ${p.holdSeconds} s healthy; at most ${pct(p.maxEjectedFraction)} of hosts (at least one) out`,
+      `hosts judged every ${p.intervalSeconds} s on their p${p.percentile} over ${p.windowSeconds} s against ${p.threshold} x the fleet median${p.minLatencyMs > 0 ? ` (and at least ${ms(p.minLatencyMs)})` : ''}; return after ${p.holdSeconds} s healthy; at most ${pct(p.maxEjectedFraction)} of hosts (at least one) out`,
       `${hosts.length} host(s) on probation over ${r.coveredSeconds} s; ${pct(n > 0 ? r.redirected / n : 0)} of calls re-served by healthy hosts of the same window (assumed to keep their recorded latency under the extra load); extra load = shadow requests (${pct(p.shadowFraction)} of a probation host's calls)`,
       ...(r.unserved > 0
         ? [

@@ -102,6 +102,7 @@ function finish(kind: PolicyKind, v: Record<string, number>): ResolvedPolicy {
         intervalSeconds: num('intervalSeconds'),
         percentile: num('percentile'),
         threshold: num('threshold'),
+        minLatencyMs: num('minLatencyMs'),
         holdSeconds: num('holdSeconds'),
         maxEjectedFraction: num('maxEjectedFraction'),
         minCalls: num('minCalls'),
