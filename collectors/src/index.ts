@@ -4,6 +4,7 @@
 export {
   classifySharing,
   probeSharing,
+  probeSharingInWorker,
   parseSharingMode,
   sharingResourceAttributes,
   DEFAULT_SHARING_THRESHOLDS,

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { SharingVerdict } from './sharing-probe';
+import { probeSharingInWorker, type SharingVerdict } from './sharing-probe';
 
 /**
  * The probe against real co-tenancy: a CPU hog (busy 30 ms, idle 6 ms: Bobtail's ~85%-busy
@@ -61,5 +61,17 @@ describe.skipIf(!canPin)('sharing probe with real processes', () => {
     expect(alone.mode).not.toBe('contended');
     expect(crowded.longFraction).toBeGreaterThan(alone.longFraction);
     expect(crowded.p99Ms).toBeGreaterThan(alone.p99Ms);
+  });
+});
+
+describe('probeSharingInWorker', () => {
+  it('measures in a worker thread while this event loop is blocked', async () => {
+    const pending = probeSharingInWorker({ samples: 300 });
+    // Block the main event loop for 400 ms: a probe on this loop would see a 400 ms oversleep.
+    const end = performance.now() + 400;
+    while (performance.now() < end) Math.sqrt(end);
+    const v = await pending;
+    expect(v.samples).toBe(300);
+    expect(v.maxMs).toBeLessThan(300);
   });
 });
