@@ -22,17 +22,18 @@ export interface BatchState {
   id: string;
 }
 
-const COMPACT_BYTES = 256 * 1024;
-
 export function parseBatchLog(text: string): Omit<BatchState, 'id'> {
   let applied = 0;
   let pending: { first: number; last: number } | undefined;
-  for (const line of text.split('\n')) {
+  // Only whole lines count: text after the last newline is a write cut short by a crash.
+  const lines = text.split('\n').slice(0, -1);
+  for (const line of lines) {
     const parts = line.split(' ');
     if (parts[0] === 'B' && parts.length === 3) {
       const first = Number(parts[1]);
       const last = Number(parts[2]);
-      if (Number.isSafeInteger(first) && Number.isSafeInteger(last)) pending = { first, last };
+      if (Number.isSafeInteger(first) && Number.isSafeInteger(last) && first <= last)
+        pending = { first, last };
     } else if (parts[0] === 'C' && parts.length === 2) {
       const last = Number(parts[1]);
       if (Number.isSafeInteger(last)) {
@@ -51,9 +52,11 @@ export class BatchLog {
     private readonly dir: string,
     private fh: FileHandle,
     readonly state: BatchState,
+    private readonly compactBytes: number,
   ) {}
 
-  static async open(dir: string): Promise<BatchLog> {
+  /** `compactBytes`: past this size the log is rewritten as its one current line. */
+  static async open(dir: string, compactBytes = 256 * 1024): Promise<BatchLog> {
     const idPath = join(dir, 'id');
     let id = (await readFile(idPath, 'utf8').catch(() => '')).trim();
     if (!/^[0-9a-f]{16}$/.test(id)) {
@@ -64,7 +67,7 @@ export class BatchLog {
     const text = await readFile(path, 'utf8').catch(() => '');
     const state = { ...parseBatchLog(text), id };
     const fh = await open(path, 'a');
-    const log = new BatchLog(dir, fh, state);
+    const log = new BatchLog(dir, fh, state, compactBytes);
     log.size = Buffer.byteLength(text);
     return log;
   }
@@ -85,7 +88,7 @@ export class BatchLog {
     this.state.applied = Math.max(this.state.applied, last);
     this.state.pending = undefined;
     await this.write(`C ${last}\n`);
-    if (this.size > COMPACT_BYTES) await this.compact();
+    if (this.size > this.compactBytes) await this.compact();
   }
 
   private async write(line: string): Promise<void> {

@@ -160,37 +160,42 @@ export class WriteAheadLog {
     this.pending.push(header(seq, payload), payload);
     return new Promise<number>((resolve, reject) => {
       this.waiters.push({ resolve, reject, seq, onDurable });
-      this.flushing ??= this.flush().finally(() => {
-        this.flushing = undefined;
-      });
+      this.flushing ??= this.flush();
     });
   }
 
   private async flush(): Promise<void> {
-    while (this.waiters.length > 0) {
-      const bufs = this.pending;
-      const waiters = this.waiters;
-      this.pending = [];
-      this.waiters = [];
-      const fh = this.fh;
-      const bytes = bufs.reduce((n, b) => n + b.length, 0);
-      try {
-        if (!fh) throw new Error('write-ahead log is closed');
-        if (this.broken) throw this.broken;
-        await writeAll(fh, bufs);
-        await fh.datasync();
-      } catch (err) {
-        await this.recover(fh);
-        for (const w of waiters) w.reject(err);
-        continue;
-      }
-      this.size += bytes;
-      const seg = this.segments[this.segments.length - 1];
-      if (seg) seg.last = Math.max(seg.last, waiters[waiters.length - 1]?.seq ?? seg.last);
-      for (const w of waiters) w.onDurable(w.seq);
-      for (const w of waiters) w.resolve(w.seq);
-      if (this.size >= this.opts.segmentBytes) await this.startSegment();
+    try {
+      while (this.waiters.length > 0) await this.flushOnce();
+    } finally {
+      // Cleared before the woken callers run, so their next append starts a new flush.
+      this.flushing = undefined;
     }
+  }
+
+  private async flushOnce(): Promise<void> {
+    const bufs = this.pending;
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    const fh = this.fh;
+    const bytes = bufs.reduce((n, b) => n + b.length, 0);
+    try {
+      if (!fh) throw new Error('write-ahead log is closed');
+      if (this.broken) throw this.broken;
+      await writeAll(fh, bufs);
+      await fh.datasync();
+    } catch (err) {
+      await this.recover(fh);
+      for (const w of waiters) w.reject(err);
+      return;
+    }
+    this.size += bytes;
+    const seg = this.segments[this.segments.length - 1];
+    if (seg) seg.last = Math.max(seg.last, waiters[waiters.length - 1]?.seq ?? seg.last);
+    for (const w of waiters) w.onDurable(w.seq);
+    for (const w of waiters) w.resolve(w.seq);
+    if (this.size >= this.opts.segmentBytes) await this.startSegment();
   }
 
   /** After a failed write, cut the partial record off so later records stay readable. */

@@ -95,10 +95,12 @@ export class SpanWriter {
     });
   }
 
-  /** Resolves once everything queued so far is in the store. */
+  /** Inserts what is queued without waiting for a fuller batch; resolves once it is stored. */
   drained(): Promise<void> {
     if (this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
+    const done = new Promise<void>((resolve) => this.idle.push(resolve));
+    this.wake?.();
+    return done;
   }
 
   /** Inserts what is queued, then stops. */
@@ -131,7 +133,8 @@ export class SpanWriter {
         await this.waitForWork();
         continue;
       }
-      if (!this.closing && !this.forced && this.reserved < this.opts.minBatchSpans) {
+      const hurry = this.closing || this.forced !== undefined || this.idle.length > 0;
+      if (!hurry && this.reserved < this.opts.minBatchSpans) {
         const wait = head.arrivedMs + this.opts.maxDelayMs - Date.now();
         if (wait > 0) {
           await this.waitForWork(wait);

@@ -1,0 +1,153 @@
+import { SpanKind, SpanStatusCode, type HrTime } from '@opentelemetry/api';
+import { ProtobufTraceSerializer, JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+
+/**
+ * Fan-out traces as the OpenTelemetry JS SDK would export them (ReadableSpans serialized by the
+ * SDK's own OTLP serializers), seeded so every run sends the same bytes. Used by the ingest tests
+ * and by bench/src/ingest.ts.
+ */
+
+/** A small deterministic generator (mulberry32). */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function hex(rand: () => number, digits: number): string {
+  let s = '';
+  for (let i = 0; i < digits; i++) s += Math.floor(rand() * 16).toString(16);
+  return /^0+$/.test(s) ? '1' + s.slice(1) : s;
+}
+
+function hrTime(ns: bigint): HrTime {
+  return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
+}
+
+const T0 = 1_763_800_000_000_000_000n;
+
+/**
+ * `spans` spans in fan-out traces of `width` leaves each: a root SERVER span, one CLIENT call per
+ * leaf and the leaf's SERVER span, with the attributes a real service sets (strings and ints).
+ */
+export function fanoutSpans(spans: number, seed: number, width = 9): ReadableSpan[] {
+  const rand = seeded(seed);
+  const out: ReadableSpan[] = [];
+  const frontend = resourceFromAttributes({
+    'service.name': 'frontend',
+    'host.name': 'fe-1',
+    'process.pid': 1200 + (seed % 100),
+    'telemetry.sdk.language': 'nodejs',
+  });
+  const leaves = Array.from({ length: 8 }, (_, h) =>
+    resourceFromAttributes({
+      'service.name': 'leaf',
+      'host.name': `leaf-${h}`,
+      'host.sharing_mode': h % 2 === 0 ? 'dedicated' : 'shared',
+      'process.pid': 3000 + h,
+      'telemetry.sdk.language': 'nodejs',
+    }),
+  );
+  const scope = { name: '@tailscope/demo', version: '0.1.0' };
+  let t = T0 + BigInt(seed) * 1_000_000_000n;
+  while (out.length < spans) {
+    const traceId = hex(rand, 32);
+    const rootId = hex(rand, 16);
+    const rootStart = t;
+    let rootEnd = rootStart;
+    for (let i = 0; i < width && out.length < spans - 2; i++) {
+      const callId = hex(rand, 16);
+      const leafId = hex(rand, 16);
+      const start = rootStart + BigInt(Math.floor(rand() * 50_000));
+      const dur = BigInt(200_000 + Math.floor(rand() * 4_000_000));
+      const host = Math.floor(rand() * 8);
+      if (start + dur > rootEnd) rootEnd = start + dur + 10_000n;
+      const common = {
+        droppedAttributesCount: 0,
+        droppedEventsCount: 0,
+        droppedLinksCount: 0,
+        ended: true,
+        links: [],
+        instrumentationScope: scope,
+      };
+      out.push({
+        ...common,
+        name: 'GET /leaf',
+        kind: SpanKind.CLIENT,
+        spanContext: () => ({ traceId, spanId: callId, traceFlags: 1 }),
+        parentSpanContext: { traceId, spanId: rootId, traceFlags: 1 },
+        startTime: hrTime(start),
+        endTime: hrTime(start + dur),
+        duration: hrTime(dur),
+        status: { code: SpanStatusCode.UNSET },
+        attributes: {
+          'http.request.method': 'GET',
+          'server.address': `leaf-${host}`,
+          'server.port': 8080,
+          'peer.service': 'leaf',
+          'http.response.status_code': 200,
+        },
+        events: [],
+        resource: frontend,
+      });
+      const slow = rand() < 0.01;
+      out.push({
+        ...common,
+        name: 'GET /leaf',
+        kind: SpanKind.SERVER,
+        spanContext: () => ({ traceId, spanId: leafId, traceFlags: 1 }),
+        parentSpanContext: { traceId, spanId: callId, traceFlags: 1 },
+        startTime: hrTime(start + 50_000n),
+        endTime: hrTime(start + dur - 50_000n),
+        duration: hrTime(dur - 100_000n),
+        status: slow
+          ? { code: SpanStatusCode.ERROR, message: 'deadline exceeded' }
+          : { code: SpanStatusCode.OK },
+        attributes: { 'http.route': '/leaf', 'http.response.status_code': slow ? 504 : 200 },
+        events: slow
+          ? [{ name: 'gc', time: hrTime(start + 60_000n), attributes: { 'gc.pause_ms': 12.5 } }]
+          : [],
+        resource: leaves[host] ?? frontend,
+      });
+    }
+    out.push({
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+      ended: true,
+      links: [],
+      instrumentationScope: scope,
+      name: 'GET /search',
+      kind: SpanKind.SERVER,
+      spanContext: () => ({ traceId, spanId: rootId, traceFlags: 1 }),
+      startTime: hrTime(rootStart),
+      endTime: hrTime(rootEnd),
+      duration: hrTime(rootEnd - rootStart),
+      status: { code: SpanStatusCode.UNSET },
+      attributes: { 'http.route': '/search', 'http.request.method': 'GET' },
+      events: [],
+      resource: frontend,
+    });
+    t += 5_000_000n;
+  }
+  return out.slice(0, spans);
+}
+
+export function protobufRequest(spans: ReadableSpan[]): Buffer {
+  const bytes = ProtobufTraceSerializer.serializeRequest(spans);
+  if (!bytes) throw new Error('serializer returned nothing');
+  return Buffer.from(bytes);
+}
+
+export function jsonRequest(spans: ReadableSpan[]): Buffer {
+  const bytes = JsonTraceSerializer.serializeRequest(spans);
+  if (!bytes) throw new Error('serializer returned nothing');
+  return Buffer.from(bytes);
+}

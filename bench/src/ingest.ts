@@ -1,0 +1,187 @@
+/**
+ * npm run bench:ingest [-- --seconds 20 --connections 4 --formats]
+ *
+ * Starts the real `tailscope serve` on a temporary data directory, sends OTLP/HTTP protobuf
+ * requests of 1,000 spans over keep-alive connections and prints, measured in the same run on the
+ * same requests:
+ *  - end to end: acknowledged spans/s (acknowledged = fsynced in the write-ahead log) and the
+ *    rate at which those spans were all stored in the embedded engine;
+ *  - decode-only spans/s (protobuf -> Native columns, this process);
+ *  - insert-only rows/s (Native batches into otel_traces, this process, its own engine);
+ *  - with --formats: the engine's insert cost of the same rows as TSV, JSONEachRow, Native and
+ *    RowBinary, and the protobuf reader walk (hand-rolled vs protobufjs Reader).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fanoutSpans, protobufRequest } from '../../apps/api/test/ingest-fixtures';
+import { decodeTraceRequest } from '../../apps/api/src/ingest/decode-protobuf';
+import { insertBench } from './ingest-insert';
+import { formatsBench, readerBench } from './ingest-formats';
+
+const argv = process.argv.slice(2);
+function flag(name: string, fallback: number): number {
+  const i = argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(argv[i + 1]) : NaN;
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+const SECONDS = flag('seconds', 20);
+const CONNECTIONS = flag('connections', 4);
+const REQUESTS = flag('requests', 40);
+const SPANS_PER_REQUEST = 1000;
+const repo = resolve(import.meta.dirname, '../..');
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+interface Server {
+  child: ChildProcess;
+  api: string;
+  otlp: string;
+}
+
+/** Starts the CLI and reads the bound addresses from its startup lines. */
+function startServer(dataDir: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(repo, 'apps/api/bin/tailscope.js'),
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--otlp-http-port',
+      '0',
+      '--otlp-grpc-port',
+      '0',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TAILSCOPE_LOG_LEVEL: 'warn' } },
+  );
+  return new Promise((resolvePromise, reject) => {
+    let out = '';
+    let api = '';
+    const timer = setTimeout(() => {
+      reject(new Error(`server did not start: ${out}`));
+    }, 60_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      api ||= /API and UI (\S+)/.exec(out)?.[1] ?? '';
+      const otlp = /OTLP\/HTTP\s+(\S+)\/v1\/traces/.exec(out)?.[1];
+      if (api && otlp) {
+        clearTimeout(timer);
+        resolvePromise({ child, api, otlp });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${String(code)}: ${out}`));
+    });
+  });
+}
+
+function post(agent: Agent, url: string, body: Buffer): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          resolvePromise(res.statusCode ?? 0);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function storedSpans(api: string): Promise<number> {
+  const res = await fetch(`${api}/api/v1/stats`);
+  const body = (await res.json()) as { spans: number };
+  return body.spans;
+}
+
+async function endToEnd(
+  bodies: Buffer[],
+): Promise<{ acked: number; sendS: number; storeS: number; refused: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tailscope-bench-ingest-'));
+  const server = await startServer(dataDir);
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const url = `${server.otlp}/v1/traces`;
+  try {
+    let acked = 0;
+    let refused = 0;
+    let next = 0;
+    const t0 = performance.now();
+    const deadline = t0 + SECONDS * 1000;
+    const worker = async () => {
+      while (performance.now() < deadline) {
+        const body = bodies[next++ % bodies.length] ?? Buffer.alloc(0);
+        const status = await post(agent, url, body);
+        if (status === 200) acked += SPANS_PER_REQUEST;
+        else if (status === 429) {
+          refused++;
+          await new Promise((r) => setTimeout(r, 50));
+        } else throw new Error(`unexpected status ${status}`);
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+    const t1 = performance.now();
+    // Stored: wait until the engine holds every acknowledged span.
+    while ((await storedSpans(server.api)) < acked) await new Promise((r) => setTimeout(r, 50));
+    const t2 = performance.now();
+    return { acked, sendS: (t1 - t0) / 1000, storeS: (t2 - t0) / 1000, refused };
+  } finally {
+    agent.destroy();
+    server.child.kill('SIGTERM');
+    await new Promise((r) => server.child.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function decodeOnly(bodies: Buffer[]): number {
+  let spans = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 3000) {
+    for (const b of bodies) {
+      const d = decodeTraceRequest(b);
+      d.columns.tracesBlock();
+      d.columns.typedBlock();
+      spans += d.accepted;
+    }
+  }
+  return spans / ((performance.now() - t0) / 1000);
+}
+
+console.log(
+  `bench:ingest: ${REQUESTS} distinct requests of ${SPANS_PER_REQUEST} spans, ${CONNECTIONS} keep-alive connections, ${SECONDS} s`,
+);
+const bodies = Array.from({ length: REQUESTS }, (_, i) =>
+  protobufRequest(fanoutSpans(SPANS_PER_REQUEST, i + 1)),
+);
+console.log(`request size: ${fmt(bodies[0]?.length ?? 0)} bytes`);
+
+const e2e = await endToEnd(bodies);
+console.log(
+  `end to end:  ${fmt(e2e.acked / e2e.sendS)} spans/s acknowledged (fsynced), ` +
+    `${fmt(e2e.acked / e2e.storeS)} spans/s stored (${fmt(e2e.acked)} spans, all in otel_traces after ${e2e.storeS.toFixed(1)} s; ${e2e.refused} requests got 429)`,
+);
+console.log(
+  `decode-only: ${fmt(decodeOnly(bodies))} spans/s (protobuf -> Native columns, one core)`,
+);
+const ins = await insertBench(bodies);
+console.log(
+  `insert-only: ${fmt(ins.rowsPerSecond)} rows/s (Native via file(), batches of ${fmt(ins.batchRows)} rows, with the typed-attribute rows)`,
+);
+if (argv.includes('--formats')) {
+  for (const line of await formatsBench(ins.store)) console.log(line);
+  for (const line of readerBench(bodies)) console.log(line);
+}
+await ins.close();
