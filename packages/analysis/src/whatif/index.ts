@@ -38,3 +38,4 @@ export { replayHedge, type HedgeReplay } from './hedge';
 export { replayProbation, type ProbationReplay } from './probation';
 export { bootstrapPercentiles } from './bootstrap';
 export { latencyQuantile } from './latency-quantile';
+export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';
