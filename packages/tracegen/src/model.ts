@@ -97,7 +97,6 @@ export class RequestModel {
     const perRequest = spec.correlation === 'request';
     const firstNs = startNs + Math.round(spec.timing.preUs * 1e3);
     const gapNs = Math.round(spec.timing.dispatchGapUs * 1e3);
-    const rttNs = spec.timing.rttUs * 1e3;
     let endNs = firstNs;
 
     b.reqStartNs[r] = startNs;
@@ -118,29 +117,16 @@ export class RequestModel {
       const c = b.callCount++;
       const s = firstNs + k * gapNs;
       const comp = perRequest ? requestComponent : this.pickComponent(rng.float());
-      const { ms, effects } = this.latency(host, s, comp);
-      const durNs = Math.max(1000, Math.round(ms * 1e6));
-      const e = s + durNs;
+      const ms = this.latency(host, s, comp);
+      const e = s + Math.max(1000, Math.round(ms * 1e6));
       b.callRequest[c] = r;
       b.callHost[c] = host;
       b.callStartNs[c] = s;
       b.callEndNs[c] = e;
-      b.callEffects[c] = effects;
+      b.callEffects[c] = this.effects;
       b.callBackground[c] = this.backgroundAt(host, s, e);
       b.callBuild[c] = rng.int(spec.decoys.buildIds.length);
-      if (clientServer) {
-        // The SERVER span sits inside the CLIENT span, a network half-trip from each end.
-        let d1 = Math.round((rttNs / 2) * (0.5 + rng.float()));
-        let d2 = Math.round((rttNs / 2) * (0.5 + rng.float()));
-        if (d1 + d2 > durNs / 2) d1 = d2 = Math.floor(durNs / 4);
-        b.serverStartNs[c] = s + d1;
-        b.serverEndNs[c] = e - d2;
-        ids.fill(b.clientSpanIds, 8 * c, 8);
-      } else {
-        b.serverStartNs[c] = s;
-        b.serverEndNs[c] = e;
-      }
-      ids.fill(b.serverSpanIds, 8 * c, 8);
+      this.placeServerSpan(b, c, clientServer);
       if (e > endNs) endNs = e;
     }
     b.reqEndNs[r] = endNs + Math.round(spec.timing.postUs * 1e3);
@@ -149,8 +135,32 @@ export class RequestModel {
     b.spanCount += 1 + width * (clientServer ? 2 : 1);
   }
 
+  /** Places call c's SERVER span (and draws the span ids of the call). */
+  private placeServerSpan(b: SpanBatch, c: number, clientServer: boolean): void {
+    const s = b.callStartNs[c] ?? 0;
+    const e = b.callEndNs[c] ?? 0;
+    if (clientServer) {
+      // The SERVER span sits inside the CLIENT span, a network half-trip from each end.
+      const rng = this.calls;
+      const halfRttNs = (this.plan.spec.timing.rttUs * 1e3) / 2;
+      let d1 = Math.round(halfRttNs * (0.5 + rng.float()));
+      let d2 = Math.round(halfRttNs * (0.5 + rng.float()));
+      if (d1 + d2 > (e - s) / 2) d1 = d2 = Math.floor((e - s) / 4);
+      b.serverStartNs[c] = s + d1;
+      b.serverEndNs[c] = e - d2;
+      this.ids.fill(b.clientSpanIds, 8 * c, 8);
+    } else {
+      b.serverStartNs[c] = s;
+      b.serverEndNs[c] = e;
+    }
+    this.ids.fill(b.serverSpanIds, 8 * c, 8);
+  }
+
+  /** CallEffect bits of the call latency() last drew (a field: no object per call). */
+  private effects = 0;
+
   /** A call's latency in ms with every planted effect, applied in the documented order. */
-  private latency(host: number, s: number, comp: number): { ms: number; effects: number } {
+  private latency(host: number, s: number, comp: number): number {
     const { plan, calls: rng } = this;
     let ms = (this.samplers[comp] ?? this.samplers[0] ?? (() => 0))(rng);
     let effects = this.tail[comp] ? CallEffect.tail : 0;
@@ -181,7 +191,8 @@ export class RequestModel {
         }
       }
     }
-    return { ms, effects };
+    this.effects = effects;
+    return ms;
   }
 
   private backgroundAt(host: number, s: number, e: number): number {

@@ -144,6 +144,95 @@ function copy(out: Uint8Array, pos: number, src: Uint8Array, from: number, len: 
   return pos + len;
 }
 
+/** One span's fields, resolved from the batch columns (reused: no allocation per span). */
+interface SpanFields {
+  traceIds: Uint8Array;
+  traceAt: number;
+  spanIds: Uint8Array;
+  spanAt: number;
+  parentIds: Uint8Array | null;
+  parentAt: number;
+  name: Uint8Array;
+  kind: number;
+  startNs: number;
+  endNs: number;
+  attributes: Uint8Array;
+  flags: number;
+}
+const empty = new Uint8Array(0);
+const f: SpanFields = {
+  traceIds: empty,
+  traceAt: 0,
+  spanIds: empty,
+  spanAt: 0,
+  parentIds: null,
+  parentAt: 0,
+  name: empty,
+  kind: KIND_SERVER,
+  startNs: 0,
+  endNs: 0,
+  attributes: empty,
+  flags: FLAGS_LOCAL,
+};
+
+function resolveRequestSpan(ctx: Context, b: SpanBatch, ref: number): void {
+  f.traceIds = b.traceIds;
+  f.traceAt = 16 * ref;
+  f.spanIds = b.rootSpanIds;
+  f.spanAt = 8 * ref;
+  f.parentIds = null;
+  f.name = ctx.rootName;
+  f.kind = KIND_SERVER;
+  f.startNs = b.reqStartNs[ref] ?? 0;
+  f.endNs = b.reqEndNs[ref] ?? 0;
+  f.attributes = ctx.rootAttrs;
+  f.flags = FLAGS_LOCAL;
+}
+
+function resolveBackgroundSpan(ctx: Context, b: SpanBatch, ref: number): void {
+  const w = b.windows[ref];
+  if (!w) throw new RangeError(`background span ${ref} missing`);
+  f.traceIds = w.traceId;
+  f.traceAt = 0;
+  f.spanIds = w.spanId;
+  f.spanAt = 0;
+  f.parentIds = null;
+  f.name = ctx.activityNames[w.activity] ?? ctx.rootName;
+  f.kind = KIND_INTERNAL;
+  f.startNs = w.startNs;
+  f.endNs = w.endNs;
+  f.attributes = ctx.backgroundAttrs[w.activity] ?? ctx.rootAttrs;
+  f.flags = FLAGS_LOCAL;
+}
+
+function resolveCallSpan(ctx: Context, b: SpanBatch, ref: number, client: boolean): void {
+  const r = b.callRequest[ref] ?? 0;
+  f.traceIds = b.traceIds;
+  f.traceAt = 16 * r;
+  f.spanAt = 8 * ref;
+  f.name = ctx.leafName;
+  if (client) {
+    f.spanIds = b.clientSpanIds;
+    f.parentIds = b.rootSpanIds;
+    f.parentAt = 8 * r;
+    f.kind = KIND_CLIENT;
+    f.startNs = b.callStartNs[ref] ?? 0;
+    f.endNs = b.callEndNs[ref] ?? 0;
+    f.attributes = ctx.clientAttrs[b.callHost[ref] ?? 0] ?? ctx.rootAttrs;
+    f.flags = FLAGS_LOCAL;
+    return;
+  }
+  const underClient = b.plan.spec.shape === 'client-server';
+  f.spanIds = b.serverSpanIds;
+  f.parentIds = underClient ? b.clientSpanIds : b.rootSpanIds;
+  f.parentAt = underClient ? 8 * ref : 8 * r;
+  f.kind = KIND_SERVER;
+  f.startNs = b.serverStartNs[ref] ?? 0;
+  f.endNs = b.serverEndNs[ref] ?? 0;
+  f.attributes = ctx.serverAttrs[b.callBuild[ref] ?? 0] ?? ctx.rootAttrs;
+  f.flags = FLAGS_REMOTE_PARENT;
+}
+
 function writeSpan(
   out: Uint8Array,
   pos: number,
@@ -151,85 +240,37 @@ function writeSpan(
   b: SpanBatch,
   kind: number,
   ref: number,
-) {
-  const clientServer = b.plan.spec.shape === 'client-server';
-  let traceIds = b.traceIds;
-  let traceAt = 0;
-  let spanIds = b.rootSpanIds;
-  let spanAt = 8 * ref;
-  let parentIds: Uint8Array | null = null;
-  let parentAt = 0;
-  let name = ctx.rootName;
-  let spanKind = KIND_SERVER;
-  let startNs = 0;
-  let endNs = 0;
-  let attributes = ctx.rootAttrs;
-  let flags = FLAGS_LOCAL;
-  if (kind === SpanKindRef.root) {
-    traceAt = 16 * ref;
-    startNs = b.reqStartNs[ref] ?? 0;
-    endNs = b.reqEndNs[ref] ?? 0;
-  } else if (kind === SpanKindRef.background) {
-    const w = b.windows[ref];
-    if (!w) throw new RangeError(`background span ${ref} missing`);
-    traceIds = w.traceId;
-    spanIds = w.spanId;
-    spanAt = 0;
-    name = ctx.activityNames[w.activity] ?? name;
-    spanKind = KIND_INTERNAL;
-    startNs = w.startNs;
-    endNs = w.endNs;
-    attributes = ctx.backgroundAttrs[w.activity] ?? attributes;
-  } else {
-    const r = b.callRequest[ref] ?? 0;
-    traceAt = 16 * r;
-    name = ctx.leafName;
-    if (kind === SpanKindRef.client) {
-      spanIds = b.clientSpanIds;
-      parentIds = b.rootSpanIds;
-      parentAt = 8 * r;
-      spanKind = KIND_CLIENT;
-      startNs = b.callStartNs[ref] ?? 0;
-      endNs = b.callEndNs[ref] ?? 0;
-      attributes = ctx.clientAttrs[b.callHost[ref] ?? 0] ?? attributes;
-    } else {
-      spanIds = b.serverSpanIds;
-      parentIds = clientServer ? b.clientSpanIds : b.rootSpanIds;
-      parentAt = clientServer ? 8 * ref : 8 * r;
-      startNs = b.serverStartNs[ref] ?? 0;
-      endNs = b.serverEndNs[ref] ?? 0;
-      attributes = ctx.serverAttrs[b.callBuild[ref] ?? 0] ?? attributes;
-      flags = FLAGS_REMOTE_PARENT;
-    }
-    spanAt = 8 * ref;
-  }
+): number {
+  if (kind === SpanKindRef.root) resolveRequestSpan(ctx, b, ref);
+  else if (kind === SpanKindRef.background) resolveBackgroundSpan(ctx, b, ref);
+  else resolveCallSpan(ctx, b, ref, kind === SpanKindRef.client);
   out[pos++] = 0x0a; // trace_id
   out[pos++] = 16;
-  pos = copy(out, pos, traceIds, traceAt, 16);
+  pos = copy(out, pos, f.traceIds, f.traceAt, 16);
   out[pos++] = 0x12; // span_id
   out[pos++] = 8;
-  pos = copy(out, pos, spanIds, spanAt, 8);
-  if (parentIds) {
+  pos = copy(out, pos, f.spanIds, f.spanAt, 8);
+  if (f.parentIds) {
     out[pos++] = 0x22; // parent_span_id
     out[pos++] = 8;
-    pos = copy(out, pos, parentIds, parentAt, 8);
+    pos = copy(out, pos, f.parentIds, f.parentAt, 8);
   }
-  out.set(name, pos);
-  pos += name.length;
+  out.set(f.name, pos); // name
+  pos += f.name.length;
   out[pos++] = 0x30; // kind
-  out[pos++] = spanKind;
+  out[pos++] = f.kind;
   out[pos++] = 0x39; // start_time_unix_nano, fixed64
-  writeUnixNano(out, pos, b.plan.start, startNs);
+  writeUnixNano(out, pos, b.plan.start, f.startNs);
   pos += 8;
   out[pos++] = 0x41; // end_time_unix_nano, fixed64
-  writeUnixNano(out, pos, b.plan.start, endNs);
+  writeUnixNano(out, pos, b.plan.start, f.endNs);
   pos += 8;
-  out.set(attributes, pos);
-  pos += attributes.length;
+  out.set(f.attributes, pos); // attributes
+  pos += f.attributes.length;
   out[pos++] = 0x85; // flags = 16, fixed32: tag 133 as a two-byte varint
   out[pos++] = 0x01;
-  out[pos++] = flags & 0xff;
-  out[pos++] = (flags >>> 8) & 0xff;
+  out[pos++] = f.flags & 0xff;
+  out[pos++] = (f.flags >>> 8) & 0xff;
   out[pos++] = 0;
   out[pos++] = 0;
   return pos;

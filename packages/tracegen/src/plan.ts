@@ -118,15 +118,7 @@ export function createPlan(spec: ScenarioSpec, options: GeneratorOptions): Plan 
   const hostCount = shards * replicas;
 
   const modes = assignModes(spec, hostCount, stream(seed, 'modes'));
-  const episodes: (EpisodeRun[] | null)[] = Array.from({ length: hostCount }, () => null);
-  for (const e of spec.episodes) {
-    const runs = (episodes[e.host] ??= []);
-    runs.push({
-      startNs: Math.round(e.startFraction * durationNs),
-      endNs: Math.round(e.endFraction * durationNs),
-      slowdown: compileSlowdown(e.slowdown),
-    });
-  }
+  const episodes = planEpisodes(spec, hostCount, durationNs);
   const activities = spec.background.map((b, a) =>
     planActivity(spec, a, hostCount, durationNs, seed),
   );
@@ -144,17 +136,6 @@ export function createPlan(spec: ScenarioSpec, options: GeneratorOptions): Plan 
     replica: h % replicas,
   }));
 
-  const oversleepP = new Float64Array(hostCount);
-  const oversleepMinMs = new Float64Array(hostCount);
-  const oversleepSpanMs = new Float64Array(hostCount);
-  for (const o of spec.oversleep)
-    hosts.forEach((host, h) => {
-      if (host.sharingMode !== o.mode) return;
-      oversleepP[h] = o.probability;
-      oversleepMinMs[h] = o.minMs;
-      oversleepSpanMs[h] = o.maxMs - o.minMs;
-    });
-
   return {
     spec,
     seed,
@@ -168,13 +149,38 @@ export function createPlan(spec: ScenarioSpec, options: GeneratorOptions): Plan 
       (_, i) => `${spec.root.hostPrefix}-${pad(i, spec.root.hosts)}`,
     ),
     hosts,
-    oversleepP,
-    oversleepMinMs,
-    oversleepSpanMs,
+    ...planOversleep(spec, hosts),
     episodes,
     activities,
     windowSpans: windowSpans(activities, seed),
   };
+}
+
+function planEpisodes(spec: ScenarioSpec, hostCount: number, durationNs: number) {
+  const episodes: (EpisodeRun[] | null)[] = Array.from({ length: hostCount }, () => null);
+  for (const e of spec.episodes) {
+    const runs = (episodes[e.host] ??= []);
+    runs.push({
+      startNs: Math.round(e.startFraction * durationNs),
+      endNs: Math.round(e.endFraction * durationNs),
+      slowdown: compileSlowdown(e.slowdown),
+    });
+  }
+  return episodes;
+}
+
+function planOversleep(spec: ScenarioSpec, hosts: LeafHost[]) {
+  const oversleepP = new Float64Array(hosts.length);
+  const oversleepMinMs = new Float64Array(hosts.length);
+  const oversleepSpanMs = new Float64Array(hosts.length);
+  for (const o of spec.oversleep)
+    hosts.forEach((host, h) => {
+      if (host.sharingMode !== o.mode) return;
+      oversleepP[h] = o.probability;
+      oversleepMinMs[h] = o.minMs;
+      oversleepSpanMs[h] = o.maxMs - o.minMs;
+    });
+  return { oversleepP, oversleepMinMs, oversleepSpanMs };
 }
 
 function assignModes(spec: ScenarioSpec, hostCount: number, rng: Rng): SharingMode[] {

@@ -70,9 +70,12 @@ function widthTruth(w: WidthSpec, shards: number): ScenarioTruth['width'] {
   }
 }
 
-export function buildTruth(plan: Plan): ScenarioTruth {
+type Planted = Pick<ScenarioTruth, 'effects' | 'causes' | 'notCauses' | 'episodes'>;
+
+/** Every planted effect, and which dimension values it makes causes (or leaves harmless). */
+function planted(plan: Plan): Planted {
   const { spec, hosts } = plan;
-  const ms = (ns: number) => ns / 1e6;
+  const durationMs = plan.durationNs / 1e6;
   const effects: Effect[] = [];
   const causes: ScenarioTruth['causes'] = [];
   const presentModes = new Set(hosts.map((h) => h.sharingMode));
@@ -84,15 +87,15 @@ export function buildTruth(plan: Plan): ScenarioTruth {
     effects.push({ kind: 'oversleep', ...o });
   }
   const episodes: ScenarioTruth['episodes'] = [];
-  spec.episodes.forEach((e) => {
+  for (const e of spec.episodes) {
     const host = hosts[e.host]?.name ?? '';
-    const startMs = e.startFraction * ms(plan.durationNs);
-    const endMs = e.endFraction * ms(plan.durationNs);
+    const startMs = e.startFraction * durationMs;
+    const endMs = e.endFraction * durationMs;
     episodes.push({ host, startMs, endMs });
     if (!causes.some((c) => c.dimension === 'host' && c.value === host))
       causes.push({ dimension: 'host', value: host, effect: effects.length });
     effects.push({ kind: 'episode', host, startMs, endMs, slowdown: e.slowdown });
-  });
+  }
   const notCauses: ScenarioTruth['notCauses'] = sharingModes
     .filter((m) => presentModes.has(m) && !affectedModes.has(m))
     .map((value) => ({ dimension: 'mode' as const, value }));
@@ -108,7 +111,12 @@ export function buildTruth(plan: Plan): ScenarioTruth {
       hosts: bgHosts,
     });
   });
+  return { effects, causes, notCauses, episodes };
+}
 
+export function buildTruth(plan: Plan): ScenarioTruth {
+  const { spec, hosts } = plan;
+  const ms = (ns: number) => ns / 1e6;
   const backgroundWindows = plan.windowSpans
     .map((w) => ({
       host: hosts[w.host]?.name ?? '',
@@ -137,9 +145,7 @@ export function buildTruth(plan: Plan): ScenarioTruth {
     leafLatency: distribution(spec.latency),
     rootHosts: plan.rootHosts,
     hosts,
-    effects,
-    causes,
-    notCauses,
+    ...planted(plan),
     decoys: [
       {
         scope: 'resource',
@@ -150,7 +156,6 @@ export function buildTruth(plan: Plan): ScenarioTruth {
       { scope: 'span', key: 'build.id', values: spec.decoys.buildIds, balanced: true },
     ],
     backgroundWindows,
-    episodes,
     callLatency: (host, atMs) => callLatency(plan, host, atMs),
   };
 }

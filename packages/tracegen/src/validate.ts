@@ -205,36 +205,52 @@ function strings(v: unknown, path: string): string[] {
   });
 }
 
+function validateRoot(v: unknown): ScenarioSpec['root'] {
+  const root = obj(v, 'root');
+  return {
+    service: str(root, 'service', 'root'),
+    operation: str(root, 'operation', 'root'),
+    hostPrefix: str(root, 'hostPrefix', 'root'),
+    hosts: num(root, 'hosts', 'root', { min: 1, int: true }),
+  };
+}
+
+function validateLeaf(v: unknown): ScenarioSpec['leaf'] {
+  const leaf = obj(v, 'leaf');
+  return {
+    service: str(leaf, 'service', 'leaf'),
+    operation: str(leaf, 'operation', 'leaf'),
+    hostPrefix: str(leaf, 'hostPrefix', 'leaf'),
+    shards: num(leaf, 'shards', 'leaf', { min: 1, int: true }),
+    replicas: num(leaf, 'replicas', 'leaf', { min: 1, int: true }),
+  };
+}
+
+function validateTiming(v: unknown): ScenarioSpec['timing'] {
+  const timing = obj(v, 'timing');
+  const us = { min: 0 };
+  return {
+    preUs: num(timing, 'preUs', 'timing', us),
+    dispatchGapUs: num(timing, 'dispatchGapUs', 'timing', us),
+    rttUs: num(timing, 'rttUs', 'timing', us),
+    postUs: num(timing, 'postUs', 'timing', us),
+  };
+}
+
 /** Validates a whole spec; throws TracegenError naming the first bad field. */
 export function validateSpec(v: unknown): ScenarioSpec {
   const o = obj(v, 'spec');
-  const root = obj(o.root, 'root');
-  const leaf = obj(o.leaf, 'leaf');
-  const shards = num(leaf, 'shards', 'leaf', { min: 1, int: true });
-  const replicas = num(leaf, 'replicas', 'leaf', { min: 1, int: true });
+  const leaf = validateLeaf(o.leaf);
   const sharing = obj(o.sharing, 'sharing');
   const shared = num(sharing, 'shared', 'sharing', { min: 0, max: 1 });
   const decoys = obj(o.decoys, 'decoys');
-  const timing = obj(o.timing, 'timing');
-  const us = { min: 0 };
   const spec: ScenarioSpec = {
     name: str(o, 'name', 'spec'),
     description: typeof o.description === 'string' ? o.description : '',
     defaultRequests: num(o, 'defaultRequests', 'spec', { min: 1, int: true }),
     ratePerSecond: num(o, 'ratePerSecond', 'spec', { above: 0 }),
-    root: {
-      service: str(root, 'service', 'root'),
-      operation: str(root, 'operation', 'root'),
-      hostPrefix: str(root, 'hostPrefix', 'root'),
-      hosts: num(root, 'hosts', 'root', { min: 1, int: true }),
-    },
-    leaf: {
-      service: str(leaf, 'service', 'leaf'),
-      operation: str(leaf, 'operation', 'leaf'),
-      hostPrefix: str(leaf, 'hostPrefix', 'leaf'),
-      shards,
-      replicas,
-    },
+    root: validateRoot(o.root),
+    leaf,
     shape: oneOf(o, 'shape', 'spec', ['client-server', 'server-only'] as const),
     width: validateWidth(o.width, 'width'),
     latency: validateLatency(o.latency, 'latency'),
@@ -247,7 +263,7 @@ export function validateSpec(v: unknown): ScenarioSpec {
       validateOversleep(e, `oversleep[${i}]`),
     ),
     episodes: arr(o.episodes ?? [], 'episodes').map((e, i) =>
-      validateEpisode(e, `episodes[${i}]`, shards * replicas),
+      validateEpisode(e, `episodes[${i}]`, leaf.shards * leaf.replicas),
     ),
     background: arr(o.background ?? [], 'background').map((e, i) =>
       validateBackground(e, `background[${i}]`),
@@ -256,12 +272,7 @@ export function validateSpec(v: unknown): ScenarioSpec {
       zones: strings(decoys.zones, 'decoys.zones'),
       buildIds: strings(decoys.buildIds, 'decoys.buildIds'),
     },
-    timing: {
-      preUs: num(timing, 'preUs', 'timing', us),
-      dispatchGapUs: num(timing, 'dispatchGapUs', 'timing', us),
-      rttUs: num(timing, 'rttUs', 'timing', us),
-      postUs: num(timing, 'postUs', 'timing', us),
-    },
+    timing: validateTiming(o.timing),
   };
   // The model tracks applied activities in a 31-bit mask.
   if (spec.background.length > 16) fail('background', 'must list at most 16 activities');
