@@ -44,6 +44,18 @@ describe('hedge: closed form for independent identically distributed calls', () 
     );
   });
 
+  it('with 3 attempts: S(t) S(t - d) S(t - 2d) after 2d', () => {
+    const r = replayHedge(buildReplayIndex(calls), d, 3, new SeededRandom(12));
+    const three = (t: number): number => hedged(t) * (t < 2 * d ? 1 : S(t - 2 * d));
+    // Same tolerance as above: 5 binomial standard errors per point.
+    for (const t of [5, 15, 19.9, 20, 25, 30, 40]) {
+      const expected = three(t);
+      const observed = share(r.allLeavesMs, (x) => x > t);
+      const bound = 5 * Math.sqrt((expected * (1 - expected)) / n) + 1 / n;
+      expect(Math.abs(observed - expected), `t = ${t}`).toBeLessThanOrEqual(bound);
+    }
+  });
+
   it('costs about 5% extra calls when hedging at the call p95', () => {
     // With continuous latencies exactly n - ceil(0.95 n) calls exceed the nearest-rank p95.
     for (const policy of [
