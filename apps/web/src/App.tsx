@@ -1,12 +1,21 @@
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Route, Routes } from 'react-router';
 import { Shell } from './components/Shell';
+import { Loading } from './components/states';
 import { StoreProvider } from './state/store-context';
 import { Overview } from './pages/Overview';
 import { Fanouts } from './pages/Fanouts';
 import { Stragglers } from './pages/Stragglers';
-import { WhatIf } from './pages/WhatIf';
-import { TracePage } from './pages/TracePage';
 import { NotFound } from './pages/NotFound';
+
+// The what-if and trace pages carry the simulator's parameter tables and the leaf-data decoder:
+// loaded when visited, so the first chart of the other pages does not wait for them.
+const WhatIf = lazy(() => import('./pages/WhatIf').then((m) => ({ default: m.WhatIf })));
+const TracePage = lazy(() => import('./pages/TracePage').then((m) => ({ default: m.TracePage })));
+
+function Page({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<Loading />}>{children}</Suspense>;
+}
 
 export function App() {
   return (
@@ -16,8 +25,22 @@ export function App() {
           <Route index element={<Overview />} />
           <Route path="fanouts" element={<Fanouts />} />
           <Route path="stragglers" element={<Stragglers />} />
-          <Route path="whatif" element={<WhatIf />} />
-          <Route path="traces/:traceId" element={<TracePage />} />
+          <Route
+            path="whatif"
+            element={
+              <Page>
+                <WhatIf />
+              </Page>
+            }
+          />
+          <Route
+            path="traces/:traceId"
+            element={
+              <Page>
+                <TracePage />
+              </Page>
+            }
+          />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

@@ -5,7 +5,7 @@ import {
   bool,
   nullable,
   num,
-  numOrInfinity,
+  numOr,
   obj,
   optional,
   record,
@@ -63,6 +63,8 @@ export interface FanoutOp {
     observedTailProbability: number;
     predictedTailProbability: number;
     verdict: string;
+    /** F(t): share of calls at most thresholdMs (so 1 - F(t) is a call's tail probability). */
+    singleCallCdf?: number | undefined;
   };
   curve: CurvePoint[];
 }
@@ -86,6 +88,7 @@ export const decodeFanouts: Decoder<{ fanouts: FanoutOp[] }> = obj({
         observedTailProbability: num,
         predictedTailProbability: num,
         verdict: str,
+        singleCallCdf: optional(num),
       }),
       curve: withDefault(
         arr(obj<CurvePoint>({ width: num, observed: optional(num), predicted: num })),
@@ -116,7 +119,7 @@ export interface Stragglers {
   rows: StragglerRow[];
 }
 export const decodeStragglers: Decoder<Stragglers> = obj<Stragglers>({
-  tailThresholdMs: num,
+  tailThresholdMs: numOr(NaN),
   tailFanouts: num,
   rows: arr(
     obj<StragglerRow>({
@@ -126,13 +129,14 @@ export const decodeStragglers: Decoder<Stragglers> = obj<Stragglers>({
       stragglers: num,
       trafficShare: num,
       stragglerShare: num,
-      riskRatio: numOrInfinity,
-      riskRatioLow: withDefault(num, 0),
-      riskRatioHigh: numOrInfinity,
-      pValue: withDefault(num, 1),
-      qValue: withDefault(num, 1),
+      // null: no ratio can be formed (no calls, or no stragglers, on one side).
+      riskRatio: numOr(NaN),
+      riskRatioLow: numOr(0),
+      riskRatioHigh: numOr(Infinity),
+      pValue: numOr(1),
+      qValue: numOr(1),
       cause: bool,
-      p99DropMs: withDefault(num, 0),
+      p99DropMs: numOr(NaN),
     }),
   ),
 });

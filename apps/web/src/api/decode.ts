@@ -25,8 +25,10 @@ export const num: Decoder<number> = (v, path) => {
   throw new DecodeError(path, 'a number', v);
 };
 
-/** A number where null means "unbounded" (an interval's open end). */
-export const numOrInfinity: Decoder<number> = (v, path) => (v === null ? Infinity : num(v, path));
+/** A number where null (or absence) stands for `fallback`: NaN "undefined", Infinity "unbounded". */
+export function numOr(fallback: number): Decoder<number> {
+  return (v, path) => (v === null || v === undefined ? fallback : num(v, path));
+}
 
 export const str: Decoder<string> = (v, path) => {
   if (typeof v === 'string') return v;

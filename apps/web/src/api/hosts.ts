@@ -1,16 +1,21 @@
-// GET /api/v1/hosts: per-host latency windows (docs/analysis.md), and their conversion to the
-// heatmap's host x window matrix.
-import { arr, nullable, num, obj, str, withDefault, type Decoder } from './decode';
+// GET /api/v1/hosts: per-host latency windows and episodes (docs/analysis.md), and their
+// conversion to the heatmap's host x window matrix.
+import { arr, num, numOr, obj, str, withDefault, type Decoder } from './decode';
 import type { HostMatrix } from '../charts/heatmap/layout';
 
 export interface HostWindow {
-  /** null: the whole fleet in that window. */
-  host: string | null;
   startMs: number;
   calls: number;
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+}
+
+export interface HostRow {
+  host: string;
+  mode: string;
+  calls: number;
+  windows: HostWindow[];
 }
 
 export interface HostEpisode {
@@ -23,20 +28,26 @@ export interface HostEpisode {
 
 export interface HostWindows {
   windowSeconds: number;
-  windows: HostWindow[];
+  hosts: HostRow[];
   episodes: HostEpisode[];
 }
 
+const window = obj<HostWindow>({
+  startMs: num,
+  calls: num,
+  p50Ms: numOr(NaN),
+  p99Ms: numOr(NaN),
+  maxMs: numOr(NaN),
+});
+
 export const decodeHosts: Decoder<HostWindows> = obj<HostWindows>({
   windowSeconds: num,
-  windows: arr(
-    obj<HostWindow>({
-      host: nullable(str),
-      startMs: num,
+  hosts: arr(
+    obj<HostRow>({
+      host: str,
+      mode: withDefault(str, 'unknown'),
       calls: num,
-      p50Ms: withDefault(num, NaN),
-      p99Ms: num,
-      maxMs: withDefault(num, NaN),
+      windows: arr(window),
     }),
   ),
   episodes: withDefault(
@@ -45,8 +56,8 @@ export const decodeHosts: Decoder<HostWindows> = obj<HostWindows>({
         host: str,
         startMs: num,
         endMs: num,
-        worstP99Ms: withDefault(num, NaN),
-        fleetP99Ms: withDefault(num, NaN),
+        worstP99Ms: numOr(NaN),
+        fleetP99Ms: numOr(NaN),
       }),
     ),
     [],
@@ -54,38 +65,48 @@ export const decodeHosts: Decoder<HostWindows> = obj<HostWindows>({
 });
 
 /**
- * The heatmap matrix of host p99 by window. Fleet rows are left out; windows with no calls
- * for a host are NaN. O(rows).
+ * The heatmap matrix of host p99 by window, from the first to the last window any host had.
+ * Windows where a host had no calls are NaN. O(hosts x windows).
  */
 export function hostMatrix(h: HostWindows): HostMatrix {
-  const rows = h.windows.filter((w) => w.host !== null);
   const windowMs = h.windowSeconds * 1000;
-  const hosts = [...new Set(rows.map((r) => r.host ?? ''))];
-  if (rows.length === 0 || !(windowMs > 0))
+  let start = Infinity;
+  let end = -Infinity;
+  for (const row of h.hosts)
+    for (const w of row.windows) {
+      start = Math.min(start, w.startMs);
+      end = Math.max(end, w.startMs);
+    }
+  const hosts = h.hosts.map((r) => r.host);
+  if (!(windowMs > 0) || !Number.isFinite(start))
     return {
       hosts,
       startMs: 0,
-      windowMs: windowMs || 1000,
+      windowMs: windowMs > 0 ? windowMs : 1000,
       windows: 0,
       values: new Float64Array(0),
       calls: new Uint32Array(0),
       statistic: 'p99',
     };
-  let start = Infinity;
-  let end = -Infinity;
-  for (const r of rows) {
-    start = Math.min(start, r.startMs);
-    end = Math.max(end, r.startMs);
-  }
   const windows = Math.round((end - start) / windowMs) + 1;
-  const index = new Map(hosts.map((x, i) => [x, i]));
   const values = new Float64Array(hosts.length * windows).fill(NaN);
   const calls = new Uint32Array(hosts.length * windows);
-  for (const r of rows) {
-    const hi = index.get(r.host ?? '') ?? 0;
-    const w = Math.round((r.startMs - start) / windowMs);
-    values[hi * windows + w] = r.p99Ms;
-    calls[hi * windows + w] = r.calls;
-  }
+  h.hosts.forEach((row, i) => {
+    for (const w of row.windows) {
+      const k = i * windows + Math.round((w.startMs - start) / windowMs);
+      values[k] = w.p99Ms;
+      calls[k] = w.calls;
+    }
+  });
   return { hosts, startMs: start, windowMs, windows, values, calls, statistic: 'p99' };
+}
+
+const NICE_SECONDS = [
+  0.1, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 21_600, 86_400,
+];
+
+/** A window length giving about `target` windows over the range (the API caps at 10,000). */
+export function autoWindowSeconds(rangeMs: number, target = 90): number {
+  const raw = rangeMs / 1000 / target;
+  return NICE_SECONDS.find((s) => s >= raw) ?? 86_400;
 }

@@ -13,8 +13,10 @@ export function operationId(op: {
   return `${op.parentService}\u0000${op.leafService}\u0000${op.leafOperation}`;
 }
 
-/** P(one call > t): the width-1 point of the curve when the API sent it, else 1%. */
+/** P(one call > t): 1 - F(t) from the API, else the width-1 point of the curve, else 1%. */
 function callTailProbability(op: FanoutOp): number {
+  const cdf = op.amplification.singleCallCdf;
+  if (cdf !== undefined && cdf < 1) return 1 - cdf;
   const one = op.curve.find((c) => c.width === 1);
   return one && one.predicted > 0 ? one.predicted : 0.01;
 }

@@ -38,7 +38,8 @@ export function orderRows(rows: readonly StragglerRow[]): StragglerRow[] {
     .sort(
       (a, b) =>
         Number(b.cause) - Number(a.cause) ||
-        b.riskRatio - a.riskRatio ||
+        (Number.isNaN(b.riskRatio) ? -1 : b.riskRatio) -
+          (Number.isNaN(a.riskRatio) ? -1 : a.riskRatio) ||
         b.stragglers - a.stragglers ||
         a.value.localeCompare(b.value),
     );

@@ -154,7 +154,9 @@ function TopCauses({
         return s.rows.filter((r) => r.cause).map((r): CauseRow => ({ ...r, op }));
       }),
     );
-    return all.flat().sort((a, b) => b.p99DropMs - a.p99DropMs || b.riskRatio - a.riskRatio);
+    return all
+      .flat()
+      .sort((a, b) => (b.p99DropMs || 0) - (a.p99DropMs || 0) || b.riskRatio - a.riskRatio);
   });
   return (
     <Panel

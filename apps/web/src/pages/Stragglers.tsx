@@ -9,7 +9,7 @@ import { layoutForest } from '../charts/forest/layout';
 import { HeatmapChart } from '../charts/heatmap/HeatmapChart';
 import { formatCount, formatMs, formatPct, formatPValue, formatRatio } from '../charts/format';
 import { fetchHosts, fetchStragglers, requestKey } from '../api/endpoints';
-import { hostMatrix } from '../api/hosts';
+import { autoWindowSeconds, hostMatrix } from '../api/hosts';
 import type { FanoutOp, StragglerRow, Stragglers as StragglersData } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
@@ -171,7 +171,9 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
   if (res.state === 'error') return <ErrorState error={res.error} what="straggler attribution" />;
   if (res.state !== 'ready') return <Loading height={320} label="Attributing stragglers" />;
   const rows = orderRows(res.data.rows);
-  const shown = all ? rows : rows.slice(0, FOREST_MAX);
+  // A row with no ratio (no calls or no stragglers on one side) has nothing to plot.
+  const plotted = rows.filter((r) => !Number.isNaN(r.riskRatio));
+  const shown = all ? plotted : plotted.slice(0, FOREST_MAX);
   return (
     <>
       <Summary data={res.data} />
@@ -180,19 +182,19 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
         title="Who makes stragglers"
         hint="risk ratio with 95% interval; click a host to open one of its slow requests"
         right={
-          rows.length > FOREST_MAX ? (
+          plotted.length > FOREST_MAX ? (
             <button
               type="button"
               onClick={() => {
                 setAll(!all);
               }}
             >
-              {all ? `Show the top ${FOREST_MAX}` : `Show all ${rows.length}`}
+              {all ? `Show the top ${FOREST_MAX}` : `Show all ${plotted.length}`}
             </button>
           ) : undefined
         }
       >
-        {rows.length === 0 ? (
+        {plotted.length === 0 ? (
           <Empty title="No tail stragglers in this range" />
         ) : (
           <ChartBox minWidth={560}>
@@ -228,7 +230,8 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
 }
 
 const WINDOWS = [
-  { v: '', label: 'auto' },
+  { v: '', label: 'auto (about 90 windows)' },
+  { v: '1', label: '1 s' },
   { v: '10', label: '10 s' },
   { v: '30', label: '30 s' },
   { v: '60', label: '1 min' },
@@ -250,7 +253,7 @@ function HostHeatmap({
 }) {
   const [params, setParams] = useSearchParams();
   const win = params.get('windowSeconds') ?? '';
-  const seconds = win === '' ? undefined : Number(win);
+  const seconds = win === '' ? autoWindowSeconds(range.toMs - range.fromMs) : Number(win);
   const key = requestKey('hosts', { rangeKey, op: operationLabel(op), seconds });
   const res = useResource(key, (signal) => fetchHosts(range, op, seconds, signal));
   const matrix = useMemo(() => (res.state === 'ready' ? hostMatrix(res.data) : null), [res]);

@@ -6,7 +6,7 @@ import { Card, Panel } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { PercentileBarsView } from '../charts/percentile-bars/PercentileBarsView';
-import { layoutPercentileBars, PERCENTILES } from '../charts/percentile-bars/layout';
+import { layoutPercentileBars } from '../charts/percentile-bars/layout';
 import { CdfView } from '../charts/cdf/CdfView';
 import { layoutCdf, type CdfSeries } from '../charts/cdf/layout';
 import { formatChange, formatCount, formatMs, formatPct } from '../charts/format';
@@ -39,8 +39,6 @@ declare global {
     __tailscopeWhatIf?: Timings[];
   }
 }
-
-const P_FROM_KEY = { p50: 0.5, p90: 0.9, p99: 0.99, p999: 0.999 } as const;
 
 function Headline({ r }: { r: WhatIfResult }) {
   const b = r.baseline.p99;
@@ -102,19 +100,12 @@ function Results({
   baselineCurve: CdfSeries['points'] | null;
 }) {
   const r = run.answer.result;
-  const whatIfSeries: CdfSeries = run.answer.whatIfCurve
-    ? { key: 'whatif', label: 'what-if', tone: 'accent', points: run.answer.whatIfCurve }
-    : {
-        key: 'whatif',
-        label: 'what-if (p50, p90, p99, p99.9 with 95% intervals)',
-        tone: 'accent',
-        dashed: true,
-        points: PERCENTILES.map((p) => ({ p: P_FROM_KEY[p.key], ms: r.whatIf[p.key].value })),
-        intervals: PERCENTILES.map((p) => ({
-          p: P_FROM_KEY[p.key],
-          ...{ ms: r.whatIf[p.key].value, low: r.whatIf[p.key].low, high: r.whatIf[p.key].high },
-        })),
-      };
+  const whatIfSeries: CdfSeries = {
+    key: 'whatif',
+    label: 'what-if',
+    tone: 'accent',
+    points: run.answer.whatIfCurve,
+  };
   const series: CdfSeries[] = [
     ...(baselineCurve
       ? [
@@ -234,7 +225,7 @@ function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {
         updateMs: performance.now() - run.askedAt,
         simulateMs: run.answer.simulateMs,
         samples: run.full ? FULL_SAMPLES : FAST_SAMPLES,
-        requests: run.answer.result.requests,
+        requests: run.answer.replayed,
       };
       (window.__tailscopeWhatIf ??= []).push(t);
       setTiming(t);
@@ -277,7 +268,7 @@ function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {
           calls on {formatCount(leaves.info.hosts)} hosts (fetched in{' '}
           {formatMs(leaves.info.fetchMs)}).{' '}
           {timing &&
-            `Last update: simulated in ${formatMs(timing.simulateMs)}, on screen ${formatMs(timing.updateMs)} after the input; intervals from ${formatCount(timing.samples)} bootstrap resamples${timing.samples < FULL_SAMPLES ? ' (more once the controls rest)' : ''}.`}
+            `Last update: ${timing.requests < leaves.info.fanouts ? `preview from ${formatCount(timing.requests)} of the requests, ` : ''}simulated in ${formatMs(timing.simulateMs)}, on screen ${formatMs(timing.updateMs)} after the input; intervals from ${formatCount(timing.samples)} bootstrap resamples${timing.samples < FULL_SAMPLES ? ' (all requests and more resamples once the controls rest)' : ''}.`}
           {busy && ' Simulating…'}
         </p>
       </div>

@@ -6,10 +6,13 @@ export type Resource<T> =
   | { state: 'error'; error: Error }
   | { state: 'ready'; data: T };
 
-// Answers by key, so moving between pages with the same range does not ask again. Bounded: the
-// oldest entry goes first. Keys carry the store generation, so "Refresh" misses the cache.
+// Answers by key, so moving between pages with the same range does not ask again, and one
+// request in flight per key however many components want it (the filter bar and the page ask
+// for the same operations list). Bounded: the oldest answer goes first. Keys carry the store
+// generation, so "Refresh" misses the cache.
 const CACHE_MAX = 60;
 const cache = new Map<string, unknown>();
+const inflight = new Map<string, Promise<unknown>>();
 
 function remember(key: string, value: unknown): void {
   cache.delete(key);
@@ -25,10 +28,26 @@ function toError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-/**
- * Loads `key` with `load` (aborted when the key changes or the component goes), as a
- * Resource. A null key means "not yet askable" (idle).
- */
+/** Starts (or joins) the load of `key`. Shared loads are not aborted: others may wait on them. */
+function start<T>(key: string, load: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const running = inflight.get(key);
+  if (running) return running as Promise<T>;
+  const p = load(new AbortController().signal).then(
+    (data) => {
+      remember(key, data);
+      inflight.delete(key);
+      return data;
+    },
+    (e: unknown) => {
+      inflight.delete(key);
+      throw toError(e);
+    },
+  );
+  inflight.set(key, p);
+  return p;
+}
+
+/** Loads `key` with `load` as a Resource. A null key means "not yet askable" (idle). */
 export function useResource<T>(
   key: string | null,
   load: (signal: AbortSignal) => Promise<T>,
@@ -43,19 +62,18 @@ export function useResource<T>(
       setCurrent({ key, res: { state: 'ready', data: cache.get(key) as T } });
       return;
     }
-    const ac = new AbortController();
+    let live = true;
     setCurrent({ key, res: { state: 'loading' } });
-    load(ac.signal).then(
+    start(key, load).then(
       (data) => {
-        remember(key, data);
-        if (!ac.signal.aborted) setCurrent({ key, res: { state: 'ready', data } });
+        if (live) setCurrent({ key, res: { state: 'ready', data } });
       },
       (e: unknown) => {
-        if (!ac.signal.aborted) setCurrent({ key, res: { state: 'error', error: toError(e) } });
+        if (live) setCurrent({ key, res: { state: 'error', error: toError(e) } });
       },
     );
     return () => {
-      ac.abort();
+      live = false;
     };
     // `load` is recreated each render on purpose: the key alone names what it loads.
   }, [key]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { leafCallsFromRows } from '@tailscope/analysis';
-import { exampleTrace, leafCurves, prepareDataset } from './dataset';
+import { exampleTrace, leafCurves, prepareDataset, subsampleFanouts } from './dataset';
 
 // Three fan-outs of width 4 on hosts host-0..host-3, one second apart.
 const calls = leafCallsFromRows(
@@ -61,5 +61,19 @@ describe('exampleTrace', () => {
     expect(exampleTrace(d, { host: 'host-3', toMs: 2500 })).toBe(calls.traceIds[0]);
     expect(exampleTrace(d, { host: 'host-0' })).toBeUndefined();
     expect(exampleTrace(d, { host: 'nope' })).toBeUndefined();
+  });
+});
+
+describe('subsampleFanouts', () => {
+  it('keeps every k-th fan-out whole, with its calls and start time', () => {
+    const s = subsampleFanouts(calls, 2);
+    // 3 fan-outs, at most 2: k = 2, fan-outs 0 and 2.
+    expect(s.traceIds).toEqual([calls.traceIds[0], calls.traceIds[2]]);
+    expect(Array.from(s.fanoutOffsets)).toEqual([0, 4, 8]);
+    expect(Array.from(s.fanoutStartMs)).toEqual([1000, 3000]);
+    expect(Array.from(s.durationMs.subarray(4))).toEqual([7, 9, 300, 6]);
+    expect(Array.from(s.host.subarray(4))).toEqual([0, 1, 3, 2]);
+    expect(s.hosts).toBe(calls.hosts);
+    expect(subsampleFanouts(calls, 10).traceIds).toEqual(calls.traceIds);
   });
 });

@@ -7,6 +7,8 @@ import { quantileCurve, type QuantilePoint } from '../model/quantile-curve';
  */
 export interface Dataset {
   calls: LeafCalls;
+  /** A subsample for previews while a slider moves (null when the data is small already). */
+  preview: LeafCalls | null;
   allLeavesMs: Float64Array;
   p95LeavesMs: Float64Array;
   stragglerHost: Uint32Array;
@@ -40,7 +42,60 @@ export function prepareDataset(calls: LeafCalls): Dataset {
     p95[f] = n > 0 ? (view[Math.max(0, Math.ceil(0.95 * n) - 1)] ?? 0) : 0;
     host[f] = maxHost;
   }
-  return { calls, allLeavesMs: all, p95LeavesMs: p95, stragglerHost: host };
+  return {
+    calls,
+    preview: fanouts > PREVIEW_FANOUTS ? subsampleFanouts(calls, PREVIEW_FANOUTS) : null,
+    allLeavesMs: all,
+    p95LeavesMs: p95,
+    stragglerHost: host,
+  };
+}
+
+/** Fan-outs replayed while a slider is being dragged; the full data once it rests. */
+export const PREVIEW_FANOUTS = 20_000;
+
+/**
+ * Every k-th fan-out (k = ceil(fan-outs / max)), whole, with all its calls: an even spread over
+ * the time range, so time windows (hedge draws, probation) keep their shape. Dictionaries are
+ * shared. O(calls).
+ */
+export function subsampleFanouts(c: LeafCalls, max: number): LeafCalls {
+  const fanouts = c.fanoutOffsets.length - 1;
+  const k = Math.max(1, Math.ceil(fanouts / Math.max(1, max)));
+  const picked: number[] = [];
+  for (let f = 0; f < fanouts; f += k) picked.push(f);
+  let n = 0;
+  for (const f of picked) n += (c.fanoutOffsets[f + 1] ?? 0) - (c.fanoutOffsets[f] ?? 0);
+  const out: LeafCalls = {
+    fanoutOffsets: new Uint32Array(picked.length + 1),
+    fanoutStartMs: new Float64Array(picked.length),
+    traceIds: picked.map((f) => c.traceIds[f] ?? ''),
+    startMs: new Float64Array(n),
+    durationMs: new Float64Array(n),
+    host: new Uint32Array(n),
+    mode: new Uint32Array(n),
+    background: new Uint32Array(n),
+    hosts: c.hosts,
+    modes: c.modes,
+    backgrounds: c.backgrounds,
+  };
+  const queue = c.queueMs ? new Float64Array(n) : undefined;
+  let at = 0;
+  picked.forEach((f, j) => {
+    const a = c.fanoutOffsets[f] ?? 0;
+    const b = c.fanoutOffsets[f + 1] ?? a;
+    out.fanoutStartMs[j] = c.fanoutStartMs[f] ?? 0;
+    out.startMs.set(c.startMs.subarray(a, b), at);
+    out.durationMs.set(c.durationMs.subarray(a, b), at);
+    out.host.set(c.host.subarray(a, b), at);
+    out.mode.set(c.mode.subarray(a, b), at);
+    out.background.set(c.background.subarray(a, b), at);
+    if (queue && c.queueMs) queue.set(c.queueMs.subarray(a, b), at);
+    at += b - a;
+    out.fanoutOffsets[j + 1] = at;
+  });
+  if (queue) out.queueMs = queue;
+  return out;
 }
 
 export interface LeafCurves {

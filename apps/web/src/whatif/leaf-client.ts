@@ -72,8 +72,9 @@ class LeafClient {
     policy: WhatIfPolicy,
     seed: number,
     bootstrapSamples: number,
+    preview: boolean,
   ): Promise<SimulateAnswer> {
-    const a = await this.ask({ type: 'simulate', key, policy, seed, bootstrapSamples });
+    const a = await this.ask({ type: 'simulate', key, policy, seed, bootstrapSamples, preview });
     if (a.type !== 'simulate') throw new Error('worker answered out of turn');
     return a.answer;
   }

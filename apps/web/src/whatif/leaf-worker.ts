@@ -38,13 +38,6 @@ function dataset(key: string): Promise<Dataset> {
   return d;
 }
 
-/** Uses the replayed samples when the simulator returns them (an optional field). */
-function replayedCurve(result: object) {
-  const samples = (result as { allLeavesMs?: unknown }).allLeavesMs;
-  if (samples instanceof Float64Array) return quantileCurve(Float64Array.from(samples).sort());
-  return null;
-}
-
 async function handle(m: WorkerRequest): Promise<WorkerAnswer> {
   switch (m.type) {
     case 'load': {
@@ -83,16 +76,20 @@ async function handle(m: WorkerRequest): Promise<WorkerAnswer> {
     case 'simulate': {
       const ds = await dataset(m.key);
       const t0 = performance.now();
-      const result = simulateWhatIf(ds.calls, m.policy, {
+      // The replayed samples stay here: the page gets their curve, not 100,000 numbers.
+      const calls = m.preview && ds.preview ? ds.preview : ds.calls;
+      const { allLeavesMs, ...result } = simulateWhatIf(calls, m.policy, {
         seed: m.seed,
         bootstrapSamples: m.bootstrapSamples,
       });
+      const whatIfCurve = quantileCurve(allLeavesMs.sort());
       const simulateMs = performance.now() - t0;
+      const replayed = calls.fanoutOffsets.length - 1;
       return {
         id: m.id,
         ok: true,
         type: 'simulate',
-        answer: { result, whatIfCurve: replayedCurve(result), simulateMs },
+        answer: { result, whatIfCurve, simulateMs, replayed },
       };
     }
     case 'example':

@@ -14,6 +14,8 @@ export type WorkerRequest =
       policy: WhatIfPolicy;
       seed: number;
       bootstrapSamples: number;
+      /** Replay the preview subsample (while a slider moves). */
+      preview: boolean;
     }
   | { id: number; type: 'example'; key: string; query: ExampleQuery };
 
@@ -27,9 +29,11 @@ export interface LoadInfo {
 
 export interface SimulateAnswer {
   result: WhatIfResult;
-  /** The replayed all-leaves distribution, when the simulator exposes it. */
-  whatIfCurve: QuantilePoint[] | null;
+  /** The replayed all-leaves distribution as a curve (the samples stay in the worker). */
+  whatIfCurve: QuantilePoint[];
   simulateMs: number;
+  /** Fan-outs replayed: all of them, or the preview subsample. */
+  replayed: number;
 }
 
 export type WorkerAnswer =

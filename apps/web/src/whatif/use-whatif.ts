@@ -3,7 +3,11 @@ import type { WhatIfPolicy } from '@tailscope/analysis';
 import { leafClient, WorkerError } from './leaf-client';
 import type { SimulateAnswer } from './protocol';
 
-/** Bootstrap resamples while a slider moves, and once it rests (the published intervals). */
+/**
+ * While a slider moves: a replay of the preview subsample (PREVIEW_FANOUTS, every k-th fan-out)
+ * with fewer bootstrap resamples, so the picture follows the hand; once the controls rest, the
+ * full replay with the published intervals.
+ */
 export const FAST_SAMPLES = 200;
 export const FULL_SAMPLES = 2000;
 const SETTLE_MS = 300;
@@ -56,10 +60,13 @@ export function useWhatIf(
           JSON.parse(job.policyJson) as WhatIfPolicy,
           seed,
           job.full ? FULL_SAMPLES : FAST_SAMPLES,
+          !job.full,
         )
         .then(
           (answer) => {
-            if (latest.current === job.key) {
+            // Shown even when the slider has moved on since: during a drag the freshest finished
+            // answer beats a blank, and the next run is already queued.
+            if (job.key.startsWith(`${datasetKey}|${seed}|`)) {
               setRun({ answer, policyJson: job.policyJson, full: job.full, askedAt: job.askedAt });
               setError(null);
             }

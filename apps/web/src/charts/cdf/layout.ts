@@ -31,8 +31,8 @@ export interface CdfLayout {
   invertX: (x: number) => number;
 }
 
+// No p0 label: it would sit on top of p50 on this scale (0.3 nines apart).
 const PERCENTILE_TICKS = [
-  { p: 0, label: 'p0' },
   { p: 0.5, label: 'p50' },
   { p: 0.9, label: 'p90' },
   { p: 0.99, label: 'p99' },

@@ -37,7 +37,7 @@ export interface ForestLayout {
 
 const ROW = 24;
 const MIN_RR = 0.05;
-const MAX_RR = 500;
+const MAX_RR = 1e4;
 
 function dimensionName(d: string): string {
   if (d === 'sharing_mode') return 'sharing mode';
