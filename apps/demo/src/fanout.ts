@@ -1,0 +1,224 @@
+import type { LeafClient } from './leaf-client';
+import type { LeafEndpoint, RootConfig, RootStats } from './messages';
+import { ProbationTracker, type ProbationEpisode } from './probation';
+
+/**
+ * The root's fan-out: one call per shard to one of the shard's replicas, wait for all. Under the
+ * `hedge` policy a call still outstanding after the hedge delay gets a backup to another replica
+ * and the loser is cancelled (AbortController: the connection is closed, the leaf stops waiting).
+ * Under `probation` calls avoid excluded hosts and some of them go to the excluded host as
+ * shadows, whose latencies decide when it comes back.
+ */
+
+export interface HedgeOutcome {
+  latencyMs: number;
+  backupSent: boolean;
+  backupWon: boolean;
+}
+
+/** Recent call latencies for a percentile hedge delay: a ring of the last `size` calls. */
+export class RecentLatencies {
+  private readonly ring: Float64Array;
+  private n = 0;
+  constructor(size: number) {
+    this.ring = new Float64Array(size);
+  }
+  add(ms: number): void {
+    this.ring[this.n % this.ring.length] = ms;
+    this.n++;
+  }
+  count(): number {
+    return Math.min(this.n, this.ring.length);
+  }
+  /** The q-th percentile (0-100) of what the ring holds; NaN when empty. O(size log size). */
+  percentile(q: number): number {
+    const k = this.count();
+    if (k === 0) return NaN;
+    const sorted = this.ring.slice(0, k).sort();
+    return sorted[Math.min(k - 1, Math.max(0, Math.ceil((q / 100) * k) - 1))] ?? NaN;
+  }
+}
+
+function randomOf<T>(items: readonly T[]): T | undefined {
+  return items[Math.floor(Math.random() * items.length)];
+}
+
+export class FanoutRunner {
+  private readonly byShard = new Map<number, LeafEndpoint[]>();
+  private readonly recent = new RecentLatencies(2000);
+  private hedgeDelayMs: number;
+  readonly probation: ProbationTracker | null;
+  readonly stats: RootStats;
+
+  constructor(
+    private readonly client: LeafClient,
+    private readonly config: RootConfig,
+  ) {
+    for (const ep of config.leaves) {
+      const list = this.byShard.get(ep.shard) ?? [];
+      list.push(ep);
+      this.byShard.set(ep.shard, list);
+    }
+    this.hedgeDelayMs = config.hedge.delayMs;
+    this.probation =
+      config.policy === 'probation' ? new ProbationTracker(config.leaves, config.probation) : null;
+    this.stats = {
+      fanouts: 0,
+      fanoutErrors: 0,
+      calls: 0,
+      hedgesSent: 0,
+      hedgesWon: 0,
+      shadowsSent: 0,
+      excluded: [],
+      exclusions: 0,
+      hedgeDelayMs: config.policy === 'hedge' ? this.hedgeDelayMs : null,
+    };
+  }
+
+  /** Once a second: the percentile hedge delay follows recent latency; probation is judged. */
+  tick(nowMs: number): ProbationEpisode[] {
+    const pct = this.config.hedge.percentile;
+    if (this.config.policy === 'hedge' && pct !== null && this.recent.count() >= 200) {
+      this.hedgeDelayMs = Math.max(1, this.recent.percentile(pct));
+      this.stats.hedgeDelayMs = Math.round(this.hedgeDelayMs * 10) / 10;
+    }
+    if (!this.probation) return [];
+    const { returned } = this.probation.evaluate(nowMs);
+    this.stats.excluded = this.probation.excludedHosts();
+    this.stats.exclusions = this.probation.exclusions;
+    return returned;
+  }
+
+  /** One fan-out of `width` calls; resolves when all answered, rejects if any call failed. */
+  async run(query: number): Promise<void> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => {
+      deadline.abort(new Error('fan-out deadline'));
+    }, this.config.callTimeoutMs);
+    try {
+      const calls: Promise<unknown>[] = [];
+      for (let shard = 0; shard < this.config.width; shard++) {
+        calls.push(this.callShard(shard, query, deadline.signal));
+      }
+      await Promise.all(calls);
+      this.stats.fanouts++;
+    } catch (err) {
+      this.stats.fanoutErrors++;
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private replicas(shard: number): LeafEndpoint[] {
+    return this.byShard.get(shard) ?? [];
+  }
+
+  private async callShard(shard: number, query: number, deadline: AbortSignal): Promise<void> {
+    const replicas = this.replicas(shard);
+    const pick = randomOf(replicas);
+    if (!pick) throw new Error(`shard ${String(shard)} has no replicas`);
+    this.stats.calls++;
+    if (this.config.policy === 'hedge') {
+      const out = await this.hedged(pick, shard, query, deadline);
+      this.recent.add(out.latencyMs);
+      return;
+    }
+    let target = pick;
+    const probation = this.probation;
+    if (probation?.isExcluded(pick.host)) {
+      const healthy = replicas.filter((r) => !probation.isExcluded(r.host));
+      target = randomOf(healthy) ?? pick;
+      if (target !== pick && Math.random() < this.config.probation.shadowFraction) {
+        this.shadow(pick, shard, query);
+      }
+    }
+    const ms = await this.client.call(target, query, { shard }, deadline);
+    this.recent.add(ms);
+    probation?.record(target.host, ms, Date.now());
+  }
+
+  /** A shadow request: not awaited, measured for probation, marked `tailscope.shadow=true`. */
+  private shadow(ep: LeafEndpoint, shard: number, query: number): void {
+    this.stats.shadowsSent++;
+    this.client
+      .call(ep, query, { shard, shadow: true }, AbortSignal.timeout(this.config.callTimeoutMs))
+      .then(
+        (ms) => this.probation?.record(ep.host, ms, Date.now()),
+        () => this.probation?.record(ep.host, this.config.callTimeoutMs, Date.now()),
+      );
+  }
+
+  private hedged(
+    primary: LeafEndpoint,
+    shard: number,
+    query: number,
+    deadline: AbortSignal,
+  ): Promise<HedgeOutcome> {
+    const start = performance.now();
+    return new Promise((resolve, reject) => {
+      const controllers: AbortController[] = [];
+      let settled = false;
+      let launched = 0;
+      let failed = 0;
+      let backupLaunched = false;
+      let lastError: unknown = null;
+      const finish = () => {
+        settled = true;
+        clearTimeout(timer);
+        deadline.removeEventListener('abort', onDeadline);
+      };
+      const onDeadline = () => {
+        for (const c of controllers) c.abort(deadline.reason);
+      };
+      deadline.addEventListener('abort', onDeadline);
+      const launch = (ep: LeafEndpoint, hedge: 'primary' | 'backup') => {
+        const ctl = new AbortController();
+        controllers.push(ctl);
+        launched++;
+        this.client.call(ep, query, { shard, hedge }, ctl.signal).then(
+          () => {
+            if (settled) return;
+            finish();
+            // The winner is in: cancel the other copy.
+            for (const c of controllers) if (c !== ctl) c.abort(new Error('hedge lost'));
+            if (hedge === 'backup') this.stats.hedgesWon++;
+            resolve({
+              latencyMs: performance.now() - start,
+              backupSent: backupLaunched,
+              backupWon: hedge === 'backup',
+            });
+          },
+          (err: unknown) => {
+            if (settled) return;
+            failed++;
+            lastError = err;
+            if (!backupLaunched && !deadline.aborted) launchBackup();
+            else if (failed === launched) {
+              finish();
+              reject(err instanceof Error ? err : new Error(String(lastError)));
+            }
+          },
+        );
+      };
+      const launchBackup = () => {
+        if (backupLaunched || settled) return;
+        backupLaunched = true;
+        clearTimeout(timer);
+        const others = this.replicas(shard).filter((r) => r.host !== primary.host);
+        const backup = randomOf(others);
+        if (!backup) {
+          if (failed === launched) {
+            finish();
+            reject(new Error(`no backup replica for shard ${String(shard)}`));
+          }
+          return;
+        }
+        this.stats.hedgesSent++;
+        launch(backup, 'backup');
+      };
+      const timer = setTimeout(launchBackup, this.hedgeDelayMs);
+      launch(primary, 'primary');
+    });
+  }
+}

@@ -1,0 +1,169 @@
+import { createRequire } from 'node:module';
+import type { IncomingMessage, OutgoingHttpHeaders, RequestOptions } from 'node:http';
+import {
+  context,
+  propagation,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+  type TracerProvider as ApiTracerProvider,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { resourceFromAttributes, type DetectedResourceAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+
+/**
+ * OpenTelemetry for the demo's processes. A leaf process answers as several virtual hosts, and a
+ * resource belongs to a TracerProvider, so each virtual host gets its own provider (own
+ * `host.name`, `host.sharing_mode`); all of them share one batch processor and exporter, so one
+ * OTLP request carries every host's spans. The standard HTTP instrumentation takes one provider:
+ * it gets a router that starts each server span on the provider of the virtual host whose port
+ * received the request (passed in by the start hook as a private attribute, removed again).
+ */
+
+/** Private: names the virtual host for the router; never exported on a span. */
+const VHOST_ATTR = 'tailscope.internal.vhost';
+
+/** Request marks, as headers on the wire and as attributes on both the CLIENT and SERVER span. */
+export const MARK_HEADERS = {
+  hedge: 'x-tailscope-hedge',
+  shadow: 'x-tailscope-shadow',
+  shard: 'x-tailscope-shard',
+} as const;
+
+export function installContext(): void {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+}
+
+function header(headers: OutgoingHttpHeaders | IncomingMessage['headers'], name: string) {
+  const v = headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** `tailscope.hedge` = primary|backup, `tailscope.shadow` = true, `tailscope.shard` = k. */
+export function markAttributes(headers: OutgoingHttpHeaders | IncomingMessage['headers']) {
+  const attrs: Attributes = {};
+  const hedge = header(headers, MARK_HEADERS.hedge);
+  if (hedge !== undefined) attrs['tailscope.hedge'] = hedge;
+  if (header(headers, MARK_HEADERS.shadow) === 'true') attrs['tailscope.shadow'] = true;
+  const shard = header(headers, MARK_HEADERS.shard);
+  if (shard !== undefined) attrs['tailscope.shard'] = Number(shard);
+  return attrs;
+}
+
+export class HostTracers {
+  private readonly processor: BatchSpanProcessor;
+  private readonly tracers = new Map<string, Tracer>();
+
+  constructor(
+    otlpUrl: string,
+    private readonly serviceName: string,
+    private readonly processAttributes: DetectedResourceAttributes,
+  ) {
+    this.processor = new BatchSpanProcessor({
+      exporter: new OTLPTraceExporter({ url: otlpUrl }),
+      scheduledDelayMillis: 1000,
+      maxQueueSize: 16_384,
+      maxExportBatchSize: 2048,
+    });
+  }
+
+  /** A provider for one host; its spans carry `host.name` = host and `attributes`. */
+  add(host: string, attributes: DetectedResourceAttributes): Tracer {
+    const provider = new TracerProvider({
+      resource: resourceFromAttributes({
+        ...this.processAttributes,
+        ...attributes,
+        'service.name': this.serviceName,
+        'service.instance.id': host,
+        'host.name': host,
+      }),
+      spanProcessors: [this.processor],
+    });
+    const tracer = provider.getTracer('@tailscope/demo');
+    this.tracers.set(host, tracer);
+    return tracer;
+  }
+
+  get(host: string): Tracer {
+    const t = this.tracers.get(host);
+    if (!t) throw new Error(`no tracer for host ${host}`);
+    return t;
+  }
+
+  all(): Tracer[] {
+    return [...this.tracers.values()];
+  }
+
+  /** The provider the HTTP instrumentation uses: routes by the private vhost attribute. */
+  router(fallbackHost: string): ApiTracerProvider {
+    const pick = (attrs: Attributes | undefined): Tracer => {
+      const vhost = attrs?.[VHOST_ATTR];
+      return (typeof vhost === 'string' && this.tracers.get(vhost)) || this.get(fallbackHost);
+    };
+    const strip = (options: SpanOptions | undefined): SpanOptions | undefined => {
+      if (!options?.attributes || !(VHOST_ATTR in options.attributes)) return options;
+      const { [VHOST_ATTR]: _drop, ...attributes } = options.attributes;
+      return { ...options, attributes };
+    };
+    const tracer: Tracer = {
+      startSpan: (name: string, options?: SpanOptions, ctx?: Context): Span =>
+        pick(options?.attributes).startSpan(name, strip(options), ctx),
+      startActiveSpan: (name: string, ...rest: unknown[]) => {
+        const fn = rest.pop() as (span: Span) => unknown;
+        const options = rest[0] as SpanOptions | undefined;
+        const ctx = (rest[1] as Context | undefined) ?? context.active();
+        const span = pick(options?.attributes).startSpan(name, strip(options), ctx);
+        return context.with(trace.setSpan(ctx, span), () => fn(span));
+      },
+    };
+    return { getTracer: () => tracer };
+  }
+
+  async shutdown(): Promise<void> {
+    await this.processor.forceFlush();
+    await this.processor.shutdown();
+  }
+}
+
+export interface InstrumentOptions {
+  provider: ApiTracerProvider;
+  /** For servers answering as virtual hosts: the host behind a local port. */
+  hostOfPort?: (port: number) => string | undefined;
+  /** `peer.service` on outgoing calls. */
+  peerService?: string;
+}
+
+/**
+ * Enables @opentelemetry/instrumentation-http and loads `http` through `require` so the patch
+ * applies (tsx loads our ESM without the import-in-the-middle hook). Callers must then use the
+ * `http` module object returned here (or its default import), not named imports bound earlier.
+ */
+export function instrumentHttp(opts: InstrumentOptions): typeof import('node:http') {
+  const instrumentation = new HttpInstrumentation({
+    startIncomingSpanHook: (req: IncomingMessage) => {
+      const attrs = markAttributes(req.headers);
+      const vhost = opts.hostOfPort?.(req.socket.localPort ?? -1);
+      if (vhost !== undefined) attrs[VHOST_ATTR] = vhost;
+      return attrs;
+    },
+    startOutgoingSpanHook: (req: RequestOptions) => {
+      const headers = req.headers && !Array.isArray(req.headers) ? req.headers : {};
+      const attrs = markAttributes(headers as OutgoingHttpHeaders);
+      if (opts.peerService !== undefined) attrs['peer.service'] = opts.peerService;
+      return attrs;
+    },
+    // The exporter's own requests must not become spans (each export would trace itself).
+    ignoreOutgoingRequestHook: (req: RequestOptions) => (req.path ?? '').includes('/v1/traces'),
+  });
+  instrumentation.setTracerProvider(opts.provider);
+  instrumentation.enable();
+  return createRequire(import.meta.url)('http') as typeof import('node:http');
+}
