@@ -19,7 +19,13 @@ export async function insertBench(
   bodies: Buffer[],
   batchRequests = 20,
   rounds = 5,
-): Promise<{ rowsPerSecond: number; batchRows: number; store: Store; close: () => Promise<void> }> {
+): Promise<{
+  rowsPerSecond: number;
+  rowsPerCpuSecond: number;
+  batchRows: number;
+  store: Store;
+  close: () => Promise<void>;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'tailscope-bench-insert-'));
   const store = openStore({ dataDir: dir });
   await migrate(store);
@@ -38,6 +44,7 @@ export async function insertBench(
   let rows = 0;
   let token = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   for (let round = 0; round < rounds; round++) {
     for (const b of batches) {
       const dedupToken = `bench:${++token}`;
@@ -60,8 +67,10 @@ export async function insertBench(
     }
   }
   const seconds = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   return {
     rowsPerSecond: rows / seconds,
+    rowsPerCpuSecond: rows / ((cpu.user + cpu.system) / 1e6),
     batchRows: batchRequests * (decoded[0]?.accepted ?? 0),
     store,
     close: async () => {

@@ -12,7 +12,8 @@
  *    RowBinary, and the protobuf reader walk (hand-rolled vs protobufjs Reader).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -102,15 +103,32 @@ function post(agent: Agent, url: string, body: Buffer): Promise<number> {
   });
 }
 
+/** CPU seconds (user + system, all threads) a process has used, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
 async function storedSpans(api: string): Promise<number> {
   const res = await fetch(`${api}/api/v1/stats`);
   const body = (await res.json()) as { spans: number };
   return body.spans;
 }
 
-async function endToEnd(
-  bodies: Buffer[],
-): Promise<{ acked: number; sendS: number; storeS: number; refused: number }> {
+interface EndToEnd {
+  acked: number;
+  sendS: number;
+  storeS: number;
+  refused: number;
+  serverCpuS: number;
+}
+
+async function endToEnd(bodies: Buffer[]): Promise<EndToEnd> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tailscope-bench-ingest-'));
   const server = await startServer(dataDir);
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
@@ -119,6 +137,7 @@ async function endToEnd(
     let acked = 0;
     let refused = 0;
     let next = 0;
+    const cpu0 = cpuSeconds(server.child.pid);
     const t0 = performance.now();
     const deadline = t0 + SECONDS * 1000;
     const worker = async () => {
@@ -137,7 +156,8 @@ async function endToEnd(
     // Stored: wait until the engine holds every acknowledged span.
     while ((await storedSpans(server.api)) < acked) await new Promise((r) => setTimeout(r, 50));
     const t2 = performance.now();
-    return { acked, sendS: (t1 - t0) / 1000, storeS: (t2 - t0) / 1000, refused };
+    const serverCpuS = cpuSeconds(server.child.pid) - cpu0;
+    return { acked, sendS: (t1 - t0) / 1000, storeS: (t2 - t0) / 1000, refused, serverCpuS };
   } finally {
     agent.destroy();
     server.child.kill('SIGTERM');
@@ -146,22 +166,31 @@ async function endToEnd(
   }
 }
 
-function decodeOnly(bodies: Buffer[]): number {
+function decodeOnly(bodies: Buffer[]): { perSecond: number; perCpuSecond: number } {
   let spans = 0;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   while (performance.now() - t0 < 3000) {
     for (const b of bodies) {
       const d = decodeTraceRequest(b);
       d.columns.tracesBlock();
       d.columns.typedBlock();
+      d.columns.release();
       spans += d.accepted;
     }
   }
-  return spans / ((performance.now() - t0) / 1000);
+  const cpu = process.cpuUsage(cpu0);
+  return {
+    perSecond: spans / ((performance.now() - t0) / 1000),
+    perCpuSecond: spans / ((cpu.user + cpu.system) / 1e6),
+  };
 }
 
+const load = loadavg()
+  .map((l) => l.toFixed(1))
+  .join(' ');
 console.log(
-  `bench:ingest: ${REQUESTS} distinct requests of ${SPANS_PER_REQUEST} spans, ${CONNECTIONS} keep-alive connections, ${SECONDS} s`,
+  `bench:ingest: ${REQUESTS} distinct requests of ${SPANS_PER_REQUEST} spans, ${CONNECTIONS} keep-alive connections, ${SECONDS} s; load average ${load}`,
 );
 const bodies = Array.from({ length: REQUESTS }, (_, i) =>
   protobufRequest(fanoutSpans(SPANS_PER_REQUEST, i + 1)),
@@ -174,11 +203,15 @@ console.log(
     `${fmt(e2e.acked / e2e.storeS)} spans/s stored (${fmt(e2e.acked)} spans, all in otel_traces after ${e2e.storeS.toFixed(1)} s; ${e2e.refused} requests got 429)`,
 );
 console.log(
-  `decode-only: ${fmt(decodeOnly(bodies))} spans/s (protobuf -> Native columns, one core)`,
+  `server CPU:  ${fmt(e2e.acked / e2e.serverCpuS)} spans per CPU-second (${e2e.serverCpuS.toFixed(1)} s of CPU, all threads: receive, decode, log, insert)`,
+);
+const decode = decodeOnly(bodies);
+console.log(
+  `decode-only: ${fmt(decode.perSecond)} spans/s (protobuf -> Native columns, one thread; ${fmt(decode.perCpuSecond)} per CPU-second)`,
 );
 const ins = await insertBench(bodies);
 console.log(
-  `insert-only: ${fmt(ins.rowsPerSecond)} rows/s (Native via file(), batches of ${fmt(ins.batchRows)} rows, with the typed-attribute rows)`,
+  `insert-only: ${fmt(ins.rowsPerSecond)} rows/s (Native via file(), batches of ${fmt(ins.batchRows)} rows, with the typed-attribute rows; ${fmt(ins.rowsPerCpuSecond)} per CPU-second)`,
 );
 if (argv.includes('--formats')) {
   for (const line of await formatsBench(ins.store)) console.log(line);

@@ -40,7 +40,8 @@ export function int64Value(lo: number, hi: number): number | string {
 
 /** Doubles as JavaScript (and Go's pcommon) print them: shortest round-trip form. */
 export function formatDouble(d: number): string {
-  return String(d);
+  // String(-0) is "0"; Go (and JSON.parse) keep the sign.
+  return Object.is(d, -0) ? '-0' : String(d);
 }
 
 /** JSON text of a string as Go's encoding/json writes it (HTML-safe escapes). */

@@ -7,8 +7,9 @@ export class ByteSink {
   buf: Buffer;
   len = 0;
 
-  constructor(initialBytes = 256) {
-    this.buf = Buffer.allocUnsafe(Math.max(16, initialBytes));
+  /** `initial`: a size, or a buffer to reuse (from a pool; its contents are overwritten). */
+  constructor(initial: number | Buffer = 256) {
+    this.buf = typeof initial === 'number' ? Buffer.allocUnsafe(Math.max(16, initial)) : initial;
   }
 
   /** Makes room for `n` more bytes. */

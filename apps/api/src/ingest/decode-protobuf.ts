@@ -1,15 +1,17 @@
 import { ByteSink } from './byte-sink';
 import { SpanColumns } from './span-columns';
 import { ProtoReader } from './proto-reader';
+import { decodeSpan } from './decode-span';
 import {
   SERVICE_NAME,
   T_LEN1,
   T_LEN2,
+  prefixBytes,
   writeKeyValue,
   type Resource,
   type Scope,
+  type TypedSink,
 } from './proto-helpers';
-import { decodeSpan } from './decode-span';
 
 /**
  * ExportTraceServiceRequest (protobuf) -> Native columns, in one pass over the bytes and without
@@ -33,8 +35,7 @@ export interface DecodedRequest {
 function decodeResource(r: ProtoReader, start: number, end: number): Resource {
   const keys = new ByteSink(256);
   const vals = new ByteSink(256);
-  const typedKeys: string[] = [];
-  const typedVals: string[] = [];
+  const typed: TypedSink = { keys: new ByteSink(64), vals: new ByteSink(64), count: 0 };
   let count = 0;
   let service = Buffer.from([0]);
   r.p = start;
@@ -45,7 +46,7 @@ function decodeResource(r: ProtoReader, start: number, end: number): Resource {
       const kvStart = r.p;
       const valsBefore = vals.len;
       const keysBefore = keys.len;
-      writeKeyValue(r, kvStart, kvEnd, keys, vals, 'r:', typedKeys, typedVals);
+      writeKeyValue(r, kvStart, kvEnd, keys, vals, RESOURCE_PREFIX, typed);
       count++;
       // service.name -> ServiceName: compare the key bytes (after the 1-byte length 12).
       const k = keys.buf;
@@ -62,8 +63,9 @@ function decodeResource(r: ProtoReader, start: number, end: number): Resource {
     vals: Buffer.from(vals.bytes()),
     count,
     service,
-    typedKeys,
-    typedVals,
+    typedKeys: Buffer.from(typed.keys.bytes()),
+    typedVals: Buffer.from(typed.vals.bytes()),
+    typedCount: typed.count,
   };
 }
 
@@ -72,9 +74,12 @@ const NO_RESOURCE: Resource = {
   vals: Buffer.alloc(0),
   count: 0,
   service: Buffer.from([0]),
-  typedKeys: [],
-  typedVals: [],
+  typedKeys: Buffer.alloc(0),
+  typedVals: Buffer.alloc(0),
+  typedCount: 0,
 };
+
+const RESOURCE_PREFIX = prefixBytes('r:');
 
 function decodeScope(r: ProtoReader, start: number, end: number): Scope {
   const s: Scope = { nameAt: -1, nameEnd: -1, versionAt: -1, versionEnd: -1 };

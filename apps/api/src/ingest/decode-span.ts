@@ -12,9 +12,12 @@ import {
   writeHex,
   writeKeyValue,
   writeStr,
+  prefixBytes,
   type Resource,
   type Scope,
+  type TypedSink,
 } from './proto-helpers';
+import { ByteSink } from './byte-sink';
 
 /** Where the counters for the request live (decode-protobuf's DecodedRequest). */
 export interface SpanTally {
@@ -78,8 +81,9 @@ class SpanFields {
 }
 
 const f = new SpanFields();
-const typedKeys: string[] = [];
-const typedVals: string[] = [];
+const SPAN_PREFIX = prefixBytes('s:');
+/** The typed values of the span being decoded (its sinks are set per span). */
+const typed: TypedSink = { keys: new ByteSink(16), vals: new ByteSink(16), count: 0 };
 
 /** Checks a Link's ids without writing anything (pass 1). */
 function linkIdsValid(r: ProtoReader, start: number, end: number): boolean {
@@ -223,7 +227,7 @@ function writeEvent(
   let timeAt = -1;
   let nameAt = -1;
   let nameEnd = -1;
-  const prefix = `e${index}:`;
+  const prefix = prefixBytes(`e${index}:`);
   r.p = start;
   while (r.p < end) {
     const t = r.varint32(end);
@@ -236,7 +240,7 @@ function writeEvent(
       r.p = nameEnd;
     } else if (t === T_EV_ATTR) {
       const e = r.lenEnd(end);
-      writeKeyValue(r, r.p, e, c.evAttrKeys, c.evAttrVals, prefix, typedKeys, typedVals);
+      writeKeyValue(r, r.p, e, c.evAttrKeys, c.evAttrVals, prefix, typed);
       c.evAttrCount++;
       r.p = e;
     } else r.skip(t & 7, end);
@@ -257,7 +261,7 @@ function writeLink(
   let spanAt = -1;
   let stateAt = -1;
   let stateEnd = -1;
-  const prefix = `l${index}:`;
+  const prefix = prefixBytes(`l${index}:`);
   r.p = start;
   while (r.p < end) {
     const t = r.varint32(end);
@@ -272,7 +276,7 @@ function writeLink(
       r.p = stateEnd;
     } else if (t === T_LN_ATTR) {
       const e = r.lenEnd(end);
-      writeKeyValue(r, r.p, e, c.lnAttrKeys, c.lnAttrVals, prefix, typedKeys, typedVals);
+      writeKeyValue(r, r.p, e, c.lnAttrKeys, c.lnAttrVals, prefix, typed);
       c.lnAttrCount++;
       r.p = e;
     } else r.skip(t & 7, end);
@@ -295,7 +299,7 @@ function writeRepeated(r: ProtoReader, start: number, end: number, c: SpanColumn
     const t = r.varint32(end);
     if (t === T_ATTR) {
       const e = r.lenEnd(end);
-      writeKeyValue(r, r.p, e, c.attrKeys, c.attrVals, 's:', typedKeys, typedVals);
+      writeKeyValue(r, r.p, e, c.attrKeys, c.attrVals, SPAN_PREFIX, typed);
       c.attrCount++;
       r.p = e;
     } else if (t === T_EVENT) {
@@ -312,21 +316,16 @@ function writeRepeated(r: ProtoReader, start: number, end: number, c: SpanColumn
   }
 }
 
-function writeTypedRow(c: SpanColumns, b: Buffer, resource: Resource): void {
-  const n = resource.typedKeys.length + typedKeys.length;
-  if (n === 0) return;
+/**
+ * The span's companion row: its typed values were appended to tKeys/tVals while decoding
+ * (the resource's first); when there are any, the row's other columns follow.
+ */
+function writeTypedRow(c: SpanColumns, b: Buffer): void {
+  if (typed.count === 0) return;
   writeHex(c.tTraceId, b, f.traceId, 16);
   writeHex(c.tSpanId, b, f.spanId, 8);
   writeFixed8(c.tTs, b, f.start);
-  for (let i = 0; i < resource.typedKeys.length; i++) {
-    c.tKeys.string(resource.typedKeys[i] ?? '');
-    c.tVals.string(resource.typedVals[i] ?? '');
-  }
-  for (let i = 0; i < typedKeys.length; i++) {
-    c.tKeys.string(typedKeys[i] ?? '');
-    c.tVals.string(typedVals[i] ?? '');
-  }
-  c.tCount += n;
+  c.tCount += typed.count;
   c.tOff.u64(c.tCount, 0);
   c.typedRows++;
 }
@@ -349,8 +348,11 @@ export function decodeSpan(
     return;
   }
   const c = out.columns;
-  typedKeys.length = 0;
-  typedVals.length = 0;
+  typed.keys = c.tKeys;
+  typed.vals = c.tVals;
+  typed.count = resource.typedCount;
+  c.tKeys.copy(resource.typedKeys, 0, resource.typedKeys.length);
+  c.tVals.copy(resource.typedVals, 0, resource.typedVals.length);
   writeFixed8(c.ts, b, f.start);
   writeHex(c.traceId, b, f.traceId, 16);
   writeHex(c.spanId, b, f.spanId, 8);
@@ -373,7 +375,7 @@ export function decodeSpan(
   c.attrOff.u64(c.attrCount, 0);
   c.evOff.u64(c.evCount, 0);
   c.lnOff.u64(c.lnCount, 0);
-  writeTypedRow(c, b, resource);
+  writeTypedRow(c, b);
   c.rows++;
   out.accepted++;
 }

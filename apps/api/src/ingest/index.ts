@@ -33,8 +33,8 @@ export interface IngestTuning extends WriterTuning {
 
 export const DEFAULT_TUNING: IngestTuning = {
   maxBatchSpans: 200_000,
-  minBatchSpans: 8192,
-  maxDelayMs: 200,
+  minBatchSpans: 50_000,
+  maxDelayMs: 1000,
   segmentBytes: 64 * 1024 * 1024,
 };
 
@@ -62,10 +62,17 @@ function replay(
   for (const r of records) {
     try {
       const d = decodeTraceRequest(r.payload);
-      if (d.accepted === 0) continue;
+      const release = () => {
+        d.columns.release();
+      };
+      if (d.accepted === 0) {
+        release();
+        continue;
+      }
       const traces = d.columns.tracesBlock();
       const typed = d.columns.typedBlock();
-      writer.push({ seq: r.seq, spans: d.accepted, traces, typed, arrivedMs: Date.now() }, true);
+      const arrivedMs = Date.now();
+      writer.push({ seq: r.seq, spans: d.accepted, traces, typed, arrivedMs, release }, true);
       spans += d.accepted;
     } catch (err) {
       // It decoded when it was accepted; if it no longer does, say so and go on.

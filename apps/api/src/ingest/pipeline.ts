@@ -33,16 +33,26 @@ export class Pipeline {
     const d = decodeTraceRequest(payload);
     const message = d.rejected > 0 ? `${d.rejected} span(s) rejected: ${d.rejectReason}` : '';
     const result = { accepted: d.accepted, rejected: d.rejected, message };
-    if (d.accepted === 0) return { status: 'ok', ...result };
-    if (!this.writer.tryReserve(d.accepted)) return { status: 'full', ...result, accepted: 0 };
+    const release = () => {
+      d.columns.release();
+    };
+    if (d.accepted === 0) {
+      release();
+      return { status: 'ok', ...result };
+    }
+    if (!this.writer.tryReserve(d.accepted)) {
+      release();
+      return { status: 'full', ...result, accepted: 0 };
+    }
     const traces = d.columns.tracesBlock();
     const typed = d.columns.typedBlock();
     try {
       await this.wal.append(payload, (seq) => {
-        this.writer.push({ seq, spans: d.accepted, traces, typed, arrivedMs: Date.now() });
+        this.writer.push({ seq, spans: d.accepted, traces, typed, arrivedMs: Date.now(), release });
       });
     } catch (err) {
       this.writer.unreserve(d.accepted);
+      release();
       throw err;
     }
     this.meter.record(d.accepted);

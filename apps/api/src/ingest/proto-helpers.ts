@@ -71,8 +71,29 @@ export interface Resource {
   vals: Buffer;
   count: number;
   service: Buffer;
-  typedKeys: string[];
-  typedVals: string[];
+  /** Its typed values, already as Native strings (`r:`-prefixed keys, JSON values). */
+  typedKeys: Buffer;
+  typedVals: Buffer;
+  typedCount: number;
+}
+
+/** Where typed values go: Native strings of prefixed keys and of JSON values, and a count. */
+export interface TypedSink {
+  keys: ByteSink;
+  vals: ByteSink;
+  count: number;
+}
+
+const PREFIXES = new Map<string, Buffer>();
+
+/** The bytes of a typed-key prefix (`s:`, `r:`, `e3:`...), made once. */
+export function prefixBytes(prefix: string): Buffer {
+  let b = PREFIXES.get(prefix);
+  if (!b) {
+    b = Buffer.from(prefix, 'latin1');
+    if (PREFIXES.size < 4096) PREFIXES.set(prefix, b);
+  }
+  return b;
 }
 
 export interface Scope {
@@ -82,16 +103,15 @@ export interface Scope {
   versionEnd: number;
 }
 
-/** Appends one KeyValue to keys/vals; a non-string value also goes to the typed lists. */
+/** Appends one KeyValue to keys/vals; a non-string value also goes to `typed`. */
 export function writeKeyValue(
   r: ProtoReader,
   start: number,
   end: number,
   keys: ByteSink,
   vals: ByteSink,
-  prefix: string,
-  typedKeys: string[],
-  typedVals: string[],
+  prefix: Buffer,
+  typed: TypedSink,
 ): void {
   const b = r.b;
   r.p = start;
@@ -112,19 +132,22 @@ export function writeKeyValue(
     } else r.skip(t & 7, end);
   }
   writeStr(keys, b, keyAt, keyEnd);
-  let typed: string | null;
+  let json: string | null;
   if (vStart < 0) {
     vals.u8(EMPTY);
-    typed = 'null';
-  } else typed = writeAnyValue(r, vStart, vEnd, vals);
-  if (typed !== null) {
-    let key = '';
-    if (keyAt >= 0) {
-      r.p = keyAt;
-      const e = r.lenEnd(end);
-      key = b.toString('utf8', r.p, e);
-    }
-    typedKeys.push(prefix + key);
-    typedVals.push(typed);
+    json = 'null';
+  } else json = writeAnyValue(r, vStart, vEnd, vals);
+  if (json === null) return;
+  // The typed key is the prefix and the key's bytes, copied without making a JS string.
+  let keyStart = keyEnd;
+  if (keyAt >= 0) {
+    r.p = keyAt;
+    r.lenEnd(end);
+    keyStart = r.p;
   }
+  typed.keys.varint(prefix.length + keyEnd - keyStart);
+  typed.keys.copy(prefix, 0, prefix.length);
+  if (keyAt >= 0) typed.keys.copy(b, keyStart, keyEnd);
+  typed.vals.string(json);
+  typed.count++;
 }

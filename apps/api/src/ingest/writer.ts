@@ -13,6 +13,8 @@ export interface QueuedRequest {
   traces: Buffer[];
   typed: Buffer[];
   arrivedMs: number;
+  /** Called once the blocks are in the store (their buffers are reused). */
+  release: () => void;
 }
 
 export interface WriterTuning {
@@ -199,6 +201,7 @@ export class SpanWriter {
     }
     await batchLog.commit(last);
     const spans = batch.reduce((n, r) => n + r.spans, 0);
+    for (const r of batch) r.release();
     this.queue.splice(0, batch.length);
     this.reserved -= spans;
     this.insertedSpans += spans;
