@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { ApiError } from '../api/client';
+import { useStore } from '../state/store-context';
 
 export function Loading({ label = 'Loading…', height = 220 }: { label?: string; height?: number }) {
   return (
@@ -11,8 +12,9 @@ export function Loading({ label = 'Loading…', height = 220 }: { label?: string
 
 export function ErrorState({ error, what }: { error: Error; what: string }) {
   const status = error instanceof ApiError ? ` (HTTP ${error.status})` : '';
+  const { refresh } = useStore();
   return (
-    <div className="state error" role="alert">
+    <div className="state error panel" role="alert">
       <h2>Could not load {what}</h2>
       <p>
         {error.message}
@@ -21,6 +23,9 @@ export function ErrorState({ error, what }: { error: Error; what: string }) {
       {error instanceof ApiError && error.status === 404 && (
         <p>This server may not offer that endpoint yet: check that Tailscope is up to date.</p>
       )}
+      <button type="button" onClick={refresh}>
+        Try again
+      </button>
     </div>
   );
 }

@@ -52,6 +52,11 @@ export function waterfallRows(
     };
     if (c) {
       const server = c.call.server;
+      // A call is named by what answered it (the leaf), not by the caller's client span.
+      if (server) {
+        row.label = server.span.name;
+        row.service = server.span.service;
+      }
       if (server && server !== c.call.measured)
         row.inner = { startMs: server.startMs, durationMs: server.durationMs };
       row.host = c.call.host;

@@ -117,7 +117,7 @@ function TraceView({ trace }: { trace: Trace }) {
       {main && (
         <Panel id="calls" title="Calls by finishing time">
           <div className="table-wrap">
-            <table data-testid="calls">
+            <table data-testid="calls" data-background={bg.state}>
               <thead>
                 <tr>
                   <th>Host</th>

@@ -66,7 +66,7 @@ function Costs({ r }: { r: WhatIfResult }) {
         <Card
           label="Capacity removed"
           value={formatPct(r.probation.capacityRemoved)}
-          sub={`${r.probation.hosts.length} hosts on probation`}
+          sub={`${r.probation.hosts.length} host${r.probation.hosts.length === 1 ? '' : 's'} on probation`}
         />
       )}
       {r.completeness && (

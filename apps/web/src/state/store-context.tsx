@@ -2,7 +2,7 @@ import { createContext, useCallback, useContext, useMemo, useState, type ReactNo
 import { useSearchParams } from 'react-router';
 import { fetchStats } from '../api/endpoints';
 import type { Stats } from '../api/contracts';
-import { useResource, type Resource } from './use-resource';
+import { GenerationContext, useResource, type Resource } from './use-resource';
 import {
   nanoToMs,
   parseFilters,
@@ -36,7 +36,11 @@ export function StoreProvider({ children }: { children: ReactNode }) {
     () => ({ stats, nowMs, generation, refresh }),
     [stats, nowMs, generation, refresh],
   );
-  return <StoreContext value={value}>{children}</StoreContext>;
+  return (
+    <GenerationContext value={generation}>
+      <StoreContext value={value}>{children}</StoreContext>
+    </GenerationContext>
+  );
 }
 
 export function useStore(): StoreState {

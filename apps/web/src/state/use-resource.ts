@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useState } from 'react';
 
 export type Resource<T> =
   | { state: 'idle' }
@@ -47,11 +47,16 @@ function start<T>(key: string, load: (signal: AbortSignal) => Promise<T>): Promi
   return p;
 }
 
+/** Bumped by "Refresh" and "Try again": every resource is asked again under a new key. */
+export const GenerationContext = createContext(0);
+
 /** Loads `key` with `load` as a Resource. A null key means "not yet askable" (idle). */
 export function useResource<T>(
-  key: string | null,
+  baseKey: string | null,
   load: (signal: AbortSignal) => Promise<T>,
 ): Resource<T> {
+  const generation = useContext(GenerationContext);
+  const key = baseKey === null ? null : `${generation}|${baseKey}`;
   const [current, setCurrent] = useState<{ key: string | null; res: Resource<T> }>({
     key: null,
     res: { state: 'idle' },

@@ -146,7 +146,7 @@ export function knobsFor(kind: PolicyKind, c: KnobContext): Knob[] {
     probation: [
       {
         name: 'threshold',
-        label: 'Slow when p above fleet median ×',
+        label: 'Slow above the fleet median ×',
         unit: 'factor',
         min: 1.1,
         max: 10,

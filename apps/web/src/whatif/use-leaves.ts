@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { apiUrl } from '../api/client';
 import { requestKey, type OperationKey } from '../api/endpoints';
@@ -38,7 +38,7 @@ export function useLeafData(
 
 /**
  * Opens an example trace for a query (a host, a time window, a latency) from the loaded leaf
- * data. `message` says why nothing opened.
+ * data; asked before the data is in, it opens once it is. `message` says why nothing opened.
  */
 export function useOpenExample(leaves: Resource<LeafData>): {
   open: (q: ExampleQuery) => void;
@@ -46,14 +46,12 @@ export function useOpenExample(leaves: Resource<LeafData>): {
 } {
   const navigate = useNavigate();
   const [message, setMessage] = useState<string | null>(null);
+  const [waiting, setWaiting] = useState<ExampleQuery | null>(null);
   const key = leaves.state === 'ready' ? leaves.data.key : null;
-  const open = useCallback(
-    (q: ExampleQuery) => {
-      if (key === null) {
-        setMessage('Example traces need the leaf data, which is not loaded.');
-        return;
-      }
-      leafClient.example(key, q).then(
+  const failed = leaves.state === 'error' ? leaves.error.message : null;
+  const go = useCallback(
+    (k: string, q: ExampleQuery) => {
+      leafClient.example(k, q).then(
         (traceId) => {
           if (traceId === null) setMessage('No fan-out matches that (host, time window).');
           else void navigate(`/traces/${traceId}${window.location.search}`);
@@ -63,7 +61,28 @@ export function useOpenExample(leaves: Resource<LeafData>): {
         },
       );
     },
-    [key, navigate],
+    [navigate],
+  );
+  useEffect(() => {
+    if (waiting === null) return;
+    if (key !== null) {
+      setWaiting(null);
+      setMessage(null);
+      go(key, waiting);
+    } else if (failed !== null) {
+      setWaiting(null);
+      setMessage(`Example traces need the leaf data: ${failed}`);
+    }
+  }, [key, failed, waiting, go]);
+  const open = useCallback(
+    (q: ExampleQuery) => {
+      if (key !== null) go(key, q);
+      else {
+        setMessage('Finding an example request…');
+        setWaiting(q);
+      }
+    },
+    [key, go],
   );
   return { open, message };
 }
