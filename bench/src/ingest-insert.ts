@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openStore, type Store } from '../../apps/api/src/store';
-import { enableInsertDeduplication, insertNative } from '../../apps/api/src/store/traces-insert';
+import { insertNative, prepareForIngest } from '../../apps/api/src/store/traces-insert';
 import {
   TYPED_ATTRIBUTES_TABLE,
   createTypedAttributesTable,
@@ -29,8 +29,9 @@ export async function insertBench(
   const dir = mkdtempSync(join(tmpdir(), 'tailscope-bench-insert-'));
   const store = openStore({ dataDir: dir });
   await migrate(store);
-  await enableInsertDeduplication(store);
   await createTypedAttributesTable(store);
+  for (const table of ['otel_traces', 'otel_traces_trace_id_ts', TYPED_ATTRIBUTES_TABLE])
+    await prepareForIngest(store, table);
   const decoded = bodies.map((b) => decodeTraceRequest(b));
   const batches: { traces: Buffer[]; typed: Buffer[]; rows: number }[] = [];
   for (let i = 0; i < decoded.length; i += batchRequests) {

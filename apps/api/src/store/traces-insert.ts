@@ -68,19 +68,25 @@ export async function insertNative(store: Store, ins: NativeInsert): Promise<voi
 }
 
 /**
- * Non-replicated MergeTree tables only deduplicate inserts when they keep a window of recent
- * block ids; the exporter's DDL leaves it at 0. Setting it changes no column, so the table stays
- * what a Collector writes. Replicated tables deduplicate already and are left alone.
+ * Table settings the ingest guarantees rest on; they change no column, so the tables stay what a
+ * Collector writes.
+ *  - `non_replicated_deduplication_window`: a non-replicated MergeTree only honours
+ *    insert_deduplication_token when it remembers recent block ids (the exporter's DDL leaves
+ *    it at 0). Replicated tables deduplicate already and are left alone.
+ *  - embedded only, `fsync_after_insert` / `fsync_part_directory`: once an insert returns, its
+ *    part is on disk, so the write-ahead log can drop those records even if the machine (not
+ *    only the process) goes down next. One fsync per part, at about one insert per second.
  */
-export async function enableInsertDeduplication(store: Store, table = TRACES_TABLE): Promise<void> {
-  const rows = await store.query<{ engine: string; window: string }>(sql`
-    SELECT engine, toString(extract(engine_full, 'non_replicated_deduplication_window = (\\d+)')) AS window
+export async function prepareForIngest(store: Store, table: string): Promise<void> {
+  if (!IDENT.test(table)) throw new Error(`invalid table name ${JSON.stringify(table)}`);
+  const rows = await store.query<{ engine: string; full: string }>(sql`
+    SELECT engine, engine_full AS full
     FROM system.tables WHERE database = currentDatabase() AND name = ${table}`);
   const t = rows[0];
   if (!t || t.engine.startsWith('Replicated') || !t.engine.endsWith('MergeTree')) return;
-  if (Number(t.window || '0') >= 100) return;
-  if (!IDENT.test(table)) throw new Error(`invalid table name ${JSON.stringify(table)}`);
-  await store.command(
-    sql`ALTER TABLE ${raw(table)} MODIFY SETTING non_replicated_deduplication_window = 1000`,
-  );
+  const wanted = ['non_replicated_deduplication_window = 1000'];
+  if (store.embedded) wanted.push('fsync_after_insert = 1', 'fsync_part_directory = 1');
+  const missing = wanted.filter((w) => !t.full.includes(w));
+  if (missing.length === 0) return;
+  await store.command(sql`ALTER TABLE ${raw(table)} MODIFY SETTING ${raw(missing.join(', '))}`);
 }

@@ -18,9 +18,8 @@ export async function createTypedAttributesTable(store: Store): Promise<void> {
   if (cluster !== undefined && !IDENT.test(cluster))
     throw new Error(`invalid cluster name ${JSON.stringify(cluster)}`);
   const onCluster = cluster ? ` ON CLUSTER ${cluster}` : '';
+  // Settings for deduplication and fsync are added by prepareForIngest, as for otel_traces.
   const engine = cluster ? 'ReplicatedMergeTree' : 'MergeTree()';
-  // Deduplication window: replaying a write-ahead-log batch must not insert it twice.
-  const dedup = cluster ? '' : ', non_replicated_deduplication_window = 1000';
   await store.command(sql`CREATE TABLE IF NOT EXISTS ${raw(TYPED_ATTRIBUTES_TABLE + onCluster)} (
     TraceId String CODEC(ZSTD(1)),
     SpanId String CODEC(ZSTD(1)),
@@ -29,7 +28,7 @@ export async function createTypedAttributesTable(store: Store): Promise<void> {
   ) ENGINE = ${raw(engine)}
   PARTITION BY toDate(Timestamp)
   ORDER BY (TraceId, SpanId)
-  SETTINGS index_granularity = 8192${raw(dedup)}`);
+  SETTINGS index_granularity = 8192`);
 }
 
 export interface TypedAttributesRow {
