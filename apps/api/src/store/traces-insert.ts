@@ -2,7 +2,6 @@ import { open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Store } from './client';
 import { sql, raw } from './sql';
-import { TRACES_TABLE } from './schema';
 
 /**
  * The ingest write path into `otel_traces` (and our companion table): whole batches as
