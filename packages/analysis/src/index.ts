@@ -13,3 +13,4 @@ export * from './hosts';
 export * from './leaf-calls-builder';
 export * from './detect';
 export * from './leaf-pack';
+export * from './background';

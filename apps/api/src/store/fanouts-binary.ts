@@ -1,6 +1,3 @@
-import type { AttributeColumn, LeafCalls } from '@tailscope/analysis';
-import type { LoadedLeafCalls } from './fanouts';
-
 /**
  * Reads the one RowBinary row `loadLeafCalls` selects: ClickHouse's RowBinary is the columns of
  * each row back to back, an Array as a LEB128 length then its elements (numbers little-endian,
@@ -69,50 +66,51 @@ class RowBinaryReader {
   }
 }
 
-/** LeafCalls from the RowBinary row of `loadLeafCalls` (column order fixed there). */
-export function leafCallsFromRowBinary(
-  buf: Buffer,
-  attributeKeys: readonly string[],
-): LoadedLeafCalls {
+/** The row `loadLeafCalls` selects, as typed columns (order fixed in fanouts-leaves.ts). */
+export interface LeafRow {
+  fanouts: number;
+  matched: number;
+  traceIds: string[];
+  parentSpanIds: string[];
+  fanoutStartMs: Float64Array;
+  /** Fan-out start, ns relative to the query's base (exact integers in float64). */
+  fanoutStartRel: Float64Array;
+  widths: Uint32Array;
+  /** Per call: start, ns relative to the base; duration, ns. */
+  startRel: Float64Array;
+  durNs: Float64Array;
+  host: Uint32Array;
+  hostDict: string[];
+  mode: Uint32Array;
+  modeDict: string[];
+  attrs: Uint32Array[];
+  attrDicts: string[][];
+}
+
+export function readLeafRow(buf: Buffer, attributeCount: number): LeafRow {
   const r = new RowBinaryReader(buf);
-  const fanouts = r.uint32();
-  const matched = r.uint32();
-  const traceIds = r.strings();
-  const parentSpanIds = r.strings();
-  const fanoutStartMs = r.float64s();
-  const widths = r.uint32s();
-  const startMs = r.float64s();
-  const durationMs = r.float64s();
-  const host = r.uint32s();
-  const hosts = r.strings();
-  const mode = r.uint32s();
-  const modes = r.strings();
-  const background = r.uint32s();
-  const backgrounds = r.strings();
-  const attributes: Record<string, AttributeColumn> = {};
-  for (const key of attributeKeys) {
-    const index = r.uint32s();
-    attributes[key] = { index, values: r.strings() };
+  const row: LeafRow = {
+    fanouts: r.uint32(),
+    matched: r.uint32(),
+    traceIds: r.strings(),
+    parentSpanIds: r.strings(),
+    fanoutStartMs: r.float64s(),
+    fanoutStartRel: r.float64s(),
+    widths: r.uint32s(),
+    startRel: r.float64s(),
+    durNs: r.float64s(),
+    host: r.uint32s(),
+    hostDict: r.strings(),
+    mode: r.uint32s(),
+    modeDict: r.strings(),
+    attrs: [],
+    attrDicts: [],
+  };
+  for (let i = 0; i < attributeCount; i++) {
+    row.attrs.push(r.uint32s());
+    row.attrDicts.push(r.strings());
   }
   if (!r.done()) throw new Error('RowBinary: unexpected trailing bytes');
-  if (widths.length !== fanouts) throw new Error('RowBinary: fan-out count mismatch');
-  const fanoutOffsets = new Uint32Array(fanouts + 1);
-  for (let i = 0; i < fanouts; i++)
-    fanoutOffsets[i + 1] = (fanoutOffsets[i] as number) + (widths[i] as number);
-  const calls: LeafCalls = {
-    fanoutOffsets,
-    fanoutStartMs,
-    traceIds,
-    parentSpanIds,
-    startMs,
-    durationMs,
-    host,
-    mode,
-    background,
-    hosts,
-    modes,
-    backgrounds,
-  };
-  if (attributeKeys.length > 0) calls.attributes = attributes;
-  return { calls, sampled: matched > fanouts };
+  if (row.widths.length !== row.fanouts) throw new Error('RowBinary: fan-out count mismatch');
+  return row;
 }

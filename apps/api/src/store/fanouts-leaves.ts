@@ -1,0 +1,195 @@
+import {
+  BACKGROUND_KEY,
+  BACKGROUND_LOOKBACK_NS,
+  EDGE_SLACK_NS,
+  UNKNOWN_HOST,
+  backgroundOfCalls,
+  type LeafCalls,
+} from '@tailscope/analysis';
+import type { Store } from './client';
+import { join, raw, sql, type Sql } from './sql';
+import {
+  callsSql,
+  fanoutsSql,
+  hostOf,
+  inWindow,
+  JOIN_SETTINGS,
+  ns,
+  type FanoutScope,
+} from './fanouts';
+import { readLeafRow, type LeafRow } from './fanouts-binary';
+
+/**
+ * Loading the leaf calls of one operation: ClickHouse detects the fan-outs and returns one
+ * RowBinary row of column arrays (no per-call JSON, strings dictionary-encoded there); this
+ * module orders the fan-outs and assigns background activity (a handful of windows per host,
+ * matched exactly in TypeScript instead of joined per call in SQL).
+ *
+ * Call times come back in nanoseconds relative to `base` = from - BACKGROUND_LOOKBACK_NS as
+ * float64, exact below 2^53 ns (104 days of range), so differences and window overlaps are
+ * exact integers; startMs and durationMs are then computed as the reference computes them.
+ */
+
+/** What loadLeafCalls returns besides the calls. */
+export interface LoadedLeafCalls {
+  calls: LeafCalls;
+  /** More fan-outs matched than `maxFanouts`: a uniform sample (by fan-out key hash) was kept. */
+  sampled: boolean;
+}
+
+/**
+ * The LeafCalls of one leaf operation (all parents) whose fan-outs start in [from, to), with
+ * host, sharing mode, background and the asked attribute columns. At most `maxFanouts`
+ * fan-outs: when more match, those with the smallest cityHash64 of their key are kept (a
+ * deterministic uniform sample). Fan-outs ordered by (start, trace id, parent span id); calls
+ * in a fan-out by (start, duration, host, mode, attributes).
+ */
+export async function loadLeafCalls(
+  store: Store,
+  scope: FanoutScope & { leafService: string; leafOperation: string },
+  opts: { attributeKeys?: readonly string[]; maxFanouts?: number } = {},
+): Promise<LoadedLeafCalls> {
+  const keys = opts.attributeKeys ?? [];
+  const max = opts.maxFanouts ?? 200_000;
+  const base = scope.fromNs - BACKGROUND_LOOKBACK_NS;
+  const [row, windows] = await Promise.all([
+    execBytes(store, leafRowSql(scope, keys, max, base)).then((b) => readLeafRow(b, keys.length)),
+    backgroundWindows(store, scope, base),
+  ]);
+  return { calls: assemble(row, keys, windows), sampled: row.matched > row.fanouts };
+}
+
+/** Bound once per query as `base`: it sits inside lambdas, where fragments cannot be spliced. */
+const BASE = raw('{base:Int64}');
+
+function leafRowSql(scope: FanoutScope, keys: readonly string[], max: number, base: bigint): Sql {
+  const fields = ['startNs', 'durNs', 'host', 'mode', ...keys.map((_, i) => `a${i}`)].join(', ');
+  // One array per column and fan-out; lambdas capture only the row's scalars (a lambda that
+  // captures an array column makes ClickHouse copy that array for every element).
+  const perCall = [
+    'arrayMap(c -> toFloat64(c.1 - {base:Int64}), kept) AS st',
+    'arrayMap(c -> toFloat64(c.2), kept) AS du',
+    'arrayMap(c -> c.3, kept) AS h',
+    'arrayMap(c -> c.4, kept) AS m',
+    ...keys.map((_, i) => `arrayMap(c -> c.${i + 5}, kept) AS v${i}`),
+  ].join(', ');
+  // Dictionaries: ids in order of first appearance (arrayEnumerateDense) and the values in the
+  // same order (first occurrences, arrayEnumerateUniq = 1), both hash-based, O(calls).
+  const dict = (name: string, col: string): Sql => {
+    const all = `arrayFlatten(groupArray(${col}))`;
+    return raw(`, arrayMap(i -> toUInt32(i - 1), arrayEnumerateDense(${all})) AS ${name},
+      arrayFilter((x, u) -> u = 1, ${all}, arrayEnumerateUniq(${all})) AS ${name}Dict`);
+  };
+  const calls = callsSql(scope, { attributeKeys: keys });
+  const q = sql`
+    SELECT toUInt32(count()) AS fanouts, toUInt32(any(total)) AS matched,
+      groupArray(tid) AS traceIds, groupArray(pid) AS parentSpanIds,
+      groupArray(toFloat64(s0) / 1e6) AS fanoutStartMs, groupArray(toFloat64(s0 - ${BASE})) AS fanoutStartRel,
+      groupArray(toUInt32(n)) AS widths,
+      arrayFlatten(groupArray(st)) AS startRel, arrayFlatten(groupArray(du)) AS durNs
+      ${dict('host', 'h')} ${dict('mode', 'm')} ${join(
+        keys.map((_, i) => dict(`a${i}`, `v${i}`)),
+        ' ',
+      )}
+    FROM (
+      SELECT s0, tid, pid, n, ${raw(perCall)}, count() OVER () AS total
+      FROM (${fanoutsSql(scope, calls, fields)})
+      ORDER BY cityHash64(fk) LIMIT ${max}
+    )
+    SETTINGS ${raw(JOIN_SETTINGS)}`;
+  return { ...q, params: { ...q.params, base: base.toString() } };
+}
+
+/** Background-activity spans that can overlap the calls, times relative to `base` in ns. */
+async function backgroundWindows(
+  store: Store,
+  scope: FanoutScope,
+  base: bigint,
+): Promise<{ host: string; start: number; end: number; kind: string }[]> {
+  const win = inWindow(scope.fromNs - BACKGROUND_LOOKBACK_NS, scope.toNs + EDGE_SLACK_NS);
+  return store.query(sql`
+    SELECT if(h != '', h, ${UNKNOWN_HOST}) AS host, toFloat64(toUnixTimestamp64Nano(Timestamp) - ${ns(base)}) AS start,
+      start + toFloat64(Duration) AS end, SpanAttributes[${BACKGROUND_KEY}] AS kind, ${hostOf('ResourceAttributes')} AS h
+    FROM otel_traces
+    WHERE ${win} AND mapContains(SpanAttributes, ${BACKGROUND_KEY}) AND SpanAttributes[${BACKGROUND_KEY}] != ''`);
+}
+
+/** Orders the fan-outs, computes ms columns and background, builds LeafCalls. O(calls). */
+function assemble(
+  r: LeafRow,
+  keys: readonly string[],
+  windows: readonly { host: string; start: number; end: number; kind: string }[],
+): LeafCalls {
+  const f = r.fanouts;
+  const srcOffset = new Uint32Array(f + 1);
+  for (let i = 0; i < f; i++) srcOffset[i + 1] = (srcOffset[i] as number) + (r.widths[i] as number);
+  const order = Array.from({ length: f }, (_, i) => i).sort(
+    (a, b) =>
+      (r.fanoutStartRel[a] as number) - (r.fanoutStartRel[b] as number) ||
+      cmp(r.traceIds[a] ?? '', r.traceIds[b] ?? '') ||
+      cmp(r.parentSpanIds[a] ?? '', r.parentSpanIds[b] ?? ''),
+  );
+  const total = r.startRel.length;
+  const perm = new Uint32Array(total); // new call position -> source position
+  const fanoutOffsets = new Uint32Array(f + 1);
+  const startMs = new Float64Array(total);
+  const durationMs = new Float64Array(total);
+  const absRel = new Float64Array(total);
+  let k = 0;
+  order.forEach((src, dst) => {
+    const s0 = r.fanoutStartRel[src] as number;
+    for (let j = srcOffset[src] as number; j < (srcOffset[src + 1] as number); j++) {
+      perm[k] = j;
+      absRel[k] = r.startRel[j] as number;
+      startMs[k] = ((r.startRel[j] as number) - s0) / 1e6;
+      durationMs[k] = (r.durNs[j] as number) / 1e6;
+      k++;
+    }
+    fanoutOffsets[dst + 1] = k;
+  });
+  const take = (col: Uint32Array): Uint32Array => perm.map((j) => col[j] as number);
+  const host = take(r.host);
+  const durNs = new Float64Array(total);
+  perm.forEach((j, i) => (durNs[i] = r.durNs[j] as number));
+  const bg = backgroundOfCalls(host, r.hostDict, absRel, durNs, windows);
+  const calls: LeafCalls = {
+    fanoutOffsets,
+    fanoutStartMs: Float64Array.from(order, (i) => r.fanoutStartMs[i] as number),
+    traceIds: order.map((i) => r.traceIds[i] ?? ''),
+    parentSpanIds: order.map((i) => r.parentSpanIds[i] ?? ''),
+    startMs,
+    durationMs,
+    host,
+    mode: take(r.mode),
+    background: bg.index,
+    hosts: r.hostDict,
+    modes: r.modeDict,
+    backgrounds: bg.values,
+  };
+  if (keys.length > 0) {
+    calls.attributes = Object.fromEntries(
+      keys.map((key, i) => [
+        key,
+        { values: r.attrDicts[i] ?? [], index: take(r.attrs[i] ?? new Uint32Array(total)) },
+      ]),
+    );
+  }
+  return calls;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Runs a query and returns its RowBinary body as bytes (works over HTTP and with chDB). */
+export async function execBytes(store: Store, q: Sql): Promise<Buffer> {
+  const rs = await store.client.exec({
+    query: `${q.text}\nFORMAT RowBinary`,
+    query_params: q.params,
+  });
+  const chunks: Buffer[] = [];
+  for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+  }
+  return Buffer.concat(chunks);
+}
