@@ -19,6 +19,7 @@ export interface GoodEnoughReplay {
 export function replayGoodEnough(
   calls: LeafCalls,
   p: { fraction: number; deadlineMs?: number },
+  reported?: Uint8Array,
 ): GoodEnoughReplay {
   const off = calls.fanoutOffsets;
   const fanouts = off.length - 1;
@@ -29,11 +30,16 @@ export function replayGoodEnough(
   const deadline = p.deadlineMs ?? Number.POSITIVE_INFINITY;
   let answered = 0;
   let complete = 0;
+  let total = 0;
+  let requests = 0;
   for (let f = 0; f < fanouts; f++) {
     const a = off[f]!;
     const n = off[f + 1]! - a;
+    const weight = reported ? reported[f]! : 1; // warm-up fan-outs are replayed, not counted
+    total += weight * n;
+    requests += weight;
     if (n === 0) {
-      complete++;
+      complete += weight;
       continue;
     }
     let max = 0;
@@ -47,14 +53,13 @@ export function replayGoodEnough(
     const at = Math.min(byFraction, deadline);
     let got = 0;
     for (let j = 0; j < n; j++) if (fin[j]! <= at) got++;
-    answered += got;
-    if (got === n) complete++;
+    answered += weight * got;
+    if (got === n) complete += weight;
     out[f] = at;
   }
-  const total = calls.durationMs.length;
   return {
     allLeavesMs: out,
     callsAnswered: total > 0 ? answered / total : 1,
-    requestsComplete: fanouts > 0 ? complete / fanouts : 1,
+    requestsComplete: requests > 0 ? complete / requests : 1,
   };
 }

@@ -15,7 +15,8 @@ export interface HedgeReplay {
  * Hedged requests: a call still outstanding d ms after it was sent gets a backup to another
  * host; with maxAttempts > 2, another one every further d ms while none has answered. The
  * call's time becomes min(L, d + L', 2d + L'', ...), each L' the latency of a recorded call to
- * another host in the same time window (so slowness shared by a window stays shared). Sibling
+ * another host in the same time window (so slowness shared by a window stays shared). Backups
+ * of fan-outs with `reported[f] === 0` (warm-up) are not counted. Sibling
  * calls are re-timed independently: N identical calls stay N branches. O(calls) time.
  */
 export function replayHedge(
@@ -23,6 +24,7 @@ export function replayHedge(
   delayMs: number,
   maxAttempts: number,
   rng: SeededRandom,
+  reported?: Uint8Array,
 ): HedgeReplay {
   const { calls, fanoutWindow } = ix;
   const off = calls.fanoutOffsets;
@@ -34,6 +36,7 @@ export function replayHedge(
   let backups = 0;
   for (let f = 0; f < fanouts; f++) {
     const w = fanoutWindow[f]!;
+    const weight = reported ? reported[f]! : 1; // warm-up fan-outs are replayed, not counted
     let max = 0;
     const end = off[f + 1]!;
     for (let i = off[f]!; i < end; i++) {
@@ -42,7 +45,7 @@ export function replayHedge(
         for (let a = 1; a < maxAttempts; a++) {
           const sentAt = a * delayMs;
           if (best <= sentAt) break;
-          backups++;
+          backups += weight;
           const j = drawOtherHost(ix, w, i, rng, draws);
           const t = sentAt + dur[j]!;
           if (t < best) best = t;

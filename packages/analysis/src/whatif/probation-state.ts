@@ -25,6 +25,7 @@ export class ProbationState {
   private readonly cap: number;
   private readonly minShadow: number;
   private outCount = 0;
+  private firstCounted = 0; // intervals before it (warm-up) are not counted
   private readonly q: Float64Array;
 
   constructor(
@@ -81,8 +82,18 @@ export class ProbationState {
     }
   }
 
+  /** Probation seconds count from interval k on (earlier ones are warm-up). */
+  countFrom(k: number): void {
+    this.firstCounted = k;
+  }
+
+  private accrue(h: number, throughK: number): void {
+    const from = Math.max(this.since[h]!, this.firstCounted);
+    if (throughK + 1 > from) this.seconds[h]! += (throughK + 1 - from) * this.p.intervalSeconds;
+  }
+
   private release(h: number, k: number): void {
-    this.seconds[h]! += (k + 1 - this.since[h]!) * this.p.intervalSeconds;
+    this.accrue(h, k);
     this.out[h] = 0;
     this.since[h] = -1;
     this.healthySince[h] = Number.NaN;
@@ -92,8 +103,7 @@ export class ProbationState {
   /** Seconds on probation per host, counting hosts still out through interval lastK. */
   finish(lastK: number): Float64Array {
     for (let h = 0; h < this.hosts; h++) {
-      if (this.out[h] === 1 && this.since[h]! <= lastK)
-        this.seconds[h]! += (lastK + 1 - this.since[h]!) * this.p.intervalSeconds;
+      if (this.out[h] === 1) this.accrue(h, lastK);
     }
     return this.seconds;
   }

@@ -2,6 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { simulateWhatIf } from './simulate';
 import { synthesizeLeafCalls } from './synthetic';
 import { binOf, binValue, HISTOGRAM_BINS } from './host-window-stats';
+import type { LeafCalls } from '../types';
+
+/** The fan-outs that start at or after `fromMs` (they are consecutive: synthetic data is in order). */
+function leafCallsAfter(c: LeafCalls, fromMs: number): LeafCalls {
+  const first = c.fanoutStartMs.findIndex((t) => t >= fromMs);
+  const a = c.fanoutOffsets[first] ?? 0;
+  return {
+    ...c,
+    fanoutOffsets: c.fanoutOffsets.slice(first).map((o) => o - a),
+    fanoutStartMs: c.fanoutStartMs.slice(first),
+    traceIds: c.traceIds.slice(first),
+    startMs: c.startMs.slice(a),
+    durationMs: c.durationMs.slice(a),
+    host: c.host.slice(a),
+    mode: c.mode.slice(a),
+    background: c.background.slice(a),
+  };
+}
 
 const t0 = 1.7e12;
 // 300 s of traffic, 20 fan-outs/s of width 10 over 10 hosts (20 calls/s per host);
@@ -62,6 +80,42 @@ describe('probation', () => {
     // The slow host's p99 is about 20 x 16 ms = 320 ms; a 1 s floor keeps it in.
     expect(run([4], { minLatencyMs: 1000 }).probation?.hosts).toEqual([]);
     expect(run([4], { minLatencyMs: 100 }).probation?.hosts.map((h) => h.host)).toEqual(['host-4']);
+  });
+
+  it('a warm-up before the range hands over the probation state the range starts with', () => {
+    // Reported from 90 s: host 4 was put out at ~61 s, so the range starts with it out and
+    // counts its time from 90 s (back at ~160 s: about 70 s), over 210 s of the range.
+    const calls = synthesizeLeafCalls({
+      fanouts: 6000,
+      width: 10,
+      hosts: 10,
+      seed: 31,
+      fanoutsPerSecond: 20,
+      t0Ms: t0,
+      latencyMs: (u, h, t) => {
+        const base = 2 - 3 * Math.log(1 - u());
+        const s = (t - t0) / 1000;
+        return h === 4 && s >= 60 && s < 120 ? 20 * base : base;
+      },
+    });
+    const r = simulateWhatIf(calls, { kind: 'probation' }, { seed: 4, warmupUntilMs: t0 + 90_000 });
+    expect(r.requests).toBe(4200);
+    expect(r.allLeavesMs).toHaveLength(4200);
+    const seconds = r.probation?.hosts[0]?.seconds ?? 0;
+    expect(seconds).toBeGreaterThan(62);
+    expect(seconds).toBeLessThan(78);
+    expect(r.probation?.capacityRemoved).toBeCloseTo(seconds / (10 * 210), 6);
+    // Shadow requests only from 90 s on, over the 42,000 reported calls.
+    expect(r.extraLoad).toBeCloseTo((0.1 * seconds * 20) / 42000, 3);
+    // A cold start at 90 s judges host 4 only after the range's first interval: that second
+    // stays slow, and the extreme tail shows it.
+    const cold = simulateWhatIf(
+      leafCallsAfter(calls, t0 + 90_000),
+      { kind: 'probation' },
+      { seed: 4 },
+    );
+    expect(cold.requests).toBe(4200);
+    expect(cold.whatIf.p999.value).toBeGreaterThan(r.whatIf.p999.value);
   });
 
   it('a healthy fleet stays in', () => {

@@ -37,6 +37,7 @@ export function replayProbation(
   ix: ReplayIndex,
   p: ProbationParams,
   rng: SeededRandom,
+  reported?: Uint8Array,
 ): ProbationReplay {
   const { calls, order } = ix;
   const hosts = calls.hosts.length;
@@ -48,12 +49,16 @@ export function replayProbation(
   const c: Counters = { redirected: 0, shadows: 0, unserved: 0, draws: newDrawStats() };
   const t0 = order.length > 0 ? calls.fanoutStartMs[order[0]!]! : 0;
   const intervalOf = (f: number): number => Math.floor((calls.fanoutStartMs[f]! - t0) / intervalMs);
+  // Warm-up fan-outs (reported[f] === 0) build up the hosts' windows and probation state; time
+  // and counters start with the first reported one.
+  let firstPos = 0;
+  while (reported && firstPos < order.length && reported[order[firstPos]!] === 0) firstPos++;
+  const firstK = firstPos < order.length ? intervalOf(order[firstPos]!) : -1;
+  state.countFrom(Math.max(0, firstK));
   let prevK = -1;
-  let firstK = -1;
   let pos = 0;
   while (pos < order.length) {
     const k = intervalOf(order[pos]!);
-    if (firstK < 0) firstK = k;
     // Intervals without traffic: judge again while the window still holds calls.
     for (let j = prevK + 1; prevK >= 0 && j < k && j - prevK <= slots; j++) {
       stats.expireThrough(j - slots);
@@ -61,7 +66,8 @@ export function replayProbation(
     }
     for (; pos < order.length && intervalOf(order[pos]!) === k; pos++) {
       const f = order[pos]!;
-      allLeaves[f] = replayFanout(ix, f, state.out, stats, rng, p.shadowFraction, c);
+      const weight = reported ? reported[f]! : 1;
+      allLeaves[f] = replayFanout(ix, f, state.out, stats, rng, p.shadowFraction, c, weight);
     }
     stats.close(k);
     stats.expireThrough(k - slots);
@@ -103,6 +109,7 @@ function replayFanout(
   rng: SeededRandom,
   shadowFraction: number,
   c: Counters,
+  weight: number,
 ): number {
   const { calls } = ix;
   const dur = calls.durationMs;
@@ -118,10 +125,10 @@ function replayFanout(
       const j = drawOtherHost(ix, w, i, rng, c.draws, onProbation);
       if (j >= 0) {
         t = dur[j]!;
-        c.redirected++;
-      } else c.unserved++;
+        c.redirected += weight;
+      } else c.unserved += weight;
       if (rng.float() < shadowFraction) {
-        c.shadows++;
+        c.shadows += weight;
         stats.add(h, dur[i]!);
       }
     } else stats.add(h, t);

@@ -22,21 +22,42 @@ export interface PolicyOutcome {
 const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
 const ms = (x: number): string => `${Number(x.toPrecision(4))} ms`;
 
-/** Runs the replay for a resolved policy. See each replay function for its model. */
+/** Which fan-outs count (undefined: all), and how many calls they hold. */
+interface Weights {
+  reported: Uint8Array | undefined;
+  calls: number;
+}
+
+function reportedCalls(calls: LeafCalls, reported: Uint8Array | undefined): number {
+  if (!reported) return calls.durationMs.length;
+  let n = 0;
+  const off = calls.fanoutOffsets;
+  for (let f = 0; f < reported.length; f++)
+    if (reported[f] === 1) n += (off[f + 1] ?? 0) - (off[f] ?? 0);
+  return n;
+}
+
+/**
+ * Runs the replay for a resolved policy. See each replay function for its model. Fan-outs with
+ * `reported[f] === 0` are warm-up: replayed (they shape probation and the draw windows) but not
+ * counted in extra load, completeness or probation time.
+ */
 export function replayPolicy(
   calls: LeafCalls,
   p: ResolvedPolicy,
   rng: SeededRandom,
+  reported?: Uint8Array,
 ): PolicyOutcome {
+  const w: Weights = { reported, calls: reportedCalls(calls, reported) };
   switch (p.kind) {
     case 'hedge':
-      return hedgeOutcome(calls, p, rng);
+      return hedgeOutcome(calls, p, rng, w);
     case 'tied':
-      return tiedOutcome(calls, p, rng);
+      return tiedOutcome(calls, p, rng, w);
     case 'probation':
-      return probationOutcome(calls, p, rng);
+      return probationOutcome(calls, p, rng, w);
     case 'good-enough': {
-      const r = replayGoodEnough(calls, p);
+      const r = replayGoodEnough(calls, p, reported);
       const lost = 1 - r.callsAnswered;
       return {
         allLeavesMs: r.allLeavesMs,
@@ -60,7 +81,7 @@ export function replayPolicy(
         ],
       };
     case 'sync-background': {
-      const r = replaySyncBackground(calls, p.mergeGapMs, rng);
+      const r = replaySyncBackground(calls, p.mergeGapMs, rng, reported);
       return {
         allLeavesMs: r.allLeavesMs,
         extraLoad: 0,
@@ -85,6 +106,7 @@ function hedgeOutcome(
   calls: LeafCalls,
   p: Extract<ResolvedPolicy, { kind: 'hedge' }>,
   rng: SeededRandom,
+  wt: Weights,
 ): PolicyOutcome {
   const d = p.delay;
   const delayMs =
@@ -95,8 +117,8 @@ function hedgeOutcome(
           'delayPercentile' in d ? d.delayPercentile / 100 : 1 - d.maxExtraLoad,
         );
   const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
-  const r = replayHedge(ix, delayMs, p.maxAttempts, rng);
-  const n = calls.durationMs.length;
+  const r = replayHedge(ix, delayMs, p.maxAttempts, rng, wt.reported);
+  const n = wt.calls;
   const how =
     'delayMs' in d
       ? 'fixed'
@@ -117,11 +139,17 @@ function tiedOutcome(
   calls: LeafCalls,
   p: Extract<ResolvedPolicy, { kind: 'tied' }>,
   rng: SeededRandom,
+  wt: Weights,
 ): PolicyOutcome {
   const serviceMs = p.serviceMs ?? latencyQuantile(calls.durationMs, 0.5);
   const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
-  const r = replayTied(ix, { delayMs: p.delayMs, cancelMs: p.cancelMs, serviceMs }, rng);
-  const n = calls.durationMs.length;
+  const r = replayTied(
+    ix,
+    { delayMs: p.delayMs, cancelMs: p.cancelMs, serviceMs },
+    rng,
+    wt.reported,
+  );
+  const n = wt.calls;
   const model = calls.queueMs
     ? 'queueing time from the spans'
     : `assumed queueing share: the part of a call's latency above ${ms(serviceMs)} (${p.serviceMs === undefined ? 'median call latency' : 'serviceMs'}) is queueing, the rest execution`;
@@ -140,10 +168,11 @@ function probationOutcome(
   calls: LeafCalls,
   p: Extract<ResolvedPolicy, { kind: 'probation' }>,
   rng: SeededRandom,
+  wt: Weights,
 ): PolicyOutcome {
   const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
-  const r = replayProbation(ix, p, rng);
-  const n = calls.durationMs.length;
+  const r = replayProbation(ix, p, rng, wt.reported);
+  const n = wt.calls;
   const hosts: { host: string; seconds: number }[] = [];
   r.secondsByHost.forEach((s, h) => {
     if (s > 0) hosts.push({ host: calls.hosts[h] ?? String(h), seconds: s });

@@ -31,7 +31,10 @@ export interface WhatIfResult {
 
 /** What simulateWhatIf returns: the answer plus the replayed samples (not sent by the API). */
 export interface WhatIfReplay extends WhatIfResult {
-  /** Replayed all-leaves time of every fan-out, ms, indexed like the fan-outs (for curves). */
+  /**
+   * Replayed all-leaves time of every fan-out, ms, indexed like the fan-outs (for curves); with
+   * `warmupUntilMs`, of the reported fan-outs only, in the same order.
+   */
   allLeavesMs: Float64Array;
 }
 
@@ -40,6 +43,12 @@ export interface SimulateOptions {
   seed?: number;
   /** Bootstrap resamples B. Default 2000. */
   bootstrapSamples?: number;
+  /**
+   * Epoch ms: fan-outs that start earlier are warm-up. They are replayed (so probation starts
+   * the range with the state the preceding window gave it, as a running system would) but left
+   * out of `requests`, the percentiles, extra load, completeness and probation time.
+   */
+  warmupUntilMs?: number;
 }
 
 /**
@@ -58,10 +67,11 @@ export function simulateWhatIf(
   const rng = new SeededRandom(opts.seed ?? 1);
   const bootRng = new SeededRandom(rng.uint32());
   const samples = opts.bootstrapSamples ?? DEFAULT_BOOTSTRAP_SAMPLES;
-  const base = allLeavesMs(calls);
-  const outcome = replayPolicy(calls, resolved, rng);
-  const requests = base.length;
-  const sortedBase = base.sort(); // base is ours: sorting in place is fine
+  const reported = reportedFanouts(calls, opts.warmupUntilMs);
+  const outcome = replayPolicy(calls, resolved, rng, reported);
+  const sortedBase = pick(allLeavesMs(calls), reported).sort();
+  const replayed = pick(outcome.allLeavesMs, reported);
+  const requests = sortedBase.length;
   const notes = [...outcome.notes];
   notes.push(
     requests === 0
@@ -76,10 +86,10 @@ export function simulateWhatIf(
       p99: quantileInclusive(sortedBase, 0.99),
       p999: quantileInclusive(sortedBase, 0.999),
     },
-    whatIf: bootstrapPercentiles(outcome.allLeavesMs, bootRng, samples),
+    whatIf: bootstrapPercentiles(replayed, bootRng, samples),
     extraLoad: outcome.extraLoad,
     notes,
-    allLeavesMs: outcome.allLeavesMs,
+    allLeavesMs: replayed,
   };
   if (outcome.probation) result.probation = outcome.probation;
   if (outcome.completeness) result.completeness = outcome.completeness;
@@ -87,3 +97,15 @@ export function simulateWhatIf(
 }
 
 export type { PolicyOutcome };
+
+/** 1 for fan-outs starting at or after `fromMs`; undefined (all count) without a warm-up. */
+function reportedFanouts(calls: LeafCalls, fromMs: number | undefined): Uint8Array | undefined {
+  if (fromMs === undefined) return undefined;
+  return Uint8Array.from(calls.fanoutStartMs, (t) => (t >= fromMs ? 1 : 0));
+}
+
+/** The entries of `values` whose fan-out is reported (a copy; all of them when undefined). */
+function pick(values: Float64Array, reported: Uint8Array | undefined): Float64Array {
+  if (!reported) return values;
+  return values.filter((_, f) => reported[f] === 1);
+}

@@ -25,6 +25,7 @@ export function replaySyncBackground(
   calls: LeafCalls,
   mergeGapMs: number,
   rng: SeededRandom,
+  reported?: Uint8Array,
 ): SyncBackgroundReplay {
   const ep = alignBackgroundEpisodes(calls, mergeGapMs);
   const pools = buildStatusPools(calls);
@@ -34,6 +35,7 @@ export function replaySyncBackground(
   let movedOut = 0;
   let movedIn = 0;
   for (let f = 0; f < fanouts; f++) {
+    const weight = reported ? reported[f]! : 1; // warm-up fan-outs are replayed, not counted
     let max = 0;
     for (let i = off[f]!; i < off[f + 1]!; i++) {
       const h = calls.host[i]!;
@@ -42,8 +44,8 @@ export function replaySyncBackground(
       const a = calls.fanoutStartMs[f]! + calls.startMs[i]!;
       const now = ep.episodes > 0 && overlapsEpisode(ep, h, a, a + t) ? 1 : 0;
       if (now !== was) {
-        if (was === 1) movedOut++;
-        else movedIn++;
+        if (was === 1) movedOut += weight;
+        else movedIn += weight;
         const j = pools.draw(h, now, rng.float());
         if (j >= 0) t = calls.durationMs[j]!;
       }

@@ -26,6 +26,7 @@ export function replayTied(
   ix: ReplayIndex,
   p: { delayMs: number; cancelMs: number; serviceMs: number },
   rng: SeededRandom,
+  reported?: Uint8Array,
 ): TiedReplay {
   const { calls, fanoutWindow } = ix;
   const off = calls.fanoutOffsets;
@@ -42,11 +43,12 @@ export function replayTied(
     queue ? Math.min(queue[i]!, dur[i]!) : Math.max(0, dur[i]! - p.serviceMs);
   for (let f = 0; f < fanouts; f++) {
     const w = fanoutWindow[f]!;
+    const weight = reported ? reported[f]! : 1; // warm-up fan-outs are replayed, not counted
     let max = 0;
     for (let i = off[f]!; i < off[f + 1]!; i++) {
       let t = dur[i]!;
       if (t > p.delayMs) {
-        copies++;
+        copies += weight;
         const j = drawOtherHost(ix, w, i, rng, draws);
         const s1 = queueOf(i);
         const s2 = p.delayMs + queueOf(j);
@@ -54,11 +56,11 @@ export function replayTied(
         let winnerStart = s1;
         if (s2 < s1) {
           t = p.delayMs + dur[j]!;
-          copyWins++;
+          copyWins += weight;
           loserStart = s1;
           winnerStart = s2;
         }
-        if (loserStart < winnerStart + p.cancelMs) duplicated++;
+        if (loserStart < winnerStart + p.cancelMs) duplicated += weight;
       }
       const fin = start[i]! + t;
       if (fin > max) max = fin;
