@@ -36,7 +36,11 @@ export class DemoChild {
 
   constructor(opts: SpawnOptions) {
     this.name = opts.name;
+    // TAILSCOPE_DEMO_NODE_FLAGS: extra node flags for every child, e.g. --cpu-prof (which
+    // NODE_OPTIONS does not accept) to see where a leaf spends its CPU.
+    const extra = (process.env.TAILSCOPE_DEMO_NODE_FLAGS ?? '').split(' ').filter(Boolean);
     const nodeArgs = [
+      ...extra,
       ...(opts.nodeFlags ?? []),
       '--import',
       'tsx',

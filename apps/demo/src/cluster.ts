@@ -112,8 +112,8 @@ function leafConfig(opts: ClusterOptions, p: LeafProcessPlan): ChildConfig {
     sharingMode: opts.probe === false ? CONFIGURED_MODE[p.role] : 'probe',
     probeSamples: opts.probeSamples ?? 2000,
     probeDelayMs: opts.probeDelayMs ?? 3000,
-    compactionEveryMs: opts.compactionEveryMs ?? 3000,
-    compactionEntries: opts.compactionEntries ?? 600_000,
+    compactionEveryMs: opts.compactionEveryMs ?? 5000,
+    compactionEntries: opts.compactionEntries ?? 250_000,
     gcAllocPerRequest: opts.gcAllocPerRequest ?? 2000,
     gcRetained: opts.gcRetained ?? 300_000,
   };

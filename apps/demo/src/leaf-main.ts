@@ -82,7 +82,7 @@ function handler(host: string, index: Float32Array) {
 const servers: Server[] = [];
 const endpoints: { host: string; port: number }[] = [];
 for (const [i, host] of config.hosts.entries()) {
-  const server = http.createServer(handler(host, buildIndex(4096, i + 1)));
+  const server = http.createServer(handler(host, buildIndex(1024, i + 1)));
   server.keepAliveTimeout = 30_000;
   const port = await new Promise<number>((resolve, reject) => {
     server.once('error', reject);

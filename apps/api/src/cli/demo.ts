@@ -313,7 +313,7 @@ extraCommands.push((program: Command) => {
     .option('--slow-from <s>', 'seconds after the load starts', '30')
     .option('--slow-for <s>', 'how long the host stays slow', '30')
     .option('--slow-ms <ms>', 'mean extra wait per request on the slow host', '40')
-    .option('--compaction-every-ms <ms>', 'mean period of the compaction leaf', '3000')
+    .option('--compaction-every-ms <ms>', 'mean period of the compaction leaf', '5000')
     .option('--status-every-s <s>', 'print a status line this often', '5')
     .option('--otlp <url>', 'send traces to this OTLP/HTTP endpoint and start no server')
     .showHelpAfterError('(tailscope demo --help lists the options)');
