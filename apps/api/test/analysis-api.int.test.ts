@@ -140,6 +140,7 @@ describe('analysis API', () => {
           'qValue',
           'cause',
           'p99DropMs',
+          'explainedBy',
         ].sort(),
       );
       expect(r.qValue as number).toBeGreaterThanOrEqual(r.pValue as number);

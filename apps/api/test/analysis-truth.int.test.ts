@@ -31,6 +31,7 @@ interface Row {
   dimension: string;
   value: string;
   cause: boolean;
+  explainedBy: string | null;
   qValue: number;
   riskRatio: number | null;
 }
@@ -138,6 +139,16 @@ describe('attribution finds the planted causes and not the decoys', () => {
     ).toBe(false);
   });
 
+  it('explains the zone that holds the sick host by the host (an unbalanced decoy)', () => {
+    for (const run of runs.filter((r) => r.scenario === 'sick-host')) {
+      for (const r of run.rows.filter((x) => x.dimension === 'attr:deploy.zone' && x.cause)) {
+        expect(r.explainedBy, `seed ${run.seed} ${r.value}`).toBe('host=storage-07');
+      }
+      const host = run.rows.find((x) => x.dimension === 'host' && x.value === 'storage-07');
+      expect(host?.explainedBy).toBeNull();
+    }
+  });
+
   it('keeps the false-positive rate over decoys and known non-causes below 5%', () => {
     let tested = 0;
     let flagged = 0;
@@ -150,7 +161,9 @@ describe('attribution finds the planted causes and not the decoys', () => {
         tested++;
         if (r.cause) {
           flagged++;
-          flaggedValues.push(`${run.scenario}/${run.seed}: ${key} q=${r.qValue.toPrecision(2)}`);
+          flaggedValues.push(
+            `${run.scenario}/${run.seed}: ${key} q=${r.qValue.toPrecision(2)} explainedBy=${r.explainedBy ?? 'none'}`,
+          );
         }
       }
       // The balanced decoy attributes are never causes.

@@ -38,6 +38,16 @@ describe('straggler attribution', () => {
     expect(healthy.every((r) => !r.cause)).toBe(true);
   });
 
+  it('says which stronger cause explains a confounded one (rack r3 holds the sick host)', () => {
+    const rack = row('attr:rack', 'r3');
+    const sick = row('host', 'host-7');
+    expect(rack.cause).toBe(true);
+    expect(rack.explainedBy).toBe('host=host-7');
+    // The host is nested in the rack: without rack r3 it has no calls, so nothing explains it.
+    expect(sick.explainedBy).toBeNull();
+    expect(result.rows.filter((r) => !r.cause).every((r) => r.explainedBy === null)).toBe(true);
+  });
+
   it('counts every call and every tail fan-out once per dimension', () => {
     expect(result.tailFanouts).toBeGreaterThan(0);
     expect(result.fanouts).toBe(3000);

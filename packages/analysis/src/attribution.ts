@@ -2,9 +2,10 @@ import type { Dimension } from './conventions';
 import { countByValue, dimensionColumn } from './dimensions';
 import { fanoutMaxima } from './fanout-stats';
 import { dropContext, p99Drop } from './p99-drop';
+import { explainCauses } from './confounding';
 import { quantileUnsorted } from './quantile';
 import { benjaminiHochberg, fisherExactTwoSided, riskRatioKatz } from './stats';
-import type { LeafCalls } from './types';
+import type { AttributeColumn, LeafCalls } from './types';
 
 /**
  * Straggler attribution (DESIGN.md "Straggler", "Attribution"). A straggler is the latest
@@ -34,6 +35,11 @@ export interface AttributionRow {
   qValue: number;
   cause: boolean;
   p99DropMs: number | null;
+  /**
+   * For a cause: `dimension=value` of a stronger cause of another dimension that explains it
+   * (among calls without that value it is no longer significant), else null. See confounding.ts.
+   */
+  explainedBy: string | null;
 }
 
 export interface AttributionOptions {
@@ -114,6 +120,29 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
     t.row.qValue = q[i] as number;
     t.row.cause = t.row.qValue < alpha && t.row.riskRatio !== null && t.row.riskRatio > 1;
   });
+  const memberCache = new Map<number, Uint32Array[]>();
+  const members = (c: number): Uint32Array[] => {
+    let m = memberCache.get(c);
+    if (!m) memberCache.set(c, (m = callsByValue(cols[c] as AttributeColumn)));
+    return m;
+  };
+  const causes = tested.filter((t) => t.row.cause);
+  const explained = explainCauses(
+    cols,
+    members,
+    causes.map((t) => ({
+      col: t.colIndex,
+      v: t.v,
+      calls: t.row.calls,
+      stragglers: t.row.stragglers,
+      pValue: t.row.pValue,
+      label: `${t.row.dimension}=${t.row.value}`,
+    })),
+    isTailStraggler,
+    { calls: total, tailFanouts },
+    alpha,
+  );
+  causes.forEach((t, i) => (t.row.explainedBy = explained[i] ?? null));
   const keep = opts.maxValuesPerDimension ?? 100;
   const ctx = dropContext(calls, allLeavesMs, straggler);
   const rows: AttributionRow[] = [];
@@ -121,10 +150,9 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
   cols.forEach((col, colIndex) => {
     const mine = tested.filter((t) => t.colIndex === colIndex).sort(byEvidence);
     omittedRows += Math.max(0, mine.length - keep);
-    const members = mine.length > 0 ? callsByValue(col) : [];
     for (const t of mine.slice(0, keep)) {
       const seed = `${opts.seed ?? 1}|${t.row.dimension}=${t.row.value}`;
-      t.row.p99DropMs = p99Drop(ctx, col, t.v, members[t.v] ?? new Uint32Array(0), seed);
+      t.row.p99DropMs = p99Drop(ctx, col, t.v, members(colIndex)[t.v] ?? new Uint32Array(0), seed);
       rows.push(t.row);
     }
   });
@@ -156,6 +184,7 @@ function countsRow(
     qValue: 1,
     cause: false,
     p99DropMs: null,
+    explainedBy: null,
   };
 }
 

@@ -14,3 +14,4 @@ export * from './leaf-calls-builder';
 export * from './detect';
 export * from './leaf-pack';
 export * from './background';
+export * from './confounding';

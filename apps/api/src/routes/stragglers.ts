@@ -84,6 +84,10 @@ const Row = Type.Object({
   }),
   cause: Type.Boolean({ description: 'qValue < 0.05 and riskRatio > 1' }),
   p99DropMs: Type.Union([Type.Number(), Type.Null()]),
+  explainedBy: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'For a cause: a stronger cause of another dimension that explains it (dimension=value)',
+  }),
 });
 
 export function stragglerRoutes(app: FastifyInstance, ctx: ApiContext): void {
