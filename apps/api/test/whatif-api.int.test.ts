@@ -133,6 +133,20 @@ describe('POST /api/v1/whatif', () => {
     expect(probation.capacityRemoved).toBeGreaterThan(0);
   });
 
+  it('replays the window before `from` for probation, counting only the range', async () => {
+    // From 15 s: kv-3 has been slow since 10 s. The 15 s of warm-up (window 10 s + hold 5 s)
+    // hand over its probation; only the 1,250 fan-outs from 15 s on are counted.
+    const res = await post({
+      ...base,
+      from: FROM_MS + 15_000,
+      policy: { kind: 'probation', holdSeconds: 5 },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.requests).toBe(1250);
+    const probation = res.json.probation as { hosts: { host: string; seconds: number }[] };
+    expect(probation.hosts.map((h) => h.host)).toEqual(['kv-3']);
+  });
+
   it('reports completeness for good-enough, and accepts ISO times', async () => {
     const res = await post({
       ...base,

@@ -1,6 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
-import { simulateWhatIf, type WhatIfResult } from '@tailscope/analysis';
+import {
+  resolvePolicy,
+  simulateWhatIf,
+  type WhatIfPolicy,
+  type WhatIfResult,
+} from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { notFound } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
@@ -11,6 +16,17 @@ type Body = Static<typeof WhatIfBody>;
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
 const MAX_FANOUTS = 200_000;
+
+/**
+ * Probation needs the hosts' recent past: the fan-outs of the window and hold time before
+ * `from` are replayed too (not counted), so the range starts with the probation state a running
+ * system would have had. Other policies need no warm-up.
+ */
+function warmupFor(policy: WhatIfPolicy): number {
+  if (policy.kind !== 'probation') return 0;
+  const p = resolvePolicy(policy);
+  return p.kind === 'probation' ? (p.windowSeconds + p.holdSeconds) * 1000 : 0;
+}
 
 /** POST /api/v1/whatif: replay one leaf operation's recorded fan-outs under a policy. */
 export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
@@ -34,17 +50,26 @@ export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const body = req.body as Body;
       const text = (v: number | string | undefined): string | undefined =>
         v === undefined ? undefined : String(v);
-      const { fromNs, toNs } = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
+      const range = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
+      const warmupMs = warmupFor(body.policy);
       const { calls, sampled } = await loadLeafCalls(
         ctx.store,
-        { fromNs, toNs, leafService: body.leafService, leafOperation: body.leafOperation },
+        {
+          fromNs: range.fromNs - BigInt(warmupMs) * 1_000_000n,
+          toNs: range.toNs,
+          leafService: body.leafService,
+          leafOperation: body.leafOperation,
+        },
         { maxFanouts: MAX_FANOUTS },
       );
-      if (calls.fanoutStartMs.length === 0)
+      const r = simulateWhatIf(calls, body.policy, {
+        seed: body.seed ?? 1,
+        ...(warmupMs > 0 ? { warmupUntilMs: range.fromMs } : {}),
+      });
+      if (r.requests === 0)
         throw notFound(
           `no fan-outs of ${body.leafService}/${body.leafOperation} start between from and to`,
         );
-      const r = simulateWhatIf(calls, body.policy, { seed: body.seed ?? 1 });
       const notes = sampled
         ? [
             `more than ${MAX_FANOUTS} fan-outs matched: a uniform sample of ${MAX_FANOUTS} was replayed`,
