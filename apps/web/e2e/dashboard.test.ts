@@ -75,6 +75,13 @@ describe('dashboard on the sick-host scenario', () => {
     await page.getByTestId('top-causes').waitFor();
     const causes = await page.getByTestId('top-causes').innerText();
     expect(causes.split('\n')[1]).toContain('storage-07');
+    // A custom UTC range (prefilled with the current one) goes into the URL and survives a reload.
+    await page.getByTestId('time-range').selectOption('custom');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/from=\d+&.*to=\d+|to=\d+.*from=\d+/);
+    await page.reload();
+    await page.locator('[data-chart="dumbbell"]').waitFor({ timeout: 20_000 });
+    await expect(page.getByTestId('time-range').inputValue()).resolves.toBe('custom');
     await page.close();
   });
 
@@ -86,6 +93,10 @@ describe('dashboard on the sick-host scenario', () => {
     await expect(page.getByTestId('verdict').innerText()).resolves.toMatch(/slowness/i);
     // Every series of the distribution chart is drawn.
     expect(await page.locator('[data-chart="cdf"] path[data-series]').count()).toBe(3);
+    // The observed dot at the operation's width opens a slow request of that width.
+    await page.locator('[data-chart="amplification"] circle.is-link').first().click();
+    await page.waitForURL(/\/traces\/[0-9a-f]{32}/);
+    await page.locator('[data-chart="waterfall"]').waitFor();
     await page.close();
   });
 

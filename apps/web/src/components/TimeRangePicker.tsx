@@ -50,6 +50,7 @@ export function TimeRangePicker() {
         <span>Time range</span>
         <select
           id={`${id}-range`}
+          data-testid="time-range"
           value={shown}
           onChange={(e) => {
             choose(e.target.value as RangeKey);

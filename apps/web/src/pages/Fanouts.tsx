@@ -11,10 +11,11 @@ import { formatCount, formatMs, formatPct, formatRatio } from '../charts/format'
 import type { FanoutOp, Quantiles } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useOperations } from '../state/use-operations';
-import { useResource } from '../state/use-resource';
+import { useResource, type Resource } from '../state/use-resource';
 import { operationId, operationLabel, tailAmplification } from '../model/operations';
 import { verdictFor } from '../model/verdict';
-import { useLeafData, useOpenExample } from '../whatif/use-leaves';
+import { useLeafData, useOpenExample, type LeafData } from '../whatif/use-leaves';
+import type { ExampleQuery } from '../whatif/dataset';
 import { leafClient } from '../whatif/leaf-client';
 import { opSearch } from './links';
 
@@ -62,7 +63,9 @@ function Table1({ op }: { op: FanoutOp }) {
   );
 }
 
-function Amplification({ op }: { op: FanoutOp }) {
+type Open = (q: ExampleQuery) => void;
+
+function Amplification({ op, open }: { op: FanoutOp; open: Open }) {
   return (
     <Panel
       id="amplification"
@@ -76,6 +79,9 @@ function Amplification({ op }: { op: FanoutOp }) {
           {(w) => (
             <AmplificationView
               title="Observed and predicted tail probability against fan-out width"
+              onPickWidth={(width) => {
+                open({ width });
+              }}
               layout={layoutAmplification(
                 op.curve,
                 { thresholdMs: op.amplification.thresholdMs, widthP50: op.width.p50 },
@@ -96,19 +102,17 @@ function Amplification({ op }: { op: FanoutOp }) {
 
 function Distributions({
   op,
-  range,
-  rangeKey,
+  leaves,
+  example,
 }: {
   op: FanoutOp;
-  range: TimeRange;
-  rangeKey: string;
+  leaves: Resource<LeafData>;
+  example: { open: Open; message: string | null };
 }) {
-  const leaves = useLeafData(op, range, rangeKey);
   const key = leaves.state === 'ready' ? leaves.data.key : null;
   const curves = useResource(key === null ? null : `curves:${key}`, () =>
     leafClient.curves(key ?? ''),
   );
-  const example = useOpenExample(leaves);
   const state = leaves.state === 'error' ? leaves : curves;
   return (
     <Panel
@@ -213,6 +217,35 @@ function AllOperations({ selected }: { selected: FanoutOp }) {
   );
 }
 
+function FanoutDetail({
+  op,
+  range,
+  rangeKey,
+}: {
+  op: FanoutOp;
+  range: TimeRange;
+  rangeKey: string;
+}) {
+  // One load of the leaf calls serves the distributions and every "open an example" click.
+  const leaves = useLeafData(op, range, rangeKey);
+  const example = useOpenExample(leaves);
+  const v = verdictFor(op);
+  return (
+    <div className="grid">
+      <h2>{operationLabel(op)}</h2>
+      <p className={`verdict ${v.kind}`} data-testid="verdict">
+        <strong>{v.headline}.</strong> {v.detail}
+      </p>
+      <div className="grid two">
+        <Table1 op={op} />
+        <Amplification op={op} open={example.open} />
+      </div>
+      <Distributions op={op} leaves={leaves} example={example} />
+      <AllOperations selected={op} />
+    </div>
+  );
+}
+
 export function Fanouts() {
   return (
     <>
@@ -221,23 +254,7 @@ export function Fanouts() {
         <p>How a request's latency grows with the number of calls it waits for.</p>
       </div>
       <WithOperation>
-        {(op, range, rangeKey) => {
-          const v = verdictFor(op);
-          return (
-            <div className="grid">
-              <h2>{operationLabel(op)}</h2>
-              <p className={`verdict ${v.kind}`} data-testid="verdict">
-                <strong>{v.headline}.</strong> {v.detail}
-              </p>
-              <div className="grid two">
-                <Table1 op={op} />
-                <Amplification op={op} />
-              </div>
-              <Distributions op={op} range={range} rangeKey={rangeKey} />
-              <AllOperations selected={op} />
-            </div>
-          );
-        }}
+        {(op, range, rangeKey) => <FanoutDetail op={op} range={range} rangeKey={rangeKey} />}
       </WithOperation>
     </>
   );

@@ -14,7 +14,7 @@ import type { FanoutOp } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
 import { operationLabel } from '../model/operations';
-import { useLeafData, type LeafData } from '../whatif/use-leaves';
+import { useLeafData, useOpenExample, type LeafData } from '../whatif/use-leaves';
 import { leafClient } from '../whatif/leaf-client';
 import { FULL_SAMPLES, FAST_SAMPLES, useWhatIf, type WhatIfRun } from '../whatif/use-whatif';
 import {
@@ -95,9 +95,11 @@ function Costs({ r }: { r: WhatIfResult }) {
 function Results({
   run,
   baselineCurve,
+  onPickMs,
 }: {
   run: WhatIfRun;
   baselineCurve: CdfSeries['points'] | null;
+  onPickMs: (ms: number) => void;
 }) {
   const r = run.answer.result;
   const whatIfSeries: CdfSeries = {
@@ -137,11 +139,16 @@ function Results({
             )}
           </ChartBox>
         </Panel>
-        <Panel id="whatif-cdf" title="Request latency distribution" hint="all leaves finished">
+        <Panel
+          id="whatif-cdf"
+          title="Request latency distribution"
+          hint="all leaves finished; click to open a recorded request"
+        >
           <ChartBox>
             {(w) => (
               <CdfView
                 title="Baseline and what-if request latency distribution"
+                onPickMs={onPickMs}
                 layout={layoutCdf(series, { width: w, height: 260 })}
               />
             )}
@@ -200,6 +207,8 @@ function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {
   const { run, error, busy } = useWhatIf(leaves.key, policy, seed, () => askedAt.current);
   const curves = useResource(`curves:${leaves.key}`, () => leafClient.curves(leaves.key));
   const [timing, setTiming] = useState<Timings | null>(null);
+  // A click on the distribution opens a recorded request with about that latency.
+  const example = useOpenExample({ state: 'ready', data: leaves });
 
   const update = (next: PolicyState) => {
     askedAt.current = performance.now();
@@ -256,6 +265,9 @@ function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {
           <Results
             run={run}
             baselineCurve={curves.state === 'ready' ? curves.data.allLeaves : null}
+            onPickMs={(ms) => {
+              example.open({ nearMs: ms });
+            }}
           />
         )}
         <p

@@ -61,6 +61,8 @@ describe('exampleTrace', () => {
     expect(exampleTrace(d, { host: 'host-3', toMs: 2500 })).toBe(calls.traceIds[0]);
     expect(exampleTrace(d, { host: 'host-0' })).toBeUndefined();
     expect(exampleTrace(d, { host: 'nope' })).toBeUndefined();
+    expect(exampleTrace(d, { width: 4, nearMs: 90 })).toBe(calls.traceIds[0]);
+    expect(exampleTrace(d, { width: 5 })).toBeUndefined();
   });
 });
 

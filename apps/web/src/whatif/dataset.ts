@@ -124,6 +124,8 @@ export interface ExampleQuery {
   toMs?: number;
   /** Prefer the fan-out whose all-leaves time is closest to this, ms; else the slowest. */
   nearMs?: number;
+  /** Only fan-outs of this width (calls). */
+  width?: number;
 }
 
 /**
@@ -137,6 +139,10 @@ export function exampleTrace(d: Dataset, q: ExampleQuery): string | undefined {
   let bestScore = Infinity;
   for (let f = 0; f < d.allLeavesMs.length; f++) {
     if (hostIndex >= 0 && d.stragglerHost[f] !== hostIndex) continue;
+    if (q.width !== undefined) {
+      const n = (d.calls.fanoutOffsets[f + 1] ?? 0) - (d.calls.fanoutOffsets[f] ?? 0);
+      if (n !== q.width) continue;
+    }
     const t = d.calls.fanoutStartMs[f] ?? 0;
     if (q.fromMs !== undefined && t < q.fromMs) continue;
     if (q.toMs !== undefined && t >= q.toMs) continue;

@@ -5,9 +5,12 @@ import type { AmplificationLayout } from './layout';
 export function AmplificationView({
   layout,
   title,
+  onPickWidth,
 }: {
   layout: AmplificationLayout;
   title: string;
+  /** Click (or Enter) on an observed dot: open a slow request of that width. */
+  onPickWidth?: (width: number) => void;
 }) {
   const { f } = layout;
   return (
@@ -34,7 +37,25 @@ export function AmplificationView({
       <path className="ts-line ts-dash tone-base" d={layout.predicted} />
       <g className="tone-accent">
         {layout.observed.map((o) => (
-          <circle key={o.width} className="ts-dot" cx={o.x} cy={o.y} r={3.5}>
+          <circle
+            key={o.width}
+            className={`ts-dot${onPickWidth ? ' is-link' : ''}`}
+            cx={o.x}
+            cy={o.y}
+            r={onPickWidth ? 5 : 3.5}
+            {...(onPickWidth
+              ? {
+                  role: 'button',
+                  tabIndex: 0,
+                  onClick: () => {
+                    onPickWidth(o.width);
+                  },
+                  onKeyDown: (e: { key: string }) => {
+                    if (e.key === 'Enter') onPickWidth(o.width);
+                  },
+                }
+              : {})}
+          >
             <title>
               {`N = ${o.width}: observed ${formatPct(o.value)}, predicted ${formatPct(o.predicted)}`}
             </title>
