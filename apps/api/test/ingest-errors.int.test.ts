@@ -6,11 +6,17 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Client, compressionAlgorithms, credentials, status } from '@grpc/grpc-js';
-import protobuf from 'protobufjs/minimal';
 import { loadSettings } from '../src/config';
 import { serve, type Running } from '../src/server/serve';
 import { jsonToProtobuf } from '../src/ingest/decode-json';
-import { fanoutSpans, protobufRequest } from './ingest-fixtures';
+import {
+  decodeExportResponse,
+  decodePair,
+  fanoutSpans,
+  otlpJson,
+  protobufRequest,
+  jsonSpan as span,
+} from './ingest-fixtures';
 
 /**
  * Every kind of bad OTLP/HTTP input gets its documented answer, and the server keeps serving:
@@ -52,51 +58,6 @@ function post(body: Buffer | string, headers: Record<string, string>) {
   return fetch(url, { method: 'POST', headers, body });
 }
 
-/** google.rpc.Status or ExportTracePartialSuccess: field 1 a number, field 2 a string. */
-function decodePair(bytes: Uint8Array): { n: number; text: string } {
-  const r = protobuf.Reader.create(bytes);
-  const out = { n: 0, text: '' };
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    if (tag === 1 << 3) out.n = Number(r.int64());
-    else if (tag === ((2 << 3) | 2)) out.text = r.string();
-    else r.skipType(tag & 7);
-  }
-  return out;
-}
-
-/** ExportTraceServiceResponse -> its partial_success (field 1). */
-function decodeExportResponse(bytes: Uint8Array): { n: number; text: string } | undefined {
-  const r = protobuf.Reader.create(bytes);
-  let partial: { n: number; text: string } | undefined;
-  while (r.pos < r.len) {
-    const tag = r.uint32();
-    if (tag === ((1 << 3) | 2)) partial = decodePair(r.bytes());
-    else r.skipType(tag & 7);
-  }
-  return partial;
-}
-
-function otlpJson(traceId: string, spans: Record<string, unknown>[]): string {
-  return JSON.stringify({
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'errors' } }] },
-        scopeSpans: [{ scope: { name: 'errors' }, spans }],
-      },
-    ],
-  });
-}
-
-const span = (traceId: string, i: number) => ({
-  traceId,
-  spanId: (i + 1).toString(16).padStart(16, '0'),
-  name: `op-${i}`,
-  kind: 2,
-  startTimeUnixNano: String(1_763_800_000_000_000_000n + BigInt(i)),
-  endTimeUnixNano: String(1_763_800_000_000_100_000n + BigInt(i)),
-});
-
 async function traceSpans(traceId: string): Promise<number> {
   await running.ingest.flush();
   const res = await fetch(`${running.urls.api}/api/v1/traces/${traceId}`);
@@ -131,7 +92,7 @@ describe('OTLP/HTTP refuses bad input clearly', () => {
 
   it('answers 400 with a google.rpc.Status in the request format, and stores nothing of it', async () => {
     const traceId = '400'.padEnd(32, 'a');
-    const valid = jsonToProtobuf(Buffer.from(otlpJson(traceId, [span(traceId, 0)])));
+    const valid = jsonToProtobuf(Buffer.from(otlpJson([span(traceId, 0)])));
     // A valid span followed by a truncated one: the whole request is refused.
     const broken = Buffer.concat([valid, valid.subarray(0, valid.length - 3)]);
     const res = await post(broken, PROTO);
@@ -179,7 +140,7 @@ describe('OTLP/HTTP refuses bad input clearly', () => {
 
   it('stores the valid spans and reports the invalid ones as partial success (protobuf)', async () => {
     const traceId = 'b1'.repeat(16);
-    const body = otlpJson(traceId, [
+    const body = otlpJson([
       span(traceId, 0),
       { ...span(traceId, 1), traceId: '0'.repeat(32) },
       span(traceId, 2),
@@ -197,7 +158,7 @@ describe('OTLP/HTTP refuses bad input clearly', () => {
   it('reports partial success in JSON for a JSON request, and refuses all-invalid requests whole', async () => {
     const traceId = 'b2'.repeat(16);
     const res = await post(
-      otlpJson(traceId, [span(traceId, 0), { ...span(traceId, 1), spanId: '' }]),
+      otlpJson([span(traceId, 0), { ...span(traceId, 1), spanId: '' }]),
       JSON_TYPE,
     );
     expect(res.status).toBe(200);
@@ -208,10 +169,7 @@ describe('OTLP/HTTP refuses bad input clearly', () => {
         errorMessage: '1 span(s) rejected: invalid span id (must be 8 bytes, not all zero)',
       },
     });
-    const none = await post(
-      otlpJson(traceId, [{ ...span(traceId, 5), traceId: 'xyz' }]),
-      JSON_TYPE,
-    );
+    const none = await post(otlpJson([{ ...span(traceId, 5), traceId: 'xyz' }]), JSON_TYPE);
     expect(
       ((await none.json()) as { partialSuccess: { rejectedSpans: string } }).partialSuccess
         .rejectedSpans,
@@ -257,10 +215,7 @@ describe('OTLP/HTTP refuses bad input clearly', () => {
     );
     expect(seen.has(400)).toBe(true);
     const traceId = 'c3'.repeat(16);
-    const ok = await post(
-      jsonToProtobuf(Buffer.from(otlpJson(traceId, [span(traceId, 0)]))),
-      PROTO,
-    );
+    const ok = await post(jsonToProtobuf(Buffer.from(otlpJson([span(traceId, 0)]))), PROTO);
     expect(ok.status).toBe(200);
     expect(await traceSpans(traceId)).toBe(1);
   });
@@ -296,9 +251,7 @@ describe('OTLP/gRPC refuses bad input clearly', () => {
   it('accepts a valid request and reports partial success', async () => {
     const traceId = 'd4'.repeat(16);
     const body = jsonToProtobuf(
-      Buffer.from(
-        otlpJson(traceId, [span(traceId, 0), { ...span(traceId, 1), spanId: '0'.repeat(16) }]),
-      ),
+      Buffer.from(otlpJson([span(traceId, 0), { ...span(traceId, 1), spanId: '0'.repeat(16) }])),
     );
     const r = await grpcExport(body);
     expect(r.code).toBe(0);

@@ -2,6 +2,7 @@ import { SpanKind, SpanStatusCode, type HrTime } from '@opentelemetry/api';
 import { ProtobufTraceSerializer, JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import protobuf from 'protobufjs/minimal';
 
 /**
  * Fan-out traces as the OpenTelemetry JS SDK would export them (ReadableSpans serialized by the
@@ -151,3 +152,49 @@ export function jsonRequest(spans: ReadableSpan[]): Buffer {
   if (!bytes) throw new Error('serializer returned nothing');
   return Buffer.from(bytes);
 }
+
+/** google.rpc.Status or ExportTracePartialSuccess: field 1 a number, field 2 a string. */
+export function decodePair(bytes: Uint8Array): { n: number; text: string } {
+  const r = protobuf.Reader.create(bytes);
+  const out = { n: 0, text: '' };
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag === 1 << 3) out.n = Number(r.int64());
+    else if (tag === ((2 << 3) | 2)) out.text = r.string();
+    else r.skipType(tag & 7);
+  }
+  return out;
+}
+
+/** ExportTraceServiceResponse -> its partial_success (field 1). */
+export function decodeExportResponse(bytes: Uint8Array): { n: number; text: string } | undefined {
+  const r = protobuf.Reader.create(bytes);
+  let partial: { n: number; text: string } | undefined;
+  while (r.pos < r.len) {
+    const tag = r.uint32();
+    if (tag === ((1 << 3) | 2)) partial = decodePair(r.bytes());
+    else r.skipType(tag & 7);
+  }
+  return partial;
+}
+
+export function otlpJson(spans: Record<string, unknown>[]): string {
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'errors' } }] },
+        scopeSpans: [{ scope: { name: 'errors' }, spans }],
+      },
+    ],
+  });
+}
+
+/** A valid OTLP/JSON span of `traceId`, numbered `i`. */
+export const jsonSpan = (traceId: string, i: number) => ({
+  traceId,
+  spanId: (i + 1).toString(16).padStart(16, '0'),
+  name: `op-${i}`,
+  kind: 2,
+  startTimeUnixNano: String(1_763_800_000_000_000_000n + BigInt(i)),
+  endTimeUnixNano: String(1_763_800_000_000_100_000n + BigInt(i)),
+});

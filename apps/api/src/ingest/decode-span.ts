@@ -17,6 +17,15 @@ import {
   type Scope,
   type TypedSink,
 } from './proto-helpers';
+import {
+  SpanFields,
+  T_ATTR,
+  T_EVENT,
+  T_LINK,
+  invalidReason,
+  scanSpan,
+  writeDuration,
+} from './span-scan';
 import { ByteSink } from './byte-sink';
 
 /** Where the counters for the request live (decode-protobuf's DecodedRequest). */
@@ -27,173 +36,23 @@ export interface SpanTally {
   rejectReason: string;
 }
 
-const T_TRACE_ID = tag(1, WIRE_LEN);
-const T_SPAN_ID = tag(2, WIRE_LEN);
-const T_TRACE_STATE = tag(3, WIRE_LEN);
-const T_PARENT = tag(4, WIRE_LEN);
-const T_NAME = tag(5, WIRE_LEN);
-const T_KIND = tag(6, WIRE_VARINT);
-const T_START = tag(7, WIRE_I64);
-const T_END = tag(8, WIRE_I64);
-const T_ATTR = tag(9, WIRE_LEN);
-const T_EVENT = tag(11, WIRE_LEN);
-const T_LINK = tag(13, WIRE_LEN);
-const T_STATUS = tag(15, WIRE_LEN);
 // Event and Link fields.
 const T_EV_TIME = tag(1, WIRE_I64);
 const T_EV_NAME = tag(2, WIRE_LEN);
 const T_EV_ATTR = tag(3, WIRE_LEN);
-const T_LN_TRACE_ID = tag(1, WIRE_LEN);
-const T_LN_SPAN_ID = tag(2, WIRE_LEN);
 const T_LN_STATE = tag(3, WIRE_LEN);
 const T_LN_ATTR = tag(4, WIRE_LEN);
 // Status fields.
 const T_ST_MESSAGE = tag(2, WIRE_LEN);
 const T_ST_CODE = tag(3, WIRE_VARINT);
 
-/** Positions of a span's singular fields; -1 when absent. Reused across spans. */
-class SpanFields {
-  traceId = -1;
-  traceIdLen = 0;
-  spanId = -1;
-  spanIdLen = 0;
-  parent = -1;
-  parentLen = 0;
-  stateAt = -1;
-  stateEnd = -1;
-  nameAt = -1;
-  nameEnd = -1;
-  kind = 0;
-  start = -1;
-  end = -1;
-  statusAt = -1;
-  statusEnd = -1;
-  badLink = false;
-
-  reset(): void {
-    this.traceId = this.spanId = this.parent = -1;
-    this.traceIdLen = this.spanIdLen = this.parentLen = 0;
-    this.stateAt = this.stateEnd = this.nameAt = this.nameEnd = -1;
-    this.kind = 0;
-    this.start = this.end = this.statusAt = this.statusEnd = -1;
-    this.badLink = false;
-  }
-}
+const T_LN_TRACE_ID = tag(1, WIRE_LEN);
+const T_LN_SPAN_ID = tag(2, WIRE_LEN);
 
 const f = new SpanFields();
 const SPAN_PREFIX = prefixBytes('s:');
 /** The typed values of the span being decoded (its sinks are set per span). */
 const typed: TypedSink = { keys: new ByteSink(16), vals: new ByteSink(16), count: 0 };
-
-/** Checks a Link's ids without writing anything (pass 1). */
-function linkIdsValid(r: ProtoReader, start: number, end: number): boolean {
-  r.p = start;
-  let ok = true;
-  while (r.p < end) {
-    const t = r.varint32(end);
-    if (t === T_LN_TRACE_ID || t === T_LN_SPAN_ID) {
-      const e = r.lenEnd(end);
-      const n = e - r.p;
-      if (n !== (t === T_LN_TRACE_ID ? 16 : 8)) ok = false;
-      r.p = e;
-    } else r.skip(t & 7, end);
-  }
-  return ok;
-}
-
-function scanSpan(r: ProtoReader, start: number, end: number): void {
-  f.reset();
-  r.p = start;
-  while (r.p < end) {
-    const t = r.varint32(end);
-    switch (t) {
-      case T_TRACE_ID:
-      case T_SPAN_ID:
-      case T_PARENT: {
-        const e = r.lenEnd(end);
-        const n = e - r.p;
-        if (t === T_TRACE_ID) [f.traceId, f.traceIdLen] = [r.p, n];
-        else if (t === T_SPAN_ID) [f.spanId, f.spanIdLen] = [r.p, n];
-        else [f.parent, f.parentLen] = [r.p, n];
-        r.p = e;
-        break;
-      }
-      case T_TRACE_STATE:
-      case T_NAME: {
-        const at = r.p;
-        const e = r.lenEnd(end);
-        if (t === T_NAME) [f.nameAt, f.nameEnd] = [at, e];
-        else [f.stateAt, f.stateEnd] = [at, e];
-        r.p = e;
-        break;
-      }
-      case T_KIND:
-        f.kind = r.varint32(end);
-        break;
-      case T_START:
-      case T_END:
-        if (t === T_START) f.start = r.p;
-        else f.end = r.p;
-        r.skip(WIRE_I64, end);
-        break;
-      case T_STATUS:
-        f.statusEnd = r.lenEnd(end);
-        f.statusAt = r.p;
-        r.p = f.statusEnd;
-        break;
-      case T_LINK: {
-        const e = r.lenEnd(end);
-        if (!linkIdsValid(r, r.p, e)) f.badLink = true;
-        r.p = e;
-        break;
-      }
-      default:
-        r.skip(t & 7, end);
-    }
-  }
-}
-
-/** Why a span is refused, or '' when its ids are valid (the OTLP spec's rules). */
-function invalidReason(b: Buffer): string {
-  if (f.traceIdLen !== 16 || allZero(b, f.traceId, 16))
-    return 'invalid trace id (must be 16 bytes, not all zero)';
-  if (f.spanIdLen !== 8 || allZero(b, f.spanId, 8))
-    return 'invalid span id (must be 8 bytes, not all zero)';
-  if (f.parentLen !== 0 && f.parentLen !== 8)
-    return 'invalid parent span id (must be empty or 8 bytes)';
-  if (f.badLink) return 'invalid link id (trace id 16 bytes, span id 8 bytes)';
-  return '';
-}
-
-function u32(b: Buffer, at: number): number {
-  return (
-    ((b[at] ?? 0) |
-      ((b[at + 1] ?? 0) << 8) |
-      ((b[at + 2] ?? 0) << 16) |
-      ((b[at + 3] ?? 0) << 24)) >>>
-    0
-  );
-}
-
-/** end - start in nanoseconds as UInt64 halves; a span that ends before it starts lasts 0. */
-function writeDuration(c: SpanColumns, b: Buffer): void {
-  if (f.start < 0 || f.end < 0) {
-    c.duration.u64(0, 0);
-    return;
-  }
-  const sLo = u32(b, f.start);
-  const sHi = u32(b, f.start + 4);
-  const eLo = u32(b, f.end);
-  const eHi = u32(b, f.end + 4);
-  let lo = eLo - sLo;
-  let hi = eHi - sHi;
-  if (lo < 0) {
-    lo += 4294967296;
-    hi -= 1;
-  }
-  if (hi < 0) c.duration.u64(0, 0);
-  else c.duration.u64(lo, hi);
-}
 
 function writeStatus(r: ProtoReader, c: SpanColumns): void {
   let code = 0;
@@ -340,8 +199,8 @@ export function decodeSpan(
   out: SpanTally,
 ): void {
   const b = r.b;
-  scanSpan(r, start, end);
-  const reason = invalidReason(b);
+  scanSpan(r, start, end, f);
+  const reason = invalidReason(b, f);
   if (reason !== '') {
     out.rejected++;
     if (out.rejectReason === '') out.rejectReason = reason;
@@ -369,7 +228,7 @@ export function decodeSpan(
   c.resOff.u64(c.resCount, 0);
   writeStr(c.scopeName, b, scope.nameAt, scope.nameEnd);
   writeStr(c.scopeVersion, b, scope.versionAt, scope.versionEnd);
-  writeDuration(c, b);
+  writeDuration(c, b, f);
   writeStatus(r, c);
   writeRepeated(r, start, end, c);
   c.attrOff.u64(c.attrCount, 0);
