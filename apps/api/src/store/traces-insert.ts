@@ -63,7 +63,10 @@ export async function insertNative(store: Store, ins: NativeInsert): Promise<voi
     query_params: q.params,
     values: Readable.from(ins.parts),
   });
-  res.stream.resume();
+  // The insert is done when the response has been read to its end.
+  await new Promise<void>((resolve, reject) => {
+    res.stream.on('end', resolve).on('error', reject).resume();
+  });
 }
 
 /**
