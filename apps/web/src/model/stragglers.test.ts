@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attributeDimension, orderRows, parseBy } from './stragglers';
+import { attributeDimension, orderRows, parseBy, ratioWithInterval } from './stragglers';
 import { sickHostStragglers } from '../charts/fixtures';
 
 describe('straggler helpers', () => {
@@ -23,5 +23,17 @@ describe('straggler helpers', () => {
       'blue',
       'leaf-03',
     ]);
+  });
+});
+
+describe('ratioWithInterval', () => {
+  it('prints the ratio and its interval, or a dash when there is none', () => {
+    const [row] = sickHostStragglers;
+    if (!row) throw new Error('fixture');
+    expect(ratioWithInterval(row)).toBe('×22.4 [×18.1, ×27.6]');
+    expect(
+      ratioWithInterval({ ...row, riskRatio: NaN, riskRatioLow: 0, riskRatioHigh: Infinity }),
+    ).toBe('–');
+    expect(ratioWithInterval({ ...row, riskRatioHigh: Infinity })).toBe('×22.4 [×18.1, ∞]');
   });
 });

@@ -1,4 +1,5 @@
 import type { StragglerRow } from '../api/contracts';
+import { formatRatio } from '../charts/format';
 
 export const BASE_DIMENSIONS = [
   { key: 'host', label: 'Host' },
@@ -43,4 +44,10 @@ export function orderRows(rows: readonly StragglerRow[]): StragglerRow[] {
         b.stragglers - a.stragglers ||
         a.value.localeCompare(b.value),
     );
+}
+
+/** "×2.6 [×0.93, ×7.3]", or "–" when no ratio can be formed (e.g. a value on every call). */
+export function ratioWithInterval(r: StragglerRow): string {
+  if (Number.isNaN(r.riskRatio)) return '–';
+  return `${formatRatio(r.riskRatio)} [${formatRatio(r.riskRatioLow)}, ${formatRatio(r.riskRatioHigh)}]`;
 }

@@ -58,6 +58,8 @@ function Table1({ op }: { op: FanoutOp }) {
         <strong>{formatPct(t.slowest5pctShareOfP99)}</strong> of the all-leaves p99.{' '}
         {formatCount(op.requests)} requests, width p50 {formatCount(op.width.p50)}, max{' '}
         {formatCount(op.width.max)}.
+        {op.width.max < 20 &&
+          ' With fewer than 20 leaves, the 95% mark is the last leaf: those two columns are equal.'}
       </p>
     </Panel>
   );

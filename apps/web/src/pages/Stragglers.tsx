@@ -13,7 +13,13 @@ import { autoWindowSeconds, hostMatrix } from '../api/hosts';
 import type { FanoutOp, StragglerRow, Stragglers as StragglersData } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
-import { attributeDimension, BASE_DIMENSIONS, orderRows, parseBy } from '../model/stragglers';
+import {
+  attributeDimension,
+  BASE_DIMENSIONS,
+  orderRows,
+  parseBy,
+  ratioWithInterval,
+} from '../model/stragglers';
 import { operationLabel } from '../model/operations';
 import { useLeafData, useOpenExample } from '../whatif/use-leaves';
 
@@ -142,10 +148,7 @@ function AttributionTable({ rows }: { rows: StragglerRow[] }) {
               <td className="n">{formatCount(r.stragglers)}</td>
               <td className="n">{formatPct(r.trafficShare)}</td>
               <td className="n">{formatPct(r.stragglerShare)}</td>
-              <td className="n">
-                {formatRatio(r.riskRatio)} [{formatRatio(r.riskRatioLow)},{' '}
-                {formatRatio(r.riskRatioHigh)}]
-              </td>
+              <td className="n">{ratioWithInterval(r)}</td>
               <td className="n">{formatPValue(r.pValue)}</td>
               <td className="n">{formatPValue(r.qValue)}</td>
               <td className="n">{formatMs(r.p99DropMs)}</td>
