@@ -48,20 +48,26 @@ function runProbe(tasksetArgs: string[]): Promise<SharingVerdict> {
 }
 
 describe.skipIf(!canPin)('sharing probe with real processes', () => {
-  it('tells a process sharing a core with a CPU hog from one that does not', async () => {
-    startHog();
-    await new Promise((r) => setTimeout(r, 300));
-    const [crowded, alone] = await Promise.all([
-      runProbe(['-c', '0', 'nice', '-n', '19']),
-      runProbe(['-c', '1']),
-    ]);
-    for (const h of hogs) h.kill('SIGKILL');
-    // Measured here: crowded ~10% of sleeps late by > 10 ms, alone 0-0.33% (busy machine).
-    expect(crowded.mode).toBe('contended');
-    expect(alone.mode).not.toBe('contended');
-    expect(crowded.longFraction).toBeGreaterThan(alone.longFraction);
-    expect(crowded.p99Ms).toBeGreaterThan(alone.p99Ms);
-  });
+  // One retry: the machine is shared, and another process-level test (or person) can load CPU 1
+  // past the contended threshold for the few seconds the "alone" probe runs.
+  it(
+    'tells a process sharing a core with a CPU hog from one that does not',
+    { retry: 1 },
+    async () => {
+      startHog();
+      await new Promise((r) => setTimeout(r, 300));
+      const [crowded, alone] = await Promise.all([
+        runProbe(['-c', '0', 'nice', '-n', '19']),
+        runProbe(['-c', '1']),
+      ]);
+      for (const h of hogs) h.kill('SIGKILL');
+      // Measured here: crowded ~10% of sleeps late by > 10 ms, alone 0-0.33% (busy machine).
+      expect(crowded.mode).toBe('contended');
+      expect(alone.mode).not.toBe('contended');
+      expect(crowded.longFraction).toBeGreaterThan(alone.longFraction);
+      expect(crowded.p99Ms).toBeGreaterThan(alone.p99Ms);
+    },
+  );
 });
 
 describe('probeSharingInWorker', () => {
