@@ -54,11 +54,17 @@ function convert(v: Value): [string, string | null] {
   encode(w, v);
   const bytes = Buffer.from(w.finish());
   const sink = new ByteSink(16);
-  const typed = writeAnyValue(new ProtoReader(bytes), 0, bytes.length, sink);
-  // The sink holds one Native String: varint length, then UTF-8.
+  const typedSink = new ByteSink(16);
+  const hasTyped = writeAnyValue(new ProtoReader(bytes), 0, bytes.length, sink, typedSink);
+  return [nativeString(sink), hasTyped ? nativeString(typedSink) : null];
+}
+
+/** The one Native String a sink holds (varint length, then UTF-8). */
+function nativeString(sink: ByteSink): string {
   const r = new ProtoReader(Buffer.from(sink.bytes()));
   const end = r.lenEnd(sink.len);
-  return [r.b.toString('utf8', r.p, end), typed];
+  expect(end).toBe(sink.len);
+  return r.b.toString('utf8', r.p, end);
 }
 
 describe('AnyValue -> exporter string and typed JSON', () => {
@@ -122,6 +128,13 @@ describe('AnyValue -> exporter string and typed JSON', () => {
       expect(text).toBe(n.toString());
       const parsed: unknown = JSON.parse(typed ?? 'null');
       expect(typeof parsed === 'number' ? BigInt(parsed) : BigInt(String(parsed))).toBe(n);
+    },
+  );
+
+  test.prop([fc.maxSafeInteger()], { seed: 13, numRuns: 1000 })(
+    'writes safe integers digit by digit exactly as String() does',
+    (n) => {
+      expect(convert({ i: BigInt(n) })).toEqual([String(n), String(n)]);
     },
   );
 

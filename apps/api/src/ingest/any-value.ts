@@ -99,28 +99,37 @@ function natural(v: Any): unknown {
   }
 }
 
-/** Finds the AnyValue's set field (the last one wins, as for a protobuf oneof). */
-function scanAny(r: ProtoReader, start: number, end: number): { field: number; at: number } {
+/** The set field of the last AnyValue scanned and where its value starts. */
+let anyField = 0;
+let anyAt = 0;
+
+/**
+ * Finds the AnyValue's set field (the last one wins, as for a protobuf oneof) into
+ * anyField / anyAt: module state rather than a returned object, which would be an allocation
+ * per attribute on the hot path.
+ */
+function scanAny(r: ProtoReader, start: number, end: number): void {
   r.p = start;
-  let field = 0;
-  let at = 0;
+  anyField = 0;
+  anyAt = 0;
   while (r.p < end) {
     const tag = r.varint32(end);
     const f = tag >>> 3;
     const w = tag & 7;
     if (f >= 1 && f <= 7 && ANY_WIRE[f] === w) {
-      field = f;
-      at = r.p;
+      anyField = f;
+      anyAt = r.p;
     }
     r.skip(w, end);
   }
-  return { field, at };
 }
 
 function toAny(r: ProtoReader, start: number, end: number, depth: number): Any {
   if (depth > MAX_VALUE_DEPTH)
     throw new DecodeError(`attribute value nested deeper than ${MAX_VALUE_DEPTH}`);
-  const { field, at } = scanAny(r, start, end);
+  scanAny(r, start, end);
+  const field = anyField;
+  const at = anyAt;
   const b = r.b;
   r.p = at;
   switch (field) {
@@ -193,17 +202,21 @@ function toKeyValue(r: ProtoReader, start: number, end: number, depth: number): 
 }
 
 /**
- * Writes the exporter's string form of the AnyValue in `r.b[start, end)` to `out` as a Native
- * String. Returns the natural JSON text when the value is not a string (or bytes, whose natural
- * form is the same base64 text), else null. Leaves `r.p` unspecified.
+ * Writes the exporter's string form of the AnyValue in `r.b[start, end)` to `out`, and, when the
+ * value is not a string (nor bytes, whose natural form is the same base64 text), its natural JSON
+ * to `typed`; both as Native Strings. Returns whether `typed` got a value. Ints, the common typed
+ * value, are written as digits without making a JS string. Leaves `r.p` unspecified.
  */
 export function writeAnyValue(
   r: ProtoReader,
   start: number,
   end: number,
   out: ByteSink,
-): string | null {
-  const { field, at } = scanAny(r, start, end);
+  typed: ByteSink,
+): boolean {
+  scanAny(r, start, end);
+  const field = anyField;
+  const at = anyAt;
   const b = r.b;
   r.p = at;
   switch (field) {
@@ -211,44 +224,49 @@ export function writeAnyValue(
       // The protobuf length prefix is the Native one: copy prefix and bytes in one go.
       const e = r.lenEnd(end);
       out.copy(b, at, e);
-      return null;
+      return false;
     }
     case 2: {
       r.varint64(end);
       const s = (r.lo | r.hi) !== 0 ? 'true' : 'false';
       out.string(s);
-      return s;
+      typed.string(s);
+      return true;
     }
     case 3: {
       r.varint64(end);
       const v = int64Value(r.lo, r.hi);
       if (typeof v === 'number') {
-        const s = String(v);
-        out.string(s);
-        return s;
+        out.decimal(v);
+        typed.decimal(v);
+      } else {
+        out.string(v);
+        typed.string(JSON.stringify(v));
       }
-      out.string(v);
-      return JSON.stringify(v);
+      return true;
     }
     case 4: {
       const d = r.double(at);
       const s = formatDouble(d);
       out.string(s);
-      return Number.isFinite(d) ? s : JSON.stringify(s);
+      typed.string(Number.isFinite(d) ? s : JSON.stringify(s));
+      return true;
     }
     case 5:
     case 6: {
       const v = toAny(r, start, end, 0);
       out.string(goJson(v));
-      return JSON.stringify(natural(v));
+      typed.string(JSON.stringify(natural(v)));
+      return true;
     }
     case 7: {
       const e = r.lenEnd(end);
       out.string(b.toString('base64', r.p, e));
-      return null;
+      return false;
     }
     default:
       out.u8(0);
-      return 'null';
+      typed.string('null');
+      return true;
   }
 }

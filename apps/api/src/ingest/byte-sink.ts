@@ -59,11 +59,14 @@ export class ByteSink {
     this.len = p + 8;
   }
 
-  /** Copies `src[start, end)` as is. */
+  /**
+   * Copies `src[start, end)` as is. Short runs (ids, names, most attribute values) are copied
+   * byte by byte: Uint8Array.set and Buffer.copy both allocate a view of the source first.
+   */
   copy(src: Uint8Array, start: number, end: number): void {
     const n = end - start;
     this.reserve(n);
-    if (n <= 16) {
+    if (n <= 64) {
       const b = this.buf;
       let p = this.len;
       for (let i = start; i < end; i++) b[p++] = src[i] ?? 0;
@@ -105,6 +108,28 @@ export class ByteSink {
     this.reserve(n);
     this.buf.write(s, this.len, n, 'utf8');
     this.len += n;
+  }
+
+  /** A Native String of a safe integer's decimal digits, written without a JS string. */
+  decimal(v: number): void {
+    if (!Number.isSafeInteger(v)) {
+      this.string(String(v));
+      return;
+    }
+    let n = Math.abs(v);
+    let digits = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) digits++;
+    const len = digits + (v < 0 ? 1 : 0);
+    this.reserve(len + 1);
+    const b = this.buf;
+    b[this.len] = len;
+    let p = this.len + len;
+    this.len = p + 1;
+    for (let i = 0; i < digits; i++) {
+      b[p--] = 48 + (n % 10);
+      n = Math.floor(n / 10);
+    }
+    if (v < 0) b[p] = 45;
   }
 
   /** A Native String holding `bytes` as is. */

@@ -132,12 +132,13 @@ export function writeKeyValue(
     } else r.skip(t & 7, end);
   }
   writeStr(keys, b, keyAt, keyEnd);
-  let json: string | null;
+  let isTyped: boolean;
   if (vStart < 0) {
     vals.u8(EMPTY);
-    json = 'null';
-  } else json = writeAnyValue(r, vStart, vEnd, vals);
-  if (json === null) return;
+    typed.vals.string('null');
+    isTyped = true;
+  } else isTyped = writeAnyValue(r, vStart, vEnd, vals, typed.vals);
+  if (!isTyped) return;
   // The typed key is the prefix and the key's bytes, copied without making a JS string.
   let keyStart = keyEnd;
   if (keyAt >= 0) {
@@ -148,6 +149,5 @@ export function writeKeyValue(
   typed.keys.varint(prefix.length + keyEnd - keyStart);
   typed.keys.copy(prefix, 0, prefix.length);
   if (keyAt >= 0) typed.keys.copy(b, keyStart, keyEnd);
-  typed.vals.string(json);
   typed.count++;
 }

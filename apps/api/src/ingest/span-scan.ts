@@ -78,9 +78,17 @@ export function scanSpan(r: ProtoReader, start: number, end: number, f: SpanFiel
       case T_PARENT: {
         const e = r.lenEnd(end);
         const n = e - r.p;
-        if (t === T_TRACE_ID) [f.traceId, f.traceIdLen] = [r.p, n];
-        else if (t === T_SPAN_ID) [f.spanId, f.spanIdLen] = [r.p, n];
-        else [f.parent, f.parentLen] = [r.p, n];
+        // Plain assignments: a destructuring swap would allocate an array per field.
+        if (t === T_TRACE_ID) {
+          f.traceId = r.p;
+          f.traceIdLen = n;
+        } else if (t === T_SPAN_ID) {
+          f.spanId = r.p;
+          f.spanIdLen = n;
+        } else {
+          f.parent = r.p;
+          f.parentLen = n;
+        }
         r.p = e;
         break;
       }
@@ -88,8 +96,13 @@ export function scanSpan(r: ProtoReader, start: number, end: number, f: SpanFiel
       case T_NAME: {
         const at = r.p;
         const e = r.lenEnd(end);
-        if (t === T_NAME) [f.nameAt, f.nameEnd] = [at, e];
-        else [f.stateAt, f.stateEnd] = [at, e];
+        if (t === T_NAME) {
+          f.nameAt = at;
+          f.nameEnd = e;
+        } else {
+          f.stateAt = at;
+          f.stateEnd = e;
+        }
         r.p = e;
         break;
       }
