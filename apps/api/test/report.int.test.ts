@@ -114,6 +114,10 @@ describe('tailscope report', () => {
       /<tr class="cause"><td class="t">host<\/td><td class="t">storage-07<\/td>/,
     );
     expect(output).not.toMatch(/<script|src="http/);
+    // The dashboard's own charts, rendered on the server, with its stylesheet inlined.
+    expect(output).toContain('data-chart="amplification"');
+    expect(output).toMatch(/<svg[^>]*class="ts-chart[^"]*"[^>]*>[\s\S]*storage-07/);
+    expect(output).toContain('.ts-chart');
     if (!findChromium()) return; // .ci/run installs Chromium; elsewhere PDF export is optional
     const pdf = join(dir, 'report.pdf');
     await runReport({

@@ -8,6 +8,8 @@ import type { OperationReport, Report, StragglerRow } from './types';
 export interface ReportCharts {
   /** SVG markup for one operation (amplification curve, CDFs, forest plot, what-if bars). */
   operation(op: OperationReport): string;
+  /** CSS the chart markup's classes refer to (the dashboard's stylesheet), inlined first. */
+  stylesheet: string;
 }
 
 function esc(s: string): string {
@@ -111,18 +113,22 @@ ${whatIfTable(op)}
 </section>`;
 }
 
+// Colours come from the dashboard's palette variables when its stylesheet is inlined (light and
+// dark follow prefers-color-scheme); the fallbacks are the light palette.
 const CSS = `
-:root { color-scheme: light; --fg:#1b1f24; --muted:#5b6570; --line:#d9dee3; --accent:#c2410c; }
-body { font: 13px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); margin: 32px auto; max-width: 980px; padding: 0 24px; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 16px; margin: 28px 0 4px; border-top: 1px solid var(--line); padding-top: 16px; }
-.meta, caption { color: var(--muted); } caption { text-align: left; padding: 6px 0; caption-side: top; }
+html { background: var(--surface, #fff); }
+body { font: 13px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--text, #1c1c1a);
+  background: var(--surface, #fff); margin: 32px auto; max-width: 980px; padding: 0 24px; }
+h1 { font-size: 22px; margin: 0 0 4px; } h3 { font-size: 13px; margin: 14px 0 2px; }
+h2 { font-size: 16px; margin: 28px 0 4px; border-top: 1px solid var(--border, #e2e2dd); padding-top: 16px; }
+.meta, caption { color: var(--muted, #62625d); } caption { text-align: left; padding: 6px 0; caption-side: top; }
 table { border-collapse: collapse; margin: 8px 0 12px; width: 100%; }
-th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+th, td { border-bottom: 1px solid var(--border, #e2e2dd); padding: 4px 8px; text-align: left; vertical-align: top; }
 table.num td, table.num thead th { font-variant-numeric: tabular-nums; text-align: right; }
 table.num td.t, table.num thead th:first-child { text-align: left; }
-tr.cause td, tr.cause th { color: var(--accent); font-weight: 600; }
-small { color: var(--muted); } .charts svg { max-width: 100%; height: auto; }
-table, .charts { break-inside: avoid; }
+tr.cause td, tr.cause th { color: var(--accent, #c2410c); font-weight: 600; }
+small { color: var(--muted, #62625d); } .charts svg { max-width: 100%; height: auto; display: block; margin: 8px 0; }
+table, .charts svg { break-inside: avoid; }
 @media print { body { margin: 0; } h2 { break-after: avoid; } }
 `;
 
@@ -131,7 +137,7 @@ export function reportToHtml(report: Report, charts?: ReportCharts): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Tailscope report ${esc(report.generatedAt)}</title>
 <meta name="generator" content="tailscope ${esc(report.tool.version)} (report schema ${report.schemaVersion})">
-<style>${CSS}</style></head><body>
+<style>${charts?.stylesheet ?? ''}${CSS}</style></head><body>
 <h1>Tailscope: fan-out tail report</h1>
 <p class="meta">${esc(isoRange(report.range))} · generated ${esc(report.generatedAt)} · ${s.spans.toLocaleString('en-US')} spans, ${s.traces.toLocaleString('en-US')} traces, ${s.services} services in the store</p>
 ${report.operations.length === 0 ? '<p>No fan-out operations in this range. Send traces (see the README) or run <code>npm run demo</code>.</p>' : ''}

@@ -7,6 +7,7 @@ import { reportToCsv } from './csv';
 import { reportToHtml, type ReportCharts } from './html';
 import { htmlToPdf } from './pdf';
 import type { Report } from './types';
+import { loadDashboardCharts } from './charts';
 
 export type ReportFormat = 'json' | 'csv' | 'html' | 'pdf';
 
@@ -27,6 +28,7 @@ export interface ReportRun {
   maxOperations: number;
   seed: number;
   version: string;
+  /** Chart renderer for HTML and PDF; default: the dashboard's own charts. */
   charts?: ReportCharts | undefined;
   onProgress?: (done: number, total: number, label: string) => void;
 }
@@ -105,11 +107,15 @@ export async function runReport(
       ...(run.onProgress ? { onProgress: run.onProgress } : {}),
     });
   });
+  const charts =
+    run.format === 'html' || run.format === 'pdf'
+      ? (run.charts ?? (await loadDashboardCharts()))
+      : undefined;
   if (run.format === 'pdf') {
-    await htmlToPdf(reportToHtml(report, run.charts), run.out ?? 'report.pdf');
+    await htmlToPdf(reportToHtml(report, charts), run.out ?? 'report.pdf');
     return { report, output: undefined };
   }
-  const text = renderReport(report, run.format, run.charts);
+  const text = renderReport(report, run.format, charts);
   if (run.out) writeFileSync(run.out, text);
   return { report, output: run.out ? undefined : text };
 }
