@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { leafCallsFromRows } from '@tailscope/analysis';
-import { exampleTrace, leafCurves, prepareDataset, subsampleFanouts } from './dataset';
+import { synthesizeLeafCalls } from '@tailscope/analysis';
+import {
+  exampleTrace,
+  leafCurves,
+  prepareDataset,
+  PREVIEW_CALLS,
+  previewOf,
+  subsampleFanouts,
+} from './dataset';
 
 // Three fan-outs of width 4 on hosts host-0..host-3, one second apart.
 const calls = leafCallsFromRows(
@@ -77,5 +85,18 @@ describe('subsampleFanouts', () => {
     expect(Array.from(s.host.subarray(4))).toEqual([0, 1, 3, 2]);
     expect(s.hosts).toBe(calls.hosts);
     expect(subsampleFanouts(calls, 10).traceIds).toEqual(calls.traceIds);
+  });
+});
+
+describe('previewOf', () => {
+  it('bounds the preview by calls, whatever the width, and skips small data', () => {
+    const wide = synthesizeLeafCalls({ fanouts: 10_000, width: 100, hosts: 10, seed: 1 });
+    const p = previewOf(wide);
+    // 1M calls -> at least 2,000 fan-outs (the floor wins over 200,000 / 100 = 2,000).
+    expect(p?.fanoutOffsets.length).toBe(2_001);
+    const narrow = synthesizeLeafCalls({ fanouts: 40_000, width: 10, hosts: 10, seed: 1 });
+    const q = previewOf(narrow);
+    expect(q?.durationMs.length).toBeLessThanOrEqual(PREVIEW_CALLS);
+    expect(previewOf(calls)).toBeNull();
   });
 });

@@ -44,15 +44,29 @@ export function prepareDataset(calls: LeafCalls): Dataset {
   }
   return {
     calls,
-    preview: fanouts > PREVIEW_FANOUTS ? subsampleFanouts(calls, PREVIEW_FANOUTS) : null,
+    preview: previewOf(calls),
     allLeavesMs: all,
     p95LeavesMs: p95,
     stragglerHost: host,
   };
 }
 
-/** Fan-outs replayed while a slider is being dragged; the full data once it rests. */
-export const PREVIEW_FANOUTS = 20_000;
+/**
+ * What a preview replays while a slider is being dragged (the full data once it rests): about
+ * PREVIEW_CALLS calls, so its cost does not grow with the fan-out width, and never fewer than
+ * PREVIEW_MIN_FANOUTS fan-outs, so its p99 still rests on a few dozen requests.
+ */
+export const PREVIEW_CALLS = 200_000;
+export const PREVIEW_MIN_FANOUTS = 2_000;
+
+/** The preview subsample, or null when the data is already that small. */
+export function previewOf(calls: LeafCalls): LeafCalls | null {
+  const fanouts = calls.fanoutOffsets.length - 1;
+  const n = calls.durationMs.length;
+  if (fanouts === 0 || n <= PREVIEW_CALLS) return null;
+  const max = Math.max(PREVIEW_MIN_FANOUTS, Math.floor((PREVIEW_CALLS * fanouts) / n));
+  return max >= fanouts ? null : subsampleFanouts(calls, max);
+}
 
 /**
  * Every k-th fan-out (k = ceil(fan-outs / max)), whole, with all its calls: an even spread over

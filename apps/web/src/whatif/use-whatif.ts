@@ -4,7 +4,7 @@ import { leafClient, WorkerError } from './leaf-client';
 import type { SimulateAnswer } from './protocol';
 
 /**
- * While a slider moves: a replay of the preview subsample (PREVIEW_FANOUTS, every k-th fan-out)
+ * While a slider moves: a replay of the preview subsample (about PREVIEW_CALLS calls, whole fan-outs)
  * with fewer bootstrap resamples, so the picture follows the hand; once the controls rest, the
  * full replay with the published intervals.
  */
