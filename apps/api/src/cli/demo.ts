@@ -3,160 +3,81 @@ import {
   DEFAULT_HEDGE,
   DEFAULT_PROBATION,
   LoadGenerator,
-  planCluster,
   startCluster,
   type Cluster,
-  type ClusterOptions,
-  type LoadSnapshot,
-  type Policy,
-  type RootStats,
 } from '@tailscope/demo';
 import { serve, type Running } from '../server/serve';
-import { addServerOptions, extraCommands, settingsFromFlags, type ServerFlags } from './index';
+import {
+  clusterOptionsFromFlags,
+  DemoFlagError,
+  num,
+  statusLine,
+  type DemoFlags,
+} from './demo-flags';
+import { addServerOptions, extraCommands, settingsFromFlags } from './index';
 
 /**
  * `tailscope demo`: the server (as `serve` starts it) plus a real fan-out cluster sending it
  * traces under steady load. With --duration it stops everything and exits 0; without, Ctrl-C.
  */
 
-export interface DemoFlags extends ServerFlags {
-  duration?: string;
-  policy: Policy;
-  rate: string;
-  width: string;
-  leafProcesses: string;
-  hostsPerProcess: string;
-  hogs: string;
-  contendedNice: string;
-  probe: boolean;
-  hedgeDelayMs: string;
-  hedgePercentile?: string;
-  probationWindowS: string;
-  probationFactor: string;
-  probationMinMs: string;
-  probationHoldS: string;
-  probationShadow: string;
-  slowHost?: string;
-  slowFrom: string;
-  slowFor: string;
-  slowMs: string;
-  compactionEveryMs: string;
-  statusEveryS: string;
-  otlp?: string;
+interface DemoParts {
+  running: Running | null;
+  cluster: Cluster | null;
+  load: LoadGenerator | null;
 }
 
-export class DemoFlagError extends Error {}
-
-function num(flag: string, raw: string, min: number, max: number, integer = false): number {
-  const n = Number(raw);
-  if (
-    raw.trim() === '' ||
-    !Number.isFinite(n) ||
-    n < min ||
-    n > max ||
-    (integer && !Number.isInteger(n))
-  ) {
-    const kind = integer ? 'an integer' : 'a number';
-    throw new DemoFlagError(
-      `${flag} must be ${kind} between ${String(min)} and ${String(max)}, got '${raw}'`,
-    );
-  }
-  return n;
-}
-
-/** Flags to cluster options, with an error naming the bad flag. */
-export function clusterOptionsFromFlags(f: DemoFlags, otlpUrl: string): ClusterOptions {
-  const hedgePercentile =
-    f.hedgePercentile === undefined ? null : num('--hedge-percentile', f.hedgePercentile, 1, 99.99);
-  const options: ClusterOptions = {
-    otlpUrl,
-    policy: f.policy,
-    width: num('--width', f.width, 2, 64, true),
-    leafProcesses: num('--leaf-processes', f.leafProcesses, 1, 32, true),
-    hostsPerProcess: num('--hosts-per-process', f.hostsPerProcess, 1, 64, true),
-    hogs: num('--hogs', f.hogs, 0, 8, true),
-    contendedNice: num('--contended-nice', f.contendedNice, 0, 19, true),
-    probe: f.probe,
-    compactionEveryMs: num('--compaction-every-ms', f.compactionEveryMs, 100, 3_600_000),
-    hedge: {
-      delayMs: num('--hedge-delay-ms', f.hedgeDelayMs, 0.1, 60_000),
-      percentile: hedgePercentile,
-    },
-    probation: {
-      windowMs: num('--probation-window-s', f.probationWindowS, 0.5, 3600) * 1000,
-      factor: num('--probation-factor', f.probationFactor, 1, 1000),
-      minLatencyMs: num('--probation-min-ms', f.probationMinMs, 0, 60_000),
-      holdMs: num('--probation-hold-s', f.probationHoldS, 0, 3600) * 1000,
-      shadowFraction: num('--probation-shadow', f.probationShadow, 0, 1),
-    },
-    slow:
-      f.slowHost === undefined
-        ? null
-        : {
-            host: f.slowHost,
-            fromS: num('--slow-from', f.slowFrom, 0, 86_400),
-            forS: num('--slow-for', f.slowFor, 0, 86_400),
-            delayMs: num('--slow-ms', f.slowMs, 0, 60_000),
-          },
+/** Stops, once, in order: the load (waits for answers in flight), the cluster, the server. */
+function stopper(parts: DemoParts): (why: string) => Promise<void> {
+  let stopping: Promise<void> | null = null;
+  return (why) => {
+    stopping ??= (async () => {
+      console.log(`demo: ${why}, stopping the load, the cluster and the server`);
+      await parts.load?.stop();
+      await parts.cluster?.stop();
+      await parts.running?.close();
+    })();
+    return stopping;
   };
-  // The cluster's shape checks (enough replicas per shard, a known slow host), before any start.
-  let hosts: string[];
-  try {
-    hosts = planCluster({
-      leafProcesses: options.leafProcesses ?? 5,
-      hostsPerProcess: options.hostsPerProcess ?? 8,
-      width: options.width ?? 8,
-      hogs: options.hogs ?? 1,
-      contendedNice: options.contendedNice ?? 5,
-      cpus: 2,
-      canPin: false,
-      canRaisePriority: false,
-    }).hosts.map((h) => h.host);
-  } catch (err) {
-    throw new DemoFlagError(err instanceof Error ? err.message : String(err));
-  }
-  if (f.slowHost !== undefined && !hosts.includes(f.slowHost)) {
-    throw new DemoFlagError(
-      `--slow-host must name a host of the cluster (${hosts[0] ?? ''} to ${hosts.at(-1) ?? ''}), got '${f.slowHost}'`,
-    );
-  }
-  return options;
 }
 
-function ms(x: number): string {
-  return Number.isNaN(x) ? '-' : `${x.toFixed(1)} ms`;
+function exitOnSignals(stop: (why: string) => Promise<void>): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stop(signal).then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
+    });
+  }
 }
 
-/** One status line: load as the client saw it, the root's policy counters, the ingest rate. */
-export function statusLine(
-  elapsedS: number,
-  periodS: number,
-  load: LoadSnapshot,
-  root: RootStats | null,
-  spansPerSecond: number | null,
-): string {
-  const parts = [
-    `demo ${String(Math.round(elapsedS)).padStart(4)}s`,
-    `${(load.answers / periodS).toFixed(1)} fan-outs/s`,
-    `p50 ${ms(load.p50Ms)}`,
-    `p99 ${ms(load.p99Ms)}`,
-    `max ${ms(load.maxMs)}`,
-    `failed ${String(load.failed)}`,
-  ];
-  if (load.dropped > 0) parts.push(`dropped ${String(load.dropped)}`);
-  if (root?.hedgeDelayMs != null) {
-    parts.push(
-      `hedges ${String(root.hedgesSent)} (won ${String(root.hedgesWon)}, delay ${String(root.hedgeDelayMs)} ms)`,
+/** A status line every `everyS` seconds, over the answers since the previous one. */
+function printStatus(
+  cluster: Cluster,
+  load: LoadGenerator,
+  running: Running | null,
+  everyS: number,
+) {
+  const started = performance.now();
+  let last = started;
+  return setInterval(() => {
+    const now = performance.now();
+    const spansPerSecond = running ? running.ingest.spansPerSecond() : null;
+    console.log(
+      statusLine(
+        (now - started) / 1000,
+        (now - last) / 1000,
+        load.snapshot(),
+        cluster.stats(),
+        spansPerSecond,
+      ),
     );
-  }
-  if (root && (root.exclusions > 0 || root.shadowsSent > 0)) {
-    const now = root.excluded.length === 0 ? 'none' : root.excluded.join(',');
-    parts.push(
-      `probation: ${now} (${String(root.exclusions)} so far, ${String(root.shadowsSent)} shadows)`,
-    );
-  }
-  if (spansPerSecond !== null) parts.push(`ingest ${spansPerSecond.toFixed(0)} spans/s`);
-  return parts.join('  ');
+    last = now;
+  }, everyS * 1000);
 }
 
 async function runDemo(flags: DemoFlags): Promise<void> {
@@ -164,43 +85,22 @@ async function runDemo(flags: DemoFlags): Promise<void> {
     flags.duration === undefined ? null : num('--duration', flags.duration, 1, 7 * 86_400);
   const rate = num('--rate', flags.rate, 0.1, 2000);
   const statusEveryS = num('--status-every-s', flags.statusEveryS, 1, 3600);
-  // Validate everything before starting anything.
-  clusterOptionsFromFlags(flags, 'http://127.0.0.1:4318/v1/traces');
-
-  let running: Running | null = null;
-  let otlpUrl = flags.otlp;
-  if (otlpUrl === undefined) {
-    running = await serve(settingsFromFlags(flags), { log: true });
-    otlpUrl = `${running.urls.otlpHttp}/v1/traces`;
-  }
-  let cluster: Cluster | null = null;
-  let load: LoadGenerator | null = null;
-  let stopping: Promise<void> | null = null;
-  const stop = (why: string) => {
-    stopping ??= (async () => {
-      console.log(`demo: ${why}, stopping the load, the cluster and the server`);
-      await load?.stop();
-      await cluster?.stop();
-      await running?.close();
-    })();
-    return stopping;
-  };
-  const onSignal = (signal: string) => {
-    stop(signal).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(err);
-        process.exit(1);
-      },
+  if (flags.otlp !== undefined && !/^https?:\/\/[^/]+/.test(flags.otlp)) {
+    throw new DemoFlagError(
+      `--otlp must be an http(s) URL such as http://127.0.0.1:4318/v1/traces, got '${flags.otlp}'`,
     );
-  };
-  process.once('SIGINT', () => {
-    onSignal('SIGINT');
-  });
-  process.once('SIGTERM', () => {
-    onSignal('SIGTERM');
-  });
+  }
+  // Validate everything before starting anything.
+  clusterOptionsFromFlags(flags, flags.otlp ?? 'http://127.0.0.1:4318/v1/traces');
 
+  const parts: DemoParts = { running: null, cluster: null, load: null };
+  if (flags.otlp === undefined)
+    parts.running = await serve(settingsFromFlags(flags), { log: true });
+  const otlpUrl = flags.otlp ?? `${parts.running?.urls.otlpHttp ?? ''}/v1/traces`;
+  const stop = stopper(parts);
+  exitOnSignals(stop);
+  let cluster: Cluster;
+  let load: LoadGenerator;
   try {
     console.log('demo: starting the cluster (hogs, leaves, root)');
     cluster = await startCluster({
@@ -209,45 +109,29 @@ async function runDemo(flags: DemoFlags): Promise<void> {
         console.log(`demo: ${line}`);
       },
     });
+    parts.cluster = cluster;
     console.log(
       `demo: ${String(cluster.hosts.length)} hosts, width ${flags.width}, policy ${flags.policy}, ${String(rate)} fan-outs/s to ${cluster.rootUrl}/fanout`,
     );
     load = new LoadGenerator(cluster.rootUrl, rate);
+    parts.load = load;
     load.start();
   } catch (err) {
     await stop('startup failed');
     throw err;
   }
-
-  const activeLoad = load;
-  const activeCluster = cluster;
-  const started = performance.now();
-  let last = started;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    const line = statusLine(
-      (now - started) / 1000,
-      (now - last) / 1000,
-      activeLoad.snapshot(),
-      activeCluster.stats(),
-      running ? running.ingest.spansPerSecond() : null,
-    );
-    last = now;
-    console.log(line);
-  }, statusEveryS * 1000);
-
-  if (durationS !== null) {
-    await new Promise((resolve) => setTimeout(resolve, durationS * 1000));
-    clearInterval(ticker);
-    await stop(`${String(durationS)} s done`);
-    const s = activeCluster.stats();
-    console.log(
-      `demo: done. ${String(s?.fanouts ?? 0)} fan-outs, ${String(s?.fanoutErrors ?? 0)} failed` +
-        (running ? `; the spans are in ${running.settings.dataDir}` : ''),
-    );
-    // Everything is stopped and flushed; do not wait on whatever handle a library left open.
-    process.exit(0);
-  }
+  const ticker = printStatus(cluster, load, parts.running, statusEveryS);
+  if (durationS === null) return; // until Ctrl-C / SIGTERM
+  await new Promise((resolve) => setTimeout(resolve, durationS * 1000));
+  clearInterval(ticker);
+  await stop(`${String(durationS)} s done`);
+  const s = cluster.stats();
+  console.log(
+    `demo: done. ${String(s?.fanouts ?? 0)} fan-outs, ${String(s?.fanoutErrors ?? 0)} failed` +
+      (parts.running ? `; the spans are in ${parts.running.settings.dataDir}` : ''),
+  );
+  // Everything is stopped and flushed; do not wait on whatever handle a library left open.
+  process.exit(0);
 }
 
 extraCommands.push((program: Command) => {
