@@ -127,106 +127,124 @@ async function stopAll(children: readonly DemoChild[]): Promise<void> {
   for (const c of children) if (c.groupAlive()) c.signalGroup('SIGKILL');
 }
 
-/**
- * Starts hogs, then leaves (each probes its sharing mode once all are loaded), then the root.
- * Rejects, after stopping whatever had started, if any child fails to come up in time.
- */
-export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
-  const log = opts.log ?? (() => undefined);
-  const width = opts.width ?? 8;
+interface StartedLeaf {
+  plan: LeafProcessPlan;
+  child: DemoChild;
+}
+
+/** Starts the leaves, logs their measured sharing modes as they come, returns their endpoints. */
+async function startLeaves(
+  opts: ClusterOptions,
+  plan: ClusterPlan,
+  children: DemoChild[],
+  modes: Map<string, SharingMode | 'unknown'>,
+  log: (line: string) => void,
+): Promise<{ leaves: StartedLeaf[]; endpoints: LeafEndpoint[] }> {
+  const leaves = plan.leaves.map((p) => {
+    const prefix = placementPrefix(p.cpuList, p.nice);
+    const config = leafConfig(opts, p);
+    const child = new DemoChild({ name: p.name, entry: 'leaf-main.ts', config, prefix });
+    children.push(child);
+    child.onMessage((m) => {
+      if (m.type !== 'sharing-mode') return;
+      modes.set(p.name, m.sharingMode);
+      const probe = m.probe
+        ? ` (probed under load: p99 ${m.probe.p99Ms.toFixed(1)} ms, ${(m.probe.longFraction * 100).toFixed(2)}% of sleeps late by > 10 ms)`
+        : '';
+      log(`${p.name}: host.sharing_mode=${m.sharingMode}${probe}`);
+    });
+    return { plan: p, child };
+  });
+  const readies = await Promise.all(leaves.map((l) => l.child.waitFor('ready', 60_000)));
+  const endpoints: LeafEndpoint[] = [];
+  for (const [i, r] of readies.entries()) {
+    const p = leaves[i]?.plan;
+    if (!p) continue;
+    const place = `${p.cpuList === null ? 'any cpu' : `cpu ${p.cpuList}`}, nice ${String(p.nice)}`;
+    log(`${p.name}: ${p.hosts[0] ?? ''}..${p.hosts.at(-1) ?? ''}, ${place}`);
+    for (const h of r.hosts) {
+      const shard = plan.hosts.find((x) => x.host === h.host)?.shard ?? 0;
+      endpoints.push({ ...h, process: p.name, role: p.role, shard });
+    }
+  }
+  return { leaves, endpoints };
+}
+
+function rootChild(opts: ClusterOptions, plan: ClusterPlan, endpoints: LeafEndpoint[]): DemoChild {
+  return new DemoChild({
+    name: 'root',
+    entry: 'root-main.ts',
+    prefix: placementPrefix(plan.rootCpuList, plan.rootNice),
+    config: {
+      kind: 'root',
+      otlpUrl: opts.otlpUrl,
+      width: opts.width ?? 8,
+      leaves: endpoints,
+      policy: opts.policy ?? 'none',
+      hedge: { ...DEFAULT_HEDGE, ...opts.hedge },
+      probation: { ...DEFAULT_PROBATION, ...opts.probation },
+      callTimeoutMs: opts.callTimeoutMs ?? 5000,
+    },
+  });
+}
+
+/** Tells the slow host's leaf its window, which counts from now (when the load starts). */
+function scheduleSlowHost(slow: SlowHostOption, leaves: StartedLeaf[]): void {
+  const now = Date.now();
+  const plan = {
+    host: slow.host,
+    fromEpochMs: now + slow.fromS * 1000,
+    toEpochMs: now + (slow.fromS + slow.forS) * 1000,
+    delayMs: slow.delayMs,
+  };
+  for (const l of leaves)
+    if (l.plan.hosts.includes(slow.host)) l.child.send({ type: 'slow', plan });
+}
+
+function planFor(opts: ClusterOptions): ClusterPlan {
   const plan = planCluster({
     leafProcesses: opts.leafProcesses ?? 5,
     hostsPerProcess: opts.hostsPerProcess ?? 8,
-    width,
+    width: opts.width ?? 8,
     hogs: opts.hogs ?? 1,
     contendedNice: opts.contendedNice ?? 5,
     cpus: availableParallelism(),
     canPin: tasksetWorks(),
     canRaisePriority: canRaisePriority(),
   });
-  const slow = opts.slow ?? null;
+  const slow = opts.slow;
   if (slow && !plan.hosts.some((h) => h.host === slow.host)) {
     const last = plan.hosts.at(-1)?.host ?? '';
     throw new Error(`--slow-host ${slow.host} is not a host of this cluster (host-01 to ${last})`);
   }
+  return plan;
+}
+
+/**
+ * Starts hogs, then leaves, then the root (which needs the leaves' ports). Rejects, after
+ * stopping whatever had started, if any child fails to come up in time.
+ */
+export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
+  const log = opts.log ?? (() => undefined);
+  const plan = planFor(opts);
   const children: DemoChild[] = [];
+  const modes = new Map<string, SharingMode | 'unknown'>();
   let stopping = false;
   try {
     for (const hog of plan.hogs) {
       const prefix = placementPrefix(hog.cpuList, 0);
-      children.push(
-        new DemoChild({ name: hog.name, entry: 'hog-main.ts', config: hogConfig(opts), prefix }),
-      );
+      const config = hogConfig(opts);
+      children.push(new DemoChild({ name: hog.name, entry: 'hog-main.ts', config, prefix }));
     }
-    const leaves = plan.leaves.map((p) => {
-      const prefix = placementPrefix(p.cpuList, p.nice);
-      const child = new DemoChild({
-        name: p.name,
-        entry: 'leaf-main.ts',
-        config: leafConfig(opts, p),
-        prefix,
-      });
-      children.push(child);
-      return { plan: p, child };
-    });
-    const modes = new Map<string, SharingMode | 'unknown'>();
-    for (const l of leaves) {
-      l.child.onMessage((m) => {
-        if (m.type !== 'sharing-mode') return;
-        modes.set(l.plan.name, m.sharingMode);
-        const probe = m.probe
-          ? ` (probed under load: p99 ${m.probe.p99Ms.toFixed(1)} ms, ${(m.probe.longFraction * 100).toFixed(2)}% of sleeps late by > 10 ms)`
-          : '';
-        log(`${l.plan.name}: host.sharing_mode=${m.sharingMode}${probe}`);
-      });
-    }
-    const readies = await Promise.all(leaves.map((l) => l.child.waitFor('ready', 60_000)));
-    const endpoints: LeafEndpoint[] = [];
-    for (const [i, r] of readies.entries()) {
-      const p = leaves[i]?.plan;
-      if (!p) continue;
-      const place = `${p.cpuList === null ? 'any cpu' : `cpu ${p.cpuList}`}, nice ${String(p.nice)}`;
-      log(`${p.name}: ${p.hosts[0] ?? ''}..${p.hosts.at(-1) ?? ''}, ${place}`);
-      for (const h of r.hosts) {
-        const shard = plan.hosts.find((x) => x.host === h.host)?.shard ?? 0;
-        endpoints.push({ ...h, process: p.name, role: p.role, shard });
-      }
-    }
-    const root = new DemoChild({
-      name: 'root',
-      entry: 'root-main.ts',
-      prefix: placementPrefix(plan.rootCpuList, plan.rootNice),
-      config: {
-        kind: 'root',
-        otlpUrl: opts.otlpUrl,
-        width,
-        leaves: endpoints,
-        policy: opts.policy ?? 'none',
-        hedge: { ...DEFAULT_HEDGE, ...opts.hedge },
-        probation: { ...DEFAULT_PROBATION, ...opts.probation },
-        callTimeoutMs: opts.callTimeoutMs ?? 5000,
-      },
-    });
+    const { leaves, endpoints } = await startLeaves(opts, plan, children, modes, log);
+    const root = rootChild(opts, plan, endpoints);
     children.push(root);
     let latest: RootStats | null = null;
     root.onMessage((m) => {
       if (m.type === 'stats') latest = m.stats;
     });
     const { port } = await root.waitFor('root-ready', 60_000);
-    if (slow) {
-      // The slow window counts from now, when the load starts.
-      const now = Date.now();
-      const msg = {
-        type: 'slow' as const,
-        plan: {
-          host: slow.host,
-          fromEpochMs: now + slow.fromS * 1000,
-          toEpochMs: now + (slow.fromS + slow.forS) * 1000,
-          delayMs: slow.delayMs,
-        },
-      };
-      for (const l of leaves) if (l.plan.hosts.includes(slow.host)) l.child.send(msg);
-    }
+    if (opts.slow) scheduleSlowHost(opts.slow, leaves);
     for (const c of children) {
       void c.exited.then((info) => {
         if (!stopping) log(`${c.name} exited unexpectedly (${String(info.code ?? info.signal)})`);

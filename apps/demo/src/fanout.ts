@@ -1,5 +1,6 @@
 import type { LeafClient } from './leaf-client';
 import type { LeafEndpoint, RootConfig, RootStats } from './messages';
+import { hedgedCall, type HedgeOutcome } from './hedged-call';
 import { ProbationTracker, type ProbationEpisode } from './probation';
 
 /**
@@ -9,12 +10,6 @@ import { ProbationTracker, type ProbationEpisode } from './probation';
  * Under `probation` calls avoid excluded hosts and some of them go to the excluded host as
  * shadows, whose latencies decide when it comes back.
  */
-
-export interface HedgeOutcome {
-  latencyMs: number;
-  backupSent: boolean;
-  backupWon: boolean;
-}
 
 /** Recent call latencies for a percentile hedge delay: a ring of the last `size` calls. */
 export class RecentLatencies {
@@ -149,76 +144,24 @@ export class FanoutRunner {
       );
   }
 
-  private hedged(
+  private async hedged(
     primary: LeafEndpoint,
     shard: number,
     query: number,
     deadline: AbortSignal,
   ): Promise<HedgeOutcome> {
-    const start = performance.now();
-    return new Promise((resolve, reject) => {
-      const controllers: AbortController[] = [];
-      let settled = false;
-      let launched = 0;
-      let failed = 0;
-      let backupLaunched = false;
-      let lastError: unknown = null;
-      const finish = () => {
-        settled = true;
-        clearTimeout(timer);
-        deadline.removeEventListener('abort', onDeadline);
-      };
-      const onDeadline = () => {
-        for (const c of controllers) c.abort(deadline.reason);
-      };
-      deadline.addEventListener('abort', onDeadline);
-      const launch = (ep: LeafEndpoint, hedge: 'primary' | 'backup') => {
-        const ctl = new AbortController();
-        controllers.push(ctl);
-        launched++;
-        this.client.call(ep, query, { shard, hedge }, ctl.signal).then(
-          () => {
-            if (settled) return;
-            finish();
-            // The winner is in: cancel the other copy.
-            for (const c of controllers) if (c !== ctl) c.abort(new Error('hedge lost'));
-            if (hedge === 'backup') this.stats.hedgesWon++;
-            resolve({
-              latencyMs: performance.now() - start,
-              backupSent: backupLaunched,
-              backupWon: hedge === 'backup',
-            });
-          },
-          (err: unknown) => {
-            if (settled) return;
-            failed++;
-            lastError = err;
-            if (!backupLaunched && !deadline.aborted) launchBackup();
-            else if (failed === launched) {
-              finish();
-              reject(err instanceof Error ? err : new Error(String(lastError)));
-            }
-          },
-        );
-      };
-      const launchBackup = () => {
-        if (backupLaunched || settled) return;
-        backupLaunched = true;
-        clearTimeout(timer);
-        const others = this.replicas(shard).filter((r) => r.host !== primary.host);
-        const backup = randomOf(others);
-        if (!backup) {
-          if (failed === launched) {
-            finish();
-            reject(new Error(`no backup replica for shard ${String(shard)}`));
-          }
-          return;
-        }
+    const out = await hedgedCall(this.client, {
+      primary,
+      backup: () => randomOf(this.replicas(shard).filter((r) => r.host !== primary.host)),
+      shard,
+      query,
+      delayMs: this.hedgeDelayMs,
+      deadline,
+      onBackupSent: () => {
         this.stats.hedgesSent++;
-        launch(backup, 'backup');
-      };
-      const timer = setTimeout(launchBackup, this.hedgeDelayMs);
-      launch(primary, 'primary');
+      },
     });
+    if (out.backupWon) this.stats.hedgesWon++;
+    return out;
   }
 }

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { hedgedCall } from './hedged-call';
+import type { CallMarks, LeafClient } from './leaf-client';
+import type { LeafEndpoint } from './messages';
+
+const ep = (host: string): LeafEndpoint => ({
+  host,
+  port: 1,
+  process: 'p',
+  role: 'plain',
+  shard: 0,
+});
+
+/** A leaf client whose hosts answer after fixed delays (or fail), and that records aborts. */
+function fakeClient(behaviour: Record<string, number | 'fail'>) {
+  const calls: { host: string; marks: CallMarks; aborted: boolean }[] = [];
+  const client = {
+    call(target: LeafEndpoint, _q: number, marks: CallMarks, signal: AbortSignal) {
+      const rec = { host: target.host, marks, aborted: false };
+      calls.push(rec);
+      const b = behaviour[target.host] ?? 1;
+      return new Promise<number>((resolve, reject) => {
+        if (b === 'fail') {
+          reject(new Error(`${target.host} failed`));
+          return;
+        }
+        const t = setTimeout(() => {
+          resolve(b);
+        }, b);
+        signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          rec.aborted = true;
+          reject(new Error('aborted'));
+        });
+      });
+    },
+  } as unknown as LeafClient;
+  return { client, calls };
+}
+
+function run(client: LeafClient, delayMs: number, backup = ep('b')) {
+  let sent = 0;
+  const out = hedgedCall(client, {
+    primary: ep('a'),
+    backup: () => backup,
+    shard: 3,
+    query: 1,
+    delayMs,
+    deadline: new AbortController().signal,
+    onBackupSent: () => sent++,
+  });
+  return { out, sent: () => sent };
+}
+
+describe('hedgedCall', () => {
+  it('sends no backup when the primary answers before the delay', async () => {
+    const { client, calls } = fakeClient({ a: 1 });
+    const r = run(client, 200);
+    expect(await r.out).toMatchObject({ backupSent: false, backupWon: false });
+    expect(calls.map((c) => c.marks)).toEqual([{ shard: 3, hedge: 'primary' }]);
+    expect(r.sent()).toBe(0);
+  });
+
+  it('sends a backup after the delay; the first answer wins and the loser is cancelled', async () => {
+    const { client, calls } = fakeClient({ a: 500, b: 1 });
+    const r = run(client, 5);
+    expect(await r.out).toMatchObject({ backupSent: true, backupWon: true });
+    expect(calls.map((c) => [c.host, c.marks.hedge, c.aborted])).toEqual([
+      ['a', 'primary', true],
+      ['b', 'backup', false],
+    ]);
+    expect(r.sent()).toBe(1);
+  });
+
+  it('sends the backup at once when the primary fails, and fails only when both did', async () => {
+    const { client, calls } = fakeClient({ a: 'fail', b: 1 });
+    expect(await run(client, 10_000).out).toMatchObject({ backupWon: true });
+    expect(calls).toHaveLength(2);
+    const both = fakeClient({ a: 'fail', b: 'fail' });
+    await expect(run(both.client, 10_000).out).rejects.toThrow(/b failed/);
+  });
+});
