@@ -91,30 +91,28 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
       );
     },
   });
+  // An IPv6 address needs brackets before the port.
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return new Promise((resolve, reject) => {
-    server.bindAsync(
-      `${opts.host}:${opts.port}`,
-      ServerCredentials.createInsecure(),
-      (err, port) => {
-        if (err) {
-          reject(err);
-          return;
-        }
-        resolve({
-          port,
-          close: () =>
-            new Promise<void>((done) => {
-              const timer = setTimeout(() => {
-                server.forceShutdown();
-                done();
-              }, 5000);
-              server.tryShutdown(() => {
-                clearTimeout(timer);
-                done();
-              });
-            }),
-        });
-      },
-    );
+    server.bindAsync(`${host}:${opts.port}`, ServerCredentials.createInsecure(), (err, port) => {
+      if (err) {
+        reject(err);
+        return;
+      }
+      resolve({
+        port,
+        close: () =>
+          new Promise<void>((done) => {
+            const timer = setTimeout(() => {
+              server.forceShutdown();
+              done();
+            }, 5000);
+            server.tryShutdown(() => {
+              clearTimeout(timer);
+              done();
+            });
+          }),
+      });
+    });
   });
 }
