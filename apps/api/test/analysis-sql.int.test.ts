@@ -12,7 +12,15 @@ import {
   type SpanRecord,
 } from '@tailscope/analysis';
 import type { Store } from '../src/store';
-import { loadLeafCalls, selectFanoutOperations, selectHostWindows } from '../src/store/fanouts';
+import {
+  cacheCovers,
+  coverage,
+  loadLeafCalls,
+  materializeFanouts,
+  selectFanoutOperations,
+  selectHostWindows,
+  startFanoutMaterializer,
+} from '../src/store/fanouts';
 import { insertSpans, mixedSpans, openTempStore, T0_NS } from './analysis-support';
 
 /**
@@ -56,13 +64,13 @@ describe('fan-out SQL pushdown equals the TypeScript reference', () => {
   let close: () => Promise<void>;
   let spans: SpanRecord[];
   let reference: DetectedOperation[];
-  const keys = ['zone', 'rack'];
+  const attributeKeys = ['zone', 'rack'];
 
   beforeAll(async () => {
     ({ store, close } = await openTempStore('analysis-sql'));
     spans = [...mixedSpans(SEED, REQUESTS), ...chain()];
     await insertSpans(store, spans);
-    reference = detectFanouts(spans, { fromNs: FROM, toNs: TO, attributeKeys: keys });
+    reference = detectFanouts(spans, { fromNs: FROM, toNs: TO, attributeKeys });
   });
   afterAll(async () => {
     await close();
@@ -79,159 +87,254 @@ describe('fan-out SQL pushdown equals the TypeScript reference', () => {
     expect(all).toEqual(expect.arrayContaining(['none', 'gc', 'compaction']));
   });
 
-  it('keeps only calls that overlap a sibling (closed intervals; zero-length calls at one instant overlap)', async () => {
-    const loaded = await loadLeafCalls(store, {
-      fromNs: FROM,
-      toNs: TO,
-      leafService: 'chain',
-      leafOperation: 'op',
-    });
-    expect(loaded.calls.traceIds).toEqual(['c'.repeat(32)]);
-    const rows = Array.from(loaded.calls.startMs, (s, i) => [s, loaded.calls.durationMs[i]]);
-    // A [0,10] is alone; B [20,30] meets C [25,40]; D [50,50] and E [50,50] meet each other;
-    // F [40,45] touches C's end (closed intervals).
-    expect(rows).toEqual([
-      [0, 10],
-      [5, 15],
-      [20, 5],
-      [30, 0],
-      [30, 0],
-    ]);
-  });
-
-  it('loads the same leaf calls, with dimensions and attributes, for each leaf operation', async () => {
-    const leafOps = new Map<string, { leafService: string; leafOperation: string }>();
-    for (const r of reference)
-      leafOps.set(`${r.operation.leafService}/${r.operation.leafOperation}`, r.operation);
-    expect(leafOps.size).toBeGreaterThanOrEqual(3);
-    // kv/get, kv/put (pairs, direct, both kind spellings) and two CLIENT-only operations.
-    for (const op of [...leafOps.values()].slice(0, 4)) {
-      const loaded = await loadLeafCalls(
-        store,
-        { fromNs: FROM, toNs: TO, ...op },
-        { attributeKeys: keys },
-      );
-      const expected = new Map<string, string[]>();
-      for (const r of reference) {
-        if (
-          r.operation.leafService !== op.leafService ||
-          r.operation.leafOperation !== op.leafOperation
-        )
-          continue;
-        for (const [k, v] of canonical(r.calls, keys)) expected.set(k, v);
-      }
-      expect(loaded.sampled).toBe(false);
-      expect(canonical(loaded.calls, keys)).toEqual(expected);
-      expect(loaded.calls.backgrounds[0]).toBe('none');
-    }
-  });
-
-  it('samples fan-outs deterministically above maxFanouts', async () => {
-    const scope = { fromNs: FROM, toNs: TO, leafService: 'kv', leafOperation: 'get' };
-    const a = await loadLeafCalls(store, scope, { maxFanouts: 50 });
-    const b = await loadLeafCalls(store, scope, { maxFanouts: 50 });
-    expect(a.sampled).toBe(true);
-    expect(a.calls.traceIds).toHaveLength(50);
-    expect(b.calls.traceIds).toEqual(a.calls.traceIds);
-  });
-
-  it('aggregates Table 1, width, threshold, F(t) and the width histogram as the reference does', async () => {
-    const rows = await selectFanoutOperations(store, { fromNs: FROM, toNs: TO }, { seed: SEED });
-    expect(
-      rows
-        .map((r) => `${r.parentService}|${r.parentOperation}|${r.leafService}|${r.leafOperation}`)
-        .sort(),
-    ).toEqual(reference.map((r) => Object.values(r.operation).join('|')).sort());
-    for (const row of rows) {
-      const ref = reference.find(
-        (r) =>
-          r.operation.parentService === row.parentService &&
-          r.operation.parentOperation === row.parentOperation &&
-          r.operation.leafService === row.leafService &&
-          r.operation.leafOperation === row.leafOperation,
-      );
-      if (!ref) throw new Error('operation missing from the reference');
-      const times = fanoutTimes(ref.calls, fanoutPickHashes(ref.calls, SEED));
-      const t1 = table1(times);
-      const w = widthStats(times.width);
-      const { amplification: amp, hist } = amplification(ref.calls, times.allLeavesMs);
-      expect(row.requests).toBe(times.width.length);
-      expect(row.widthP50).toBe(w.p50);
-      expect(row.widthMax).toBe(w.max);
-      const q = (x: { p50: number; p95: number; p99: number; p999: number }): number[] => [
-        x.p50,
-        x.p95,
-        x.p99,
-        x.p999,
-      ];
-      for (const [got, want] of [
-        [row.oneLeaf, q(t1.oneLeaf)],
-        [row.p95Leaves, q(t1.p95Leaves)],
-        [row.allLeaves, q(t1.allLeaves)],
-      ] as const) {
-        want.forEach((v, i) => {
-          expect(got[i]).toBeCloseTo(v, 9);
+  for (const cache of [false, true]) {
+    describe(cache ? 'from stored fan-outs (tailscope_fanouts)' : 'detected live', () => {
+      if (cache) {
+        beforeAll(async () => {
+          expect(await cacheCovers(store, { fromNs: FROM, toNs: TO })).toBe(false);
+          const built = await materializeFanouts(store, {
+            fromNs: FROM,
+            toNs: TO,
+            nowNs: TO + 10n ** 12n,
+          });
+          expect(built.chunks).toBeGreaterThan(0);
+          expect(await cacheCovers(store, { fromNs: FROM, toNs: TO })).toBe(true);
+          // Nothing left to do on a second pass.
+          expect(
+            (await materializeFanouts(store, { fromNs: FROM, toNs: TO, nowNs: TO + 10n ** 12n }))
+              .chunks,
+          ).toBe(0);
         });
       }
-      expect(row.thresholdMs).toBeCloseTo(amp.thresholdMs, 9);
-      expect(row.calls).toBe(ref.calls.durationMs.length);
-      expect(row.callsAtMost).toBe(Math.round(amp.singleCallCdf * row.calls));
-      expect(row.widths).toEqual(hist);
+      it('keeps only calls that overlap a sibling (closed intervals; zero-length calls at one instant overlap)', async () => {
+        const loaded = await loadLeafCalls(
+          store,
+          { fromNs: FROM, toNs: TO, leafService: 'chain', leafOperation: 'op' },
+          { cache },
+        );
+        expect(loaded.calls.traceIds).toEqual(['c'.repeat(32)]);
+        const rows = Array.from(loaded.calls.startMs, (s, i) => [s, loaded.calls.durationMs[i]]);
+        // A [0,10] is alone; B [20,30] meets C [25,40]; D [50,50] and E [50,50] meet each other;
+        // F [40,45] touches C's end (closed intervals).
+        expect(rows).toEqual([
+          [0, 10],
+          [5, 15],
+          [20, 5],
+          [30, 0],
+          [30, 0],
+        ]);
+      });
+
+      it('loads the same leaf calls, with dimensions (and attributes live), for each leaf operation', async () => {
+        // Stored fan-outs carry no attributes: the stored pass compares without them.
+        const keys = cache ? [] : attributeKeys;
+        const leafOps = new Map<string, { leafService: string; leafOperation: string }>();
+        for (const r of reference)
+          leafOps.set(`${r.operation.leafService}/${r.operation.leafOperation}`, r.operation);
+        expect(leafOps.size).toBeGreaterThanOrEqual(3);
+        // kv/get, kv/put (pairs, direct, both kind spellings) and two CLIENT-only operations.
+        for (const op of [...leafOps.values()].slice(0, 4)) {
+          const loaded = await loadLeafCalls(
+            store,
+            { fromNs: FROM, toNs: TO, ...op },
+            { attributeKeys: keys, cache },
+          );
+          const expected = new Map<string, string[]>();
+          for (const r of reference) {
+            if (
+              r.operation.leafService !== op.leafService ||
+              r.operation.leafOperation !== op.leafOperation
+            )
+              continue;
+            for (const [k, v] of canonical(r.calls, keys)) expected.set(k, v);
+          }
+          expect(loaded.sampled).toBe(false);
+          expect(canonical(loaded.calls, keys)).toEqual(expected);
+          expect(loaded.calls.backgrounds[0]).toBe('none');
+        }
+      });
+
+      it('samples fan-outs deterministically above maxFanouts', async () => {
+        const scope = { fromNs: FROM, toNs: TO, leafService: 'kv', leafOperation: 'get' };
+        const a = await loadLeafCalls(store, scope, { maxFanouts: 50, cache });
+        const b = await loadLeafCalls(store, scope, { maxFanouts: 50, cache });
+        expect(a.sampled).toBe(true);
+        expect(a.calls.traceIds).toHaveLength(50);
+        expect(b.calls.traceIds).toEqual(a.calls.traceIds);
+      });
+
+      it('aggregates Table 1, width, threshold, F(t) and the width histogram as the reference does', async () => {
+        const rows = await selectFanoutOperations(
+          store,
+          { fromNs: FROM, toNs: TO },
+          { seed: SEED, cache },
+        );
+        expect(
+          rows
+            .map(
+              (r) => `${r.parentService}|${r.parentOperation}|${r.leafService}|${r.leafOperation}`,
+            )
+            .sort(),
+        ).toEqual(reference.map((r) => Object.values(r.operation).join('|')).sort());
+        for (const row of rows) {
+          const ref = reference.find(
+            (r) =>
+              r.operation.parentService === row.parentService &&
+              r.operation.parentOperation === row.parentOperation &&
+              r.operation.leafService === row.leafService &&
+              r.operation.leafOperation === row.leafOperation,
+          );
+          if (!ref) throw new Error('operation missing from the reference');
+          const times = fanoutTimes(ref.calls, fanoutPickHashes(ref.calls, SEED));
+          const t1 = table1(times);
+          const w = widthStats(times.width);
+          const { amplification: amp, hist } = amplification(ref.calls, times.allLeavesMs);
+          expect(row.requests).toBe(times.width.length);
+          expect(row.widthP50).toBe(w.p50);
+          expect(row.widthMax).toBe(w.max);
+          const q = (x: { p50: number; p95: number; p99: number; p999: number }): number[] => [
+            x.p50,
+            x.p95,
+            x.p99,
+            x.p999,
+          ];
+          for (const [got, want] of [
+            [row.oneLeaf, q(t1.oneLeaf)],
+            [row.p95Leaves, q(t1.p95Leaves)],
+            [row.allLeaves, q(t1.allLeaves)],
+          ] as const) {
+            want.forEach((v, i) => {
+              expect(got[i]).toBeCloseTo(v, 9);
+            });
+          }
+          expect(row.thresholdMs).toBeCloseTo(amp.thresholdMs, 9);
+          expect(row.calls).toBe(ref.calls.durationMs.length);
+          expect(row.callsAtMost).toBe(Math.round(amp.singleCallCdf * row.calls));
+          expect(row.widths).toEqual(hist);
+        }
+      });
+
+      it('uses an explicit threshold and filters by parent and leaf', async () => {
+        const rows = await selectFanoutOperations(
+          store,
+          {
+            fromNs: FROM,
+            toNs: TO,
+            parentService: 'front',
+            leafService: 'kv',
+            leafOperation: 'put',
+          },
+          { thresholdMs: 15, seed: SEED, cache },
+        );
+        expect(rows).toHaveLength(1);
+        const ref = reference.find(
+          (r) =>
+            r.operation.parentService === 'front' &&
+            r.operation.leafService === 'kv' &&
+            r.operation.leafOperation === 'put',
+        );
+        if (!ref) throw new Error('missing');
+        const { amplification: amp, hist } = amplification(
+          ref.calls,
+          fanoutTimes(ref.calls, fanoutPickHashes(ref.calls, SEED)).allLeavesMs,
+          15,
+        );
+        expect(rows[0]?.thresholdMs).toBe(15);
+        expect(rows[0]?.callsAtMost).toBe(
+          Array.from(ref.calls.durationMs).filter((d) => d <= 15).length,
+        );
+        expect(amp.thresholdMs).toBe(15);
+        expect(rows[0]?.widths).toEqual(hist);
+      });
+
+      it('computes per-host windows as the reference does', async () => {
+        const ref = reference.filter(
+          (r) => r.operation.leafService === 'kv' && r.operation.leafOperation === 'get',
+        );
+        const rows = await selectHostWindows(
+          store,
+          { fromNs: FROM, toNs: TO, leafService: 'kv', leafOperation: 'get' },
+          5000,
+          { cache },
+        );
+        // The reference per parent operation, merged: windows are per leaf operation.
+        const merged = detectFanouts(spans, { fromNs: FROM, toNs: TO }).filter(
+          (r) => r.operation.leafService === 'kv' && r.operation.leafOperation === 'get',
+        );
+        expect(merged.length).toBe(ref.length);
+        const calls = mergeCalls(merged.map((m) => m.calls));
+        const want = hostWindowStats(calls, 5000);
+        expect(rows.map((r) => [r.host, r.startMs, r.calls])).toEqual(
+          want.map((w) => [w.host, w.startMs, w.calls]),
+        );
+        rows.forEach((r, i) => {
+          const w = want[i];
+          expect(r.p50Ms).toBeCloseTo(w?.p50Ms ?? NaN, 9);
+          expect(r.p99Ms).toBeCloseTo(w?.p99Ms ?? NaN, 9);
+          expect(r.maxMs).toBe(w?.maxMs);
+        });
+      });
+    });
+  }
+
+  it('serves a range partly stored: stored chunks first, live detection from where they stop', async () => {
+    const wide = { fromNs: FROM, toNs: TO + 1_200_000_000_000n };
+    const cov = await coverage(store, wide);
+    expect(cov.chunks.length).toBeGreaterThan(0);
+    expect(cov.splitNs).toBeGreaterThan(FROM);
+    expect(cov.splitNs).toBeLessThan(wide.toNs);
+    // The union of stored and live rows must equal detecting the whole range live.
+    const live = await selectFanoutOperations(store, wide, { seed: SEED, cache: false });
+    expect(await selectFanoutOperations(store, wide, { seed: SEED })).toEqual(live);
+    const scope = { ...wide, leafService: 'kv', leafOperation: 'put' };
+    const a = await loadLeafCalls(store, scope);
+    const b = await loadLeafCalls(store, scope, { cache: false });
+    expect(canonical(a.calls, [])).toEqual(canonical(b.calls, []));
+    expect(await selectHostWindows(store, scope, 5000)).toEqual(
+      await selectHostWindows(store, scope, 5000, { cache: false }),
+    );
+  });
+
+  it('the background materializer rebuilds what went stale, one pass at a time', async () => {
+    const nowMs = Number((TO + 10n ** 12n) / 1_000_000n);
+    const m = startFanoutMaterializer(store, {
+      now: () => nowMs,
+      intervalMs: 3_600_000,
+      lookbackMs: 30 * 60_000,
+    });
+    try {
+      await insertSpans(
+        store,
+        mixedSpans(SEED + 2, 2).map((x) => ({ ...x, traceId: `e${x.traceId.slice(1)}` })),
+      );
+      const [a, b] = await Promise.all([m.runOnce(), m.runOnce()]); // single flight: one pass
+      // The stale data chunk plus the empty closed chunks of the lookback, all in one pass.
+      expect(a).toBeGreaterThanOrEqual(1);
+      expect(b).toBe(a);
+      expect(await m.runOnce()).toBe(0);
+    } finally {
+      await m.stop();
     }
   });
 
-  it('uses an explicit threshold and filters by parent and leaf', async () => {
-    const rows = await selectFanoutOperations(
-      store,
-      { fromNs: FROM, toNs: TO, parentService: 'front', leafService: 'kv', leafOperation: 'put' },
-      { thresholdMs: 15, seed: SEED },
-    );
-    expect(rows).toHaveLength(1);
-    const ref = reference.find(
-      (r) =>
-        r.operation.parentService === 'front' &&
-        r.operation.leafService === 'kv' &&
-        r.operation.leafOperation === 'put',
-    );
-    if (!ref) throw new Error('missing');
-    const { amplification: amp, hist } = amplification(
-      ref.calls,
-      fanoutTimes(ref.calls, fanoutPickHashes(ref.calls, SEED)).allLeavesMs,
-      15,
-    );
-    expect(rows[0]?.thresholdMs).toBe(15);
-    expect(rows[0]?.callsAtMost).toBe(
-      Array.from(ref.calls.durationMs).filter((d) => d <= 15).length,
-    );
-    expect(amp.thresholdMs).toBe(15);
-    expect(rows[0]?.widths).toEqual(hist);
-  });
-
-  it('computes per-host windows as the reference does', async () => {
-    const ref = reference.filter(
-      (r) => r.operation.leafService === 'kv' && r.operation.leafOperation === 'get',
-    );
-    const rows = await selectHostWindows(
-      store,
-      { fromNs: FROM, toNs: TO, leafService: 'kv', leafOperation: 'get' },
-      5000,
-    );
-    // The reference per parent operation, merged: windows are per leaf operation.
-    const merged = detectFanouts(spans, { fromNs: FROM, toNs: TO }).filter(
-      (r) => r.operation.leafService === 'kv' && r.operation.leafOperation === 'get',
-    );
-    expect(merged.length).toBe(ref.length);
-    const calls = mergeCalls(merged.map((m) => m.calls));
-    const want = hostWindowStats(calls, 5000);
-    expect(rows.map((r) => [r.host, r.startMs, r.calls])).toEqual(
-      want.map((w) => [w.host, w.startMs, w.calls]),
-    );
-    rows.forEach((r, i) => {
-      const w = want[i];
-      expect(r.p50Ms).toBeCloseTo(w?.p50Ms ?? NaN, 9);
-      expect(r.p99Ms).toBeCloseTo(w?.p99Ms ?? NaN, 9);
-      expect(r.maxMs).toBe(w?.maxMs);
+  it('notices spans arriving in a stored chunk and rebuilds only that chunk', async () => {
+    const late = mixedSpans(SEED + 1, 3).map((x) => ({ ...x, traceId: `f${x.traceId.slice(1)}` }));
+    await insertSpans(store, late);
+    expect(await cacheCovers(store, { fromNs: FROM, toNs: TO })).toBe(false);
+    const rebuilt = await materializeFanouts(store, {
+      fromNs: FROM,
+      toNs: TO,
+      nowNs: TO + 10n ** 12n,
     });
+    expect(rebuilt.chunks).toBe(1);
+    expect(await cacheCovers(store, { fromNs: FROM, toNs: TO })).toBe(true);
+    // Chunks not yet closed (ending within the edge margin of now) are not stored.
+    const open = await materializeFanouts(store, {
+      fromNs: TO,
+      toNs: TO + 10n ** 12n,
+      nowNs: TO + 1n,
+    });
+    expect(open.chunks).toBe(0);
   });
 });
 

@@ -8,15 +8,7 @@ import {
 } from '@tailscope/analysis';
 import type { Store } from './client';
 import { join, raw, sql, type Sql } from './sql';
-import {
-  callsSql,
-  fanoutsSql,
-  hostOf,
-  inWindow,
-  JOIN_SETTINGS,
-  ns,
-  type FanoutScope,
-} from './fanouts';
+import { fanSource, hostOf, inWindow, JOIN_SETTINGS, ns, type FanoutScope } from './fanouts';
 import { readLeafRow, type LeafRow } from './fanouts-binary';
 
 /**
@@ -47,13 +39,14 @@ export interface LoadedLeafCalls {
 export async function loadLeafCalls(
   store: Store,
   scope: FanoutScope & { leafService: string; leafOperation: string },
-  opts: { attributeKeys?: readonly string[]; maxFanouts?: number } = {},
+  opts: { attributeKeys?: readonly string[]; maxFanouts?: number; cache?: boolean } = {},
 ): Promise<LoadedLeafCalls> {
   const keys = opts.attributeKeys ?? [];
   const max = opts.maxFanouts ?? 200_000;
   const base = scope.fromNs - BACKGROUND_LOOKBACK_NS;
+  const fans = await fanSource(store, scope, { dims: keys, cache: opts.cache ?? true });
   const [row, windows] = await Promise.all([
-    execBytes(store, leafRowSql(scope, keys, max, base)).then((b) => readLeafRow(b, keys.length)),
+    execBytes(store, leafRowSql(fans, keys, max, base)).then((b) => readLeafRow(b, keys.length)),
     backgroundWindows(store, scope, base),
   ]);
   return { calls: assemble(row, keys, windows), sampled: row.matched > row.fanouts };
@@ -62,8 +55,8 @@ export async function loadLeafCalls(
 /** Bound once per query as `base`: it sits inside lambdas, where fragments cannot be spliced. */
 const BASE = raw('{base:Int64}');
 
-function leafRowSql(scope: FanoutScope, keys: readonly string[], max: number, base: bigint): Sql {
-  const fields = ['startNs', 'durNs', 'host', 'mode', ...keys.map((_, i) => `a${i}`)].join(', ');
+/** One row of column arrays from fan-out rows (s0, tid, pid, n, fk, kept). */
+function leafRowSql(fans: Sql, keys: readonly string[], max: number, base: bigint): Sql {
   // One array per column and fan-out; lambdas capture only the row's scalars (a lambda that
   // captures an array column makes ClickHouse copy that array for every element).
   const perCall = [
@@ -80,7 +73,6 @@ function leafRowSql(scope: FanoutScope, keys: readonly string[], max: number, ba
     return raw(`, arrayMap(i -> toUInt32(i - 1), arrayEnumerateDense(${all})) AS ${name},
       arrayFilter((x, u) -> u = 1, ${all}, arrayEnumerateUniq(${all})) AS ${name}Dict`);
   };
-  const calls = callsSql(scope, { attributeKeys: keys });
   const q = sql`
     SELECT toUInt32(count()) AS fanouts, toUInt32(any(total)) AS matched,
       groupArray(tid) AS traceIds, groupArray(pid) AS parentSpanIds,
@@ -93,7 +85,7 @@ function leafRowSql(scope: FanoutScope, keys: readonly string[], max: number, ba
       )}
     FROM (
       SELECT s0, tid, pid, n, ${raw(perCall)}, count() OVER () AS total
-      FROM (${fanoutsSql(scope, calls, fields)})
+      FROM (${fans})
       ORDER BY cityHash64(fk) LIMIT ${max}
     )
     SETTINGS ${raw(JOIN_SETTINGS)}`;

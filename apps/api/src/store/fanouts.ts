@@ -13,6 +13,7 @@ import {
 } from '@tailscope/analysis';
 import type { Store } from './client';
 import { join, param, raw, sql, type Sql } from './sql';
+import { cachedFans, coverage } from './fanouts-cache';
 
 /**
  * SQL over `otel_traces` that finds fan-outs and reads their leaf calls (DESIGN.md
@@ -154,6 +155,59 @@ export function fanoutsSql(s: FanoutScope, calls: Sql, fields: string): Sql {
     HAVING n >= 2 AND s0 >= ${ns(s.fromNs)} AND s0 < ${ns(s.toNs)}`;
 }
 
+/**
+ * Fan-outs detected now, with their parent's names: fk, leafService, leafOperation,
+ * parentService, parentOperation, tid, pid, n, s0, kept (tuples: startNs, durNs). The parent is
+ * looked up by (trace, span id) among the spans of the range plus margin; a missing parent
+ * leaves the names empty.
+ */
+export function liveNamedFans(scope: FanoutScope): Sql {
+  const fan = fanoutsSql(scope, callsSql(scope, null), 'startNs, durNs');
+  return sql`
+    SELECT f.fk AS fk, f.leafService AS leafService, f.leafOperation AS leafOperation,
+      p.ServiceName AS parentService, p.SpanName AS parentOperation, f.tid AS tid, f.pid AS pid,
+      f.n AS n, f.s0 AS s0, f.kept AS kept
+    FROM (
+      SELECT cityHash64(TraceId, SpanId) AS k, ServiceName, SpanName FROM otel_traces
+      WHERE ${inWindow(scope.fromNs - EDGE_SLACK_NS, scope.toNs + EDGE_SLACK_NS)}
+    ) AS p
+    RIGHT JOIN (${fan}) AS f ON p.k = f.fk`;
+}
+
+/**
+ * Fan-out rows for a query (fk, leafService, leafOperation, tid, pid, n, s0, kept, and with
+ * `parents` parentService, parentOperation): the stored chunks that cover the start of the
+ * range (see fanouts-cache.ts), then live detection from where they stop, as one UNION ALL.
+ * `dims` adds host, mode and attribute values to `kept`; attributes are never stored, so asking
+ * for them detects live over the whole range.
+ */
+export async function fanSource(
+  store: Store,
+  scope: FanoutScope,
+  o: { parents?: boolean; dims?: readonly string[]; cache: boolean },
+): Promise<Sql> {
+  const dims = o.dims !== undefined;
+  const canCache = o.cache && (o.dims ?? []).length === 0;
+  const cov = canCache ? await coverage(store, scope) : { splitNs: scope.fromNs, chunks: [] };
+  const live: FanoutScope = { ...scope, fromNs: cov.splitNs };
+  const cols = raw(
+    `fk, leafService, leafOperation, tid, pid, n, s0, kept${o.parents ? ', parentService, parentOperation' : ''}`,
+  );
+  const fields = [
+    'startNs',
+    'durNs',
+    ...(dims ? ['host', 'mode'] : []),
+    ...(o.dims ?? []).map((_, i) => `a${i}`),
+  ].join(', ');
+  const liveSql = o.parents
+    ? liveNamedFans(live)
+    : fanoutsSql(live, callsSql(live, dims ? { attributeKeys: o.dims ?? [] } : null), fields);
+  if (cov.chunks.length === 0) return sql`SELECT ${cols} FROM (${liveSql})`;
+  const stored = sql`SELECT ${cols} FROM (${cachedFans(scope, cov, dims)})`;
+  if (cov.splitNs >= scope.toNs) return stored;
+  return sql`${stored} UNION ALL SELECT ${cols} FROM (${liveSql})`;
+}
+
 /** One fan-out operation as the SQL aggregates it; Table 1 and the amplification inputs. */
 export interface FanoutOperationRow {
   parentService: string;
@@ -183,10 +237,10 @@ export interface FanoutOperationRow {
 export async function selectFanoutOperations(
   store: Store,
   scope: FanoutScope,
-  opts: { thresholdMs?: number | undefined; seed?: number } = {},
+  opts: { thresholdMs?: number | undefined; seed?: number; cache?: boolean } = {},
 ): Promise<FanoutOperationRow[]> {
   const seed = (opts.seed ?? 1) >>> 0;
-  const fan = fanoutsSql(scope, callsSql(scope, null), 'startNs, durNs');
+  const named = await fanSource(store, scope, { parents: true, cache: opts.cache ?? true });
   const parentFilter =
     scope.parentService !== undefined ? sql`WHERE parentService = ${scope.parentService}` : raw('');
   const threshold =
@@ -213,17 +267,13 @@ export async function selectFanoutOperations(
         quantileExactInclusiveArray(0.99)(dms) AS callP99, groupArrayArray(dms) AS durs,
         groupArray((toUInt32(n), allLeaf)) AS perFan
       FROM (
-        SELECT p.ServiceName AS parentService, p.SpanName AS parentOperation, f.leafService AS leafService,
+        SELECT f.parentService AS parentService, f.parentOperation AS parentOperation, f.leafService AS leafService,
           f.leafOperation AS leafOperation, f.n AS n,
           arraySort(arrayMap(c -> toFloat64(c.1 - f.s0) / 1e6 + toFloat64(c.2) / 1e6, f.kept)) AS fin,
           arrayMap(c -> toFloat64(c.2) / 1e6, f.kept) AS dms,
           fin[intDiv(toUInt64(murmurHash3_32(concat(toString(${param(seed, 'UInt32')}), ':', f.tid, ':', f.pid))) * f.n, 4294967296) + 1] AS oneLeaf,
           fin[intDiv(95 * f.n + 99, 100)] AS p95Leaf, fin[f.n] AS allLeaf
-        FROM (
-          SELECT cityHash64(TraceId, SpanId) AS k, ServiceName, SpanName FROM otel_traces
-          WHERE ${inWindow(scope.fromNs - EDGE_SLACK_NS, scope.toNs + EDGE_SLACK_NS)}
-        ) AS p
-        RIGHT JOIN (${fan}) AS f ON p.k = f.fk
+        FROM (${named}) AS f
       )
       ${parentFilter}
       GROUP BY parentService, parentOperation, leafService, leafOperation
@@ -251,6 +301,7 @@ export async function selectFanoutOperations(
 /** One (host, window) cell, or the fleet's (host null) cell of a window; ms. */
 export interface HostWindowRow {
   host: string | null;
+  /** The host's sharing mode in the window (alphabetically first if several known), else 'unknown'. */
   mode: string | null;
   startMs: number;
   calls: number;
@@ -268,15 +319,12 @@ export async function selectHostWindows(
   store: Store,
   scope: FanoutScope & { leafService: string; leafOperation: string },
   windowMs: number,
+  opts: { cache?: boolean } = {},
 ): Promise<HostWindowRow[]> {
-  const fan = fanoutsSql(
-    scope,
-    callsSql(scope, { attributeKeys: [] }),
-    'startNs, durNs, host, mode',
-  );
+  const fan = await fanSource(store, scope, { dims: [], cache: opts.cache ?? true });
   const w = param(windowMs, 'Float64');
   return store.query<HostWindowRow>(sql`
-    SELECT host, if(isNull(host), NULL, any(mode)) AS mode, wi * ${w} AS startMs, toUInt32(count()) AS calls,
+    SELECT host, if(isNull(host), NULL, if(countIf(mode != ${UNKNOWN_MODE}) > 0, minIf(mode, mode != ${UNKNOWN_MODE}), ${UNKNOWN_MODE})) AS mode, wi * ${w} AS startMs, toUInt32(count()) AS calls,
       quantileExactInclusive(0.5)(d) AS p50Ms, quantileExactInclusive(0.99)(d) AS p99Ms, max(d) AS maxMs
     FROM (
       SELECT arrayJoin(arrayMap(c -> (c.3, c.4,
@@ -291,3 +339,9 @@ export async function selectHostWindows(
 
 // Loading leaf calls lives in its own module; callers import it from here.
 export { loadLeafCalls, execBytes, type LoadedLeafCalls } from './fanouts-leaves';
+export {
+  materializeFanouts,
+  cacheCovers,
+  coverage,
+  startFanoutMaterializer,
+} from './fanouts-cache';

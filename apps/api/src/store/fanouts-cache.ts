@@ -1,0 +1,307 @@
+import { EDGE_SLACK_NS } from '@tailscope/analysis';
+import type { Store } from './client';
+import { join, param, raw, sql, type Sql } from './sql';
+import { callsSql, fanoutsSql, inWindow, JOIN_SETTINGS, ns, type FanoutScope } from './fanouts';
+
+/**
+ * A materialized copy of detected fan-outs, one row per fan-out (table `tailscope_fanouts`), so
+ * queries over ranges already detected read ~50 bytes per call of compact arrays instead of
+ * pairing CLIENT and SERVER spans again (the join over 10M spans is several CPU-seconds).
+ *
+ * Detection runs per 10-minute chunk of fan-out start time (the same SQL as the live path, all
+ * operations, with host and sharing mode). A chunk is recorded with the number of spans in its
+ * window plus the edge margin; a query uses the table only when every chunk it touches is
+ * recorded with the span count the store holds now, so spans arriving late make the chunk stale
+ * and the query goes live until the chunk is detected again. Only chunks that ended more than
+ * the edge margin ago are materialized. Attribute dimensions (`attr:KEY`) and background are not
+ * stored: attributes go live, background is matched at query time. Cluster mode (ON CLUSTER) is
+ * not cached: queries stay live there.
+ */
+
+export const FANOUTS_TABLE = 'tailscope_fanouts';
+export const CHUNKS_TABLE = 'tailscope_fanout_chunks';
+/** Chunk length, ns (10 minutes). */
+export const CHUNK_NS = 600_000_000_000n;
+/** Span counts are taken per bucket of this length, ns (10 s; divides CHUNK_NS and EDGE_SLACK_NS). */
+const BUCKET_NS = 10_000_000_000n;
+
+let tablesReady: WeakSet<Store> = new WeakSet();
+
+/** Creates the tables if needed; false when the store is a cluster (no cache there). */
+export async function ensureCacheTables(store: Store): Promise<boolean> {
+  if (store.cluster) return false;
+  if (tablesReady.has(store)) return true;
+  await store.command(sql`CREATE TABLE IF NOT EXISTS ${raw(FANOUTS_TABLE)} (
+    chunk Int64, version UInt64, s0 Int64,
+    leafService LowCardinality(String), leafOperation LowCardinality(String),
+    parentService LowCardinality(String), parentOperation LowCardinality(String),
+    fk UInt64, traceId String, parentSpanId String, n UInt32,
+    startOffsetNs Array(Int64) CODEC(ZSTD(1)), durationNs Array(Int64) CODEC(ZSTD(1)),
+    hosts Array(LowCardinality(String)), modes Array(LowCardinality(String))
+  ) ENGINE = MergeTree PARTITION BY intDiv(chunk, 144) ORDER BY (leafService, leafOperation, s0)`);
+  await store.command(sql`CREATE TABLE IF NOT EXISTS ${raw(CHUNKS_TABLE)} (
+    chunk Int64, spans UInt64, version UInt64
+  ) ENGINE = ReplacingMergeTree(version) ORDER BY chunk`);
+  tablesReady.add(store);
+  return true;
+}
+
+/** For tests: forget which stores have their tables (a store reopened on the same dir). */
+export function resetCacheState(): void {
+  tablesReady = new WeakSet();
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+const chunkOf = (t: bigint): bigint => floorDiv(t, CHUNK_NS);
+
+/** Chunks whose fan-outs can start in [from, to). */
+function chunksOf(fromNs: bigint, toNs: bigint): bigint[] {
+  const out: bigint[] = [];
+  for (let c = chunkOf(fromNs); c <= chunkOf(toNs - 1n); c++) out.push(c);
+  return out;
+}
+
+/** Spans now stored in each chunk's window (chunk plus the edge margin on both sides). */
+async function currentCounts(
+  store: Store,
+  chunks: readonly bigint[],
+): Promise<Map<bigint, bigint>> {
+  const out = new Map<bigint, bigint>(chunks.map((c) => [c, 0n]));
+  if (chunks.length === 0) return out;
+  const lo = (chunks[0] as bigint) * CHUNK_NS - EDGE_SLACK_NS;
+  const hi = ((chunks[chunks.length - 1] as bigint) + 1n) * CHUNK_NS + EDGE_SLACK_NS;
+  const rows = await store.query<{ b: string; n: string }>(sql`
+    SELECT toString(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(BUCKET_NS)})) AS b, toString(count()) AS n
+    FROM otel_traces WHERE ${inWindow(lo, hi)} GROUP BY b`);
+  for (const r of rows) {
+    // Bucket [t, t + B) lies in chunk c's window [cC - S, (c + 1)C + S) (B divides C and S)
+    // for c from ceil((t + B - S - C) / C) to floor((t + S) / C): two or three chunks.
+    const t = BigInt(r.b) * BUCKET_NS;
+    const lastC = floorDiv(t + EDGE_SLACK_NS, CHUNK_NS);
+    for (
+      let c = -floorDiv(-(t + BUCKET_NS - EDGE_SLACK_NS - CHUNK_NS), CHUNK_NS);
+      c <= lastC;
+      c++
+    ) {
+      const have = out.get(c);
+      if (have !== undefined) out.set(c, have + BigInt(r.n));
+    }
+  }
+  return out;
+}
+
+async function recordedChunks(
+  store: Store,
+  chunks: readonly bigint[],
+): Promise<Map<bigint, { spans: bigint; version: bigint }>> {
+  if (chunks.length === 0) return new Map();
+  const rows = await store.query<{ c: string; n: string; v: string }>(sql`
+    SELECT toString(chunk) AS c, toString(argMax(spans, version)) AS n, toString(max(version)) AS v
+    FROM ${raw(CHUNKS_TABLE)}
+    WHERE chunk >= ${ns(chunks[0] as bigint)} AND chunk <= ${ns(chunks[chunks.length - 1] as bigint)}
+    GROUP BY chunk`);
+  return new Map(rows.map((r) => [BigInt(r.c), { spans: BigInt(r.n), version: BigInt(r.v) }]));
+}
+
+/** Which stored chunks serve a query: the covered prefix of its range. */
+export interface Coverage {
+  /** Fan-outs starting before this (ns) come from the table; from it on, live. */
+  splitNs: bigint;
+  /** (chunk, version) of the stored chunks used. */
+  chunks: [string, string][];
+}
+
+/**
+ * The longest run of chunks from the start of [from, to) that are stored and still match the
+ * span counts of the store (chunks stored but stale, or never stored, end the run). Returns
+ * splitNs = from when nothing is covered (or the cache is off for this store).
+ */
+export async function coverage(
+  store: Store,
+  scope: Pick<FanoutScope, 'fromNs' | 'toNs'>,
+): Promise<Coverage> {
+  const none: Coverage = { splitNs: scope.fromNs, chunks: [] };
+  if (!(await ensureCacheTables(store))) return none;
+  const chunks = chunksOf(scope.fromNs, scope.toNs);
+  if (chunks.length === 0 || chunks.length > 100_000) return none;
+  const [now, recorded] = await Promise.all([
+    currentCounts(store, chunks),
+    recordedChunks(store, chunks),
+  ]);
+  const used: [string, string][] = [];
+  let split = scope.fromNs;
+  for (const c of chunks) {
+    const r = recorded.get(c);
+    if (!r || r.spans !== now.get(c)) break;
+    used.push([c.toString(), r.version.toString()]);
+    split = (c + 1n) * CHUNK_NS;
+  }
+  return { splitNs: split < scope.toNs ? split : scope.toNs, chunks: used };
+}
+
+/** True when every chunk [from, to) touches is stored and still matches the store. */
+export async function cacheCovers(
+  store: Store,
+  scope: Pick<FanoutScope, 'fromNs' | 'toNs'>,
+): Promise<boolean> {
+  return (await coverage(store, scope)).splitNs >= scope.toNs;
+}
+
+/**
+ * Detects and stores the fan-outs of every closed chunk in [from, to) that is missing or stale
+ * (chunks ending less than the edge margin before `nowNs` are left alone). Contiguous stale
+ * chunks are detected in one query. Returns how many chunks were (re)built.
+ */
+export async function materializeFanouts(
+  store: Store,
+  range: { fromNs: bigint; toNs: bigint; nowNs: bigint },
+): Promise<{ chunks: number }> {
+  if (!(await ensureCacheTables(store))) return { chunks: 0 };
+  const closed = chunksOf(range.fromNs, range.toNs).filter(
+    (c) => (c + 1n) * CHUNK_NS + EDGE_SLACK_NS <= range.nowNs,
+  );
+  const [now, recorded] = await Promise.all([
+    currentCounts(store, closed),
+    recordedChunks(store, closed),
+  ]);
+  const stale = closed.filter((c) => recorded.get(c)?.spans !== now.get(c));
+  let built = 0;
+  for (const run of runs(stale)) {
+    const first = run[0] as bigint;
+    const last = run[run.length - 1] as bigint;
+    // New rows under a new version first, then the chunk records that point readers at them,
+    // then the old versions go: a reader never sees a chunk half rebuilt.
+    const version = nextVersion(
+      range.nowNs,
+      run.map((c) => recorded.get(c)?.version ?? 0n),
+    );
+    const v = param(version.toString(), 'UInt64');
+    await store.command(
+      insertSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
+    );
+    const values = run.map(
+      (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
+    );
+    await store.command(
+      sql`INSERT INTO ${raw(CHUNKS_TABLE)} (chunk, spans, version) VALUES ${join(values, ', ')}`,
+    );
+    await store.command(sql`DELETE FROM ${raw(FANOUTS_TABLE)}
+      WHERE chunk >= ${ns(first)} AND chunk <= ${ns(last)} AND version < ${v}`);
+    built += run.length;
+  }
+  return { chunks: built };
+}
+
+/** A version above every one recorded (normally the time of the build, ns). */
+function nextVersion(nowNs: bigint, previous: readonly bigint[]): bigint {
+  const top = previous.reduce((m, v) => (v > m ? v : m), 0n);
+  return nowNs > top ? nowNs : top + 1n;
+}
+
+/** Consecutive chunk ids grouped into runs of at most 36 (6 hours per detection query). */
+function runs(chunks: readonly bigint[]): bigint[][] {
+  const out: bigint[][] = [];
+  for (const c of chunks) {
+    const cur = out[out.length - 1];
+    if (cur && (cur[cur.length - 1] as bigint) + 1n === c && cur.length < 36) cur.push(c);
+    else out.push([c]);
+  }
+  return out;
+}
+
+function insertSql(scope: FanoutScope, version: bigint): Sql {
+  const fan = fanoutsSql(
+    scope,
+    callsSql(scope, { attributeKeys: [] }),
+    'startNs, durNs, host, mode',
+  );
+  return sql`
+    INSERT INTO ${raw(FANOUTS_TABLE)} (chunk, version, s0, leafService, leafOperation, parentService, parentOperation,
+      fk, traceId, parentSpanId, n, startOffsetNs, durationNs, hosts, modes)
+    SELECT intDiv(f.s0, ${ns(CHUNK_NS)}), ${param(version.toString(), 'UInt64')}, f.s0, f.leafService, f.leafOperation, p.ServiceName, p.SpanName,
+      f.fk, f.tid, f.pid, toUInt32(f.n),
+      arrayMap(c -> c.1 - f.s0, f.kept), arrayMap(c -> c.2, f.kept), arrayMap(c -> c.3, f.kept), arrayMap(c -> c.4, f.kept)
+    FROM (
+      SELECT cityHash64(TraceId, SpanId) AS k, ServiceName, SpanName FROM otel_traces
+      WHERE ${inWindow(scope.fromNs - EDGE_SLACK_NS, scope.toNs + EDGE_SLACK_NS)}
+    ) AS p
+    RIGHT JOIN (${fan}) AS f ON p.k = f.fk
+    SETTINGS ${raw(JOIN_SETTINGS)}`;
+}
+
+/**
+ * Stored fan-outs of the covered chunks in scope, with the columns of the live path: fk,
+ * leafService, leafOperation, parentService, parentOperation, tid, pid, n, s0, kept (tuples:
+ * startNs, durNs, and with `dims` host and mode).
+ */
+export function cachedFans(scope: FanoutScope, cov: Coverage, dims: boolean): Sql {
+  const filters = [
+    sql`s0 >= ${ns(scope.fromNs)} AND s0 < ${ns(cov.splitNs)}`,
+    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${cov.chunks.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${cov.chunks.map((c) => c[1])})), (chunk, version))`,
+    ...(scope.leafService !== undefined ? [sql`leafService = ${scope.leafService}`] : []),
+    ...(scope.leafOperation !== undefined ? [sql`leafOperation = ${scope.leafOperation}`] : []),
+  ];
+  const kept = dims
+    ? raw(
+        'arrayZip(arrayMap(o -> o + s0, startOffsetNs), durationNs, arrayMap(h -> toString(h), hosts), arrayMap(m -> toString(m), modes))',
+      )
+    : raw('arrayZip(arrayMap(o -> o + s0, startOffsetNs), durationNs)');
+  return sql`
+    SELECT fk, toString(leafService) AS leafService, toString(leafOperation) AS leafOperation,
+      toString(parentService) AS parentService, toString(parentOperation) AS parentOperation,
+      traceId AS tid, parentSpanId AS pid, n, s0, ${kept} AS kept
+    FROM ${raw(FANOUTS_TABLE)} WHERE ${join(filters, ' AND ')}`;
+}
+
+export interface MaterializerOptions {
+  /** How often to look for closed chunks, ms (default 60 s). */
+  intervalMs?: number;
+  /** How far back each pass looks, ms (default 6 h): older chunks are built once, then kept. */
+  lookbackMs?: number;
+  /** Called with errors of a pass (the next pass retries). */
+  onError?: (err: unknown) => void;
+  /** The clock, epoch ms (tests pass their own). */
+  now?: () => number;
+}
+
+/**
+ * Keeps `tailscope_fanouts` current while the server runs: every interval, materializes the
+ * closed chunks of the last `lookbackMs` that are missing or stale. One pass at a time; the
+ * timer does not keep the process alive. `stop()` waits for a pass in progress.
+ */
+export function startFanoutMaterializer(
+  store: Store,
+  opts: MaterializerOptions = {},
+): { stop: () => Promise<void>; runOnce: () => Promise<number> } {
+  const interval = opts.intervalMs ?? 60_000;
+  const lookback = BigInt(Math.round(opts.lookbackMs ?? 6 * 3_600_000)) * 1_000_000n;
+  const clock = opts.now ?? (() => Date.now());
+  let running: Promise<number> | null = null;
+  let stopped = false;
+  const runOnce = (): Promise<number> => {
+    if (running) return running;
+    const nowNs = BigInt(Math.round(clock())) * 1_000_000n;
+    running = materializeFanouts(store, { fromNs: nowNs - lookback, toNs: nowNs, nowNs })
+      .then((r) => r.chunks)
+      .finally(() => {
+        running = null;
+      });
+    return running;
+  };
+  const timer = setInterval(() => {
+    if (!stopped) runOnce().catch((err: unknown) => opts.onError?.(err));
+  }, interval);
+  timer.unref();
+  return {
+    runOnce,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}
