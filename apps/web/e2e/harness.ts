@@ -125,9 +125,11 @@ export async function sendScenario(
 }
 
 /** Debian's Chromium (apt-get install chromium), headless; Playwright's downloads are not used. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     headless: true,
     args: [
       '--no-sandbox',

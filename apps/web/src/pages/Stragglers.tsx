@@ -1,4 +1,4 @@
-import { useId, useMemo, useState } from 'react';
+import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { WithOperation } from '../components/Guards';
 import { Panel } from '../components/Panel';
@@ -6,96 +6,16 @@ import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { ForestView } from '../charts/forest/ForestView';
 import { layoutForest } from '../charts/forest/layout';
-import { HeatmapChart } from '../charts/heatmap/HeatmapChart';
 import { formatCount, formatMs, formatPct, formatPValue, formatRatio } from '../charts/format';
-import { fetchHosts, fetchStragglers, requestKey } from '../api/endpoints';
-import { autoWindowSeconds, hostMatrix } from '../api/hosts';
+import { fetchStragglers, requestKey } from '../api/endpoints';
 import type { FanoutOp, StragglerRow, Stragglers as StragglersData } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
-import {
-  attributeDimension,
-  BASE_DIMENSIONS,
-  orderRows,
-  parseBy,
-  ratioWithInterval,
-} from '../model/stragglers';
+import { orderRows, parseBy, ratioWithInterval } from '../model/stragglers';
 import { operationLabel } from '../model/operations';
 import { useLeafData, useOpenExample } from '../whatif/use-leaves';
-
-function DimensionPicker({ by, setBy }: { by: string[]; setBy: (by: string[]) => void }) {
-  const [draft, setDraft] = useState('');
-  const id = useId();
-  const attrs = by.filter((b) => b.startsWith('attr:'));
-  const add = () => {
-    const d = attributeDimension(draft);
-    if (d !== null && !by.includes(d)) setBy([...by, d]);
-    setDraft('');
-  };
-  return (
-    <div className="attrs">
-      <div className="field">
-        <span>Attribute by</span>
-        <div className="segmented" role="group" aria-label="Dimensions">
-          {BASE_DIMENSIONS.map((d) => {
-            const on = by.includes(d.key);
-            return (
-              <button
-                key={d.key}
-                type="button"
-                aria-pressed={on}
-                onClick={() => {
-                  setBy(on ? by.filter((b) => b !== d.key) : [...by, d.key]);
-                }}
-              >
-                {d.label}
-              </button>
-            );
-          })}
-        </div>
-      </div>
-      <form
-        className="attrs"
-        onSubmit={(e) => {
-          e.preventDefault();
-          add();
-        }}
-      >
-        <label className="field" htmlFor={id}>
-          <span>Any attribute key</span>
-          <input
-            id={id}
-            type="text"
-            placeholder="e.g. deploy.zone"
-            value={draft}
-            onChange={(e) => {
-              setDraft(e.target.value);
-            }}
-          />
-        </label>
-        <button type="submit">Add</button>
-      </form>
-      {attrs.length > 0 && (
-        <div className="chips">
-          {attrs.map((a) => (
-            <span className="chip" key={a}>
-              {a.slice(5)}
-              <button
-                type="button"
-                aria-label={`Remove ${a.slice(5)}`}
-                onClick={() => {
-                  setBy(by.filter((b) => b !== a));
-                }}
-              >
-                ×
-              </button>
-            </span>
-          ))}
-        </div>
-      )}
-    </div>
-  );
-}
+import { DimensionPicker } from './stragglers/DimensionPicker';
+import { HostHeatmap } from './stragglers/HostHeatmap';
 
 function Summary({ data }: { data: StragglersData }) {
   const causes = orderRows(data.rows).filter((r) => r.cause);
@@ -229,97 +149,6 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
         open={example.open}
       />
     </>
-  );
-}
-
-const WINDOWS = [
-  { v: '', label: 'auto (about 90 windows)' },
-  { v: '1', label: '1 s' },
-  { v: '10', label: '10 s' },
-  { v: '30', label: '30 s' },
-  { v: '60', label: '1 min' },
-  { v: '300', label: '5 min' },
-];
-
-function HostHeatmap({
-  op,
-  range,
-  rangeKey,
-  causes,
-  open,
-}: {
-  op: FanoutOp;
-  range: TimeRange;
-  rangeKey: string;
-  causes: ReadonlySet<string>;
-  open: (q: { host: string; fromMs?: number; toMs?: number }) => void;
-}) {
-  const [params, setParams] = useSearchParams();
-  const win = params.get('windowSeconds') ?? '';
-  const seconds = win === '' ? autoWindowSeconds(range.toMs - range.fromMs) : Number(win);
-  const key = requestKey('hosts', { rangeKey, op: operationLabel(op), seconds });
-  const res = useResource(key, (signal) => fetchHosts(range, op, seconds, signal));
-  const matrix = useMemo(() => (res.state === 'ready' ? hostMatrix(res.data) : null), [res]);
-  const id = useId();
-  return (
-    <Panel
-      id="heatmap"
-      title="Host latency over time"
-      hint="p99 per host and window; a bad episode shows as a hot band. Click a cell to open a request."
-      right={
-        <label
-          className="field"
-          htmlFor={id}
-          style={{ flexDirection: 'row', alignItems: 'center', gap: 6 }}
-        >
-          <span>Window</span>
-          <select
-            id={id}
-            value={win}
-            onChange={(e) => {
-              setParams((p) => {
-                const n = new URLSearchParams(p);
-                if (e.target.value === '') n.delete('windowSeconds');
-                else n.set('windowSeconds', e.target.value);
-                return n;
-              });
-            }}
-          >
-            {WINDOWS.map((w) => (
-              <option key={w.v} value={w.v}>
-                {w.label}
-              </option>
-            ))}
-          </select>
-        </label>
-      }
-    >
-      {res.state === 'error' ? (
-        <ErrorState error={res.error} what="host latency windows" />
-      ) : res.state !== 'ready' || matrix === null ? (
-        <Loading height={260} label="Loading host windows" />
-      ) : matrix.windows === 0 ? (
-        <Empty title="No host windows in this range" />
-      ) : (
-        <>
-          <ChartBox minWidth={480}>
-            {(w) => <HeatmapChart matrix={matrix} width={w} onPick={open} highlight={causes} />}
-          </ChartBox>
-          {res.data.episodes.length > 0 && (
-            <p className="caption" data-testid="episodes">
-              Episodes:{' '}
-              {res.data.episodes
-                .slice(0, 6)
-                .map(
-                  (e) =>
-                    `${e.host} ${formatMs(e.endMs - e.startMs)} at p99 ${formatMs(e.worstP99Ms)} (fleet ${formatMs(e.fleetP99Ms)})`,
-                )
-                .join('; ')}
-            </p>
-          )}
-        </>
-      )}
-    </Panel>
   );
 }
 

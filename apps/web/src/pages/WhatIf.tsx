@@ -1,22 +1,16 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import type { PolicyKind, WhatIfResult } from '@tailscope/analysis';
+import type { PolicyKind } from '@tailscope/analysis';
 import { WithOperation } from '../components/Guards';
-import { Card, Panel } from '../components/Panel';
-import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
-import { PercentileBarsView } from '../charts/percentile-bars/PercentileBarsView';
-import { layoutPercentileBars } from '../charts/percentile-bars/layout';
-import { CdfView } from '../charts/cdf/CdfView';
-import { layoutCdf, type CdfSeries } from '../charts/cdf/layout';
-import { formatChange, formatCount, formatMs, formatPct } from '../charts/format';
+import { formatCount, formatMs } from '../charts/format';
 import type { FanoutOp } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
 import { operationLabel } from '../model/operations';
 import { useLeafData, useOpenExample, type LeafData } from '../whatif/use-leaves';
 import { leafClient } from '../whatif/leaf-client';
-import { FULL_SAMPLES, FAST_SAMPLES, useWhatIf, type WhatIfRun } from '../whatif/use-whatif';
+import { FULL_SAMPLES, FAST_SAMPLES, useWhatIf } from '../whatif/use-whatif';
 import {
   knobsFor,
   policyOf,
@@ -26,6 +20,7 @@ import {
   type PolicyState,
 } from '../whatif/knobs';
 import { PolicyControls } from '../whatif/Knobs';
+import { Results } from './whatif/Results';
 
 /** Figures the e2e test and the bench read: last slider-to-screen time, simulation time. */
 interface Timings {
@@ -38,153 +33,6 @@ declare global {
   interface Window {
     __tailscopeWhatIf?: Timings[];
   }
-}
-
-function Headline({ r }: { r: WhatIfResult }) {
-  const b = r.baseline.p99;
-  const w = r.whatIf.p99;
-  return (
-    <p className="verdict independent" data-testid="whatif-headline">
-      <strong>
-        p99 {formatMs(b)} →{' '}
-        <span data-testid="whatif-p99" data-value={w.value}>
-          {formatMs(w.value)}
-        </span>{' '}
-        ({formatChange(b, w.value)})
-      </strong>{' '}
-      with 95% interval {formatMs(w.low)} – {formatMs(w.high)}, over {formatCount(r.requests)}{' '}
-      recorded requests.
-    </p>
-  );
-}
-
-function Costs({ r }: { r: WhatIfResult }) {
-  return (
-    <div className="cost" data-testid="whatif-costs">
-      <Card label="Extra load" value={formatPct(r.extraLoad)} sub="extra calls per recorded call" />
-      {r.probation && (
-        <Card
-          label="Capacity removed"
-          value={formatPct(r.probation.capacityRemoved)}
-          sub={`${r.probation.hosts.length} host${r.probation.hosts.length === 1 ? '' : 's'} on probation`}
-        />
-      )}
-      {r.completeness && (
-        <>
-          <Card
-            label="Answers given up"
-            value={formatPct(r.completeness.lost)}
-            sub="leaf answers not waited for"
-          />
-          <Card
-            label="Complete requests"
-            value={formatPct(r.completeness.requestsComplete)}
-            sub="had every leaf's answer"
-          />
-        </>
-      )}
-      <Card
-        label="p50 change"
-        value={formatMs(r.whatIf.p50.value - r.baseline.p50)}
-        sub={`${formatMs(r.baseline.p50)} → ${formatMs(r.whatIf.p50.value)}`}
-      />
-    </div>
-  );
-}
-
-function Results({
-  run,
-  baselineCurve,
-  onPickMs,
-}: {
-  run: WhatIfRun;
-  baselineCurve: CdfSeries['points'] | null;
-  onPickMs: (ms: number) => void;
-}) {
-  const r = run.answer.result;
-  const whatIfSeries: CdfSeries = {
-    key: 'whatif',
-    label: 'what-if',
-    tone: 'accent',
-    points: run.answer.whatIfCurve,
-  };
-  const series: CdfSeries[] = [
-    ...(baselineCurve
-      ? [
-          {
-            key: 'base',
-            label: 'recorded (baseline)',
-            tone: 'base' as const,
-            points: baselineCurve,
-          },
-        ]
-      : []),
-    whatIfSeries,
-  ];
-  return (
-    <>
-      <Headline r={r} />
-      <div className="grid two">
-        <Panel
-          id="bars"
-          title="Request latency percentiles"
-          hint="baseline vs what-if, 95% bootstrap intervals"
-        >
-          <ChartBox>
-            {(w) => (
-              <PercentileBarsView
-                title="Baseline and what-if request latency percentiles"
-                layout={layoutPercentileBars(r.baseline, r.whatIf, w)}
-              />
-            )}
-          </ChartBox>
-        </Panel>
-        <Panel
-          id="whatif-cdf"
-          title="Request latency distribution"
-          hint="all leaves finished; click to open a recorded request"
-        >
-          <ChartBox>
-            {(w) => (
-              <CdfView
-                title="Baseline and what-if request latency distribution"
-                onPickMs={onPickMs}
-                layout={layoutCdf(series, { width: w, height: 260 })}
-              />
-            )}
-          </ChartBox>
-        </Panel>
-      </div>
-      <Panel id="costs" title="What it costs">
-        <Costs r={r} />
-        {r.probation && r.probation.hosts.length > 0 && (
-          <table style={{ marginTop: 12 }} data-testid="probation-hosts">
-            <thead>
-              <tr>
-                <th>Host on probation</th>
-                <th className="n">Time out</th>
-              </tr>
-            </thead>
-            <tbody>
-              {r.probation.hosts.map((h) => (
-                <tr key={h.host}>
-                  <td>{h.host}</td>
-                  <td className="n">{formatMs(h.seconds * 1000)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-        {r.notes.length > 0 && (
-          <ul className="notes">
-            {r.notes.map((n) => (
-              <li key={n}>{n}</li>
-            ))}
-          </ul>
-        )}
-      </Panel>
-    </>
-  );
 }
 
 function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {

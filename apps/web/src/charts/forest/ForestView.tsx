@@ -26,7 +26,8 @@ export function ForestView({
       width={f.width}
       height={f.height}
       viewBox={`0 0 ${f.width} ${f.height}`}
-      role="img"
+      // An image unless it holds buttons: then a group, so they stay reachable.
+      role={onOpen ? 'group' : 'img'}
       aria-label={title}
     >
       <title>{title}</title>

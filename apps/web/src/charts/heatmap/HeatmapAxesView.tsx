@@ -27,7 +27,8 @@ export function HeatmapAxesView({
       width={f.width}
       height={f.height}
       viewBox={`0 0 ${f.width} ${f.height}`}
-      role="img"
+      // An image unless it holds buttons: then a group, so they stay reachable.
+      role={onHost ? 'group' : 'img'}
       aria-label={title}
     >
       <title>{title}</title>
