@@ -26,7 +26,7 @@ export function replayHedge(
   rng: SeededRandom,
   reported?: Uint8Array,
 ): HedgeReplay {
-  const { calls, fanoutWindow } = ix;
+  const { calls } = ix;
   const off = calls.fanoutOffsets;
   const start = calls.startMs;
   const dur = calls.durationMs;
@@ -35,7 +35,7 @@ export function replayHedge(
   const draws = newDrawStats();
   let backups = 0;
   for (let f = 0; f < fanouts; f++) {
-    const w = fanoutWindow[f]!;
+    const t0 = calls.fanoutStartMs[f]!;
     const weight = reported ? reported[f]! : 1; // warm-up fan-outs are replayed, not counted
     let max = 0;
     const end = off[f + 1]!;
@@ -46,7 +46,7 @@ export function replayHedge(
           const sentAt = a * delayMs;
           if (best <= sentAt) break;
           backups += weight;
-          const j = drawOtherHost(ix, w, i, rng, draws);
+          const j = drawOtherHost(ix, t0 + start[i]! + sentAt, i, rng, draws);
           const t = sentAt + dur[j]!;
           if (t < best) best = t;
         }

@@ -35,9 +35,9 @@ export interface PolicySpec {
 const drawWindowMs: ParameterSpec = {
   name: 'drawWindowMs',
   description:
-    'Replacement latencies come from calls to other hosts in the same time window of at least this many ms (widened until it holds 100 calls).',
-  exclusiveMinimum: 0,
-  default: 1000,
+    'Replacement latencies come from calls to other hosts that started within ±drawWindowMs/2 of the moment the replacement was sent (widened until it holds 10 calls).',
+  minimum: 0,
+  default: 20,
 };
 
 export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {

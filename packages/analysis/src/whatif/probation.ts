@@ -115,14 +115,14 @@ function replayFanout(
   const dur = calls.durationMs;
   const host = calls.host;
   const start = calls.startMs;
-  const w = ix.fanoutWindow[f]!;
+  const t0 = calls.fanoutStartMs[f]!;
   const end = calls.fanoutOffsets[f + 1]!;
   let max = 0;
   for (let i = calls.fanoutOffsets[f]!; i < end; i++) {
     const h = host[i]!;
     let t = dur[i]!;
     if (onProbation[h] === 1) {
-      const j = drawOtherHost(ix, w, i, rng, c.draws, onProbation);
+      const j = drawOtherHost(ix, t0 + start[i]!, i, rng, c.draws, onProbation);
       if (j >= 0) {
         t = dur[j]!;
         c.redirected += weight;

@@ -2,10 +2,10 @@ import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import {
   buildReplayIndex,
+  callAt,
   drawOtherHost,
+  neighbourhood,
   newDrawStats,
-  windowCall,
-  windowSize,
 } from './replay-index';
 import { SeededRandom } from './random';
 import { leafCallsFromRows, synthesizeLeafCalls } from './synthetic';
@@ -19,57 +19,69 @@ function reversed(c: LeafCalls): LeafCalls {
   const F = c.fanoutStartMs.length;
   const rows = Array.from({ length: F }, (_, k) => {
     const f = F - 1 - k;
-    return Array.from(
-      { length: (c.fanoutOffsets[f + 1] ?? 0) - (c.fanoutOffsets[f] ?? 0) },
-      (_, j) => {
-        const i = (c.fanoutOffsets[f] ?? 0) + j;
-        return { durationMs: c.durationMs[i] ?? 0, host: c.host[i] ?? 0 };
-      },
-    );
+    const a = c.fanoutOffsets[f] ?? 0;
+    const b = c.fanoutOffsets[f + 1] ?? 0;
+    return Array.from({ length: b - a }, (_, j) => ({
+      durationMs: c.durationMs[a + j] ?? 0,
+      host: c.host[a + j] ?? 0,
+    }));
   });
   return leafCallsFromRows(Array.from(c.fanoutStartMs).reverse(), rows, c.hosts.length);
 }
+
+const fanoutOf = (c: LeafCalls, i: number): number => {
+  let f = 0;
+  while ((c.fanoutOffsets[f + 1] ?? 0) <= i) f++;
+  return f;
+};
 
 describe('replay index', () => {
   test.prop(
     [
       fc.integer({ min: 1, max: 60 }),
-      fc.integer({ min: 1, max: 8 }),
+      fc.integer({ min: 2, max: 8 }),
       fc.integer({ min: 1, max: 5000 }),
       fc.integer({ min: 1, max: 200 }),
       fc.boolean(),
+      fc.double({ min: -0.2, max: 1.2, noNaN: true }),
     ],
     SEEDED,
-  )('windows list every call once, in time order', (fanouts, width, perSec, minPool, rev) => {
-    const base = synthesizeLeafCalls({ fanouts, width, hosts: 3, fanoutsPerSecond: perSec });
-    const calls = rev ? reversed(base) : base;
-    const ix = buildReplayIndex(calls, { drawWindowMs: 1000, minPoolCalls: minPool });
-    expect(ix.contiguous).toBe(!rev || fanouts === 1);
-    const seen: number[] = [];
-    let lastStart = -Infinity;
-    for (let w = 0; w < ix.windows; w++) {
-      const size = windowSize(ix, w);
-      // Windows hold at least minPool calls unless there is only one.
-      if (ix.windows > 1) expect(size).toBeGreaterThanOrEqual(minPool);
-      for (let r = 0; r < size; r++) {
-        const i = windowCall(ix, w, r);
-        seen.push(i);
-        // The call's fan-out belongs to window w, and windows advance in time.
-        let f = 0;
-        while ((calls.fanoutOffsets[f + 1] ?? 0) <= i) f++;
-        expect(ix.fanoutWindow[f]).toBe(w);
-        const t = calls.fanoutStartMs[f] ?? 0;
-        expect(t).toBeGreaterThanOrEqual(lastStart);
-        lastStart = t;
-      }
-    }
-    expect(seen.sort((a, b) => a - b)).toEqual(
-      Array.from({ length: fanouts * width }, (_, i) => i),
-    );
-  });
+  )(
+    'a neighbourhood holds the fan-outs within ±W/2, widened to minPoolCalls',
+    (fanouts, width, perSec, minPool, rev, at) => {
+      const base = synthesizeLeafCalls({ fanouts, width, hosts: 3, fanoutsPerSecond: perSec });
+      const calls = rev ? reversed(base) : base;
+      const ix = buildReplayIndex(calls, { drawWindowMs: 1000, minPoolCalls: minPool });
+      expect(ix.contiguous).toBe(!rev || fanouts === 1);
+      const first = base.fanoutStartMs[0] ?? 0;
+      const span = (fanouts * 1000) / perSec;
+      const t = first + at * span;
+      const [lo, hi] = neighbourhood(ix, t);
+      const g0 = ix.callsBefore[lo] ?? 0;
+      const g1 = ix.callsBefore[hi] ?? 0;
+      const inside = new Set<number>();
+      for (let g = g0; g < g1; g++) inside.add(fanoutOf(calls, callAt(ix, lo, hi, g)));
+      const within = [...Array(fanouts).keys()].filter(
+        (f) => Math.abs((calls.fanoutStartMs[f] ?? 0) - t) <= 500,
+      );
+      // Every fan-out within ±500 ms is in; so are all calls of each fan-out in it.
+      for (const f of within) expect(inside.has(f)).toBe(true);
+      expect(g1 - g0).toBe(
+        [...inside].reduce(
+          (n, f) => n + (calls.fanoutOffsets[f + 1] ?? 0) - (calls.fanoutOffsets[f] ?? 0),
+          0,
+        ),
+      );
+      // Widened only as far as needed: at least minPool calls (or everything).
+      expect(g1 - g0).toBeGreaterThanOrEqual(Math.min(minPool, fanouts * width));
+      if (g1 - g0 >= minPool + 2 * width)
+        for (const f of inside)
+          expect(Math.abs((calls.fanoutStartMs[f] ?? 0) - t)).toBeLessThanOrEqual(500);
+    },
+  );
 
-  test('draws land on another host of the same window, uniformly', () => {
-    // Window 0: two fan-outs at 0 ms; window 1: two at 2 s. Each fan-out: hosts 0, 1, 2.
+  test('draws land on another host at about the same time, uniformly', () => {
+    // Two fan-outs at 0 ms, two at 2 s; each fan-out calls hosts 0, 1, 2.
     const row = [
       { durationMs: 1, host: 0 },
       { durationMs: 2, host: 1 },
@@ -77,14 +89,12 @@ describe('replay index', () => {
     ];
     const calls = leafCallsFromRows([0, 0, 2000, 2000], [row, row, row, row], 3);
     const ix = buildReplayIndex(calls, { minPoolCalls: 1 });
-    expect(ix.windows).toBe(2);
     const stats = newDrawStats();
     const rng = new SeededRandom(3);
     const hits = new Map<number, number>();
     for (let k = 0; k < 4000; k++) {
-      const j = drawOtherHost(ix, 1, 6, rng, stats); // call 6: host 0, window 1
+      const j = drawOtherHost(ix, 2010, 6, rng, stats); // call 6: host 0, at 2 s
       expect(calls.host[j]).not.toBe(0);
-      expect(j).toBeGreaterThanOrEqual(6);
       hits.set(j, (hits.get(j) ?? 0) + 1);
     }
     // 4 eligible calls, 1,000 expected each: 4 binomial standard errors is 110.
@@ -94,7 +104,7 @@ describe('replay index', () => {
     // Excluding host 1 leaves host 2 only.
     const excluded = Uint8Array.of(0, 1, 0);
     for (let k = 0; k < 100; k++)
-      expect(calls.host[drawOtherHost(ix, 1, 6, rng, stats, excluded)]).toBe(2);
+      expect(calls.host[drawOtherHost(ix, 2010, 6, rng, stats, excluded)]).toBe(2);
   });
 
   test('one-host windows fall back to another host elsewhere, then to the same host', () => {
@@ -118,9 +128,8 @@ describe('replay index', () => {
       1,
     );
     const s2 = newDrawStats();
-    expect(
-      single.host[drawOtherHost(buildReplayIndex(single), 0, 0, new SeededRandom(1), s2)],
-    ).toBe(0);
+    const j = drawOtherHost(buildReplayIndex(single), 0, 0, new SeededRandom(1), s2);
+    expect(single.host[j]).toBe(0);
     expect(s2.sameHost).toBe(1);
     // Nothing allowed at all: -1.
     expect(drawOtherHost(ix, 0, 0, new SeededRandom(1), stats, Uint8Array.of(0, 1))).toBe(-1);

@@ -1,38 +1,45 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, windows), and a `?? 0` would hide an indexing bug as a zero. */
+   bounds by construction (offsets, positions), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
 import type { SeededRandom } from './random';
 
 /**
- * What every replay needs besides the calls: fan-outs in time order and the time windows that
- * replacement latencies are drawn from. Windows are consecutive time ranges of fan-out starts,
- * at least `drawWindowMs` long and holding at least `minPoolCalls` calls (sparse traffic widens
- * a window rather than leaving it with a handful of samples); the last window absorbs a short
- * remainder. O(fan-outs) memory: draws sample the window's calls by position, so no per-call
- * index is built.
+ * What every replay that draws replacement latencies needs: fan-outs in time order, so "a call
+ * to another host at about the same time" is a draw among the calls of the fan-outs that started
+ * within ±drawWindowMs/2 of the moment the replacement was sent (widened, both ways, until it
+ * holds `minPoolCalls` calls). A window centred on each draw keeps short shared stalls (a
+ * machine pausing for 50 ms) in the replay; wide or fixed buckets dilute them. O(fan-outs)
+ * memory: draws pick calls by position, no per-call index is built.
  */
 export interface ReplayIndex {
   readonly calls: LeafCalls;
   /** Fan-out indexes sorted by fanoutStartMs (stable). */
   readonly order: Uint32Array;
-  /** Window of each fan-out (indexed by fan-out, not by order position). */
-  readonly fanoutWindow: Uint32Array;
-  /** Window w holds the fan-outs order[windowStart[w] .. windowStart[w + 1] - 1]. */
-  readonly windowStart: Uint32Array;
+  /** fanoutStartMs in that order, for binary search. */
+  readonly startSorted: Float64Array;
   /** Calls of the fan-outs before order position p (length fan-outs + 1). */
   readonly callsBefore: Uint32Array;
-  /** True when fan-outs are stored in time order: a window's calls are one index range. */
+  /** True when fan-outs are stored in time order: calls between two positions are one range. */
   readonly contiguous: boolean;
-  readonly windows: number;
   readonly drawWindowMs: number;
-  /** Memo per window: -2 not known yet, -1 several hosts, else the window's only host. */
-  readonly soleHost: Int32Array;
+  readonly minPoolCalls: number;
+  /** Last neighbourhood looked up [t, lo, hi]: consecutive draws of a fan-out share it. */
+  readonly memo: Float64Array;
 }
 
+/**
+ * Defaults measured against the demo cluster (docs/whatif.md, ground truth): slowness that hits
+ * a caller or a machine for tens of milliseconds hits a backup sent in that moment too; a
+ * window of ±10 ms (at least 10 calls) keeps that, where ±500 ms made hedging look twice as good
+ * at p99 as it really was. For independent slowness the width does not matter.
+ */
+export const DEFAULT_DRAW_WINDOW_MS = 20;
+export const DEFAULT_MIN_POOL_CALLS = 10;
+
 export interface ReplayIndexOptions {
-  /** Minimum window length, ms. Default 1000. */
+  /** Width of the window centred on each draw, ms. Default 20. */
   drawWindowMs?: number;
-  /** Minimum calls per window. Default 100. */
+  /** Minimum calls a window is widened to. Default 10. */
   minPoolCalls?: number;
 }
 
@@ -50,51 +57,83 @@ export function fanoutsByTime(calls: LeafCalls): { order: Uint32Array; sorted: b
   return { order, sorted };
 }
 
-/** Builds the index: O(fan-outs) time when fan-outs are in time order, else O(F log F). */
+/** Builds the index: O(fan-outs) when fan-outs are stored in time order, else O(F log F). */
 export function buildReplayIndex(calls: LeafCalls, opts: ReplayIndexOptions = {}): ReplayIndex {
-  const drawWindowMs = opts.drawWindowMs ?? 1000;
-  const minPoolCalls = opts.minPoolCalls ?? 100;
   const { order, sorted } = fanoutsByTime(calls);
   const off = calls.fanoutOffsets;
   const fanouts = order.length;
   const callsBefore = new Uint32Array(fanouts + 1);
-  const cuts: number[] = [0]; // order positions where windows begin
-  let windowBegin = fanouts > 0 ? calls.fanoutStartMs[order[0]!]! : 0;
-  let inWindow = 0;
+  const startSorted = new Float64Array(fanouts);
   for (let p = 0; p < fanouts; p++) {
     const f = order[p]!;
-    const t = calls.fanoutStartMs[f]!;
-    if (inWindow >= minPoolCalls && t - windowBegin >= drawWindowMs) {
-      cuts.push(p);
-      windowBegin = t;
-      inWindow = 0;
-    }
-    const width = off[f + 1]! - off[f]!;
-    inWindow += width;
-    callsBefore[p + 1] = callsBefore[p]! + width;
+    startSorted[p] = calls.fanoutStartMs[f]!;
+    callsBefore[p + 1] = callsBefore[p]! + (off[f + 1]! - off[f]!);
   }
-  if (cuts.length > 1 && inWindow < minPoolCalls) cuts.pop(); // fold a thin tail into its neighbour
-  const windows = fanouts > 0 ? cuts.length : 0;
-  cuts.length = windows;
-  cuts.push(fanouts);
-  const windowStart = Uint32Array.from(cuts);
-  const fanoutWindow = new Uint32Array(fanouts);
-  for (let w = 0; w < windows; w++)
-    for (let p = windowStart[w]!; p < windowStart[w + 1]!; p++) fanoutWindow[order[p]!] = w;
   return {
     calls,
     order,
-    fanoutWindow,
-    windowStart,
+    startSorted,
     callsBefore,
     contiguous: sorted && (fanouts === 0 || off[0] === 0),
-    windows,
-    drawWindowMs,
-    soleHost: new Int32Array(windows).fill(-2),
+    drawWindowMs: opts.drawWindowMs ?? DEFAULT_DRAW_WINDOW_MS,
+    minPoolCalls: opts.minPoolCalls ?? DEFAULT_MIN_POOL_CALLS,
+    memo: Float64Array.of(Number.NaN, 0, 0),
   };
 }
 
-/** Counts draws that could not stay inside the same window (reported in notes). */
+/** First position whose value is >= t (`strict`: > t), or a.length. O(log n). */
+function bound(a: Float64Array, t: number, strict: boolean): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const m = (lo + hi) >>> 1;
+    if (a[m]! < t || (strict && a[m] === t)) lo = m + 1;
+    else hi = m;
+  }
+  return lo;
+}
+
+/**
+ * The order positions [lo, hi) of the fan-outs that started within ±drawWindowMs/2 of t,
+ * widened one fan-out at a time on both sides until they hold minPoolCalls calls (or all).
+ * O(log F + widening); repeated lookups within 1 ms reuse the last answer.
+ */
+export function neighbourhood(ix: ReplayIndex, t: number): [number, number] {
+  locate(ix, t);
+  return [ix.memo[1]!, ix.memo[2]!];
+}
+
+/** neighbourhood() without allocating: the answer is left in ix.memo[1], ix.memo[2]. */
+function locate(ix: ReplayIndex, t: number): void {
+  const m = ix.memo;
+  if (Math.abs(t - m[0]!) < 1) return;
+  const half = ix.drawWindowMs / 2;
+  let lo = bound(ix.startSorted, t - half, false);
+  let hi = bound(ix.startSorted, t + half, true);
+  const n = ix.startSorted.length;
+  while (ix.callsBefore[hi]! - ix.callsBefore[lo]! < ix.minPoolCalls && (lo > 0 || hi < n)) {
+    if (lo > 0) lo--;
+    if (hi < n) hi++;
+  }
+  m[0] = t;
+  m[1] = lo;
+  m[2] = hi;
+}
+
+/** The call at global position g (callsBefore units) inside order positions [lo, hi). */
+export function callAt(ix: ReplayIndex, lo: number, hi: number, g: number): number {
+  if (ix.contiguous) return g;
+  let a = lo;
+  let b = hi; // last position p with callsBefore[p] <= g
+  while (b - a > 1) {
+    const mid = (a + b) >>> 1;
+    if (ix.callsBefore[mid]! <= g) a = mid;
+    else b = mid;
+  }
+  return ix.calls.fanoutOffsets[ix.order[a]!]! + (g - ix.callsBefore[a]!);
+}
+
+/** Counts draws that could not stay inside their window (reported in notes). */
 export interface DrawStats {
   draws: number;
   outsideWindow: number;
@@ -105,35 +144,17 @@ export function newDrawStats(): DrawStats {
   return { draws: 0, outsideWindow: 0, sameHost: 0 };
 }
 
-/** The r-th call (0-based) of window w in time order. O(1) when contiguous, else O(log F). */
-export function windowCall(ix: ReplayIndex, w: number, r: number): number {
-  const g = ix.callsBefore[ix.windowStart[w]!]! + r;
-  if (ix.contiguous) return g;
-  let lo = ix.windowStart[w]!;
-  let hi = ix.windowStart[w + 1]!; // last position p with callsBefore[p] <= g
-  while (hi - lo > 1) {
-    const m = (lo + hi) >>> 1;
-    if (ix.callsBefore[m]! <= g) lo = m;
-    else hi = m;
-  }
-  return ix.calls.fanoutOffsets[ix.order[lo]!]! + (g - ix.callsBefore[lo]!);
-}
-
-/** Calls in window w. */
-export function windowSize(ix: ReplayIndex, w: number): number {
-  return ix.callsBefore[ix.windowStart[w + 1]!]! - ix.callsBefore[ix.windowStart[w]!]!;
-}
-
 /**
- * A uniformly chosen call to a host other than call i's, in window w (the window of call i's
- * fan-out), and none for which `excluded(host)` holds, if given. Rejection sampling (32 tries),
- * then an exact scan of the window; when the window holds no such call, another host anywhere
- * (counted in stats.outsideWindow), then call i's own host (stats.sameHost). Returns -1 only
- * when `excluded` rules out every other call. Expected O(1) per draw when hosts are balanced.
+ * A uniformly chosen call to a host other than call i's, among the calls of the fan-outs that
+ * started around epoch ms `t` (see neighbourhood), and none for which `excluded[host]` is 1, if
+ * given. Rejection sampling (32 tries), then an exact scan of the window; when the window holds
+ * no such call, another host anywhere (counted in stats.outsideWindow), then call i's own host
+ * (stats.sameHost). Returns -1 only when `excluded` rules out every other call. Expected
+ * O(log F) per draw when hosts are balanced.
  */
 export function drawOtherHost(
   ix: ReplayIndex,
-  w: number,
+  t: number,
   i: number,
   rng: SeededRandom,
   stats: DrawStats,
@@ -142,18 +163,23 @@ export function drawOtherHost(
   stats.draws++;
   const host = ix.calls.host;
   const own = host[i]!;
-  const size = windowSize(ix, w);
-  for (let t = 0; t < 32; t++) {
-    const j = windowCall(ix, w, Math.floor(rng.float() * size));
+  locate(ix, t);
+  const lo = ix.memo[1]!;
+  const hi = ix.memo[2]!;
+  const g0 = ix.callsBefore[lo]!;
+  const size = ix.callsBefore[hi]! - g0;
+  for (let k = 0; k < 32; k++) {
+    const j = callAt(ix, lo, hi, g0 + Math.floor(rng.float() * size));
     const h = host[j]!;
     if (h !== own && (excluded === undefined || excluded[h] === 0)) return j;
   }
-  return drawByScan(ix, w, i, rng, stats, excluded);
+  return drawByScan(ix, lo, hi, i, rng, stats, excluded);
 }
 
 function drawByScan(
   ix: ReplayIndex,
-  w: number,
+  lo: number,
+  hi: number,
   i: number,
   rng: SeededRandom,
   stats: DrawStats,
@@ -163,19 +189,19 @@ function drawByScan(
   const own = host[i]!;
   const ok = (j: number): boolean =>
     host[j] !== own && (excluded === undefined || excluded[host[j]!] === 0);
-  const size = windowSize(ix, w);
-  if (ix.soleHost[w] === -2) ix.soleHost[w] = soleHostOf(ix, w, size);
+  const g0 = ix.callsBefore[lo]!;
+  const g1 = ix.callsBefore[hi]!;
   let m = 0;
-  if (ix.soleHost[w] !== own) for (let r = 0; r < size; r++) if (ok(windowCall(ix, w, r))) m++;
+  for (let g = g0; g < g1; g++) if (ok(callAt(ix, lo, hi, g))) m++;
   if (m > 0) {
     let pick = Math.floor(rng.float() * m);
-    for (let r = 0; r < size; r++) {
-      const j = windowCall(ix, w, r);
+    for (let g = g0; g < g1; g++) {
+      const j = callAt(ix, lo, hi, g);
       if (ok(j) && pick-- === 0) return j;
     }
   }
   const n = host.length;
-  for (let t = 0; t < 64; t++) {
+  for (let k = 0; k < 64; k++) {
     const j = Math.floor(rng.float() * n);
     if (ok(j)) {
       stats.outsideWindow++;
@@ -184,11 +210,5 @@ function drawByScan(
   }
   if (excluded !== undefined) return -1;
   stats.sameHost++;
-  return windowCall(ix, w, Math.floor(rng.float() * size));
-}
-
-function soleHostOf(ix: ReplayIndex, w: number, size: number): number {
-  const first = ix.calls.host[windowCall(ix, w, 0)]!;
-  for (let r = 1; r < size; r++) if (ix.calls.host[windowCall(ix, w, r)] !== first) return -1;
-  return first;
+  return callAt(ix, lo, hi, g0 + Math.floor(rng.float() * (g1 - g0)));
 }

@@ -129,7 +129,7 @@ function hedgeOutcome(
     allLeavesMs: r.allLeavesMs,
     extraLoad: n > 0 ? r.backups / n : 0,
     notes: [
-      `backup after ${ms(delayMs)} (${how}), up to ${p.maxAttempts} attempts; backup latencies drawn from calls to other hosts in ${ix.windows} windows of >= ${p.drawWindowMs} ms`,
+      `backup after ${ms(delayMs)} (${how}), up to ${p.maxAttempts} attempts; backup latencies drawn from calls to other hosts that started within ±${p.drawWindowMs / 2} ms of the backup (widened to ${ix.minPoolCalls} calls where traffic is thin)`,
       ...drawNote(r.draws),
     ],
   };
@@ -184,7 +184,7 @@ function probationOutcome(
     probation: { hosts, capacityRemoved: r.capacityRemoved },
     notes: [
       `hosts judged every ${p.intervalSeconds} s on their p${p.percentile} over ${p.windowSeconds} s against ${p.threshold} x the fleet median${p.minLatencyMs > 0 ? ` (and at least ${ms(p.minLatencyMs)})` : ''}; return after ${p.holdSeconds} s healthy; at most ${pct(p.maxEjectedFraction)} of hosts (at least one) out`,
-      `${hosts.length} host(s) on probation over ${r.coveredSeconds} s; ${pct(n > 0 ? r.redirected / n : 0)} of calls re-served by healthy hosts of the same window (assumed to keep their recorded latency under the extra load); extra load = shadow requests (${pct(p.shadowFraction)} of a probation host's calls)`,
+      `${hosts.length} host(s) on probation over ${r.coveredSeconds} s; ${pct(n > 0 ? r.redirected / n : 0)} of calls re-served by healthy hosts at the same time (assumed to keep their recorded latency under the extra load); extra load = shadow requests (${pct(p.shadowFraction)} of a probation host's calls)`,
       ...(r.unserved > 0
         ? [
             `${r.unserved} calls to probation hosts found no healthy host in their window and kept their recorded latency`,

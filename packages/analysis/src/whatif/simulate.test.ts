@@ -123,7 +123,7 @@ describe('resolvePolicy', () => {
       kind: 'hedge',
       delay: { delayPercentile: 95 },
       maxAttempts: 2,
-      drawWindowMs: 1000,
+      drawWindowMs: 20,
     });
     expect(resolvePolicy({ kind: 'probation' })).toMatchObject({
       windowSeconds: 10,

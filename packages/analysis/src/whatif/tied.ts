@@ -28,7 +28,7 @@ export function replayTied(
   rng: SeededRandom,
   reported?: Uint8Array,
 ): TiedReplay {
-  const { calls, fanoutWindow } = ix;
+  const { calls } = ix;
   const off = calls.fanoutOffsets;
   const start = calls.startMs;
   const dur = calls.durationMs;
@@ -42,14 +42,14 @@ export function replayTied(
   const queueOf = (i: number): number =>
     queue ? Math.min(queue[i]!, dur[i]!) : Math.max(0, dur[i]! - p.serviceMs);
   for (let f = 0; f < fanouts; f++) {
-    const w = fanoutWindow[f]!;
+    const t0 = calls.fanoutStartMs[f]!;
     const weight = reported ? reported[f]! : 1; // warm-up fan-outs are replayed, not counted
     let max = 0;
     for (let i = off[f]!; i < off[f + 1]!; i++) {
       let t = dur[i]!;
       if (t > p.delayMs) {
         copies += weight;
-        const j = drawOtherHost(ix, w, i, rng, draws);
+        const j = drawOtherHost(ix, t0 + start[i]! + p.delayMs, i, rng, draws);
         const s1 = queueOf(i);
         const s2 = p.delayMs + queueOf(j);
         let loserStart = s2;
