@@ -1,0 +1,223 @@
+// The analysis half of scripts/validate-whatif.ts: from the recorded runs in a store, predict
+// each policy with the simulator and compare with the run that had it switched on for real.
+import {
+  bootstrapPercentiles,
+  firstAnswerAllLeavesMs,
+  SeededRandom,
+  simulateWhatIf,
+  type LeafCalls,
+  type WhatIfEstimate,
+  type WhatIfPolicy,
+  type WhatIfReplay,
+} from '@tailscope/analysis';
+import { DEFAULT_PROBATION, type RootStats, type SlowHostOption } from '@tailscope/demo';
+import type { Store } from '../apps/api/src/store';
+import { loadLeafCalls } from '../apps/api/src/store/fanouts';
+
+export const SHARD = 'tailscope.shard';
+export const SHADOW = 'tailscope.shadow';
+
+/** One recorded run: its analysed range (epoch ms) and the root's counters at the end. */
+export interface RunRecord {
+  name: string;
+  /** When the load started; [startedMs, fromMs) is warm-up, left out of the comparison. */
+  startedMs: number;
+  fromMs: number;
+  toMs: number;
+  stats: RootStats | null;
+  /** Seconds each host was on probation, from the root's counters polled every second. */
+  outSeconds: Record<string, number>;
+}
+
+/** What the record phase saves (runs.json beside the store) for the analysis phase. */
+export interface Recording {
+  hedgeDelayMs?: number;
+  slow?: SlowHostOption;
+  runs: Record<string, RunRecord>;
+}
+
+const ns = (ms: number): bigint => BigInt(Math.round(ms)) * 1_000_000n;
+
+/**
+ * The demo's fan-out operation: the root calls `GET /shard` on the `demo-leaf` hosts (the
+ * names apps/demo gives its spans). Named here rather than looked up, so this script does not
+ * depend on the operations listing.
+ */
+export const DEMO_OPERATION = { leafService: 'demo-leaf', leafOperation: 'GET /shard' };
+
+export async function leafCallsOf(
+  store: Store,
+  r: RunRecord,
+  op: { leafService: string; leafOperation: string },
+  withWarmup = false,
+): Promise<LeafCalls> {
+  const { calls } = await loadLeafCalls(
+    store,
+    { fromNs: ns(withWarmup ? r.startedMs : r.fromMs), toNs: ns(r.toMs), ...op },
+    { attributeKeys: [SHARD, SHADOW] },
+  );
+  if (calls.fanoutStartMs.length === 0)
+    throw new Error(`no ${op.leafService}/${op.leafOperation} fan-outs recorded in ${r.name}`);
+  return calls;
+}
+
+const fmt = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '-');
+const ci = (e: WhatIfEstimate): string => `${fmt(e.value)} [${fmt(e.low)}, ${fmt(e.high)}]`;
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+export interface Comparison {
+  title: string;
+  /** (predicted - real) / real at p50, p90, p99. */
+  errors: { p50: number; p90: number; p99: number };
+  /** Whether the real value lies inside the predicted 95% interval. */
+  inside: { p50: boolean; p90: boolean; p99: boolean };
+  extraLoad: { predicted: number; real: number };
+}
+
+/** Prints predicted vs real and returns the errors. */
+export function compare(
+  title: string,
+  predicted: WhatIfReplay,
+  real: Float64Array,
+  realExtra: { value: number; detail: string },
+): Comparison {
+  const realEst = bootstrapPercentiles(real, new SeededRandom(2));
+  console.log(`\n${title}`);
+  const cols = ['ms', 'recorded run', 'predicted [95% CI]', 'real run [95% CI]', 'error'];
+  const widths = [6, 14, 26, 26, 8];
+  const row = (cells: string[]): void => {
+    console.log(`  ${cells.map((c, i) => c.padEnd(widths[i] ?? 8)).join(' ')}`);
+  };
+  row(cols);
+  const errors = { p50: 0, p90: 0, p99: 0 };
+  const inside = { p50: false, p90: false, p99: false };
+  for (const k of ['p50', 'p90', 'p99'] as const) {
+    const p = predicted.whatIf[k];
+    const r = realEst[k];
+    errors[k] = (p.value - r.value) / r.value;
+    inside[k] = r.value >= p.low && r.value <= p.high;
+    row([k, fmt(predicted.baseline[k]), ci(p), ci(r), pct(errors[k])]);
+  }
+  console.log(
+    `  extra load: predicted ${pct(predicted.extraLoad)}, real ${pct(realExtra.value)} (${realExtra.detail})`,
+  );
+  console.log(`  requests: recorded ${predicted.requests}, real ${real.length}`);
+  return {
+    title,
+    errors,
+    inside,
+    extraLoad: { predicted: predicted.extraLoad, real: realExtra.value },
+  };
+}
+
+/** Hedge: predicted from each unhedged run (before and after), real = the hedged run. */
+export async function compareHedge(store: Store, rec: Recording): Promise<Comparison[]> {
+  const { noneA, hedge, noneB } = rec.runs;
+  const delayMs = rec.hedgeDelayMs;
+  if (!noneA || !hedge || !noneB || delayMs === undefined) return [];
+  const op = DEMO_OPERATION;
+  const real = firstAnswerAllLeavesMs(await leafCallsOf(store, hedge, op), SHARD, {
+    key: SHADOW,
+    value: 'true',
+  });
+  const st = hedge.stats;
+  const realExtra = {
+    value: st ? st.hedgesSent / st.calls : Number.NaN,
+    detail: `root counters; spans with a SERVER side ${pct(real.duplicates / (real.calls - real.duplicates))}`,
+  };
+  const out: Comparison[] = [];
+  for (const [label, r] of [
+    ['run 1', noneA],
+    ['run 3', noneB],
+  ] as const) {
+    const predicted = simulateWhatIf(
+      await leafCallsOf(store, r, op),
+      { kind: 'hedge', delayMs },
+      { seed: 1 },
+    );
+    out.push(
+      compare(
+        `hedge after ${delayMs.toFixed(2)} ms (run 1's call p95): predicted from ${label}, real = run 2`,
+        predicted,
+        real.allLeavesMs,
+        realExtra,
+      ),
+    );
+  }
+  return out;
+}
+
+/** The simulator set up like the demo's own probation (apps/demo DEFAULT_PROBATION). */
+export function demoProbationPolicy(): WhatIfPolicy {
+  const p = DEFAULT_PROBATION;
+  return {
+    kind: 'probation',
+    percentile: 90,
+    threshold: p.factor,
+    minLatencyMs: p.minLatencyMs,
+    windowSeconds: p.windowMs / 1000,
+    intervalSeconds: 1,
+    holdSeconds: p.holdMs / 1000,
+    shadowFraction: p.shadowFraction,
+    maxEjectedFraction: p.maxExcludedFraction,
+    minCalls: 5,
+  };
+}
+
+/** Probation: predicted from each run with the slow host and no policy, real = probation run. */
+export async function compareProbation(store: Store, rec: Recording): Promise<Comparison[]> {
+  const { slowA, probation, slowB } = rec.runs;
+  if (!slowA || !probation || !slowB || !rec.slow) return [];
+  const op = DEMO_OPERATION;
+  const real = firstAnswerAllLeavesMs(await leafCallsOf(store, probation, op), SHARD, {
+    key: SHADOW,
+    value: 'true',
+  });
+  const st = probation.stats;
+  const p = DEFAULT_PROBATION;
+  const out: Comparison[] = [];
+  for (const [label, r] of [
+    ['run 4', slowA],
+    ['run 6', slowB],
+  ] as const) {
+    // The real tracker judged hosts from the first second of load: the replay starts there too
+    // (warm-up replayed, not counted), as the API does with the window before `from`.
+    const calls = await leafCallsOf(store, r, op, true);
+    const predicted = simulateWhatIf(calls, demoProbationPolicy(), {
+      seed: 1,
+      warmupUntilMs: r.fromMs,
+    });
+    out.push(
+      compare(
+        `probation (p90 > ${p.factor} x fleet median and > ${p.minLatencyMs} ms over ${p.windowMs / 1000} s), ${rec.slow.host} +${rec.slow.delayMs} ms for ${rec.slow.forS} s: predicted from ${label}, real = run 5`,
+        predicted,
+        real.allLeavesMs,
+        {
+          value: st ? st.shadowsSent / st.calls : Number.NaN,
+          detail: `shadow requests, root counters; spans ${pct(real.ignored / real.calls)}`,
+        },
+      ),
+    );
+    printProbation(predicted, probation, calls.hosts.length);
+  }
+  return out;
+}
+
+function printProbation(predicted: WhatIfReplay, real: RunRecord, hosts: number): void {
+  const list = (hs: [string, number][]): string =>
+    hs
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([h, s]) => `${h} ${s}`)
+      .join(', ') || 'none';
+  const predictedHosts = predicted.probation?.hosts.map(
+    (h) => [h.host, h.seconds] as [string, number],
+  );
+  console.log(`  seconds on probation, predicted: ${list(predictedHosts ?? [])}`);
+  console.log(`  seconds on probation, real:      ${list(Object.entries(real.outSeconds))}`);
+  // The root's counters were polled once a second after the warm-up.
+  const polledSeconds = Math.round((real.toMs - real.fromMs) / 1000);
+  const outTotal = Object.values(real.outSeconds).reduce((a, b) => a + b, 0);
+  console.log(
+    `  capacity removed: predicted ${pct(predicted.probation?.capacityRemoved ?? 0)}, real ${pct(outTotal / (hosts * polledSeconds))}`,
+  );
+}
