@@ -61,6 +61,45 @@ class RowBinaryReader {
     return out;
   }
 
+  /** Array(UInt64) as decimal strings (map keys; 64-bit values do not fit a double). */
+  uint64Keys(): string[] {
+    const n = this.varint();
+    this.need(n * 8);
+    const out = new Array<string>(n);
+    for (let i = 0; i < n; i++) out[i] = this.buf.readBigUInt64LE(this.pos + i * 8).toString();
+    this.pos += n * 8;
+    return out;
+  }
+
+  /**
+   * A dictionary sent as Array(UInt64) hashes in id order, then Array(Tuple(UInt64, String))
+   * (hash, value) pairs: the values in id order. Throws if two values share a hash.
+   */
+  dictionary(): string[] {
+    const order = this.uint64Keys();
+    const n = this.varint();
+    const byHash = new Map<string, string>();
+    for (let i = 0; i < n; i++) {
+      this.need(8);
+      const h = this.buf.readBigUInt64LE(this.pos).toString();
+      this.pos += 8;
+      const len = this.varint();
+      this.need(len);
+      const v = this.buf.toString('utf8', this.pos, this.pos + len);
+      this.pos += len;
+      if (byHash.has(h) && byHash.get(h) !== v)
+        throw new Error(
+          `RowBinary: hash collision between ${JSON.stringify(v)} and ${JSON.stringify(byHash.get(h))}`,
+        );
+      byHash.set(h, v);
+    }
+    return order.map((h) => {
+      const v = byHash.get(h);
+      if (v === undefined) throw new Error('RowBinary: dictionary hash without a value');
+      return v;
+    });
+  }
+
   done(): boolean {
     return this.pos === this.buf.length;
   }
@@ -100,15 +139,15 @@ export function readLeafRow(buf: Buffer, attributeCount: number): LeafRow {
     startRel: r.float64s(),
     durNs: r.float64s(),
     host: r.uint32s(),
-    hostDict: r.strings(),
+    hostDict: r.dictionary(),
     mode: r.uint32s(),
-    modeDict: r.strings(),
+    modeDict: r.dictionary(),
     attrs: [],
     attrDicts: [],
   };
   for (let i = 0; i < attributeCount; i++) {
     row.attrs.push(r.uint32s());
-    row.attrDicts.push(r.strings());
+    row.attrDicts.push(r.dictionary());
   }
   if (!r.done()) throw new Error('RowBinary: unexpected trailing bytes');
   if (row.widths.length !== row.fanouts) throw new Error('RowBinary: fan-out count mismatch');

@@ -233,18 +233,36 @@ function insertSql(scope: FanoutScope, version: bigint): Sql {
     SETTINGS ${raw(JOIN_SETTINGS)}`;
 }
 
+/** Filters of stored rows: the covered chunks' current versions, the range and the leaf. */
+function storedFilters(scope: FanoutScope, cov: Coverage): Sql {
+  return join(
+    [
+      sql`s0 >= ${ns(scope.fromNs)} AND s0 < ${ns(cov.splitNs)}`,
+      sql`has(arrayZip(arrayMap(x -> toInt64(x), ${cov.chunks.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${cov.chunks.map((c) => c[1])})), (chunk, version))`,
+      ...(scope.leafService !== undefined ? [sql`leafService = ${scope.leafService}`] : []),
+      ...(scope.leafOperation !== undefined ? [sql`leafOperation = ${scope.leafOperation}`] : []),
+    ],
+    ' AND ',
+  );
+}
+
+/**
+ * Stored fan-outs with per-call arrays as stored (no tuples): fk, tid, pid, n, s0, sts
+ * (absolute start ns), dus (ns), hs (hosts), ms (modes).
+ */
+export function cachedArrays(scope: FanoutScope, cov: Coverage): Sql {
+  return sql`
+    SELECT fk, traceId AS tid, parentSpanId AS pid, n, s0, arrayMap(o -> o + s0, startOffsetNs) AS sts,
+      durationNs AS dus, hosts AS hs, modes AS ms
+    FROM ${raw(FANOUTS_TABLE)} WHERE ${storedFilters(scope, cov)}`;
+}
+
 /**
  * Stored fan-outs of the covered chunks in scope, with the columns of the live path: fk,
  * leafService, leafOperation, parentService, parentOperation, tid, pid, n, s0, kept (tuples:
  * startNs, durNs, and with `dims` host and mode).
  */
 export function cachedFans(scope: FanoutScope, cov: Coverage, dims: boolean): Sql {
-  const filters = [
-    sql`s0 >= ${ns(scope.fromNs)} AND s0 < ${ns(cov.splitNs)}`,
-    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${cov.chunks.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${cov.chunks.map((c) => c[1])})), (chunk, version))`,
-    ...(scope.leafService !== undefined ? [sql`leafService = ${scope.leafService}`] : []),
-    ...(scope.leafOperation !== undefined ? [sql`leafOperation = ${scope.leafOperation}`] : []),
-  ];
   const kept = dims
     ? raw(
         'arrayZip(arrayMap(o -> o + s0, startOffsetNs), durationNs, arrayMap(h -> toString(h), hosts), arrayMap(m -> toString(m), modes))',
@@ -254,7 +272,7 @@ export function cachedFans(scope: FanoutScope, cov: Coverage, dims: boolean): Sq
     SELECT fk, toString(leafService) AS leafService, toString(leafOperation) AS leafOperation,
       toString(parentService) AS parentService, toString(parentOperation) AS parentOperation,
       traceId AS tid, parentSpanId AS pid, n, s0, ${kept} AS kept
-    FROM ${raw(FANOUTS_TABLE)} WHERE ${join(filters, ' AND ')}`;
+    FROM ${raw(FANOUTS_TABLE)} WHERE ${storedFilters(scope, cov)}`;
 }
 
 export interface MaterializerOptions {

@@ -13,7 +13,7 @@ import {
 } from '@tailscope/analysis';
 import type { Store } from './client';
 import { join, param, raw, sql, type Sql } from './sql';
-import { cachedFans, coverage } from './fanouts-cache';
+import { cachedArrays, cachedFans, coverage } from './fanouts-cache';
 
 /**
  * SQL over `otel_traces` that finds fan-outs and reads their leaf calls (DESIGN.md
@@ -184,28 +184,41 @@ export function liveNamedFans(scope: FanoutScope): Sql {
 export async function fanSource(
   store: Store,
   scope: FanoutScope,
-  o: { parents?: boolean; dims?: readonly string[]; cache: boolean },
+  o: { parents?: boolean; dims?: readonly string[]; arrays?: boolean; cache: boolean },
 ): Promise<Sql> {
   const dims = o.dims !== undefined;
-  const canCache = o.cache && (o.dims ?? []).length === 0;
+  const keys = o.dims ?? [];
+  const canCache = o.cache && keys.length === 0;
   const cov = canCache ? await coverage(store, scope) : { splitNs: scope.fromNs, chunks: [] };
   const live: FanoutScope = { ...scope, fromNs: cov.splitNs };
-  const cols = raw(
-    `fk, leafService, leafOperation, tid, pid, n, s0, kept${o.parents ? ', parentService, parentOperation' : ''}`,
-  );
   const fields = [
     'startNs',
     'durNs',
     ...(dims ? ['host', 'mode'] : []),
-    ...(o.dims ?? []).map((_, i) => `a${i}`),
+    ...keys.map((_, i) => `a${i}`),
   ].join(', ');
   const liveSql = o.parents
     ? liveNamedFans(live)
-    : fanoutsSql(live, callsSql(live, dims ? { attributeKeys: o.dims ?? [] } : null), fields);
-  if (cov.chunks.length === 0) return sql`SELECT ${cols} FROM (${liveSql})`;
-  const stored = sql`SELECT ${cols} FROM (${cachedFans(scope, cov, dims)})`;
+    : fanoutsSql(live, callsSql(live, dims ? { attributeKeys: keys } : null), fields);
+  // `arrays`: per-call columns as arrays (sts, dus, hs, ms, v0..) instead of `kept` tuples.
+  const cols = o.arrays
+    ? raw('fk, tid, pid, n, s0, sts, dus, hs, ms' + keys.map((_, i) => `, v${i}`).join(''))
+    : raw(
+        `fk, leafService, leafOperation, tid, pid, n, s0, kept${o.parents ? ', parentService, parentOperation' : ''}`,
+      );
+  const fromKept = o.arrays
+    ? raw(
+        ', arrayMap(c -> c.1, kept) AS sts, arrayMap(c -> c.2, kept) AS dus, arrayMap(c -> c.3, kept) AS hs, arrayMap(c -> c.4, kept) AS ms' +
+          keys.map((_, i) => `, arrayMap(c -> c.${i + 5}, kept) AS v${i}`).join(''),
+      )
+    : raw('');
+  const liveRows = sql`SELECT ${cols} FROM (SELECT *${fromKept} FROM (${liveSql}))`;
+  if (cov.chunks.length === 0) return liveRows;
+  const stored = o.arrays
+    ? sql`SELECT ${cols} FROM (${cachedArrays(scope, cov)})`
+    : sql`SELECT ${cols} FROM (${cachedFans(scope, cov, dims)})`;
   if (cov.splitNs >= scope.toNs) return stored;
-  return sql`${stored} UNION ALL SELECT ${cols} FROM (${liveSql})`;
+  return sql`${stored} UNION ALL ${liveRows}`;
 }
 
 /** One fan-out operation as the SQL aggregates it; Table 1 and the amplification inputs. */
