@@ -95,7 +95,7 @@ export function p99Drop(
   callsWithValue: Uint32Array,
   seed: string,
 ): number | null {
-  const { calls, allLeavesMs, straggler, fanoutOf } = ctx;
+  const { calls, allLeavesMs, fanoutOf } = ctx;
   const total = calls.durationMs.length;
   if (callsWithValue.length === 0) return 0;
   if (callsWithValue.length >= total) return null;
