@@ -160,7 +160,9 @@ export function demoProbationPolicy(): WhatIfPolicy {
     holdSeconds: p.holdMs / 1000,
     shadowFraction: p.shadowFraction,
     maxEjectedFraction: p.maxExcludedFraction,
+    // apps/demo judges a host, on probation or not, once it has 5 calls in its window.
     minCalls: 5,
+    minShadowCalls: 5,
   };
 }
 

@@ -147,6 +147,13 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
         default: 20,
       },
       {
+        name: 'minShadowCalls',
+        description:
+          'Shadow calls a host on probation needs in the window to be judged; with fewer it counts as not healthy. Default: max(1, ceil(minCalls x shadowFraction)).',
+        integer: true,
+        minimum: 1,
+      },
+      {
         name: 'shadowFraction',
         description: 'Share of a probation host’s calls still sent to it as shadow requests.',
         exclusiveMinimum: 0,
@@ -221,6 +228,7 @@ export interface ProbationPolicy {
   holdSeconds?: number;
   maxEjectedFraction?: number;
   minCalls?: number;
+  minShadowCalls?: number;
   shadowFraction?: number;
   drawWindowMs?: number;
 }

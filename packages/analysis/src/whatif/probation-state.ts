@@ -11,8 +11,9 @@ type ProbationParams = Extract<ResolvedPolicy, { kind: 'probation' }>;
  * - slow means above max(minLatencyMs, threshold x reference), where
  * - the fleet reference is the median (lower, nearest-rank) of the percentile over hosts NOT on
  *   probation with at least minCalls calls; with fewer than 3 such hosts nobody is judged;
- * - a host on probation with at least max(1, ceil(minCalls x shadowFraction)) shadow calls is
- *   healthy when its percentile is not slow; healthy for holdSeconds -> returns;
+ * - a host on probation is healthy when it has at least minShadowCalls shadow calls in the
+ *   window and its percentile is not slow (fewer calls: not healthy); healthy for holdSeconds
+ *   -> returns;
  * - then healthy hosts that are slow go on probation, worst first, while fewer
  *   than max(1, floor(maxEjectedFraction x hosts seen)) hosts are out (never all of them).
  */
@@ -42,7 +43,7 @@ export class ProbationState {
       Math.max(1, Math.floor(p.maxEjectedFraction * hostsSeen)),
       Math.max(0, hostsSeen - 1),
     );
-    this.minShadow = Math.max(1, Math.ceil(p.minCalls * p.shadowFraction));
+    this.minShadow = p.minShadowCalls;
   }
 
   evaluate(stats: HostWindowStats, k: number): void {
@@ -63,8 +64,9 @@ export class ProbationState {
     const now = (k + 1) * this.p.intervalSeconds;
     for (let h = 0; h < this.hosts; h++) {
       const qh = this.q[h]!;
-      if (this.out[h] === 0 || Number.isNaN(qh)) continue;
-      if (qh > limit) this.healthySince[h] = Number.NaN;
+      if (this.out[h] === 0) continue;
+      // Too few shadow calls counts as not healthy: a host returns on measurements, not hope.
+      if (Number.isNaN(qh) || qh > limit) this.healthySince[h] = Number.NaN;
       else {
         if (Number.isNaN(this.healthySince[h])) this.healthySince[h] = now;
         if (now - this.healthySince[h]! >= this.p.holdSeconds) this.release(h, k);

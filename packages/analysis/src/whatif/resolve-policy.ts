@@ -106,6 +106,8 @@ function finish(kind: PolicyKind, v: Record<string, number>): ResolvedPolicy {
         holdSeconds: num('holdSeconds'),
         maxEjectedFraction: num('maxEjectedFraction'),
         minCalls: num('minCalls'),
+        minShadowCalls:
+          v.minShadowCalls ?? Math.max(1, Math.ceil(num('minCalls') * num('shadowFraction'))),
         shadowFraction: num('shadowFraction'),
         drawWindowMs: num('drawWindowMs'),
       };
