@@ -12,6 +12,12 @@ import { loadLeafCalls } from '../store/fanouts';
 import { optionalNumber, parseRange, RangeQuery, requireText } from './fanouts';
 
 const MAX_DIMENSIONS = 12;
+/**
+ * Attribution reads every call of the fan-outs it analyses; past 20,000 fan-outs a uniform
+ * sample keeps the answer near a second (10M spans, 2 cores: 1.5 s sampled vs 3.3 s for all
+ * 50,000) while 1% tail fan-outs still number 200. Ask for more with maxFanouts.
+ */
+const DEFAULT_MAX_FANOUTS = 20_000;
 const DEFAULT_BY = 'host,sharing_mode,background';
 
 /** `by` -> dimensions (host, sharing_mode, background, attr:KEY), 400 naming a bad token. */
@@ -63,7 +69,7 @@ const StragglersQuery = Type.Object({
     Type.Integer({
       minimum: 1,
       maximum: 1_000_000,
-      description: 'Fan-outs analysed at most (default 200000; above, a uniform sample)',
+      description: `Fan-outs analysed at most (default ${DEFAULT_MAX_FANOUTS}; above, a deterministic uniform sample and sampled: true)`,
     }),
   ),
 });
@@ -125,7 +131,7 @@ export function stragglerRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const loaded = await loadLeafCalls(
         ctx.store,
         { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-        { attributeKeys, maxFanouts: q.maxFanouts ?? 200_000 },
+        { attributeKeys, maxFanouts: q.maxFanouts ?? DEFAULT_MAX_FANOUTS },
       );
       const a = attributeStragglers(loaded.calls, {
         dimensions,
