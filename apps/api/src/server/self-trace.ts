@@ -22,6 +22,7 @@ export function startSelfTrace(otlpHttpUrl: string): SelfTracer {
     spanProcessors: [
       new BatchSpanProcessor({
         exporter: new OTLPTraceExporter({ url: `${otlpHttpUrl}/v1/traces` }),
+        scheduledDelayMillis: 1000,
       }),
     ],
   });
