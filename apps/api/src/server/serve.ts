@@ -4,6 +4,7 @@ import { openStore, migrate, type Store } from '../store';
 import { startIngest, type IngestHandle } from '../ingest';
 import { buildApi } from './app';
 import { startSelfTrace } from './self-trace';
+import { startFanoutMaterializer } from '../store/fanouts-cache';
 
 export interface Running {
   settings: Settings;
@@ -46,6 +47,13 @@ export async function serve(
   let ready = false;
   await migrate(store);
   const ingest = await startIngest({ store, settings, log });
+  // Fan-outs of closed 10-minute chunks are detected once and stored, so analysis over long
+  // ranges reads them instead of joining every CLIENT and SERVER span again.
+  const materializer = startFanoutMaterializer(store, {
+    onError: (err: unknown) => {
+      if (log) console.error('tailscope: storing detected fan-outs failed:', err);
+    },
+  });
   ready = true;
   const selfTrace = settings.selfTrace
     ? startSelfTrace(`http://${loopback(settings.host)}:${ingest.httpPort}`)
@@ -81,6 +89,7 @@ export async function serve(
       ready = false;
       await api.close();
       await selfTrace?.shutdown();
+      await materializer.stop();
       await ingest.close();
       await store.close();
     },
