@@ -28,11 +28,14 @@ describe('what-if knobs', () => {
       new URLSearchParams('policy=hedge&by.delay=delayMs&p.delayMs=25'),
       ctx,
     );
+    // The other parameters go at the simulator's own defaults, whatever they are today.
+    const defaultOf = (name: string) =>
+      POLICY_SPECS.hedge.parameters.find((p) => p.name === name)?.default;
     expect(policyOf(s, knobs)).toEqual({
       kind: 'hedge',
       delayMs: 25,
-      maxAttempts: 2,
-      drawWindowMs: 1000,
+      maxAttempts: defaultOf('maxAttempts'),
+      drawWindowMs: defaultOf('drawWindowMs'),
     });
     const def = readPolicyState(new URLSearchParams(''), ctx);
     expect(policyOf(def, knobs)).toMatchObject({ kind: 'hedge', delayPercentile: 95 });
