@@ -50,6 +50,12 @@ beforeAll(async () => {
     '3',
     '--compaction-every-ms',
     '1500',
+    // Lighter co-tenancy than the defaults: this test shares the machine with the rest of the
+    // suite, where two hogs beside a nice-10 leaf starve it for seconds.
+    '--hogs',
+    '1',
+    '--contended-nice',
+    '5',
     '--status-every-s',
     '4',
     '--data-dir',

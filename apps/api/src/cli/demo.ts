@@ -153,8 +153,8 @@ extraCommands.push((program: Command) => {
     .option('--width <n>', 'fan-out width: shards called per request', '8')
     .option('--leaf-processes <n>', 'leaf OS processes', '5')
     .option('--hosts-per-process <n>', 'virtual hosts (host.name) per leaf process', '8')
-    .option('--hogs <n>', 'CPU hog processes on the contended core', '1')
-    .option('--contended-nice <n>', 'niceness of the leaf sharing the core with the hogs', '5')
+    .option('--hogs <n>', 'CPU hog processes on the contended core', '2')
+    .option('--contended-nice <n>', 'niceness of the leaf sharing the core with the hogs', '10')
     .option('--no-probe', "use each leaf role's sharing mode instead of measuring it")
     .option(
       '--hedge-delay-ms <ms>',
@@ -197,7 +197,7 @@ extraCommands.push((program: Command) => {
     .option('--slow-from <s>', 'seconds after the load starts', '30')
     .option('--slow-for <s>', 'how long the host stays slow', '30')
     .option('--slow-ms <ms>', 'mean extra wait per request on the slow host', '40')
-    .option('--compaction-every-ms <ms>', 'mean period of the compaction leaf', '5000')
+    .option('--compaction-every-ms <ms>', 'mean period of the compaction leaf', '2500')
     .option('--status-every-s <s>', 'print a status line this often', '5')
     .option('--otlp <url>', 'send traces to this OTLP/HTTP endpoint and start no server')
     .showHelpAfterError('(tailscope demo --help lists the options)');
