@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unpackLeafCalls } from '@tailscope/analysis';
-import { loadSettings } from '../src/config';
-import { buildApi, type Api } from '../src/server/app';
+import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { loadLeafCalls } from '../src/store/fanouts';
 import { insertSpans, mixedSpans, openTempStore, T0_NS } from './analysis-support';
@@ -20,12 +19,7 @@ describe('analysis API', () => {
   beforeAll(async () => {
     ({ store, close } = await openTempStore('analysis-api'));
     await insertSpans(store, mixedSpans(5, 800));
-    api = await buildApi({
-      store,
-      settings: loadSettings({}),
-      ready: () => true,
-      ingestRate: () => 0,
-    });
+    api = await buildStoreApi(store);
   });
   afterAll(async () => {
     await api.close();

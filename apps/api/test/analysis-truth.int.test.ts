@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { presetSpec, type ScenarioTruth } from '@tailscope/tracegen';
-import { loadSettings } from '../src/config';
-import { buildApi, type Api } from '../src/server/app';
+import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { ingestScenario, openTempStore } from './analysis-support';
 
@@ -72,12 +71,7 @@ describe('attribution finds the planted causes and not the decoys', () => {
 
   beforeAll(async () => {
     ({ store, close } = await openTempStore('analysis-truth'));
-    api = await buildApi({
-      store,
-      settings: loadSettings({}),
-      ready: () => true,
-      ingestRate: () => 0,
-    });
+    api = await buildStoreApi(store);
     let day = 1;
     for (const scenario of SCENARIOS) {
       for (const seed of SEEDS) {

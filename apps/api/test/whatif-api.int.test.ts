@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomFromSeed, simulateWhatIf, type SpanRecord } from '@tailscope/analysis';
-import { loadSettings } from '../src/config';
-import { buildApi, type Api } from '../src/server/app';
+import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { loadLeafCalls } from '../src/store/fanouts';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';
@@ -70,12 +69,7 @@ describe('POST /api/v1/whatif', () => {
   beforeAll(async () => {
     ({ store, close } = await openTempStore('whatif-api'));
     await insertSpans(store, spans());
-    api = await buildApi({
-      store,
-      settings: loadSettings({}),
-      ready: () => true,
-      ingestRate: () => 0,
-    });
+    api = await buildStoreApi(store);
   });
   afterAll(async () => {
     await api.close();

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadSettings } from '../config';
 import { openStore, migrate } from '../store';
-import { buildApi } from '../server/app';
+import { buildStoreApi } from '../server/app';
 import { collectReport, httpCaller, injectCaller, type ApiCall } from './collect';
 import { reportToCsv } from './csv';
 import { reportToHtml, type ReportCharts } from './html';
@@ -65,7 +65,7 @@ async function withCaller<T>(run: ReportRun, use: (call: ApiCall) => Promise<T>)
   });
   try {
     await migrate(store);
-    const app = await buildApi({ store, settings, ready: () => true, ingestRate: () => 0 });
+    const app = await buildStoreApi(store, settings);
     try {
       return await use(injectCaller(app));
     } finally {

@@ -4,6 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HttpError } from './errors';
 import type { ApiContext } from './context';
 import type { SelfTracer } from './self-trace';
+import type { Store } from '../store';
+import { loadSettings, type Settings } from '../config';
 import { healthRoutes } from '../routes/health';
 import { traceRoutes } from '../routes/traces';
 import { statsRoutes } from '../routes/stats';
@@ -83,4 +85,12 @@ export async function buildApi(
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
   await app.ready();
   return app;
+}
+
+/**
+ * The API over a store this process already opened and migrated, with no ingest beside it:
+ * what reports (in-process) and the route tests ask. Always ready; ingest rate 0.
+ */
+export function buildStoreApi(store: Store, settings: Settings = loadSettings({})): Promise<Api> {
+  return buildApi({ store, settings, ready: () => true, ingestRate: () => 0 });
 }
