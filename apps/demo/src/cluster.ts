@@ -64,7 +64,7 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-export const DEFAULT_HEDGE: HedgeOptions = { delayMs: 10, percentile: null };
+export const DEFAULT_HEDGE: HedgeOptions = { delayMs: 10, percentile: null, cancel: 'discard' };
 export const DEFAULT_PROBATION: ProbationOptions = {
   windowMs: 5000,
   factor: 3,

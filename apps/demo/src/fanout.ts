@@ -157,6 +157,8 @@ export class FanoutRunner {
       query,
       delayMs: this.hedgeDelayMs,
       deadline,
+      cancel: this.config.hedge.cancel,
+      loserTimeoutMs: this.config.callTimeoutMs,
       onBackupSent: () => {
         this.stats.hedgesSent++;
       },

@@ -38,7 +38,13 @@ function fakeClient(behaviour: Record<string, number | 'fail'>) {
   return { client, calls };
 }
 
-function run(client: LeafClient, delayMs: number, backup = ep('b')) {
+function run(
+  client: LeafClient,
+  delayMs: number,
+  backup = ep('b'),
+  cancel: 'close' | 'discard' = 'close',
+  loserTimeoutMs = 5000,
+) {
   let sent = 0;
   const out = hedgedCall(client, {
     primary: ep('a'),
@@ -48,6 +54,8 @@ function run(client: LeafClient, delayMs: number, backup = ep('b')) {
     delayMs,
     deadline: new AbortController().signal,
     onBackupSent: () => sent++,
+    cancel,
+    loserTimeoutMs,
   });
   return { out, sent: () => sent };
 }
@@ -70,6 +78,26 @@ describe('hedgedCall', () => {
       ['b', 'backup', false],
     ]);
     expect(r.sent()).toBe(1);
+  });
+
+  it("with cancel 'discard', leaves the loser running (its connection stays open)", async () => {
+    const { client, calls } = fakeClient({ a: 60, b: 1 });
+    const r = run(client, 5, ep('b'), 'discard');
+    expect(await r.out).toMatchObject({ backupSent: true, backupWon: true });
+    await new Promise((res) => setTimeout(res, 100)); // the primary finishes on its own
+    expect(calls.map((c) => [c.host, c.aborted])).toEqual([
+      ['a', false],
+      ['b', false],
+    ]);
+  });
+
+  it("with cancel 'discard', aborts a loser still running after loserTimeoutMs", async () => {
+    const { client, calls } = fakeClient({ a: 10_000, b: 1 });
+    const r = run(client, 5, ep('b'), 'discard', 30);
+    expect(await r.out).toMatchObject({ backupWon: true });
+    expect(calls[0]?.aborted).toBe(false);
+    await new Promise((res) => setTimeout(res, 80));
+    expect(calls[0]?.aborted).toBe(true);
   });
 
   it('sends the backup at once when the primary fails, and fails only when both did', async () => {

@@ -1,5 +1,5 @@
 import type { LeafClient } from './leaf-client';
-import type { LeafEndpoint } from './messages';
+import type { HedgeCancel, LeafEndpoint } from './messages';
 
 export interface HedgeOutcome {
   latencyMs: number;
@@ -16,14 +16,20 @@ export interface HedgedCallOptions {
   delayMs: number;
   /** The fan-out's deadline: aborting it cancels both copies. */
   deadline: AbortSignal;
+  /** The loser: 'close' aborts it (its connection closes), 'discard' lets it finish unread. */
+  cancel: HedgeCancel;
+  /** With 'discard': a loser still running this long after the answer is aborted (ms). */
+  loserTimeoutMs: number;
   onBackupSent: () => void;
 }
 
 /**
  * A hedged request (Dean and Barroso): send to the primary; if it has not answered after the
- * delay (or failed before), send a backup to another replica; take the first answer and cancel
- * the other copy with its AbortController (its connection closes, its CLIENT span ends with an
- * error status, and the leaf stops waiting). Rejects only when every copy sent has failed.
+ * delay (or failed before), send a backup to another replica; take the first answer. The other
+ * copy is, with `cancel: 'close'`, aborted with its AbortController (its HTTP/1.1 connection
+ * closes, its CLIENT span ends with an error status, and the leaf stops waiting); with
+ * 'discard', left to finish on its keep-alive connection and ignored (aborted only if it is
+ * still running `loserTimeoutMs` later). Rejects only when every copy sent has failed.
  */
 export function hedgedCall(client: LeafClient, o: HedgedCallOptions): Promise<HedgeOutcome> {
   const start = performance.now();
@@ -33,6 +39,8 @@ export function hedgedCall(client: LeafClient, o: HedgedCallOptions): Promise<He
     let launched = 0;
     let failed = 0;
     let backupLaunched = false;
+    let done = 0; // copies that answered or failed
+    let loserTimer: NodeJS.Timeout | undefined;
     const onDeadline = () => {
       for (const c of controllers) c.abort(o.deadline.reason);
     };
@@ -51,9 +59,20 @@ export function hedgedCall(client: LeafClient, o: HedgedCallOptions): Promise<He
       launched++;
       client.call(ep, o.query, { shard: o.shard, hedge }, ctl.signal).then(
         () => {
-          if (settled) return;
+          done++;
+          if (settled) {
+            if (done === launched) clearTimeout(loserTimer);
+            return;
+          }
           finish();
-          for (const c of controllers) if (c !== ctl) c.abort(new Error('hedge lost'));
+          const lost = new Error('hedge lost');
+          if (o.cancel === 'close') {
+            for (const c of controllers) if (c !== ctl) c.abort(lost);
+          } else if (done < launched) {
+            loserTimer = setTimeout(() => {
+              for (const c of controllers) if (c !== ctl) c.abort(lost);
+            }, o.loserTimeoutMs);
+          }
           resolve({
             latencyMs: performance.now() - start,
             backupSent: backupLaunched,
@@ -61,7 +80,11 @@ export function hedgedCall(client: LeafClient, o: HedgedCallOptions): Promise<He
           });
         },
         (err: unknown) => {
-          if (settled) return;
+          done++;
+          if (settled) {
+            if (done === launched) clearTimeout(loserTimer);
+            return;
+          }
           failed++;
           if (!backupLaunched && !o.deadline.aborted) launchBackup(err);
           else if (failed === launched) fail(err);

@@ -11,4 +11,11 @@ export {
 } from './cluster';
 export { LoadGenerator, type LoadSnapshot } from './load';
 export { planCluster, type ClusterPlan } from './topology';
-export type { HedgeOptions, LeafEndpoint, Policy, ProbationOptions, RootStats } from './messages';
+export type {
+  HedgeCancel,
+  HedgeOptions,
+  LeafEndpoint,
+  Policy,
+  ProbationOptions,
+  RootStats,
+} from './messages';

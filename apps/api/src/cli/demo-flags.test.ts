@@ -30,6 +30,15 @@ const FLAGS: DemoFlags = {
 };
 
 describe('clusterOptionsFromFlags', () => {
+  it('takes --hedge-cancel close, and names the flag when the value is neither', () => {
+    expect(clusterOptionsFromFlags({ ...FLAGS, hedgeCancel: 'close' }, 'u').hedge?.cancel).toBe(
+      'close',
+    );
+    expect(() => clusterOptionsFromFlags({ ...FLAGS, hedgeCancel: 'drop' }, 'u')).toThrow(
+      "--hedge-cancel must be discard or close, got 'drop'",
+    );
+  });
+
   it('turns flags into cluster options, seconds into ms', () => {
     const o = clusterOptionsFromFlags(
       { ...FLAGS, hedgePercentile: '95', slowHost: 'host-07' },
@@ -38,7 +47,7 @@ describe('clusterOptionsFromFlags', () => {
     expect(o).toMatchObject({
       policy: 'hedge',
       width: 8,
-      hedge: { delayMs: 10, percentile: 95 },
+      hedge: { delayMs: 10, percentile: 95, cancel: 'discard' },
       probation: { windowMs: 5000, holdMs: 5000, shadowFraction: 0.2 },
       slow: { host: 'host-07', fromS: 30, forS: 30, delayMs: 40 },
     });

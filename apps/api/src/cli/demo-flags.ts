@@ -1,6 +1,7 @@
 import {
   planCluster,
   type ClusterOptions,
+  type HedgeCancel,
   type LoadSnapshot,
   type Policy,
   type RootStats,
@@ -21,6 +22,7 @@ export interface DemoFlags extends ServerFlags {
   probe: boolean;
   hedgeDelayMs: string;
   hedgePercentile?: string;
+  hedgeCancel?: string;
   probationWindowS: string;
   probationFactor: string;
   probationMinMs: string;
@@ -54,6 +56,11 @@ export function num(flag: string, raw: string, min: number, max: number, integer
   return n;
 }
 
+function hedgeCancel(raw: string | undefined): HedgeCancel {
+  if (raw === undefined || raw === 'discard' || raw === 'close') return raw ?? 'discard';
+  throw new DemoFlagError(`--hedge-cancel must be discard or close, got '${raw}'`);
+}
+
 /** Flags to cluster options, with an error naming the bad flag. */
 export function clusterOptionsFromFlags(f: DemoFlags, otlpUrl: string): ClusterOptions {
   const hedgePercentile =
@@ -71,6 +78,7 @@ export function clusterOptionsFromFlags(f: DemoFlags, otlpUrl: string): ClusterO
     hedge: {
       delayMs: num('--hedge-delay-ms', f.hedgeDelayMs, 0.1, 60_000),
       percentile: hedgePercentile,
+      cancel: hedgeCancel(f.hedgeCancel),
     },
     probation: {
       windowMs: num('--probation-window-s', f.probationWindowS, 0.5, 3600) * 1000,

@@ -48,6 +48,9 @@ beforeAll(async () => {
     'hedge',
     '--hedge-delay-ms',
     '3',
+    // The loser aborted (its connection closed), so the test can see the cancellation.
+    '--hedge-cancel',
+    'close',
     '--compaction-every-ms',
     '1500',
     // Lighter co-tenancy than the defaults: this test shares the machine with the rest of the

@@ -166,6 +166,11 @@ extraCommands.push((program: Command) => {
       'hedge: delay = this percentile of recent call latency instead',
     )
     .option(
+      '--hedge-cancel <how>',
+      'hedge: the losing copy is left to finish (discard) or aborted, closing its connection (close)',
+      'discard',
+    )
+    .option(
       '--probation-window-s <s>',
       'probation: per-host latency window',
       String(DEFAULT_PROBATION.windowMs / 1000),
