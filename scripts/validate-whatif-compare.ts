@@ -25,13 +25,28 @@ export interface RunRecord {
   fromMs: number;
   toMs: number;
   stats: RootStats | null;
-  /** Seconds each host was on probation, from the root's counters polled every second. */
-  outSeconds: Record<string, number>;
+  /** The hosts on probation at the end of each second of load (the root's state, polled). */
+  excludedBySecond?: string[][];
+  /** Recordings before excludedBySecond: seconds on probation after a 3 s warm-up. */
+  outSeconds?: Record<string, number>;
+}
+
+/** Seconds each host spent on probation after the run's warm-up (polled once a second). */
+export function realProbationSeconds(r: RunRecord): Record<string, number> {
+  if (!r.excludedBySecond) return r.outSeconds ?? {};
+  const out: Record<string, number> = {};
+  r.excludedBySecond.forEach((hosts, i) => {
+    if (r.startedMs + (i + 1) * 1000 <= r.fromMs) return;
+    for (const h of hosts) out[h] = (out[h] ?? 0) + 1;
+  });
+  return out;
 }
 
 /** What the record phase saves (runs.json beside the store) for the analysis phase. */
 export interface Recording {
   hedgeDelayMs?: number;
+  /** How the real root treated the losing copy (absent in older recordings: 'close'). */
+  hedgeCancel?: 'discard' | 'close';
   slow?: SlowHostOption;
   runs: Record<string, RunRecord>;
 }
@@ -121,9 +136,11 @@ export async function compareHedge(store: Store, rec: Recording): Promise<Compar
     value: 'true',
   });
   const st = hedge.stats;
+  // Backups sent per call in the compared range (their CLIENT spans), like the replay's count;
+  // the root's counters also cover the warm-up.
   const realExtra = {
-    value: st ? st.hedgesSent / st.calls : Number.NaN,
-    detail: `root counters; spans with a SERVER side ${pct(real.duplicates / (real.calls - real.duplicates))}`,
+    value: real.duplicates / (real.calls - real.duplicates),
+    detail: `backup spans in the range; root counters over the whole run ${st ? pct(st.hedgesSent / st.calls) : '-'}`,
   };
   const out: Comparison[] = [];
   for (const [label, r] of [
@@ -195,8 +212,8 @@ export async function compareProbation(store: Store, rec: Recording): Promise<Co
         predicted,
         real.allLeavesMs,
         {
-          value: st ? st.shadowsSent / st.calls : Number.NaN,
-          detail: `shadow requests, root counters; spans ${pct(real.ignored / real.calls)}`,
+          value: real.ignored / real.calls,
+          detail: `shadow spans in the range; root counters over the whole run ${st ? pct(st.shadowsSent / st.calls) : '-'}`,
         },
       ),
     );
@@ -215,10 +232,11 @@ function printProbation(predicted: WhatIfReplay, real: RunRecord, hosts: number)
     (h) => [h.host, h.seconds] as [string, number],
   );
   console.log(`  seconds on probation, predicted: ${list(predictedHosts ?? [])}`);
-  console.log(`  seconds on probation, real:      ${list(Object.entries(real.outSeconds))}`);
+  const realSeconds = realProbationSeconds(real);
+  console.log(`  seconds on probation, real:      ${list(Object.entries(realSeconds))}`);
   // The root's counters were polled once a second after the warm-up.
   const polledSeconds = Math.round((real.toMs - real.fromMs) / 1000);
-  const outTotal = Object.values(real.outSeconds).reduce((a, b) => a + b, 0);
+  const outTotal = Object.values(realSeconds).reduce((a, b) => a + b, 0);
   console.log(
     `  capacity removed: predicted ${pct(predicted.probation?.capacityRemoved ?? 0)}, real ${pct(outTotal / (hosts * polledSeconds))}`,
   );

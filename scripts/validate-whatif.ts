@@ -1,6 +1,7 @@
 // Ground truth for the what-if simulator (docs/whatif.md, "Ground truth from a real cluster").
 //
-//   npx tsx scripts/validate-whatif.ts [--seconds 30] [--rate 40] [--hogs 0] [--contended-nice 0]
+//   npx tsx scripts/validate-whatif.ts [--seconds 30] [--rate 40] [--warmup 10] [--hogs 0]
+//                                      [--contended-nice 0] [--hedge-cancel discard|close]
 //                                      [--only hedge|probation] [--keep] [--reanalyze DIR]
 //
 // Starts Tailscope (embedded store, temporary directory) and the demo cluster six times, each
@@ -35,15 +36,20 @@ import {
   type RunRecord,
 } from './validate-whatif-compare';
 
-const WARMUP_MS = 3000; // the first seconds of a run (connections, JIT) are left out
-
 function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
 const SECONDS = Number(flag('seconds', '30'));
+// The first seconds of a run are left out of every comparison: connection pools filling, JIT,
+// the store's first inserts and merges. Measured on a 120 s run (docs/whatif.md): the fan-out
+// p90 is 2-4x its steady value for the first ~10 s, and those 6% of requests set the p99.
+const WARMUP_MS = 1000 * Number(flag('warmup', '10'));
 const RATE = Number(flag('rate', '40'));
 const ONLY = flag('only', 'all');
+// How the real root treats the losing copy (apps/demo HedgeOptions.cancel): 'close' aborts it,
+// closing its HTTP/1.1 connection, which the replay does not model (docs/whatif.md).
+const HEDGE_CANCEL_FLAG = flag('hedge-cancel', 'discard');
 const KEEP = process.argv.includes('--keep');
 const REANALYZE = process.argv.includes('--reanalyze') ? flag('reanalyze', '') : null;
 // No CPU hog and no low-priority leaves by default: on a small machine shared with other work,
@@ -57,7 +63,12 @@ const CLUSTER: Partial<ClusterOptions> = {
 };
 if (!(SECONDS >= 10 && SECONDS <= 300)) throw new Error('--seconds must be in 10..300');
 if (!(RATE > 0 && RATE <= 500)) throw new Error('--rate must be in (0, 500]');
+if (!(WARMUP_MS >= 0 && WARMUP_MS <= (SECONDS - 5) * 1000))
+  throw new Error('--warmup must be in 0..seconds - 5');
 if (!['all', 'hedge', 'probation'].includes(ONLY)) throw new Error('--only: hedge or probation');
+if (HEDGE_CANCEL_FLAG !== 'discard' && HEDGE_CANCEL_FLAG !== 'close')
+  throw new Error('--hedge-cancel: discard or close');
+const HEDGE_CANCEL: 'discard' | 'close' = HEDGE_CANCEL_FLAG;
 
 /** One cluster run under `opts`, with the load on for SECONDS. */
 async function run(
@@ -66,7 +77,7 @@ async function run(
   opts: Partial<ClusterOptions>,
 ): Promise<RunRecord> {
   const cluster = await startCluster({ otlpUrl, ...CLUSTER, ...opts, log: () => undefined });
-  const outSeconds: Record<string, number> = {};
+  const excludedBySecond: string[][] = [];
   const bar = new cliProgress.SingleBar(
     { format: `${name.padEnd(30)} [{bar}] {value}/{total} s  p99 {p99} ms  excluded {out}` },
     cliProgress.Presets.shades_classic,
@@ -79,8 +90,7 @@ async function run(
     for (let s = 1; s <= SECONDS; s++) {
       await new Promise((r) => setTimeout(r, started + s * 1000 - Date.now()));
       const out = cluster.stats()?.excluded ?? [];
-      // Counted after the warm-up, like the replay's probation time.
-      if (s > WARMUP_MS / 1000) for (const h of out) outSeconds[h] = (outSeconds[h] ?? 0) + 1;
+      excludedBySecond.push([...out]);
       const snap = load.snapshot();
       bar.update(s, {
         p99: Number.isFinite(snap.p99Ms) ? snap.p99Ms.toFixed(1) : '-',
@@ -95,7 +105,7 @@ async function run(
       fromMs: started + WARMUP_MS,
       toMs,
       stats: cluster.stats(),
-      outSeconds,
+      excludedBySecond,
     };
   } finally {
     bar.stop();
@@ -121,13 +131,15 @@ async function record(running: Running): Promise<Recording> {
     const noneA = await run('1/6 no policy', otlpUrl, { policy: 'none' });
     rec.runs.noneA = noneA;
     await settle(running);
-    // Hedge at the first run's call p95, fixed, so the real run and the replay use one delay.
+    // Hedge at the first run's call p95, fixed, so the real run and the replay use one delay;
+    // in whole ms, because Node's timers fire on whole-ms ticks (a 5.4 ms timer fires at 6).
     const calls = await leafCallsOf(running.store, noneA, DEMO_OPERATION);
-    const delayMs = Math.max(1, latencyQuantile(calls.durationMs, 0.95));
+    const delayMs = Math.max(1, Math.round(latencyQuantile(calls.durationMs, 0.95)));
     rec.hedgeDelayMs = delayMs;
+    rec.hedgeCancel = HEDGE_CANCEL;
     rec.runs.hedge = await run('2/6 hedging on', otlpUrl, {
       policy: 'hedge',
-      hedge: { delayMs, percentile: null },
+      hedge: { delayMs, percentile: null, cancel: HEDGE_CANCEL },
     });
     rec.runs.noneB = await run('3/6 no policy again', otlpUrl, { policy: 'none' });
   }
@@ -174,6 +186,8 @@ async function main(): Promise<void> {
     let rec: Recording;
     if (REANALYZE !== null) {
       rec = JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')) as Recording;
+      // The warm-up is chosen at analysis time: --reanalyze --warmup 20 cuts more.
+      for (const r of Object.values(rec.runs)) r.fromMs = r.startedMs + WARMUP_MS;
     } else {
       rec = await record(running);
       writeFileSync(join(dir, 'runs.json'), JSON.stringify(rec, null, 2));
