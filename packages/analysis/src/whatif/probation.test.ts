@@ -118,6 +118,36 @@ describe('probation', () => {
     expect(cold.whatIf.p999.value).toBeGreaterThan(r.whatIf.p999.value);
   });
 
+  it('judges a call when it finishes, not when it was sent', () => {
+    // Host 4 answers in 1.5 s from 60 s on. Its first slow answers arrive at 61.5 s, so it is
+    // judged slow at the end of the 61-62 s interval and out from 62 s: the fan-outs sent in
+    // [60, 62) s that call it (65% of them, 40 per 2 s) stay slow, 26 expected (binomial sd
+    // 3; bounds +-2 sd). Counting calls when sent would have it out at 61 s: ~13.
+    const calls = synthesizeLeafCalls({
+      fanouts: 3000,
+      width: 10,
+      hosts: 10,
+      seed: 5,
+      fanoutsPerSecond: 20,
+      t0Ms: t0,
+      latencyMs: (u, h, t) => (h === 4 && t - t0 >= 60_000 ? 1500 : 2 - 3 * Math.log(1 - u())),
+    });
+    const r = simulateWhatIf(calls, { kind: 'probation', holdSeconds: 1000 }, { seed: 2 });
+    let slow = 0;
+    let lastSlowMs = 0;
+    r.allLeavesMs.forEach((ms, f) => {
+      if (ms < 1000) return;
+      slow++;
+      lastSlowMs = Math.max(lastSlowMs, (calls.fanoutStartMs[f] ?? 0) - t0);
+    });
+    expect(slow).toBeGreaterThanOrEqual(20);
+    expect(slow).toBeLessThanOrEqual(32);
+    expect(lastSlowMs).toBeGreaterThanOrEqual(61_000);
+    expect(lastSlowMs).toBeLessThan(62_000);
+    expect(r.probation?.hosts.map((h) => h.host)).toEqual(['host-4']);
+    expect(r.probation?.hosts[0]?.seconds).toBe(150 - 62);
+  });
+
   it('a healthy fleet stays in', () => {
     const r = run([]);
     expect(r.probation?.hosts).toEqual([]);

@@ -29,9 +29,11 @@ export interface ProbationReplay {
  * on the last windowSeconds of calls; a call to a host on probation is re-served by a recorded
  * call to a healthy host in the same draw window, and with probability shadowFraction also goes
  * to the probation host as a shadow request, whose recorded latency keeps its statistics going.
- * Assumptions: fan-outs are binned by start time (a call's latency counts in the interval it was
- * sent, not the one it finished in); healthy hosts keep their recorded latencies when they take
- * the extra traffic. O(calls + intervals x hosts x 512).
+ * A call's latency counts in the interval it finished in, as a real tracker learns it only
+ * then: a 200 ms call sent 100 ms before a judgement is not in it. Which hosts are on probation
+ * is decided when the call is sent (by its fan-out's start interval). Assumption: healthy hosts
+ * keep their recorded latencies when they take the extra traffic.
+ * O(calls + intervals x hosts x 512).
  */
 export function replayProbation(
   ix: ReplayIndex,
@@ -46,9 +48,21 @@ export function replayProbation(
   const slots = Math.max(1, Math.round(p.windowSeconds / p.intervalSeconds));
   const stats = new HostWindowStats(hosts, calls.durationMs.length);
   const state = new ProbationState(p, hosts, countHostsSeen(calls.host, hosts));
-  const c: Counters = { redirected: 0, shadows: 0, unserved: 0, draws: newDrawStats() };
   const t0 = order.length > 0 ? calls.fanoutStartMs[order[0]!]! : 0;
-  const intervalOf = (f: number): number => Math.floor((calls.fanoutStartMs[f]! - t0) / intervalMs);
+  const intervalAt = (ms: number): number => Math.floor((ms - t0) / intervalMs);
+  const intervalOf = (f: number): number => intervalAt(calls.fanoutStartMs[f]!);
+  const late = new LateCalls();
+  const c: Counters = {
+    redirected: 0,
+    shadows: 0,
+    unserved: 0,
+    draws: newDrawStats(),
+    record: (k, h, sentMs, ms) => {
+      const kf = intervalAt(sentMs + ms);
+      if (kf <= k) stats.add(h, ms);
+      else late.push(kf, h, ms);
+    },
+  };
   // Warm-up fan-outs (reported[f] === 0) build up the hosts' windows and probation state; time
   // and counters start with the first reported one.
   let firstPos = 0;
@@ -59,16 +73,21 @@ export function replayProbation(
   let pos = 0;
   while (pos < order.length) {
     const k = intervalOf(order[pos]!);
-    // Intervals without traffic: judge again while the window still holds calls.
-    for (let j = prevK + 1; prevK >= 0 && j < k && j - prevK <= slots; j++) {
+    // Intervals without traffic: calls finishing in them count there; judge again while the
+    // window still holds calls.
+    for (let j = prevK + 1; prevK >= 0 && j < k; j++) {
+      if (j - prevK > slots && !late.has(j)) continue;
+      late.flush(j, stats);
+      stats.close(j);
       stats.expireThrough(j - slots);
       state.evaluate(stats, j);
     }
     for (; pos < order.length && intervalOf(order[pos]!) === k; pos++) {
       const f = order[pos]!;
       const weight = reported ? reported[f]! : 1;
-      allLeaves[f] = replayFanout(ix, f, state.out, stats, rng, p.shadowFraction, c, weight);
+      allLeaves[f] = replayFanout(ix, f, k, state.out, rng, p.shadowFraction, c, weight);
     }
+    late.flush(k, stats);
     stats.close(k);
     stats.expireThrough(k - slots);
     state.evaluate(stats, k);
@@ -98,14 +117,39 @@ interface Counters {
   shadows: number;
   unserved: number;
   draws: DrawStats;
+  /** Counts latency `ms` of host h, sent at epoch ms `sentMs` in interval k, when it finishes. */
+  record: (k: number, h: number, sentMs: number, ms: number) => void;
+}
+
+/** Latencies of calls that finish in a later interval than they were sent in, by that interval. */
+class LateCalls {
+  private readonly byInterval = new Map<number, number[]>();
+
+  push(k: number, h: number, ms: number): void {
+    const list = this.byInterval.get(k);
+    if (list) list.push(h, ms);
+    else this.byInterval.set(k, [h, ms]);
+  }
+
+  has(k: number): boolean {
+    return this.byInterval.has(k);
+  }
+
+  /** Adds interval k's late latencies to the stats (the current interval). */
+  flush(k: number, stats: HostWindowStats): void {
+    const list = this.byInterval.get(k);
+    if (!list) return;
+    for (let i = 0; i < list.length; i += 2) stats.add(list[i]!, list[i + 1]!);
+    this.byInterval.delete(k);
+  }
 }
 
 /** Replays one fan-out against the current probation set; returns its all-leaves time. */
 function replayFanout(
   ix: ReplayIndex,
   f: number,
+  k: number,
   onProbation: Uint8Array,
-  stats: HostWindowStats,
   rng: SeededRandom,
   shadowFraction: number,
   c: Counters,
@@ -129,9 +173,9 @@ function replayFanout(
       } else c.unserved += weight;
       if (rng.float() < shadowFraction) {
         c.shadows += weight;
-        stats.add(h, dur[i]!);
+        c.record(k, h, t0 + start[i]!, dur[i]!);
       }
-    } else stats.add(h, t);
+    } else c.record(k, h, t0 + start[i]!, t);
     const fin = start[i]! + t;
     if (fin > max) max = fin;
   }
