@@ -2,7 +2,8 @@
 //
 //   npx tsx scripts/validate-whatif.ts [--seconds 30] [--rate 40] [--warmup 10] [--hogs 0]
 //                                      [--contended-nice 0] [--hedge-cancel discard|close]
-//                                      [--only hedge|probation] [--keep] [--reanalyze DIR]
+//                                      [--slow-ms 150] [--only hedge|probation] [--keep]
+//                                      [--reanalyze DIR]
 //
 // Starts Tailscope (embedded store, temporary directory) and the demo cluster six times, each
 // with the same open-loop load, in two A-B-A sequences (a policy run between two recorded runs,
@@ -50,6 +51,9 @@ const ONLY = flag('only', 'all');
 // How the real root treats the losing copy (apps/demo HedgeOptions.cancel): 'close' aborts it,
 // closing its HTTP/1.1 connection, which the replay does not model (docs/whatif.md).
 const HEDGE_CANCEL_FLAG = flag('hedge-cancel', 'discard');
+// The injected slowness of the probation runs (0: none, to see what the policy does to a fleet
+// with no slow host).
+const SLOW_MS = Number(flag('slow-ms', '150'));
 const KEEP = process.argv.includes('--keep');
 const REANALYZE = process.argv.includes('--reanalyze') ? flag('reanalyze', '') : null;
 // No CPU hog and no low-priority leaves by default: on a small machine shared with other work,
@@ -61,8 +65,9 @@ const CLUSTER: Partial<ClusterOptions> = {
   hogs: Number(flag('hogs', '0')),
   contendedNice: Number(flag('contended-nice', '0')),
 };
-if (!(SECONDS >= 10 && SECONDS <= 300)) throw new Error('--seconds must be in 10..300');
+if (!(SECONDS >= 10 && SECONDS <= 900)) throw new Error('--seconds must be in 10..900');
 if (!(RATE > 0 && RATE <= 500)) throw new Error('--rate must be in (0, 500]');
+if (!(SLOW_MS >= 0 && SLOW_MS <= 5000)) throw new Error('--slow-ms must be in 0..5000');
 if (!(WARMUP_MS >= 0 && WARMUP_MS <= (SECONDS - 5) * 1000))
   throw new Error('--warmup must be in 0..seconds - 5');
 if (!['all', 'hedge', 'probation'].includes(ONLY)) throw new Error('--only: hedge or probation');
@@ -150,7 +155,7 @@ async function record(running: Running): Promise<Recording> {
       host: 'host-28', // a 'plain' leaf process: its slowness is only the injected one
       fromS: Math.round(SECONDS * 0.3),
       forS: Math.round(SECONDS * 0.4),
-      delayMs: 150,
+      delayMs: SLOW_MS,
     };
     rec.slow = slow;
     rec.runs.slowA = await run('4/6 no policy, slow host', otlpUrl, { policy: 'none', slow });
