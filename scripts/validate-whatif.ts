@@ -2,7 +2,8 @@
 //
 //   npx tsx scripts/validate-whatif.ts [--seconds 30] [--rate 40] [--warmup 10] [--hogs 0]
 //                                      [--contended-nice 0] [--hedge-cancel discard|close]
-//                                      [--slow-ms 150] [--only hedge|probation] [--keep]
+//                                      [--slow-ms 150] [--middle-policy probation|none]
+//                                      [--only hedge|probation] [--keep]
 //                                      [--reanalyze DIR]
 //
 // Starts Tailscope (embedded store, temporary directory) and the demo cluster six times, each
@@ -54,6 +55,12 @@ const HEDGE_CANCEL_FLAG = flag('hedge-cancel', 'discard');
 // The injected slowness of the probation runs (0: none, to see what the policy does to a fleet
 // with no slow host).
 const SLOW_MS = Number(flag('slow-ms', '150'));
+// The policy of run 5: 'none' makes the probation sequence a placebo (three identical runs), to
+// see whether the middle run differs for reasons other than the policy.
+const MIDDLE_FLAG = flag('middle-policy', 'probation');
+if (MIDDLE_FLAG !== 'probation' && MIDDLE_FLAG !== 'none')
+  throw new Error('--middle-policy: probation or none');
+const MIDDLE_POLICY: 'probation' | 'none' = MIDDLE_FLAG;
 const KEEP = process.argv.includes('--keep');
 const REANALYZE = process.argv.includes('--reanalyze') ? flag('reanalyze', '') : null;
 // No CPU hog and no low-priority leaves by default: on a small machine shared with other work,
@@ -159,8 +166,8 @@ async function record(running: Running): Promise<Recording> {
     };
     rec.slow = slow;
     rec.runs.slowA = await run('4/6 no policy, slow host', otlpUrl, { policy: 'none', slow });
-    rec.runs.probation = await run('5/6 probation on, slow host', otlpUrl, {
-      policy: 'probation',
+    rec.runs.probation = await run(`5/6 ${MIDDLE_POLICY} on, slow host`, otlpUrl, {
+      policy: MIDDLE_POLICY,
       slow,
     });
     rec.runs.slowB = await run('6/6 no policy, slow host', otlpUrl, { policy: 'none', slow });
