@@ -22,6 +22,15 @@ describe('what-if knobs', () => {
     }
   });
 
+  it('start every knob inside its own range', () => {
+    for (const kind of POLICY_KINDS) {
+      for (const k of knobsFor(kind, ctx)) {
+        expect(k.initial, `${kind}.${k.name}`).toBeGreaterThanOrEqual(k.min);
+        expect(k.initial, `${kind}.${k.name}`).toBeLessThanOrEqual(k.max);
+      }
+    }
+  });
+
   it('sends one hedge delay, the chosen one', () => {
     const knobs = knobsFor('hedge', ctx);
     const s = readPolicyState(
