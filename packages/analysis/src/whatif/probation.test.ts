@@ -22,22 +22,35 @@ function leafCallsAfter(c: LeafCalls, fromMs: number): LeafCalls {
 }
 
 const t0 = 1.7e12;
-// 300 s of traffic, 20 fan-outs/s of width 10 over 10 hosts (20 calls/s per host);
-// latency 2 + Exp(mean 3) ms; hosts in `slow` are 20x slower from 60 s to 120 s.
-function run(slow: number[], policy: Record<string, number> = {}) {
-  const calls = synthesizeLeafCalls({
-    fanouts: 6000,
+const base = (u: () => number) => 2 - 3 * Math.log(1 - u());
+
+/**
+ * 20 fan-outs/s of width 10 over 10 hosts (20 calls/s per host), from t0 on; latency
+ * `latencyMs(u, host, seconds since t0)`.
+ */
+function fleet(
+  latencyMs: (u: () => number, h: number, s: number) => number,
+  fanouts = 6000,
+  seed = 31,
+): LeafCalls {
+  return synthesizeLeafCalls({
+    fanouts,
     width: 10,
     hosts: 10,
-    seed: 31,
+    seed,
     fanoutsPerSecond: 20,
     t0Ms: t0,
-    latencyMs: (u, h, t) => {
-      const base = 2 - 3 * Math.log(1 - u());
-      const s = (t - t0) / 1000;
-      return slow.includes(h) && s >= 60 && s < 120 ? 20 * base : base;
-    },
+    latencyMs: (u, h, t) => latencyMs(u, h, (t - t0) / 1000),
   });
+}
+
+/** Latency 2 + Exp(mean 3) ms; hosts in `slow` are 20x slower from 60 s to 120 s. */
+const slowMinute = (slow: number[]) => (u: () => number, h: number, s: number) =>
+  slow.includes(h) && s >= 60 && s < 120 ? 20 * base(u) : base(u);
+
+// 300 s of traffic.
+function run(slow: number[], policy: Record<string, number> = {}) {
+  const calls = fleet(slowMinute(slow));
   return simulateWhatIf(
     calls,
     { kind: 'probation', ...policy },
@@ -85,19 +98,7 @@ describe('probation', () => {
   it('a warm-up before the range hands over the probation state the range starts with', () => {
     // Reported from 90 s: host 4 was put out at ~61 s, so the range starts with it out and
     // counts its time from 90 s (back at ~160 s: about 70 s), over 210 s of the range.
-    const calls = synthesizeLeafCalls({
-      fanouts: 6000,
-      width: 10,
-      hosts: 10,
-      seed: 31,
-      fanoutsPerSecond: 20,
-      t0Ms: t0,
-      latencyMs: (u, h, t) => {
-        const base = 2 - 3 * Math.log(1 - u());
-        const s = (t - t0) / 1000;
-        return h === 4 && s >= 60 && s < 120 ? 20 * base : base;
-      },
-    });
+    const calls = fleet(slowMinute([4]));
     const r = simulateWhatIf(calls, { kind: 'probation' }, { seed: 4, warmupUntilMs: t0 + 90_000 });
     expect(r.requests).toBe(4200);
     expect(r.allLeavesMs).toHaveLength(4200);
@@ -123,15 +124,7 @@ describe('probation', () => {
     // judged slow at the end of the 61-62 s interval and out from 62 s: the fan-outs sent in
     // [60, 62) s that call it (65% of them, 40 per 2 s) stay slow, 26 expected (binomial sd
     // 3; bounds +-2 sd). Counting calls when sent would have it out at 61 s: ~13.
-    const calls = synthesizeLeafCalls({
-      fanouts: 3000,
-      width: 10,
-      hosts: 10,
-      seed: 5,
-      fanoutsPerSecond: 20,
-      t0Ms: t0,
-      latencyMs: (u, h, t) => (h === 4 && t - t0 >= 60_000 ? 1500 : 2 - 3 * Math.log(1 - u())),
-    });
+    const calls = fleet((u, h, s) => (h === 4 && s >= 60 ? 1500 : base(u)), 3000, 5);
     const r = simulateWhatIf(calls, { kind: 'probation', holdSeconds: 1000 }, { seed: 2 });
     let slow = 0;
     let lastSlowMs = 0;
