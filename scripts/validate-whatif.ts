@@ -42,25 +42,29 @@ function flag(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? (process.argv[i + 1] ?? fallback) : fallback;
 }
+/** A flag that takes one of `choices` (the first is the default). */
+function choice<T extends string>(name: string, choices: readonly [T, ...T[]]): T {
+  const v = flag(name, choices[0]);
+  const hit = choices.find((c) => c === v);
+  if (hit === undefined) throw new Error(`--${name}: one of ${choices.join(', ')}`);
+  return hit;
+}
 const SECONDS = Number(flag('seconds', '30'));
 // The first seconds of a run are left out of every comparison: connection pools filling, JIT,
 // the store's first inserts and merges. Measured on a 120 s run (docs/whatif.md): the fan-out
 // p90 is 2-4x its steady value for the first ~10 s, and those 6% of requests set the p99.
 const WARMUP_MS = 1000 * Number(flag('warmup', '10'));
 const RATE = Number(flag('rate', '40'));
-const ONLY = flag('only', 'all');
+const ONLY = choice('only', ['all', 'hedge', 'probation']);
 // How the real root treats the losing copy (apps/demo HedgeOptions.cancel): 'close' aborts it,
 // closing its HTTP/1.1 connection, which the replay does not model (docs/whatif.md).
-const HEDGE_CANCEL_FLAG = flag('hedge-cancel', 'discard');
+const HEDGE_CANCEL = choice('hedge-cancel', ['discard', 'close']);
 // The injected slowness of the probation runs (0: none, to see what the policy does to a fleet
 // with no slow host).
 const SLOW_MS = Number(flag('slow-ms', '150'));
 // The policy of run 5: 'none' makes the probation sequence a placebo (three identical runs), to
 // see whether the middle run differs for reasons other than the policy.
-const MIDDLE_FLAG = flag('middle-policy', 'probation');
-if (MIDDLE_FLAG !== 'probation' && MIDDLE_FLAG !== 'none')
-  throw new Error('--middle-policy: probation or none');
-const MIDDLE_POLICY: 'probation' | 'none' = MIDDLE_FLAG;
+const MIDDLE_POLICY = choice('middle-policy', ['probation', 'none']);
 const KEEP = process.argv.includes('--keep');
 const REANALYZE = process.argv.includes('--reanalyze') ? flag('reanalyze', '') : null;
 // No CPU hog and no low-priority leaves by default: on a small machine shared with other work,
@@ -77,10 +81,6 @@ if (!(RATE > 0 && RATE <= 500)) throw new Error('--rate must be in (0, 500]');
 if (!(SLOW_MS >= 0 && SLOW_MS <= 5000)) throw new Error('--slow-ms must be in 0..5000');
 if (!(WARMUP_MS >= 0 && WARMUP_MS <= (SECONDS - 5) * 1000))
   throw new Error('--warmup must be in 0..seconds - 5');
-if (!['all', 'hedge', 'probation'].includes(ONLY)) throw new Error('--only: hedge or probation');
-if (HEDGE_CANCEL_FLAG !== 'discard' && HEDGE_CANCEL_FLAG !== 'close')
-  throw new Error('--hedge-cancel: discard or close');
-const HEDGE_CANCEL: 'discard' | 'close' = HEDGE_CANCEL_FLAG;
 
 /** One cluster run under `opts`, with the load on for SECONDS. */
 async function run(
