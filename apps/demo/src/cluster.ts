@@ -43,6 +43,8 @@ export interface ClusterOptions {
   gcAllocPerRequest?: number;
   gcRetained?: number;
   callTimeoutMs?: number;
+  /** Share of fan-outs served without the policy and marked as the control group (0 to 1). */
+  controlFraction?: number;
   /** The hogs stop themselves after this long whatever happens (default 6 h). */
   hogLifetimeMs?: number;
   /** Hog duty cycle (default 30 ms busy, 6 ms idle: ~83% busy). */
@@ -184,6 +186,7 @@ function rootChild(opts: ClusterOptions, plan: ClusterPlan, endpoints: LeafEndpo
       hedge: { ...DEFAULT_HEDGE, ...opts.hedge },
       probation: { ...DEFAULT_PROBATION, ...opts.probation },
       callTimeoutMs: opts.callTimeoutMs ?? 5000,
+      controlFraction: opts.controlFraction ?? 0,
     },
   });
 }
@@ -212,6 +215,10 @@ function planFor(opts: ClusterOptions): ClusterPlan {
     canPin: tasksetWorks(),
     canRaisePriority: canRaisePriority(),
   });
+  const control = opts.controlFraction ?? 0;
+  if (!(control >= 0 && control <= 1)) {
+    throw new Error(`--control-fraction must be a number from 0 to 1, got ${String(control)}`);
+  }
   const slow = opts.slow;
   if (slow && !plan.hosts.some((h) => h.host === slow.host)) {
     const last = plan.hosts.at(-1)?.host ?? '';

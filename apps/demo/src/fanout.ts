@@ -1,5 +1,5 @@
 import type { LeafClient } from './leaf-client';
-import type { LeafEndpoint, RootConfig, RootStats } from './messages';
+import type { Arm, LeafEndpoint, RootConfig, RootStats } from './messages';
 import { hedgedCall, type HedgeOutcome } from './hedged-call';
 import { ProbationTracker, type ProbationEpisode } from './probation';
 
@@ -8,7 +8,9 @@ import { ProbationTracker, type ProbationEpisode } from './probation';
  * `hedge` policy a call still outstanding after the hedge delay gets a backup to another replica
  * and the loser is cancelled (AbortController: the connection is closed, the leaf stops waiting).
  * Under `probation` calls avoid excluded hosts and some of them go to the excluded host as
- * shadows, whose latencies decide when it comes back.
+ * shadows, whose latencies decide when it comes back. With a control fraction, that share of
+ * fan-outs (drawn one by one) is served without the policy and every call is marked with its
+ * fan-out's arm: a randomized A/B in one run, both groups on the same machine at the same time.
  */
 
 /** Recent call latencies for a percentile hedge delay: a ring of the last `size` calls. */
@@ -67,6 +69,7 @@ export class FanoutRunner {
       excluded: [],
       exclusions: 0,
       hedgeDelayMs: config.policy === 'hedge' ? this.hedgeDelayMs : null,
+      controlFanouts: 0,
     };
   }
 
@@ -86,6 +89,13 @@ export class FanoutRunner {
 
   /** One fan-out of `width` calls; resolves when all answered, rejects if any call failed. */
   async run(query: number): Promise<void> {
+    const split = this.config.controlFraction > 0;
+    const arm: Arm | undefined = !split
+      ? undefined
+      : Math.random() < this.config.controlFraction
+        ? 'control'
+        : 'treatment';
+    if (arm === 'control') this.stats.controlFanouts++;
     const deadline = new AbortController();
     const timer = setTimeout(() => {
       deadline.abort(new Error('fan-out deadline'));
@@ -93,7 +103,7 @@ export class FanoutRunner {
     try {
       const calls: Promise<unknown>[] = [];
       for (let shard = 0; shard < this.config.width; shard++) {
-        calls.push(this.callShard(shard, query, deadline.signal));
+        calls.push(this.callShard(shard, query, deadline.signal, arm));
       }
       await Promise.all(calls);
       this.stats.fanouts++;
@@ -109,13 +119,24 @@ export class FanoutRunner {
     return this.byShard.get(shard) ?? [];
   }
 
-  private async callShard(shard: number, query: number, deadline: AbortSignal): Promise<void> {
+  private async callShard(
+    shard: number,
+    query: number,
+    deadline: AbortSignal,
+    arm: Arm | undefined,
+  ): Promise<void> {
     const replicas = this.replicas(shard);
     const pick = randomOf(replicas);
     if (!pick) throw new Error(`shard ${String(shard)} has no replicas`);
     this.stats.calls++;
+    if (arm === 'control') {
+      // The control group: the recorded replica, no policy, and nothing learned from it (the
+      // tracker judges hosts on the treatment group's calls, as the replay of the control does).
+      this.recent.add(await this.client.call(pick, query, { shard, arm }, deadline));
+      return;
+    }
     if (this.config.policy === 'hedge') {
-      const out = await this.hedged(pick, shard, query, deadline);
+      const out = await this.hedged(pick, shard, query, deadline, arm);
       this.recent.add(out.latencyMs);
       return;
     }
@@ -125,19 +146,19 @@ export class FanoutRunner {
       const healthy = replicas.filter((r) => !probation.isExcluded(r.host));
       target = randomOf(healthy) ?? pick;
       if (target !== pick && Math.random() < this.config.probation.shadowFraction) {
-        this.shadow(pick, shard, query);
+        this.shadow(pick, shard, query, arm);
       }
     }
-    const ms = await this.client.call(target, query, { shard }, deadline);
+    const ms = await this.client.call(target, query, { shard, arm }, deadline);
     this.recent.add(ms);
     probation?.record(target.host, ms, Date.now());
   }
 
   /** A shadow request: not awaited, measured for probation, marked `tailscope.shadow=true`. */
-  private shadow(ep: LeafEndpoint, shard: number, query: number): void {
+  private shadow(ep: LeafEndpoint, shard: number, query: number, arm: Arm | undefined): void {
     this.stats.shadowsSent++;
     this.client
-      .call(ep, query, { shard, shadow: true }, AbortSignal.timeout(this.config.callTimeoutMs))
+      .call(ep, query, { shard, shadow: true, arm }, AbortSignal.timeout(this.config.callTimeoutMs))
       .then(
         (ms) => this.probation?.record(ep.host, ms, Date.now()),
         () => this.probation?.record(ep.host, this.config.callTimeoutMs, Date.now()),
@@ -149,6 +170,7 @@ export class FanoutRunner {
     shard: number,
     query: number,
     deadline: AbortSignal,
+    arm: Arm | undefined,
   ): Promise<HedgeOutcome> {
     const out = await hedgedCall(this.client, {
       primary,
@@ -159,6 +181,7 @@ export class FanoutRunner {
       deadline,
       cancel: this.config.hedge.cancel,
       loserTimeoutMs: this.config.callTimeoutMs,
+      arm,
       onBackupSent: () => {
         this.stats.hedgesSent++;
       },

@@ -1,5 +1,5 @@
 import type { LeafClient } from './leaf-client';
-import type { HedgeCancel, LeafEndpoint } from './messages';
+import type { Arm, HedgeCancel, LeafEndpoint } from './messages';
 
 export interface HedgeOutcome {
   latencyMs: number;
@@ -21,6 +21,8 @@ export interface HedgedCallOptions {
   /** With 'discard': a loser still running this long after the answer is aborted (ms). */
   loserTimeoutMs: number;
   onBackupSent: () => void;
+  /** Marks both copies with the fan-out's group in a split run. */
+  arm?: Arm | undefined;
 }
 
 /**
@@ -57,7 +59,7 @@ export function hedgedCall(client: LeafClient, o: HedgedCallOptions): Promise<He
       const ctl = new AbortController();
       controllers.push(ctl);
       launched++;
-      client.call(ep, o.query, { shard: o.shard, hedge }, ctl.signal).then(
+      client.call(ep, o.query, { shard: o.shard, hedge, arm: o.arm }, ctl.signal).then(
         () => {
           done++;
           if (settled) {

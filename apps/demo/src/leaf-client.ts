@@ -1,7 +1,7 @@
 import type { Agent, RequestOptions } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { MARK_HEADERS } from './telemetry';
-import type { LeafEndpoint } from './messages';
+import type { Arm, LeafEndpoint } from './messages';
 
 /**
  * Calls to leaves. Each call names the virtual host as its hostname (so the CLIENT span's
@@ -17,6 +17,8 @@ export interface CallMarks {
   shard: number;
   hedge?: 'primary' | 'backup';
   shadow?: boolean;
+  /** The fan-out's group when the root splits its traffic (RootConfig.controlFraction). */
+  arm?: Arm | undefined;
 }
 
 export type HttpModule = typeof import('node:http');
@@ -32,6 +34,7 @@ export class LeafClient {
     const headers: Record<string, string> = { [MARK_HEADERS.shard]: String(marks.shard) };
     if (marks.hedge) headers[MARK_HEADERS.hedge] = marks.hedge;
     if (marks.shadow) headers[MARK_HEADERS.shadow] = 'true';
+    if (marks.arm) headers[MARK_HEADERS.arm] = marks.arm;
     const options: RequestOptions = {
       hostname: ep.host,
       port: ep.port,

@@ -86,7 +86,16 @@ export interface RootConfig {
   probation: ProbationOptions;
   /** A call (and so a fan-out) gives up after this long (ms). */
   callTimeoutMs: number;
+  /**
+   * Share of fan-outs (chosen at random, one by one) served without the policy, as a control
+   * group: a randomized A/B within one run. With a share above 0 every leaf call is marked
+   * `tailscope.arm` = `control` or `treatment`. 0: no split, no mark.
+   */
+  controlFraction: number;
 }
+
+/** Which group of a randomized split a fan-out belongs to (`tailscope.arm`). */
+export type Arm = 'control' | 'treatment';
 
 export interface HogConfig {
   kind: 'hog';
@@ -129,4 +138,6 @@ export interface RootStats {
   exclusions: number;
   /** Current hedge delay (ms), when hedging. */
   hedgeDelayMs: number | null;
+  /** Fan-outs served without the policy as the control group (RootConfig.controlFraction). */
+  controlFanouts: number;
 }

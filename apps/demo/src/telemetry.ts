@@ -35,6 +35,7 @@ export const MARK_HEADERS = {
   hedge: 'x-tailscope-hedge',
   shadow: 'x-tailscope-shadow',
   shard: 'x-tailscope-shard',
+  arm: 'x-tailscope-arm',
 } as const;
 
 export function installContext(): void {
@@ -47,7 +48,10 @@ function header(headers: OutgoingHttpHeaders | IncomingMessage['headers'], name:
   return typeof v === 'string' ? v : undefined;
 }
 
-/** `tailscope.hedge` = primary|backup, `tailscope.shadow` = true, `tailscope.shard` = k. */
+/**
+ * `tailscope.hedge` = primary|backup, `tailscope.shadow` = true, `tailscope.shard` = k,
+ * `tailscope.arm` = control|treatment.
+ */
 export function markAttributes(headers: OutgoingHttpHeaders | IncomingMessage['headers']) {
   const attrs: Attributes = {};
   const hedge = header(headers, MARK_HEADERS.hedge);
@@ -55,6 +59,8 @@ export function markAttributes(headers: OutgoingHttpHeaders | IncomingMessage['h
   if (header(headers, MARK_HEADERS.shadow) === 'true') attrs['tailscope.shadow'] = true;
   const shard = header(headers, MARK_HEADERS.shard);
   if (shard !== undefined) attrs['tailscope.shard'] = Number(shard);
+  const arm = header(headers, MARK_HEADERS.arm);
+  if (arm !== undefined) attrs['tailscope.arm'] = arm;
   return attrs;
 }
 

@@ -15,3 +15,4 @@ export * from './detect';
 export * from './leaf-pack';
 export * from './background';
 export * from './confounding';
+export * from './select-fanouts';

@@ -22,6 +22,7 @@ const FLAGS: DemoFlags = {
   probationMinMs: '10',
   probationHoldS: '5',
   probationShadow: '0.2',
+  controlFraction: '0',
   slowFrom: '30',
   slowFor: '30',
   slowMs: '40',
@@ -50,7 +51,11 @@ describe('clusterOptionsFromFlags', () => {
       hedge: { delayMs: 10, percentile: 95, cancel: 'discard' },
       probation: { windowMs: 5000, holdMs: 5000, shadowFraction: 0.2 },
       slow: { host: 'host-07', fromS: 30, forS: 30, delayMs: 40 },
+      controlFraction: 0,
     });
+    expect(clusterOptionsFromFlags({ ...FLAGS, controlFraction: '0.5' }, 'u').controlFraction).toBe(
+      0.5,
+    );
   });
 
   it('names the bad flag', () => {
@@ -59,6 +64,9 @@ describe('clusterOptionsFromFlags', () => {
     expect(bad({ width: '21' })).toThrow(/--width must be an integer between 2 and 20, got 21/);
     expect(bad({ width: 'eight' })).toThrow(/--width/);
     expect(bad({ probationShadow: '1.5' })).toThrow(/--probation-shadow/);
+    expect(bad({ controlFraction: '-0.1' })).toThrow(
+      "--control-fraction must be a number between 0 and 1, got '-0.1'",
+    );
     expect(bad({ hostsPerProcess: '4', width: '12' })).toThrow(/--width/);
     expect(bad({ slowHost: 'host-99' })).toThrow(/--slow-host .*host-01 to host-40.*host-99/);
   });
@@ -87,9 +95,13 @@ describe('statusLine', () => {
       excluded: [],
       exclusions: 0,
       hedgeDelayMs: 10,
+      controlFanouts: 0,
     };
     expect(statusLine(20.4, 5, load, stats, 123.4)).toBe(
       'demo   20s  10.0 fan-outs/s  p50 12.3 ms  p99 -  max 50.0 ms  failed 1  hedges 7 (won 3, delay 10 ms)  ingest 123 spans/s',
+    );
+    expect(statusLine(20.4, 5, load, { ...stats, controlFanouts: 48 }, null)).toContain(
+      'delay 10 ms)  control 48 of 99',
     );
   });
 });

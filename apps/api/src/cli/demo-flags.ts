@@ -28,6 +28,7 @@ export interface DemoFlags extends ServerFlags {
   probationMinMs: string;
   probationHoldS: string;
   probationShadow: string;
+  controlFraction: string;
   slowHost?: string;
   slowFrom: string;
   slowFor: string;
@@ -87,6 +88,7 @@ export function clusterOptionsFromFlags(f: DemoFlags, otlpUrl: string): ClusterO
       holdMs: num('--probation-hold-s', f.probationHoldS, 0, 3600) * 1000,
       shadowFraction: num('--probation-shadow', f.probationShadow, 0, 1),
     },
+    controlFraction: num('--control-fraction', f.controlFraction, 0, 1),
     slow:
       f.slowHost === undefined
         ? null
@@ -146,6 +148,9 @@ export function statusLine(
     parts.push(
       `hedges ${String(root.hedgesSent)} (won ${String(root.hedgesWon)}, delay ${String(root.hedgeDelayMs)} ms)`,
     );
+  }
+  if (root && root.controlFanouts > 0) {
+    parts.push(`control ${String(root.controlFanouts)} of ${String(root.fanouts)}`);
   }
   if (root && (root.exclusions > 0 || root.shadowsSent > 0)) {
     const now = root.excluded.length === 0 ? 'none' : root.excluded.join(',');

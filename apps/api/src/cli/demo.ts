@@ -196,6 +196,11 @@ extraCommands.push((program: Command) => {
       String(DEFAULT_PROBATION.shadowFraction),
     )
     .option(
+      '--control-fraction <f>',
+      'share of fan-outs served without the policy, marked tailscope.arm=control (an A/B in one run)',
+      '0',
+    )
+    .option(
       '--slow-host <host>',
       'make this host slow for a while (an injected fault, e.g. host-07)',
     )

@@ -1,0 +1,65 @@
+import { fc, test } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { buildLeafCalls, type FanoutRecord } from './leaf-calls-builder';
+import { selectFanouts } from './select-fanouts';
+import type { LeafCalls } from './types';
+
+/** Each fan-out as plain values, decoded through the dictionaries (what a reader sees). */
+function decode(c: LeafCalls) {
+  return c.traceIds.map((traceId, f) => {
+    const calls = [];
+    for (let i = c.fanoutOffsets[f] ?? 0; i < (c.fanoutOffsets[f + 1] ?? 0); i++) {
+      calls.push([
+        c.startMs[i],
+        c.durationMs[i],
+        c.hosts[c.host[i] ?? -1],
+        c.modes[c.mode[i] ?? -1],
+        c.backgrounds[c.background[i] ?? -1],
+        c.attributes?.arm?.values[c.attributes.arm.index[i] ?? -1],
+      ]);
+    }
+    return { traceId, parent: c.parentSpanIds?.[f], start: c.fanoutStartMs[f], calls };
+  });
+}
+
+const call = fc.record({
+  startMs: fc.integer({ min: 0, max: 50 }),
+  durationMs: fc.integer({ min: 0, max: 5000 }).map((x) => x / 4),
+  host: fc.constantFrom('h1', 'h2', 'h3'),
+  mode: fc.constantFrom('dedicated', 'contended'),
+  background: fc.constantFrom('none', 'gc'),
+  attributes: fc.constantFrom({ arm: 'control' }, { arm: 'treatment' }, {}),
+});
+const fanouts = fc
+  .array(fc.record({ startMs: fc.integer({ min: 0, max: 1e6 }), calls: fc.array(call) }), {
+    maxLength: 30,
+  })
+  .map((fs): FanoutRecord[] =>
+    fs.map((f, k) => ({ ...f, traceId: k.toString(16).padStart(32, '0'), parentSpanId: 'p' })),
+  );
+
+describe('selectFanouts', () => {
+  test.prop([fanouts, fc.integer({ min: 0, max: 3 })])(
+    'keeps exactly the chosen fan-outs, each with all its calls and columns',
+    (records, mod) => {
+      const calls = buildLeafCalls(records, ['arm']);
+      const keep = (f: number) => f % 4 !== mod;
+      const picked = selectFanouts(calls, keep);
+      expect(decode(picked)).toEqual(decode(calls).filter((_, f) => keep(f)));
+      expect(picked.fanoutOffsets.length).toBe(picked.fanoutStartMs.length + 1);
+      expect(picked.fanoutOffsets.at(-1)).toBe(picked.durationMs.length);
+      expect(picked.attributes?.arm?.index.length).toBe(picked.durationMs.length);
+    },
+  );
+
+  test.prop([fanouts])('splits a run into two groups that together hold every call', (records) => {
+    const calls = buildLeafCalls(records, ['arm']);
+    const arm = calls.attributes?.arm;
+    const control = arm?.values.indexOf('control') ?? -1;
+    const isControl = (f: number) => arm?.index[calls.fanoutOffsets[f] ?? 0] === control;
+    const a = selectFanouts(calls, isControl);
+    const b = selectFanouts(calls, (f) => !isControl(f));
+    expect(a.durationMs.length + b.durationMs.length).toBe(calls.durationMs.length);
+    expect(a.traceIds.length + b.traceIds.length).toBe(calls.traceIds.length);
+  });
+});

@@ -1,0 +1,54 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
+import type { AttributeColumn, LeafCalls } from './types';
+
+/**
+ * The fan-outs for which `keep(f)` holds, with all their calls and every optional column, in
+ * their original order. Dictionaries (hosts, modes, backgrounds, attribute values) are shared
+ * with the input, so indexes keep their meaning. Used to split a run into the groups of a
+ * randomized A/B (e.g. the control and treatment arms of a demo run). O(calls).
+ */
+export function selectFanouts(calls: LeafCalls, keep: (fanout: number) => boolean): LeafCalls {
+  const off = calls.fanoutOffsets;
+  const fanouts = off.length - 1;
+  const kept: number[] = [];
+  let n = 0;
+  for (let f = 0; f < fanouts; f++) {
+    if (!keep(f)) continue;
+    kept.push(f);
+    n += off[f + 1]! - off[f]!;
+  }
+  // Source position of each kept call, in order: every per-call column is copied through it.
+  const from = new Uint32Array(n);
+  const offsets = new Uint32Array(kept.length + 1);
+  let at = 0;
+  for (const [j, f] of kept.entries()) {
+    for (let i = off[f]!; i < off[f + 1]!; i++) from[at++] = i;
+    offsets[j + 1] = at;
+  }
+  const pickF64 = (a: Float64Array): Float64Array => Float64Array.from(from, (i) => a[i]!);
+  const pickU32 = (a: Uint32Array): Uint32Array => Uint32Array.from(from, (i) => a[i]!);
+  const out: LeafCalls = {
+    fanoutOffsets: offsets,
+    fanoutStartMs: Float64Array.from(kept, (f) => calls.fanoutStartMs[f]!),
+    traceIds: kept.map((f) => calls.traceIds[f]!),
+    startMs: pickF64(calls.startMs),
+    durationMs: pickF64(calls.durationMs),
+    host: pickU32(calls.host),
+    mode: pickU32(calls.mode),
+    background: pickU32(calls.background),
+    hosts: calls.hosts,
+    modes: calls.modes,
+    backgrounds: calls.backgrounds,
+  };
+  if (calls.queueMs) out.queueMs = pickF64(calls.queueMs);
+  const parents = calls.parentSpanIds;
+  if (parents) out.parentSpanIds = kept.map((f) => parents[f]!);
+  if (calls.attributes) {
+    const attrs: Record<string, AttributeColumn> = {};
+    for (const [key, col] of Object.entries(calls.attributes)) {
+      attrs[key] = { values: col.values, index: pickU32(col.index) };
+    }
+    out.attributes = attrs;
+  }
+  return out;
+}
