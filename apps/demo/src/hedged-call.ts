@@ -1,4 +1,4 @@
-import type { LeafClient } from './leaf-client';
+import type { LeafCall, LeafClient } from './leaf-client';
 import type { Arm, HedgeCancel, LeafEndpoint } from './messages';
 
 export interface HedgeOutcome {
@@ -28,7 +28,7 @@ export interface HedgedCallOptions {
 /**
  * A hedged request (Dean and Barroso): send to the primary; if it has not answered after the
  * delay (or failed before), send a backup to another replica; take the first answer. The other
- * copy is, with `cancel: 'close'`, aborted with its AbortController (its HTTP/1.1 connection
+ * copy is, with `cancel: 'close'`, cancelled: its request is destroyed (its HTTP/1.1 connection
  * closes, its CLIENT span ends with an error status, and the leaf stops waiting); with
  * 'discard', left to finish on its keep-alive connection and ignored (aborted only if it is
  * still running `loserTimeoutMs` later). Rejects only when every copy sent has failed.
@@ -36,43 +36,38 @@ export interface HedgedCallOptions {
 export function hedgedCall(client: LeafClient, o: HedgedCallOptions): Promise<HedgeOutcome> {
   const start = performance.now();
   return new Promise((resolve, reject) => {
-    const controllers: AbortController[] = [];
+    // Each copy carries the fan-out's deadline as its own signal; a loser is cancelled alone.
+    const copies: LeafCall[] = [];
     let settled = false;
-    let launched = 0;
     let failed = 0;
     let backupLaunched = false;
     let done = 0; // copies that answered or failed
     let loserTimer: NodeJS.Timeout | undefined;
-    const onDeadline = () => {
-      for (const c of controllers) c.abort(o.deadline.reason);
-    };
     const finish = () => {
       settled = true;
       clearTimeout(timer);
-      o.deadline.removeEventListener('abort', onDeadline);
     };
     const fail = (err: unknown) => {
       finish();
       reject(err instanceof Error ? err : new Error(String(err)));
     };
     const launch = (ep: LeafEndpoint, hedge: 'primary' | 'backup') => {
-      const ctl = new AbortController();
-      controllers.push(ctl);
-      launched++;
-      client.call(ep, o.query, { shard: o.shard, hedge, arm: o.arm }, ctl.signal).then(
+      const copy = client.start(ep, o.query, { shard: o.shard, hedge, arm: o.arm }, o.deadline);
+      copies.push(copy);
+      copy.answer.then(
         () => {
           done++;
           if (settled) {
-            if (done === launched) clearTimeout(loserTimer);
+            if (done === copies.length) clearTimeout(loserTimer);
             return;
           }
           finish();
           const lost = new Error('hedge lost');
           if (o.cancel === 'close') {
-            for (const c of controllers) if (c !== ctl) c.abort(lost);
-          } else if (done < launched) {
+            for (const c of copies) if (c !== copy) c.cancel(lost);
+          } else if (done < copies.length) {
             loserTimer = setTimeout(() => {
-              for (const c of controllers) if (c !== ctl) c.abort(lost);
+              for (const c of copies) if (c !== copy) c.cancel(lost);
             }, o.loserTimeoutMs);
           }
           resolve({
@@ -84,12 +79,12 @@ export function hedgedCall(client: LeafClient, o: HedgedCallOptions): Promise<He
         (err: unknown) => {
           done++;
           if (settled) {
-            if (done === launched) clearTimeout(loserTimer);
+            if (done === copies.length) clearTimeout(loserTimer);
             return;
           }
           failed++;
           if (!backupLaunched && !o.deadline.aborted) launchBackup(err);
-          else if (failed === launched) fail(err);
+          else if (failed === copies.length) fail(err);
         },
       );
     };
@@ -101,11 +96,10 @@ export function hedgedCall(client: LeafClient, o: HedgedCallOptions): Promise<He
       if (ep) {
         o.onBackupSent();
         launch(ep, 'backup');
-      } else if (failed === launched) {
+      } else if (failed === copies.length) {
         fail(primaryError ?? new Error(`no backup replica for shard ${String(o.shard)}`));
       }
     };
-    o.deadline.addEventListener('abort', onDeadline);
     const timer = setTimeout(launchBackup, o.delayMs);
     launch(o.primary, 'primary');
   });
