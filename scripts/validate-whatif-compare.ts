@@ -4,6 +4,7 @@ import {
   bootstrapPercentiles,
   firstAnswerAllLeavesMs,
   SeededRandom,
+  selectFanouts,
   simulateWhatIf,
   type LeafCalls,
   type WhatIfEstimate,
@@ -16,6 +17,8 @@ import { loadLeafCalls } from '../apps/api/src/store/fanouts';
 
 export const SHARD = 'tailscope.shard';
 export const SHADOW = 'tailscope.shadow';
+/** The demo root's group mark in a split run (`--control-fraction`): control or treatment. */
+export const ARM = 'tailscope.arm';
 
 /** One recorded run: its analysed range (epoch ms) and the root's counters at the end. */
 export interface RunRecord {
@@ -44,6 +47,12 @@ export function realProbationSeconds(r: RunRecord): Record<string, number> {
 
 /** What the record phase saves (runs.json beside the store) for the analysis phase. */
 export interface Recording {
+  /**
+   * 'sequential' (absent in older recordings): a policy run between two runs without it.
+   * 'split': one run per policy in which the root served a random half of the fan-outs without
+   * the policy (the control group), so both groups shared the machine's every moment.
+   */
+  design?: 'sequential' | 'split';
   hedgeDelayMs?: number;
   /** How the real root treated the losing copy (absent in older recordings: 'close'). */
   hedgeCancel?: 'discard' | 'close';
@@ -69,11 +78,28 @@ export async function leafCallsOf(
   const { calls } = await loadLeafCalls(
     store,
     { fromNs: ns(withWarmup ? r.startedMs : r.fromMs), toNs: ns(r.toMs), ...op },
-    { attributeKeys: [SHARD, SHADOW] },
+    { attributeKeys: [SHARD, SHADOW, ARM] },
   );
   if (calls.fanoutStartMs.length === 0)
     throw new Error(`no ${op.leafService}/${op.leafOperation} fan-outs recorded in ${r.name}`);
   return calls;
+}
+
+/** A split run's two groups, by the arm mark of each fan-out's first call. */
+export async function armsOf(
+  store: Store,
+  r: RunRecord,
+  withWarmup = false,
+): Promise<{ control: LeafCalls; treatment: LeafCalls }> {
+  const calls = await leafCallsOf(store, r, DEMO_OPERATION, withWarmup);
+  const arm = calls.attributes?.[ARM];
+  const control = arm?.values.indexOf('control') ?? -1;
+  if (!arm || control < 0) throw new Error(`${r.name} has no control group (${ARM} marks)`);
+  const isControl = (f: number) => arm.index[calls.fanoutOffsets[f] ?? 0] === control;
+  return {
+    control: selectFanouts(calls, isControl),
+    treatment: selectFanouts(calls, (f) => !isControl(f)),
+  };
 }
 
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toFixed(1) : '-');
@@ -125,16 +151,30 @@ export function compare(
   };
 }
 
-/** Hedge: predicted from each unhedged run (before and after), real = the hedged run. */
+/**
+ * Hedge. Sequential: predicted from each unhedged run (before and after), real = the hedged
+ * run. Split: predicted from the hedged run's control group, real = its treatment group.
+ */
 export async function compareHedge(store: Store, rec: Recording): Promise<Comparison[]> {
-  const { noneA, hedge, noneB } = rec.runs;
   const delayMs = rec.hedgeDelayMs;
-  if (!noneA || !hedge || !noneB || delayMs === undefined) return [];
-  const op = DEMO_OPERATION;
-  const real = firstAnswerAllLeavesMs(await leafCallsOf(store, hedge, op), SHARD, {
-    key: SHADOW,
-    value: 'true',
-  });
+  const hedge = rec.runs.hedge;
+  if (!hedge || delayMs === undefined) return [];
+  let realCalls: LeafCalls;
+  let sources: [string, LeafCalls][];
+  if (rec.design === 'split') {
+    const { control, treatment } = await armsOf(store, hedge);
+    realCalls = treatment;
+    sources = [['its control group', control]];
+  } else {
+    const { noneA, noneB } = rec.runs;
+    if (!noneA || !noneB) return [];
+    realCalls = await leafCallsOf(store, hedge, DEMO_OPERATION);
+    sources = [
+      ['run 1', await leafCallsOf(store, noneA, DEMO_OPERATION)],
+      ['run 3', await leafCallsOf(store, noneB, DEMO_OPERATION)],
+    ];
+  }
+  const real = firstAnswerAllLeavesMs(realCalls, SHARD, { key: SHADOW, value: 'true' });
   const st = hedge.stats;
   // Backups sent per call in the compared range (their CLIENT spans), like the replay's count;
   // the root's counters also cover the warm-up.
@@ -142,26 +182,15 @@ export async function compareHedge(store: Store, rec: Recording): Promise<Compar
     value: real.duplicates / (real.calls - real.duplicates),
     detail: `backup spans in the range; root counters over the whole run ${st ? pct(st.hedgesSent / st.calls) : '-'}`,
   };
-  const out: Comparison[] = [];
-  for (const [label, r] of [
-    ['run 1', noneA],
-    ['run 3', noneB],
-  ] as const) {
-    const predicted = simulateWhatIf(
-      await leafCallsOf(store, r, op),
-      { kind: 'hedge', delayMs },
-      { seed: 1 },
-    );
-    out.push(
-      compare(
-        `hedge after ${delayMs.toFixed(2)} ms (run 1's call p95): predicted from ${label}, real = run 2`,
-        predicted,
-        real.allLeavesMs,
-        realExtra,
-      ),
-    );
-  }
-  return out;
+  const realLabel = rec.design === 'split' ? 'its treatment group' : 'run 2';
+  return sources.map(([label, calls]) =>
+    compare(
+      `hedge after ${delayMs.toFixed(2)} ms (the unhedged call p95): predicted from ${label}, real = ${realLabel}`,
+      simulateWhatIf(calls, { kind: 'hedge', delayMs }, { seed: 1 }),
+      real.allLeavesMs,
+      realExtra,
+    ),
+  );
 }
 
 /** The simulator set up like the demo's own probation (apps/demo DEFAULT_PROBATION). */
@@ -183,32 +212,43 @@ export function demoProbationPolicy(): WhatIfPolicy {
   };
 }
 
-/** Probation: predicted from each run with the slow host and no policy, real = probation run. */
+/**
+ * Probation. Sequential: predicted from each run with the slow host and no policy, real = the
+ * probation run. Split: predicted from the probation run's control group, real = its treatment.
+ */
 export async function compareProbation(store: Store, rec: Recording): Promise<Comparison[]> {
-  const { slowA, probation, slowB } = rec.runs;
-  if (!slowA || !probation || !slowB || !rec.slow) return [];
-  const op = DEMO_OPERATION;
-  const real = firstAnswerAllLeavesMs(await leafCallsOf(store, probation, op), SHARD, {
-    key: SHADOW,
-    value: 'true',
-  });
+  const probation = rec.runs.probation;
+  if (!probation || !rec.slow) return [];
+  // The real tracker judged hosts from the first second of load: the replay starts there too
+  // (warm-up replayed, not counted), as the API does with the window before `from`.
+  let realCalls: LeafCalls;
+  let sources: [string, LeafCalls, RunRecord][];
+  if (rec.design === 'split') {
+    const { control } = await armsOf(store, probation, true);
+    realCalls = (await armsOf(store, probation)).treatment;
+    sources = [['its control group', control, probation]];
+  } else {
+    const { slowA, slowB } = rec.runs;
+    if (!slowA || !slowB) return [];
+    realCalls = await leafCallsOf(store, probation, DEMO_OPERATION);
+    sources = [
+      ['run 4', await leafCallsOf(store, slowA, DEMO_OPERATION, true), slowA],
+      ['run 6', await leafCallsOf(store, slowB, DEMO_OPERATION, true), slowB],
+    ];
+  }
+  const real = firstAnswerAllLeavesMs(realCalls, SHARD, { key: SHADOW, value: 'true' });
   const st = probation.stats;
   const p = DEFAULT_PROBATION;
+  const realLabel = rec.design === 'split' ? 'its treatment group' : 'run 5';
   const out: Comparison[] = [];
-  for (const [label, r] of [
-    ['run 4', slowA],
-    ['run 6', slowB],
-  ] as const) {
-    // The real tracker judged hosts from the first second of load: the replay starts there too
-    // (warm-up replayed, not counted), as the API does with the window before `from`.
-    const calls = await leafCallsOf(store, r, op, true);
+  for (const [label, calls, r] of sources) {
     const predicted = simulateWhatIf(calls, demoProbationPolicy(), {
       seed: 1,
       warmupUntilMs: r.fromMs,
     });
     out.push(
       compare(
-        `probation (p90 > ${p.factor} x fleet median and > ${p.minLatencyMs} ms over ${p.windowMs / 1000} s), ${rec.slow.host} +${rec.slow.delayMs} ms for ${rec.slow.forS} s: predicted from ${label}, real = run 5`,
+        `probation (p90 > ${p.factor} x fleet median and > ${p.minLatencyMs} ms over ${p.windowMs / 1000} s), ${rec.slow.host} +${rec.slow.delayMs} ms for ${rec.slow.forS} s: predicted from ${label}, real = ${realLabel}`,
         predicted,
         real.allLeavesMs,
         {

@@ -3,22 +3,27 @@
 //   npx tsx scripts/validate-whatif.ts [--seconds 30] [--rate 40] [--warmup 10] [--hogs 0]
 //                                      [--contended-nice 0] [--hedge-cancel discard|close]
 //                                      [--slow-ms 150] [--middle-policy probation|none]
+//                                      [--design split|sequential]
 //                                      [--only hedge|probation] [--keep]
 //                                      [--reanalyze DIR]
 //
-// Starts Tailscope (embedded store, temporary directory) and the demo cluster six times, each
-// with the same open-loop load, in two A-B-A sequences (a policy run between two recorded runs,
-// so the drift of a shared machine between runs shows as the two predictions' difference):
-//   1. no policy                      -> record; predict hedging from it with the simulator
-//   2. hedging on for real            -> measure; compare with the predictions from 1 and 3
-//   3. no policy again                -> record
-//   4. no policy, one host slowed     -> record; predict probation from it
-//   5. probation on, same slow host   -> measure; compare with the predictions from 4 and 6
-//   6. no policy, same slow host      -> record
+// Starts Tailscope (embedded store, temporary directory) and the demo cluster under an open-loop
+// load, and compares what the simulator predicts for hedging and for probation (a host made slow
+// for 40% of the run) with what the root's policy did for real. Two designs:
+//   split (default): one run per policy in which the root serves a random half of the fan-outs
+//     without the policy (the demo's --control-fraction 0.5); the simulator predicts the policy
+//     from that control group and the treatment group is the real outcome. Both groups share
+//     the machine's every moment, so its drift between runs drops out of the comparison. A short
+//     unhedged run first measures the call p95 for the hedge delay.
+//   sequential: two A-B-A sequences, a policy run between two runs without it (so the drift of
+//     a shared machine between runs shows as the two predictions' difference):
+//     1. no policy -> record; predict hedging    4. no policy, slow host -> record; predict
+//     2. hedging on -> compare with 1 and 3      5. probation on, slow host -> compare with 4, 6
+//     3. no policy again -> record               6. no policy, slow host -> record
 // Prints predicted vs real p50/p90/p99 (95% bootstrap intervals), extra load and probation time,
-// and the relative errors. Bounded: about 6 x (cluster start + seconds + stop), ~4 minutes with
-// the defaults; every child process is stopped on the way out. --keep leaves the store and
-// runs.json in a directory that --reanalyze reads again without running anything.
+// and the relative errors. Bounded: split takes 60 s + 2 x seconds plus cluster starts and
+// stops, sequential 6 x seconds; every child process is stopped on the way out. --keep leaves
+// the store and runs.json in a directory that --reanalyze reads again without running anything.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +70,9 @@ const SLOW_MS = Number(flag('slow-ms', '150'));
 // The policy of run 5: 'none' makes the probation sequence a placebo (three identical runs), to
 // see whether the middle run differs for reasons other than the policy.
 const MIDDLE_POLICY = choice('middle-policy', ['probation', 'none']);
+const DESIGN = choice('design', ['split', 'sequential']);
+// The split design's unhedged run that sets the hedge delay.
+const CALIBRATION_SECONDS = Math.min(SECONDS, 60);
 const KEEP = process.argv.includes('--keep');
 const REANALYZE = process.argv.includes('--reanalyze') ? flag('reanalyze', '') : null;
 // No CPU hog and no low-priority leaves by default: on a small machine shared with other work,
@@ -87,6 +95,7 @@ async function run(
   name: string,
   otlpUrl: string,
   opts: Partial<ClusterOptions>,
+  seconds = SECONDS,
 ): Promise<RunRecord> {
   const cluster = await startCluster({ otlpUrl, ...CLUSTER, ...opts, log: () => undefined });
   const excludedBySecond: string[][] = [];
@@ -98,8 +107,8 @@ async function run(
     const load = new LoadGenerator(cluster.rootUrl, RATE);
     const started = Date.now();
     load.start();
-    bar.start(SECONDS, 0, { p99: '-', out: '-' });
-    for (let s = 1; s <= SECONDS; s++) {
+    bar.start(seconds, 0, { p99: '-', out: '-' });
+    for (let s = 1; s <= seconds; s++) {
       await new Promise((r) => setTimeout(r, started + s * 1000 - Date.now()));
       const out = cluster.stats()?.excluded ?? [];
       excludedBySecond.push([...out]);
@@ -136,17 +145,65 @@ async function settle(running: Running): Promise<void> {
   }
 }
 
-async function record(running: Running): Promise<Recording> {
+/** The hedge delay: a run's call p95 in whole ms (Node's timers fire on whole-ms ticks). */
+async function hedgeDelayOf(running: Running, r: RunRecord): Promise<number> {
+  await settle(running);
+  const calls = await leafCallsOf(running.store, r, DEMO_OPERATION);
+  return Math.max(1, Math.round(latencyQuantile(calls.durationMs, 0.95)));
+}
+
+// A slow host that dominates the tail while it lasts (1 fan-out in 5 meets it): the runs then
+// show what probation buys and how fast it reacts, more than the machine's noise.
+const SLOW = {
+  host: 'host-28', // a 'plain' leaf process: its slowness is only the injected one
+  fromS: Math.round(SECONDS * 0.3),
+  forS: Math.round(SECONDS * 0.4),
+  delayMs: SLOW_MS,
+};
+
+/** The split design: one run per policy, half its fan-outs the control group. */
+async function recordSplit(running: Running): Promise<Recording> {
   const otlpUrl = `${running.urls.otlpHttp}/v1/traces`;
-  const rec: Recording = { runs: {} };
+  const rec: Recording = { design: 'split', runs: {} };
+  const half = { controlFraction: 0.5 };
+  if (ONLY !== 'probation') {
+    const calib = await run(
+      '1/3 no policy (hedge delay)',
+      otlpUrl,
+      { policy: 'none' },
+      CALIBRATION_SECONDS,
+    );
+    rec.runs.calibration = calib;
+    const delayMs = await hedgeDelayOf(running, calib);
+    rec.hedgeDelayMs = delayMs;
+    rec.hedgeCancel = HEDGE_CANCEL;
+    rec.runs.hedge = await run('2/3 hedging, half control', otlpUrl, {
+      policy: 'hedge',
+      hedge: { delayMs, percentile: null, cancel: HEDGE_CANCEL },
+      ...half,
+    });
+  }
+  if (ONLY !== 'hedge') {
+    rec.slow = SLOW;
+    rec.runs.probation = await run(`3/3 ${MIDDLE_POLICY}, half control, slow host`, otlpUrl, {
+      policy: MIDDLE_POLICY,
+      slow: SLOW,
+      ...half,
+    });
+  }
+  await settle(running);
+  return rec;
+}
+
+async function record(running: Running): Promise<Recording> {
+  if (DESIGN === 'split') return recordSplit(running);
+  const otlpUrl = `${running.urls.otlpHttp}/v1/traces`;
+  const rec: Recording = { design: 'sequential', runs: {} };
   if (ONLY !== 'probation') {
     const noneA = await run('1/6 no policy', otlpUrl, { policy: 'none' });
     rec.runs.noneA = noneA;
-    await settle(running);
-    // Hedge at the first run's call p95, fixed, so the real run and the replay use one delay;
-    // in whole ms, because Node's timers fire on whole-ms ticks (a 5.4 ms timer fires at 6).
-    const calls = await leafCallsOf(running.store, noneA, DEMO_OPERATION);
-    const delayMs = Math.max(1, Math.round(latencyQuantile(calls.durationMs, 0.95)));
+    // Hedge at the first run's call p95, fixed, so the real run and the replay use one delay.
+    const delayMs = await hedgeDelayOf(running, noneA);
     rec.hedgeDelayMs = delayMs;
     rec.hedgeCancel = HEDGE_CANCEL;
     rec.runs.hedge = await run('2/6 hedging on', otlpUrl, {
@@ -156,14 +213,7 @@ async function record(running: Running): Promise<Recording> {
     rec.runs.noneB = await run('3/6 no policy again', otlpUrl, { policy: 'none' });
   }
   if (ONLY !== 'hedge') {
-    // A slow host that dominates the tail while it lasts (1 fan-out in 5 meets it): the runs
-    // then show what probation buys and how fast it reacts, more than the machine's noise.
-    const slow = {
-      host: 'host-28', // a 'plain' leaf process: its slowness is only the injected one
-      fromS: Math.round(SECONDS * 0.3),
-      forS: Math.round(SECONDS * 0.4),
-      delayMs: SLOW_MS,
-    };
+    const slow = SLOW;
     rec.slow = slow;
     rec.runs.slowA = await run('4/6 no policy, slow host', otlpUrl, { policy: 'none', slow });
     rec.runs.probation = await run(`5/6 ${MIDDLE_POLICY} on, slow host`, otlpUrl, {

@@ -13,13 +13,18 @@ const LEAVES: LeafEndpoint[] = ['s0-a', 's0-b', 's0-c', 's1-a', 's1-b', 's1-c'].
   shard: host.startsWith('s0') ? 0 : 1,
 }));
 
-function runner(policy: Policy, controlFraction: number) {
-  const fake = fakeClient({ 's0-a': 30 });
+function runner(
+  policy: Policy,
+  controlFraction: number,
+  leaves = LEAVES,
+  behaviour: Record<string, number> = { 's0-a': 30 },
+) {
+  const fake = fakeClient(behaviour);
   const config: RootConfig = {
     kind: 'root',
     otlpUrl: 'unused',
-    width: 2,
-    leaves: LEAVES,
+    width: Math.max(...leaves.map((l) => l.shard)) + 1,
+    leaves,
     policy,
     hedge: { ...DEFAULT_HEDGE, delayMs: 5 },
     probation: { ...DEFAULT_PROBATION, shadowFraction: 0.5 },
@@ -69,6 +74,32 @@ describe('FanoutRunner control group (a randomized A/B in one run)', () => {
     expect(toSlow.some((c) => c.marks.arm === 'treatment')).toBe(true);
     expect(toSlow.filter((c) => c.marks.arm === 'control').length).toBeGreaterThan(30);
     expect(after.filter((c) => c.marks.arm === 'control').every((c) => !c.marks.shadow)).toBe(true);
+  });
+
+  it('lets every copy of a wide hedged fan-out hold its deadline without a leak warning', async () => {
+    // 8 shards x 2 replicas, every host answering in 20 ms: each call gets a backup after 5 ms,
+    // so 16 copies hold the fan-out's deadline signal at once (Node warns above 10 by default).
+    const leaves: LeafEndpoint[] = Array.from({ length: 16 }, (_, i) => ({
+      host: `h${String(i)}`,
+      port: 1,
+      process: 'p',
+      role: 'plain',
+      shard: i % 8,
+    }));
+    const slow = Object.fromEntries(leaves.map((l) => [l.host, 20]));
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const { runner: r, calls } = runner('hedge', 0, leaves, slow);
+      await fanouts(r, 1);
+      expect(calls.filter((c) => c.marks.hedge === 'backup')).toHaveLength(8);
+      // Warnings are emitted on the next tick.
+      await new Promise((res) => setTimeout(res, 20));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 
   it('marks nothing without a control share', async () => {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { LeafClient } from './leaf-client';
 import type { Arm, LeafEndpoint, RootConfig, RootStats } from './messages';
 import { hedgedCall, type HedgeOutcome } from './hedged-call';
@@ -97,6 +98,8 @@ export class FanoutRunner {
         : 'treatment';
     if (arm === 'control') this.stats.controlFanouts++;
     const deadline = new AbortController();
+    // Every call carries the deadline as its signal: up to two copies per shard under hedging.
+    setMaxListeners(2 * this.config.width + 1, deadline.signal);
     const timer = setTimeout(() => {
       deadline.abort(new Error('fan-out deadline'));
     }, this.config.callTimeoutMs);
