@@ -161,6 +161,24 @@ const SLOW = {
   delayMs: SLOW_MS,
 };
 
+/** The hedged run, at `base`'s call p95, fixed, so the real run and the replay use one delay. */
+async function runHedged(
+  running: Running,
+  rec: Recording,
+  base: RunRecord,
+  name: string,
+  extra: Partial<ClusterOptions> = {},
+): Promise<void> {
+  const delayMs = await hedgeDelayOf(running, base);
+  rec.hedgeDelayMs = delayMs;
+  rec.hedgeCancel = HEDGE_CANCEL;
+  rec.runs.hedge = await run(name, `${running.urls.otlpHttp}/v1/traces`, {
+    policy: 'hedge',
+    hedge: { delayMs, percentile: null, cancel: HEDGE_CANCEL },
+    ...extra,
+  });
+}
+
 /** The split design: one run per policy, half its fan-outs the control group. */
 async function recordSplit(running: Running): Promise<Recording> {
   const otlpUrl = `${running.urls.otlpHttp}/v1/traces`;
@@ -174,14 +192,7 @@ async function recordSplit(running: Running): Promise<Recording> {
       CALIBRATION_SECONDS,
     );
     rec.runs.calibration = calib;
-    const delayMs = await hedgeDelayOf(running, calib);
-    rec.hedgeDelayMs = delayMs;
-    rec.hedgeCancel = HEDGE_CANCEL;
-    rec.runs.hedge = await run('2/3 hedging, half control', otlpUrl, {
-      policy: 'hedge',
-      hedge: { delayMs, percentile: null, cancel: HEDGE_CANCEL },
-      ...half,
-    });
+    await runHedged(running, rec, calib, '2/3 hedging, half control', half);
   }
   if (ONLY !== 'hedge') {
     rec.slow = SLOW;
@@ -202,14 +213,7 @@ async function record(running: Running): Promise<Recording> {
   if (ONLY !== 'probation') {
     const noneA = await run('1/6 no policy', otlpUrl, { policy: 'none' });
     rec.runs.noneA = noneA;
-    // Hedge at the first run's call p95, fixed, so the real run and the replay use one delay.
-    const delayMs = await hedgeDelayOf(running, noneA);
-    rec.hedgeDelayMs = delayMs;
-    rec.hedgeCancel = HEDGE_CANCEL;
-    rec.runs.hedge = await run('2/6 hedging on', otlpUrl, {
-      policy: 'hedge',
-      hedge: { delayMs, percentile: null, cancel: HEDGE_CANCEL },
-    });
+    await runHedged(running, rec, noneA, '2/6 hedging on');
     rec.runs.noneB = await run('3/6 no policy again', otlpUrl, { policy: 'none' });
   }
   if (ONLY !== 'hedge') {
