@@ -34,7 +34,12 @@ export function fakeClient(behaviour: Record<string, number | 'fail'>) {
         stop(new Error('aborted'));
       });
     });
-    return { answer, cancel: (reason) => { stop(reason); } };
+    return {
+      answer,
+      cancel: (reason) => {
+        stop(reason);
+      },
+    };
   };
   const client = {
     start,
