@@ -224,8 +224,12 @@ export async function compareProbation(store: Store, rec: Recording): Promise<Co
   let realCalls: LeafCalls;
   let sources: [string, LeafCalls, RunRecord][];
   if (rec.design === 'split') {
-    const { control } = await armsOf(store, probation, true);
-    realCalls = (await armsOf(store, probation)).treatment;
+    // One load with the warm-up: the replay needs it, the real group is cut to the compared range.
+    const { control, treatment } = await armsOf(store, probation, true);
+    realCalls = selectFanouts(
+      treatment,
+      (f) => (treatment.fanoutStartMs[f] ?? 0) >= probation.fromMs,
+    );
     sources = [['its control group', control, probation]];
   } else {
     const { slowA, slowB } = rec.runs;

@@ -7,7 +7,7 @@ import { ProbationTracker, type ProbationEpisode } from './probation';
 /**
  * The root's fan-out: one call per shard to one of the shard's replicas, wait for all. Under the
  * `hedge` policy a call still outstanding after the hedge delay gets a backup to another replica
- * and the loser is cancelled (AbortController: the connection is closed, the leaf stops waiting).
+ * and the first answer wins (hedgedCall: the loser finishes unread, or is cancelled).
  * Under `probation` calls avoid excluded hosts and some of them go to the excluded host as
  * shadows, whose latencies decide when it comes back. With a control fraction, that share of
  * fan-outs (drawn one by one) is served without the policy and every call is marked with its
@@ -90,13 +90,11 @@ export class FanoutRunner {
 
   /** One fan-out of `width` calls; resolves when all answered, rejects if any call failed. */
   async run(query: number): Promise<void> {
-    const split = this.config.controlFraction > 0;
-    const arm: Arm | undefined = !split
-      ? undefined
-      : Math.random() < this.config.controlFraction
-        ? 'control'
-        : 'treatment';
-    if (arm === 'control') this.stats.controlFanouts++;
+    let arm: Arm | undefined;
+    if (this.config.controlFraction > 0) {
+      arm = Math.random() < this.config.controlFraction ? 'control' : 'treatment';
+      if (arm === 'control') this.stats.controlFanouts++;
+    }
     const deadline = new AbortController();
     // Every call carries the deadline as its signal: up to two copies per shard under hedging.
     setMaxListeners(2 * this.config.width + 1, deadline.signal);
