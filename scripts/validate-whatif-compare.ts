@@ -3,6 +3,8 @@
 import {
   bootstrapPercentiles,
   firstAnswerAllLeavesMs,
+  latencyQuantile,
+  quantileNoiseFloor,
   SeededRandom,
   selectFanouts,
   simulateWhatIf,
@@ -108,22 +110,31 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
 export interface Comparison {
   title: string;
+  /** Which policy, and whether predicted from a control group in the same run (split). */
+  kind: 'hedge' | 'probation';
+  split: boolean;
   /** (predicted - real) / real at p50, p90, p99. */
   errors: { p50: number; p90: number; p99: number };
   /** Whether the real value lies inside the predicted 95% interval. */
   inside: { p50: boolean; p90: boolean; p99: boolean };
   extraLoad: { predicted: number; real: number };
+  /** How far off a perfect prediction would still land at p99 (quantileNoiseFloor, 95%). */
+  noiseP99: number;
+  /** The fan-outs behind it (all-leaves ms), for pooling repeated runs. */
+  samples: { recorded: Float64Array; predicted: Float64Array; real: Float64Array };
 }
 
+type Percentiles = Record<'p50' | 'p90' | 'p99', number>;
+
 /** Prints predicted vs real and returns the errors. */
-export function compare(
-  title: string,
-  predicted: WhatIfReplay,
-  real: Float64Array,
-  realExtra: { value: number; detail: string },
+function report(
+  head: Omit<Comparison, 'errors' | 'inside' | 'noiseP99'>,
+  baseline: Percentiles,
+  predicted: Record<'p50' | 'p90' | 'p99', WhatIfEstimate>,
+  realDetail: string,
 ): Comparison {
-  const realEst = bootstrapPercentiles(real, new SeededRandom(2));
-  console.log(`\n${title}`);
+  const realEst = bootstrapPercentiles(head.samples.real, new SeededRandom(2));
+  console.log(`\n${head.title}`);
   const cols = ['ms', 'recorded run', 'predicted [95% CI]', 'real run [95% CI]', 'error'];
   const widths = [6, 14, 26, 26, 8];
   const row = (cells: string[]): void => {
@@ -133,47 +144,151 @@ export function compare(
   const errors = { p50: 0, p90: 0, p99: 0 };
   const inside = { p50: false, p90: false, p99: false };
   for (const k of ['p50', 'p90', 'p99'] as const) {
-    const p = predicted.whatIf[k];
+    const p = predicted[k];
     const r = realEst[k];
     errors[k] = (p.value - r.value) / r.value;
     inside[k] = r.value >= p.low && r.value <= p.high;
-    row([k, fmt(predicted.baseline[k]), ci(p), ci(r), pct(errors[k])]);
+    row([k, fmt(baseline[k]), ci(p), ci(r), pct(errors[k])]);
   }
+  const { extraLoad, samples } = head;
   console.log(
-    `  extra load: predicted ${pct(predicted.extraLoad)}, real ${pct(realExtra.value)} (${realExtra.detail})`,
+    `  extra load: predicted ${pct(extraLoad.predicted)}, real ${pct(extraLoad.real)} (${realDetail})`,
   );
-  console.log(`  requests: recorded ${predicted.requests}, real ${real.length}`);
-  return {
-    title,
-    errors,
-    inside,
-    extraLoad: { predicted: predicted.extraLoad, real: realExtra.value },
+  const noiseP99 = quantileNoiseFloor(samples.predicted, 0.99);
+  console.log(
+    `  requests: recorded ${samples.predicted.length}, real ${samples.real.length}; noise floor at p99: ${pct(noiseP99)} (two random halves of the prediction, 95 of 100 splits)`,
+  );
+  return { ...head, errors, inside, noiseP99 };
+}
+
+/** One comparison of a replay with the real run's all-leaves times. */
+export function compare(
+  head: Pick<Comparison, 'title' | 'kind' | 'split'>,
+  predicted: WhatIfReplay,
+  recorded: Float64Array,
+  real: Float64Array,
+  realExtra: { value: number; detail: string },
+): Comparison {
+  return report(
+    {
+      ...head,
+      extraLoad: { predicted: predicted.extraLoad, real: realExtra.value },
+      samples: { recorded, predicted: predicted.allLeavesMs, real },
+    },
+    predicted.baseline,
+    predicted.whatIf,
+    realExtra.detail,
+  );
+}
+
+const concat = (parts: Float64Array[]): Float64Array => {
+  const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+
+/**
+ * Repeated split runs of one policy taken as one larger experiment: the fan-outs of every run's
+ * prediction, and of every run's treatment group, pooled (each run brings its own warm-up cut,
+ * so a long experiment is many runs). Extra load is averaged weighted by requests. One p99
+ * rests on 1% of the fan-outs: pooling N runs gives it N times as many.
+ */
+export function pooled(kind: Comparison['kind'], comps: Comparison[]): Comparison | null {
+  const runs = comps.filter((c) => c.kind === kind && c.split);
+  if (runs.length < 2) return null;
+  const pick = (f: (c: Comparison) => Float64Array) => concat(runs.map(f));
+  const samples = {
+    recorded: pick((c) => c.samples.recorded),
+    predicted: pick((c) => c.samples.predicted),
+    real: pick((c) => c.samples.real),
   };
+  const weigh = (f: (c: Comparison) => number): number =>
+    runs.reduce((a, c) => a + f(c) * c.samples.predicted.length, 0) / samples.predicted.length;
+  const rec = Float64Array.from(samples.recorded).sort();
+  return report(
+    {
+      title: `${kind}: ${runs.length} split runs pooled`,
+      kind,
+      split: true,
+      extraLoad: {
+        predicted: weigh((c) => c.extraLoad.predicted),
+        real: weigh((c) => c.extraLoad.real),
+      },
+      samples,
+    },
+    {
+      p50: latencyQuantile(rec, 0.5),
+      p90: latencyQuantile(rec, 0.9),
+      p99: latencyQuantile(rec, 0.99),
+    },
+    bootstrapPercentiles(samples.predicted, new SeededRandom(1)),
+    "the runs' own, weighted by requests",
+  );
+}
+
+/** A split recording's runs of one policy: `name`, then `name-2`, `name-3`, ... (--repeat). */
+export function repeatsOf(rec: Recording, name: string): [string, RunRecord][] {
+  const out: [string, RunRecord][] = [];
+  for (let i = 1; ; i++) {
+    const key = i === 1 ? name : `${name}-${String(i)}`;
+    const r = rec.runs[key];
+    if (!r) return out;
+    out.push([key, r]);
+  }
+}
+
+/** All-leaves times of the fan-outs that start at or after fromMs (a recorded, unreplayed run). */
+function recordedFrom(calls: LeafCalls, fromMs: number): Float64Array {
+  const kept = selectFanouts(calls, (f) => (calls.fanoutStartMs[f] ?? 0) >= fromMs);
+  return firstAnswerAllLeavesMs(kept, SHARD).allLeavesMs;
 }
 
 /**
  * Hedge. Sequential: predicted from each unhedged run (before and after), real = the hedged
- * run. Split: predicted from the hedged run's control group, real = its treatment group.
+ * run. Split: for each hedged run (--repeat), predicted from its control group, real = its
+ * treatment group.
  */
 export async function compareHedge(store: Store, rec: Recording): Promise<Comparison[]> {
   const delayMs = rec.hedgeDelayMs;
-  const hedge = rec.runs.hedge;
-  if (!hedge || delayMs === undefined) return [];
-  let realCalls: LeafCalls;
-  let sources: [string, LeafCalls][];
+  if (delayMs === undefined) return [];
+  const out: Comparison[] = [];
   if (rec.design === 'split') {
-    const { control, treatment } = await armsOf(store, hedge);
-    realCalls = treatment;
-    sources = [['its control group', control]];
-  } else {
-    const { noneA, noneB } = rec.runs;
-    if (!noneA || !noneB) return [];
-    realCalls = await leafCallsOf(store, hedge, DEMO_OPERATION);
-    sources = [
+    for (const [name, run] of repeatsOf(rec, 'hedge')) {
+      const { control, treatment } = await armsOf(store, run);
+      out.push(
+        ...hedgeComparisons(run, delayMs, treatment, [[`the control group of ${name}`, control]], {
+          real: `its treatment group`,
+          split: true,
+        }),
+      );
+    }
+    return out;
+  }
+  const { noneA, noneB, hedge } = rec.runs;
+  if (!noneA || !noneB || !hedge) return [];
+  return hedgeComparisons(
+    hedge,
+    delayMs,
+    await leafCallsOf(store, hedge, DEMO_OPERATION),
+    [
       ['run 1', await leafCallsOf(store, noneA, DEMO_OPERATION)],
       ['run 3', await leafCallsOf(store, noneB, DEMO_OPERATION)],
-    ];
-  }
+    ],
+    { real: 'run 2', split: false },
+  );
+}
+
+function hedgeComparisons(
+  hedge: RunRecord,
+  delayMs: number,
+  realCalls: LeafCalls,
+  sources: [string, LeafCalls][],
+  labels: { real: string; split: boolean },
+): Comparison[] {
   const real = firstAnswerAllLeavesMs(realCalls, SHARD, { key: SHADOW, value: 'true' });
   const st = hedge.stats;
   // Backups sent per call in the compared range (their CLIENT spans), like the replay's count;
@@ -182,11 +297,15 @@ export async function compareHedge(store: Store, rec: Recording): Promise<Compar
     value: real.duplicates / (real.calls - real.duplicates),
     detail: `backup spans in the range; root counters over the whole run ${st ? pct(st.hedgesSent / st.calls) : '-'}`,
   };
-  const realLabel = rec.design === 'split' ? 'its treatment group' : 'run 2';
   return sources.map(([label, calls]) =>
     compare(
-      `hedge after ${delayMs.toFixed(2)} ms (the unhedged call p95): predicted from ${label}, real = ${realLabel}`,
+      {
+        title: `hedge after ${delayMs.toFixed(2)} ms (the unhedged call p95): predicted from ${label}, real = ${labels.real}`,
+        kind: 'hedge',
+        split: labels.split,
+      },
       simulateWhatIf(calls, { kind: 'hedge', delayMs }, { seed: 1 }),
+      recordedFrom(calls, hedge.fromMs),
       real.allLeavesMs,
       realExtra,
     ),
@@ -214,36 +333,54 @@ export function demoProbationPolicy(): WhatIfPolicy {
 
 /**
  * Probation. Sequential: predicted from each run with the slow host and no policy, real = the
- * probation run. Split: predicted from the probation run's control group, real = its treatment.
+ * probation run. Split: for each probation run (--repeat), predicted from its control group,
+ * real = its treatment group.
  */
 export async function compareProbation(store: Store, rec: Recording): Promise<Comparison[]> {
-  const probation = rec.runs.probation;
-  if (!probation || !rec.slow) return [];
+  const slow = rec.slow;
+  if (!slow) return [];
   // The real tracker judged hosts from the first second of load: the replay starts there too
   // (warm-up replayed, not counted), as the API does with the window before `from`.
-  let realCalls: LeafCalls;
-  let sources: [string, LeafCalls, RunRecord][];
+  const out: Comparison[] = [];
   if (rec.design === 'split') {
-    // One load with the warm-up: the replay needs it, the real group is cut to the compared range.
-    const { control, treatment } = await armsOf(store, probation, true);
-    realCalls = selectFanouts(
-      treatment,
-      (f) => (treatment.fanoutStartMs[f] ?? 0) >= probation.fromMs,
-    );
-    sources = [['its control group', control, probation]];
-  } else {
-    const { slowA, slowB } = rec.runs;
-    if (!slowA || !slowB) return [];
-    realCalls = await leafCallsOf(store, probation, DEMO_OPERATION);
-    sources = [
+    for (const [name, run] of repeatsOf(rec, 'probation')) {
+      // One load with the warm-up: the replay needs it, the real group is cut to the range.
+      const { control, treatment } = await armsOf(store, run, true);
+      const realCalls = selectFanouts(
+        treatment,
+        (f) => (treatment.fanoutStartMs[f] ?? 0) >= run.fromMs,
+      );
+      out.push(
+        ...probationComparisons(run, slow, realCalls, [
+          [`the control group of ${name}`, control, run],
+        ]),
+      );
+    }
+    return out;
+  }
+  const { slowA, slowB, probation } = rec.runs;
+  if (!slowA || !slowB || !probation) return [];
+  return probationComparisons(
+    probation,
+    slow,
+    await leafCallsOf(store, probation, DEMO_OPERATION),
+    [
       ['run 4', await leafCallsOf(store, slowA, DEMO_OPERATION, true), slowA],
       ['run 6', await leafCallsOf(store, slowB, DEMO_OPERATION, true), slowB],
-    ];
-  }
+    ],
+  );
+}
+
+function probationComparisons(
+  probation: RunRecord,
+  slow: SlowHostOption,
+  realCalls: LeafCalls,
+  sources: [string, LeafCalls, RunRecord][],
+): Comparison[] {
   const real = firstAnswerAllLeavesMs(realCalls, SHARD, { key: SHADOW, value: 'true' });
   const st = probation.stats;
   const p = DEFAULT_PROBATION;
-  const realLabel = rec.design === 'split' ? 'its treatment group' : 'run 5';
+  const split = sources[0]?.[2] === probation;
   const out: Comparison[] = [];
   for (const [label, calls, r] of sources) {
     const predicted = simulateWhatIf(calls, demoProbationPolicy(), {
@@ -252,8 +389,13 @@ export async function compareProbation(store: Store, rec: Recording): Promise<Co
     });
     out.push(
       compare(
-        `probation (p90 > ${p.factor} x fleet median and > ${p.minLatencyMs} ms over ${p.windowMs / 1000} s), ${rec.slow.host} +${rec.slow.delayMs} ms for ${rec.slow.forS} s: predicted from ${label}, real = ${realLabel}`,
+        {
+          title: `probation (p90 > ${p.factor} x fleet median and > ${p.minLatencyMs} ms over ${p.windowMs / 1000} s), ${slow.host} +${slow.delayMs} ms for ${slow.forS} s: predicted from ${label}, real = ${split ? 'its treatment group' : 'run 5'}`,
+          kind: 'probation',
+          split,
+        },
         predicted,
+        recordedFrom(calls, r.fromMs),
         real.allLeavesMs,
         {
           value: real.ignored / real.calls,

@@ -4,8 +4,8 @@
 //                                      [--contended-nice 0] [--hedge-cancel discard|close]
 //                                      [--slow-ms 150] [--middle-policy probation|none]
 //                                      [--design split|sequential]
-//                                      [--only hedge|probation] [--keep]
-//                                      [--reanalyze DIR]
+//                                      [--only hedge|probation] [--repeat 1] [--keep]
+//                                      [--reanalyze DIR[,DIR...]]
 //
 // Starts Tailscope (embedded store, temporary directory) and the demo cluster under an open-loop
 // load, and compares what the simulator predicts for hedging and for probation (a host made slow
@@ -14,19 +14,21 @@
 //     without the policy (the demo's --control-fraction 0.5); the simulator predicts the policy
 //     from that control group and the treatment group is the real outcome. Both groups share
 //     the machine's every moment, so its drift between runs drops out of the comparison. A short
-//     unhedged run first measures the call p95 for the hedge delay.
+//     unhedged run first measures the call p95 for the hedge delay. --repeat N runs each policy
+//     N times and also compares the N runs pooled, as one N times larger experiment.
 //   sequential: two A-B-A sequences, a policy run between two runs without it (so the drift of
 //     a shared machine between runs shows as the two predictions' difference):
 //     1. no policy -> record; predict hedging    4. no policy, slow host -> record; predict
 //     2. hedging on -> compare with 1 and 3      5. probation on, slow host -> compare with 4, 6
 //     3. no policy again -> record               6. no policy, slow host -> record
 // Prints predicted vs real p50/p90/p99 (95% bootstrap intervals), extra load and probation time,
-// and the relative errors. Bounded: split takes 60 s + 2 x seconds plus cluster starts and
-// stops, sequential 6 x seconds; every child process is stopped on the way out. --keep leaves
-// the store and runs.json in a directory that --reanalyze reads again without running anything.
+// and the relative errors. Bounded: split takes 60 s + 2 x repeat x seconds plus cluster starts
+// and stops, sequential 6 x seconds; every child process is stopped on the way out. --keep leaves
+// the store and runs.json in a directory that --reanalyze reads again without running anything;
+// given several directories (comma-separated), it also pools their split runs.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import cliProgress from 'cli-progress';
 import { latencyQuantile } from '@tailscope/analysis';
 import { LoadGenerator, startCluster, type ClusterOptions } from '@tailscope/demo';
@@ -38,6 +40,7 @@ import {
   compareProbation,
   DEMO_OPERATION,
   leafCallsOf,
+  pooled,
   type Comparison,
   type Recording,
   type RunRecord,
@@ -73,8 +76,14 @@ const MIDDLE_POLICY = choice('middle-policy', ['probation', 'none']);
 const DESIGN = choice('design', ['split', 'sequential']);
 // The split design's unhedged run that sets the hedge delay.
 const CALIBRATION_SECONDS = Math.min(SECONDS, 60);
+// Split design: how many runs of each policy (the p99 of one 240 s run rests on ~46 fan-outs).
+const REPEAT = Number(flag('repeat', '1'));
 const KEEP = process.argv.includes('--keep');
-const REANALYZE = process.argv.includes('--reanalyze') ? flag('reanalyze', '') : null;
+const REANALYZE = process.argv.includes('--reanalyze')
+  ? flag('reanalyze', '')
+      .split(',')
+      .filter((d) => d !== '')
+  : null;
 // No CPU hog and no low-priority leaves by default: on a small machine shared with other work,
 // the hog and nice 19 starve the 'contended' leaves for seconds at a time and the runs measure
 // that starvation, which differs from one run to the next more than any policy does. The
@@ -87,6 +96,10 @@ const CLUSTER: Partial<ClusterOptions> = {
 if (!(SECONDS >= 10 && SECONDS <= 900)) throw new Error('--seconds must be in 10..900');
 if (!(RATE > 0 && RATE <= 500)) throw new Error('--rate must be in (0, 500]');
 if (!(SLOW_MS >= 0 && SLOW_MS <= 5000)) throw new Error('--slow-ms must be in 0..5000');
+if (!(Number.isInteger(REPEAT) && REPEAT >= 1 && REPEAT <= 20))
+  throw new Error('--repeat must be an integer in 1..20');
+if (REPEAT > 1 && DESIGN !== 'split') throw new Error('--repeat needs --design split');
+if (REANALYZE?.length === 0) throw new Error('--reanalyze needs a directory');
 if (!(WARMUP_MS >= 0 && WARMUP_MS <= (SECONDS - 5) * 1000))
   throw new Error('--warmup must be in 0..seconds - 5');
 
@@ -168,11 +181,12 @@ async function runHedged(
   base: RunRecord,
   name: string,
   extra: Partial<ClusterOptions> = {},
+  key = 'hedge',
 ): Promise<void> {
-  const delayMs = await hedgeDelayOf(running, base);
+  const delayMs = rec.hedgeDelayMs ?? (await hedgeDelayOf(running, base));
   rec.hedgeDelayMs = delayMs;
   rec.hedgeCancel = HEDGE_CANCEL;
-  rec.runs.hedge = await run(name, `${running.urls.otlpHttp}/v1/traces`, {
+  rec.runs[key] = await run(name, `${running.urls.otlpHttp}/v1/traces`, {
     policy: 'hedge',
     hedge: { delayMs, percentile: null, cancel: HEDGE_CANCEL },
     ...extra,
@@ -184,23 +198,31 @@ async function recordSplit(running: Running): Promise<Recording> {
   const otlpUrl = `${running.urls.otlpHttp}/v1/traces`;
   const rec: Recording = { design: 'split', runs: {} };
   const half = { controlFraction: 0.5 };
+  const total = ONLY === 'all' ? 2 * REPEAT + 1 : ONLY === 'hedge' ? REPEAT + 1 : REPEAT;
+  let n = 0;
+  const step = (what: string): string => `${String(++n)}/${String(total)} ${what}`;
+  // Repeated runs are keyed name, name-2, name-3, ... (validate-whatif-compare repeatsOf).
+  const key = (name: string, i: number): string => (i === 1 ? name : `${name}-${String(i)}`);
   if (ONLY !== 'probation') {
     const calib = await run(
-      '1/3 no policy (hedge delay)',
+      step('no policy (hedge delay)'),
       otlpUrl,
       { policy: 'none' },
       CALIBRATION_SECONDS,
     );
     rec.runs.calibration = calib;
-    await runHedged(running, rec, calib, '2/3 hedging, half control', half);
+    for (let i = 1; i <= REPEAT; i++)
+      await runHedged(running, rec, calib, step('hedging, half control'), half, key('hedge', i));
   }
   if (ONLY !== 'hedge') {
     rec.slow = SLOW;
-    rec.runs.probation = await run(`3/3 ${MIDDLE_POLICY}, half control, slow host`, otlpUrl, {
-      policy: MIDDLE_POLICY,
-      slow: SLOW,
-      ...half,
-    });
+    for (let i = 1; i <= REPEAT; i++) {
+      rec.runs[key('probation', i)] = await run(
+        step(`${MIDDLE_POLICY}, half control, slow host`),
+        otlpUrl,
+        { policy: MIDDLE_POLICY, slow: SLOW, ...half },
+      );
+    }
   }
   await settle(running);
   return rec;
@@ -238,19 +260,19 @@ function summarize(all: Comparison[]): void {
     const mark = (b: boolean): string => (b ? '' : ' (outside the predicted interval)');
     console.log(`  ${c.title}`);
     console.log(
-      `    p50 ${e(c.errors.p50)}${mark(c.inside.p50)}, p90 ${e(c.errors.p90)}${mark(c.inside.p90)}, p99 ${e(c.errors.p99)}${mark(c.inside.p99)}; extra load ${e(c.extraLoad.predicted)} vs ${e(c.extraLoad.real)}`,
+      `    p50 ${e(c.errors.p50)}${mark(c.inside.p50)}, p90 ${e(c.errors.p90)}${mark(c.inside.p90)}, p99 ${e(c.errors.p99)}${mark(c.inside.p99)} (noise floor ${e(c.noiseP99)}); extra load ${e(c.extraLoad.predicted)} vs ${e(c.extraLoad.real)}`,
     );
   }
 }
 
-async function main(): Promise<void> {
-  const dir = REANALYZE ?? mkdtempSync(join(tmpdir(), 'tailscope-whatif-validation-'));
+/** Opens the store in `dir` (recording into it, or reading a kept one) and compares. */
+async function analyse(dir: string, reanalyze: boolean): Promise<Comparison[]> {
   const running = await serve(
     loadSettings({}, { dataDir: dir, port: '0', otlpHttpPort: '0', otlpGrpcPort: '0' }),
   );
   try {
     let rec: Recording;
-    if (REANALYZE !== null) {
+    if (reanalyze) {
       rec = JSON.parse(readFileSync(join(dir, 'runs.json'), 'utf8')) as Recording;
       // The warm-up is chosen at analysis time: --reanalyze --warmup 20 cuts more.
       for (const r of Object.values(rec.runs)) r.fromMs = r.startedMs + WARMUP_MS;
@@ -258,16 +280,36 @@ async function main(): Promise<void> {
       rec = await record(running);
       writeFileSync(join(dir, 'runs.json'), JSON.stringify(rec, null, 2));
     }
-    const all = [
+    if (REANALYZE !== null && REANALYZE.length > 1) console.log(`\n== ${basename(dir)}`);
+    const comps = [
       ...(await compareHedge(running.store, rec)),
       ...(await compareProbation(running.store, rec)),
     ];
-    summarize(all);
+    // In a pooled summary, say which recording each comparison came from.
+    if (REANALYZE !== null && REANALYZE.length > 1)
+      for (const c of comps) c.title = `${basename(dir)}: ${c.title}`;
+    return comps;
   } finally {
     await running.close();
-    if (KEEP || REANALYZE !== null) console.log(`\nstore and runs.json in ${dir}`);
+    if (KEEP || reanalyze) console.log(`\nstore and runs.json in ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  const all: Comparison[] = [];
+  if (REANALYZE === null) {
+    all.push(
+      ...(await analyse(mkdtempSync(join(tmpdir(), 'tailscope-whatif-validation-')), false)),
+    );
+  } else {
+    for (const dir of REANALYZE) all.push(...(await analyse(dir, true)));
+  }
+  for (const kind of ['hedge', 'probation'] as const) {
+    const p = pooled(kind, all);
+    if (p) all.push(p);
+  }
+  summarize(all);
 }
 
 await main();

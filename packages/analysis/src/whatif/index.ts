@@ -38,4 +38,5 @@ export { replayHedge, type HedgeReplay } from './hedge';
 export { replayProbation, type ProbationReplay } from './probation';
 export { bootstrapPercentiles } from './bootstrap';
 export { latencyQuantile } from './latency-quantile';
+export { quantileNoiseFloor, type NoiseFloorOptions } from './noise-floor';
 export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';
