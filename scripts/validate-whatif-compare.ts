@@ -208,7 +208,7 @@ export function pooled(kind: Comparison['kind'], comps: Comparison[]): Compariso
   };
   const weigh = (f: (c: Comparison) => number): number =>
     runs.reduce((a, c) => a + f(c) * c.samples.predicted.length, 0) / samples.predicted.length;
-  const rec = Float64Array.from(samples.recorded).sort();
+  const rec = samples.recorded;
   return report(
     {
       title: `${kind}: ${runs.length} split runs pooled`,
@@ -243,8 +243,8 @@ export function repeatsOf(rec: Recording, name: string): [string, RunRecord][] {
 
 /** All-leaves times of the fan-outs that start at or after fromMs (a recorded, unreplayed run). */
 function recordedFrom(calls: LeafCalls, fromMs: number): Float64Array {
-  const kept = selectFanouts(calls, (f) => (calls.fanoutStartMs[f] ?? 0) >= fromMs);
-  return firstAnswerAllLeavesMs(kept, SHARD).allLeavesMs;
+  const all = firstAnswerAllLeavesMs(calls, SHARD).allLeavesMs;
+  return all.filter((_, f) => (calls.fanoutStartMs[f] ?? 0) >= fromMs);
 }
 
 /**
@@ -261,7 +261,7 @@ export async function compareHedge(store: Store, rec: Recording): Promise<Compar
       const { control, treatment } = await armsOf(store, run);
       out.push(
         ...hedgeComparisons(run, delayMs, treatment, [[`the control group of ${name}`, control]], {
-          real: `its treatment group`,
+          real: 'its treatment group',
           split: true,
         }),
       );
@@ -351,9 +351,13 @@ export async function compareProbation(store: Store, rec: Recording): Promise<Co
         (f) => (treatment.fanoutStartMs[f] ?? 0) >= run.fromMs,
       );
       out.push(
-        ...probationComparisons(run, slow, realCalls, [
-          [`the control group of ${name}`, control, run],
-        ]),
+        ...probationComparisons(
+          run,
+          slow,
+          realCalls,
+          [[`the control group of ${name}`, control, run]],
+          { real: 'its treatment group', split: true },
+        ),
       );
     }
     return out;
@@ -368,6 +372,7 @@ export async function compareProbation(store: Store, rec: Recording): Promise<Co
       ['run 4', await leafCallsOf(store, slowA, DEMO_OPERATION, true), slowA],
       ['run 6', await leafCallsOf(store, slowB, DEMO_OPERATION, true), slowB],
     ],
+    { real: 'run 5', split: false },
   );
 }
 
@@ -376,11 +381,11 @@ function probationComparisons(
   slow: SlowHostOption,
   realCalls: LeafCalls,
   sources: [string, LeafCalls, RunRecord][],
+  labels: { real: string; split: boolean },
 ): Comparison[] {
   const real = firstAnswerAllLeavesMs(realCalls, SHARD, { key: SHADOW, value: 'true' });
   const st = probation.stats;
   const p = DEFAULT_PROBATION;
-  const split = sources[0]?.[2] === probation;
   const out: Comparison[] = [];
   for (const [label, calls, r] of sources) {
     const predicted = simulateWhatIf(calls, demoProbationPolicy(), {
@@ -390,9 +395,9 @@ function probationComparisons(
     out.push(
       compare(
         {
-          title: `probation (p90 > ${p.factor} x fleet median and > ${p.minLatencyMs} ms over ${p.windowMs / 1000} s), ${slow.host} +${slow.delayMs} ms for ${slow.forS} s: predicted from ${label}, real = ${split ? 'its treatment group' : 'run 5'}`,
+          title: `probation (p90 > ${p.factor} x fleet median and > ${p.minLatencyMs} ms over ${p.windowMs / 1000} s), ${slow.host} +${slow.delayMs} ms for ${slow.forS} s: predicted from ${label}, real = ${labels.real}`,
           kind: 'probation',
-          split,
+          split: labels.split,
         },
         predicted,
         recordedFrom(calls, r.fromMs),
