@@ -3,10 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrate, openStore, type Store } from '../../apps/api/src/store';
 import { insertNative, prepareForIngest } from '../../apps/api/src/store/traces-insert';
-import {
-  TYPED_ATTRIBUTES_TABLE,
-  createTypedAttributesTable,
-} from '../../apps/api/src/store/typed-attributes';
+import { TYPED_ATTRIBUTES_TABLE } from '../../apps/api/src/store/typed-attributes';
 import { decodeTraceRequest } from '../../apps/api/src/ingest/decode-protobuf';
 import { TRACE_COLUMNS, TYPED_COLUMNS } from '../../apps/api/src/ingest/span-columns';
 
@@ -29,7 +26,6 @@ export async function insertBench(
   const dir = mkdtempSync(join(tmpdir(), 'tailscope-bench-insert-'));
   const store = openStore({ dataDir: dir });
   await migrate(store);
-  await createTypedAttributesTable(store);
   for (const table of ['otel_traces', 'otel_traces_trace_id_ts', TYPED_ATTRIBUTES_TABLE])
     await prepareForIngest(store, table);
   const decoded = bodies.map((b) => decodeTraceRequest(b));

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Store } from '../store';
 import type { Settings } from '../config';
 import { prepareForIngest } from '../store/traces-insert';
-import { TYPED_ATTRIBUTES_TABLE, createTypedAttributesTable } from '../store/typed-attributes';
+import { TYPED_ATTRIBUTES_TABLE } from '../store/typed-attributes';
 import { BatchLog } from './batch-log';
 import { decodeTraceRequest } from './decode-protobuf';
 import { startGrpcReceiver } from './grpc-receiver';
@@ -94,7 +94,6 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
   await rm(scratchDir, { recursive: true, force: true });
   await mkdir(scratchDir, { recursive: true });
   await mkdir(walDir, { recursive: true });
-  await createTypedAttributesTable(store);
   for (const table of ['otel_traces', 'otel_traces_trace_id_ts', TYPED_ATTRIBUTES_TABLE])
     await prepareForIngest(store, table);
 

@@ -1,5 +1,6 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
 import type { Store } from './client';
+import { CHUNK_NS, CHUNKS_TABLE, FANOUTS_TABLE } from './fanouts-tables';
 import { join, param, raw, sql, type Sql } from './sql';
 import { callsSql, fanoutsSql, inWindow, JOIN_SETTINGS, ns, type FanoutScope } from './fanouts';
 
@@ -18,38 +19,11 @@ import { callsSql, fanoutsSql, inWindow, JOIN_SETTINGS, ns, type FanoutScope } f
  * not cached: queries stay live there.
  */
 
-export const FANOUTS_TABLE = 'tailscope_fanouts';
-export const CHUNKS_TABLE = 'tailscope_fanout_chunks';
-/** Chunk length, ns (10 minutes). */
-export const CHUNK_NS = 600_000_000_000n;
 /** Span counts are taken per bucket of this length, ns (10 s; divides CHUNK_NS and EDGE_SLACK_NS). */
 const BUCKET_NS = 10_000_000_000n;
 
-let tablesReady: WeakSet<Store> = new WeakSet();
-
-/** Creates the tables if needed; false when the store is a cluster (no cache there). */
-export async function ensureCacheTables(store: Store): Promise<boolean> {
-  if (store.cluster) return false;
-  if (tablesReady.has(store)) return true;
-  await store.command(sql`CREATE TABLE IF NOT EXISTS ${raw(FANOUTS_TABLE)} (
-    chunk Int64, version UInt64, s0 Int64,
-    leafService LowCardinality(String), leafOperation LowCardinality(String),
-    parentService LowCardinality(String), parentOperation LowCardinality(String),
-    fk UInt64, traceId String, parentSpanId String, n UInt32,
-    startOffsetNs Array(Int64) CODEC(ZSTD(1)), durationNs Array(Int64) CODEC(ZSTD(1)),
-    hosts Array(LowCardinality(String)), modes Array(LowCardinality(String))
-  ) ENGINE = MergeTree PARTITION BY intDiv(chunk, 144) ORDER BY (leafService, leafOperation, s0)`);
-  await store.command(sql`CREATE TABLE IF NOT EXISTS ${raw(CHUNKS_TABLE)} (
-    chunk Int64, spans UInt64, version UInt64
-  ) ENGINE = ReplacingMergeTree(version) ORDER BY chunk`);
-  tablesReady.add(store);
-  return true;
-}
-
-/** For tests: forget which stores have their tables (a store reopened on the same dir). */
-export function resetCacheState(): void {
-  tablesReady = new WeakSet();
-}
+/** The cache is off in cluster mode (queries stay live there). The tables come from MIGRATIONS. */
+const cacheOn = (store: Store): boolean => !store.cluster;
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
@@ -125,7 +99,7 @@ export async function coverage(
   scope: Pick<FanoutScope, 'fromNs' | 'toNs'>,
 ): Promise<Coverage> {
   const none: Coverage = { splitNs: scope.fromNs, chunks: [] };
-  if (!(await ensureCacheTables(store))) return none;
+  if (!cacheOn(store)) return none;
   const chunks = chunksOf(scope.fromNs, scope.toNs);
   if (chunks.length === 0 || chunks.length > 100_000) return none;
   const [now, recorded] = await Promise.all([
@@ -160,7 +134,7 @@ export async function materializeFanouts(
   store: Store,
   range: { fromNs: bigint; toNs: bigint; nowNs: bigint },
 ): Promise<{ chunks: number }> {
-  if (!(await ensureCacheTables(store))) return { chunks: 0 };
+  if (!cacheOn(store)) return { chunks: 0 };
   const closed = chunksOf(range.fromNs, range.toNs).filter(
     (c) => (c + 1n) * CHUNK_NS + EDGE_SLACK_NS <= range.nowNs,
   );

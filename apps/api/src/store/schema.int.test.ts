@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './client';
 import { migrate, schemaVersion, SCHEMA_VERSION } from './schema';
-import { sql } from './sql';
+import { ident, sql } from './sql';
 import { selectStats, selectTrace } from './traces';
 
 describe('otel_traces schema on the embedded engine', () => {
@@ -56,6 +56,29 @@ describe('otel_traces schema on the embedded engine', () => {
       'idx_span_attr_value',
       'idx_trace_id',
     ]);
+  });
+
+  it('creates our own tables too, and brings a version-1 store up to date', async () => {
+    const ours = async () =>
+      (
+        await store.query<{ name: string }>(
+          sql`SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'tailscope_%' ORDER BY name`,
+        )
+      ).map((t) => t.name);
+    expect(await ours()).toEqual([
+      'tailscope_fanout_chunks',
+      'tailscope_fanouts',
+      'tailscope_migrations',
+      'tailscope_typed_attributes',
+    ]);
+    // A store written before these tables were migrations: version 1 recorded, tables absent.
+    for (const t of ['tailscope_fanout_chunks', 'tailscope_fanouts', 'tailscope_typed_attributes'])
+      await store.command(sql`DROP TABLE ${ident(t)}`);
+    await store.command(sql`DELETE FROM tailscope_migrations WHERE version > 1`);
+    expect(await schemaVersion(store)).toBe(1);
+    expect(await migrate(store)).toBe(SCHEMA_VERSION);
+    expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
+    expect(await ours()).toHaveLength(4);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

@@ -1,5 +1,8 @@
 import type { Store } from './client';
+import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
+import { fanoutCacheDdl } from './fanouts-tables';
 import { sql } from './sql';
+import { typedAttributesDdl } from './typed-attributes';
 
 /**
  * The spans table is the OpenTelemetry Collector clickhouseexporter's `otel_traces`, column for
@@ -9,29 +12,8 @@ import { sql } from './sql';
  */
 export const TRACES_TABLE = 'otel_traces';
 
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-function checkIdent(name: string): string {
-  if (!IDENT.test(name)) throw new Error(`invalid ClickHouse identifier: ${JSON.stringify(name)}`);
-  return name;
-}
-
-export interface DdlContext {
-  database: string;
-  cluster: string | undefined;
-}
-
-function onCluster(ctx: DdlContext): string {
-  return ctx.cluster ? ` ON CLUSTER ${checkIdent(ctx.cluster)}` : '';
-}
-
-function engine(ctx: DdlContext, kind: 'MergeTree' | 'AggregatingMergeTree'): string {
-  return ctx.cluster ? `Replicated${kind}` : `${kind}()`;
-}
-
 function tracesTable(ctx: DdlContext): string {
-  const db = checkIdent(ctx.database);
-  return `CREATE TABLE IF NOT EXISTS ${db}.${TRACES_TABLE}${onCluster(ctx)} (
+  return `${createTable(ctx, TRACES_TABLE)} (
     Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
     TraceId String CODEC(ZSTD(1)),
     SpanId String CODEC(ZSTD(1)),
@@ -75,8 +57,7 @@ SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1`;
 }
 
 function traceIdTsTable(ctx: DdlContext): string {
-  const db = checkIdent(ctx.database);
-  return `CREATE TABLE IF NOT EXISTS ${db}.${TRACES_TABLE}_trace_id_ts${onCluster(ctx)} (
+  return `${createTable(ctx, `${TRACES_TABLE}_trace_id_ts`)} (
     TraceId String CODEC(ZSTD(1)),
     Start SimpleAggregateFunction(min, DateTime) CODEC(ZSTD(1)),
     End SimpleAggregateFunction(max, DateTime) CODEC(ZSTD(1))
@@ -87,19 +68,22 @@ SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1`;
 }
 
 function traceIdTsView(ctx: DdlContext): string {
-  const db = checkIdent(ctx.database);
-  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${db}.${TRACES_TABLE}_trace_id_ts_mv${onCluster(ctx)}
-TO ${db}.${TRACES_TABLE}_trace_id_ts
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${qualified(ctx, `${TRACES_TABLE}_trace_id_ts_mv`)}${onCluster(ctx)}
+TO ${qualified(ctx, `${TRACES_TABLE}_trace_id_ts`)}
 AS SELECT
     TraceId,
     min(Timestamp) as Start,
     max(Timestamp) as End
-FROM ${db}.${TRACES_TABLE}
+FROM ${qualified(ctx, TRACES_TABLE)}
 WHERE TraceId != ''
 GROUP BY TraceId`;
 }
 
-/** A migration is a list of idempotent DDL statements; versions only ever grow. */
+/**
+ * A migration is a list of idempotent DDL statements (`IF NOT EXISTS`), built from the context
+ * (database, cluster) by the helpers of ddl.ts. Versions only ever grow: the list is append-only,
+ * a new table or change is a new entry at the end, and an applied entry is never edited.
+ */
 export interface Migration {
   version: number;
   name: string;
@@ -112,25 +96,46 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'otel_traces with trace-id time-range table and view',
     statements: (ctx) => [tracesTable(ctx), traceIdTsTable(ctx), traceIdTsView(ctx)],
   },
+  {
+    version: 2,
+    name: 'tailscope_typed_attributes',
+    statements: (ctx) => [typedAttributesDdl(ctx)],
+  },
+  {
+    version: 3,
+    name: 'tailscope_fanouts and tailscope_fanout_chunks (stored fan-outs)',
+    statements: (ctx) => fanoutCacheDdl(ctx),
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
-/**
- * Applies the migrations newer than the recorded schema version, recording each one. Every
- * statement is `IF NOT EXISTS`, so a migration interrupted half-way is safe to run again.
- */
-export async function migrate(store: Store): Promise<number> {
-  const ctx: DdlContext = { database: store.database, cluster: store.cluster };
+export const MIGRATIONS_TABLE = 'tailscope_migrations';
+
+/** What runs before any migration: the database (unless `default`) and the migrations table. */
+export function bootstrapDdl(ctx: DdlContext): string[] {
   const db = checkIdent(ctx.database);
-  if (db !== 'default') {
-    await store.client.command({ query: `CREATE DATABASE IF NOT EXISTS ${db}${onCluster(ctx)}` });
-  }
-  await store.client.command({
-    query: `CREATE TABLE IF NOT EXISTS ${db}.tailscope_migrations${onCluster(ctx)} (
+  return [
+    ...(db !== 'default' ? [`CREATE DATABASE IF NOT EXISTS ${db}${onCluster(ctx)}`] : []),
+    `${createTable(ctx, MIGRATIONS_TABLE)} (
       version UInt32, name String, appliedAt DateTime64(3)
     ) ENGINE = ${engine(ctx, 'MergeTree')} ORDER BY version`,
-  });
+  ];
+}
+
+/** The context of a store: its database, and its cluster in cluster mode. */
+export function ddlContext(store: Pick<Store, 'database' | 'cluster'>): DdlContext {
+  return { database: store.database, cluster: store.cluster };
+}
+
+/**
+ * Applies the migrations newer than the recorded schema version, recording each one. Every
+ * statement is `IF NOT EXISTS`, so a migration interrupted half-way is safe to run again. This
+ * is the only place Tailscope creates tables: nothing creates them on the query or ingest path.
+ */
+export async function migrate(store: Store): Promise<number> {
+  const ctx = ddlContext(store);
+  for (const statement of bootstrapDdl(ctx)) await store.client.command({ query: statement });
   const current = await schemaVersion(store);
   for (const m of MIGRATIONS) {
     if (m.version <= current) continue;

@@ -1,4 +1,5 @@
 import type { Store } from './client';
+import { createTable, engine, type DdlContext } from './ddl';
 import { sql, raw } from './sql';
 
 /**
@@ -11,24 +12,20 @@ import { sql, raw } from './sql';
  */
 export const TYPED_ATTRIBUTES_TABLE = 'tailscope_typed_attributes';
 
-const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export async function createTypedAttributesTable(store: Store): Promise<void> {
-  const cluster = store.cluster;
-  if (cluster !== undefined && !IDENT.test(cluster))
-    throw new Error(`invalid cluster name ${JSON.stringify(cluster)}`);
-  const onCluster = cluster ? ` ON CLUSTER ${cluster}` : '';
-  // Settings for deduplication and fsync are added by prepareForIngest, as for otel_traces.
-  const engine = cluster ? 'ReplicatedMergeTree' : 'MergeTree()';
-  await store.command(sql`CREATE TABLE IF NOT EXISTS ${raw(TYPED_ATTRIBUTES_TABLE + onCluster)} (
+/**
+ * The table's DDL (a migration in schema.ts). Settings for deduplication and fsync are added by
+ * prepareForIngest, as for otel_traces.
+ */
+export function typedAttributesDdl(ctx: DdlContext): string {
+  return `${createTable(ctx, TYPED_ATTRIBUTES_TABLE)} (
     TraceId String CODEC(ZSTD(1)),
     SpanId String CODEC(ZSTD(1)),
     Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
     Attributes Map(LowCardinality(String), String) CODEC(ZSTD(1))
-  ) ENGINE = ${raw(engine)}
+  ) ENGINE = ${engine(ctx, 'MergeTree')}
   PARTITION BY toDate(Timestamp)
   ORDER BY (TraceId, SpanId)
-  SETTINGS index_granularity = 8192`);
+  SETTINGS index_granularity = 8192`;
 }
 
 export interface TypedAttributesRow {

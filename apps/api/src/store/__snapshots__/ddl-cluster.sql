@@ -1,0 +1,99 @@
+-- DDL for database tailscope, cluster main
+
+-- bootstrap
+CREATE DATABASE IF NOT EXISTS tailscope ON CLUSTER main;
+
+-- bootstrap
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_migrations ON CLUSTER main (
+      version UInt32, name String, appliedAt DateTime64(3)
+    ) ENGINE = ReplicatedMergeTree ORDER BY version;
+
+-- migration 1: otel_traces with trace-id time-range table and view
+CREATE TABLE IF NOT EXISTS tailscope.otel_traces ON CLUSTER main (
+    Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
+    TraceId String CODEC(ZSTD(1)),
+    SpanId String CODEC(ZSTD(1)),
+    ParentSpanId String CODEC(ZSTD(1)),
+    TraceState String CODEC(ZSTD(1)),
+    SpanName LowCardinality(String) CODEC(ZSTD(1)),
+    SpanKind LowCardinality(String) CODEC(ZSTD(1)),
+    ServiceName LowCardinality(String) CODEC(ZSTD(1)),
+    ResourceAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
+    ScopeName String CODEC(ZSTD(1)),
+    ScopeVersion String CODEC(ZSTD(1)),
+    SpanAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
+    Duration UInt64 CODEC(T64, ZSTD(1)),
+    StatusCode LowCardinality(String) CODEC(ZSTD(1)),
+    StatusMessage String CODEC(ZSTD(1)),
+    Events Nested (
+        Timestamp DateTime64(9),
+        Name LowCardinality(String),
+        Attributes Map(LowCardinality(String), String)
+    ) CODEC(ZSTD(1)),
+    Links Nested (
+        TraceId String,
+        SpanId String,
+        TraceState String,
+        Attributes Map(LowCardinality(String), String)
+    ) CODEC(ZSTD(1)),
+    ResourceAttributeItems Array(String) ALIAS arrayMap(kv -> concat(kv.1, '=', kv.2), CAST(ResourceAttributes, 'Array(Tuple(String, String))')),
+    SpanAttributeItems Array(String) ALIAS arrayMap(kv -> concat(kv.1, '=', kv.2), CAST(SpanAttributes, 'Array(Tuple(String, String))')),
+    INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1,
+    INDEX idx_res_attr_key mapKeys(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_res_attr_value mapValues(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_span_attr_key mapKeys(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_span_attr_value mapValues(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
+    INDEX idx_duration Duration TYPE minmax GRANULARITY 1,
+    INDEX idx_lower_span_name lower(SpanName) TYPE tokenbf_v1(32768, 3, 0) GRANULARITY 8
+) ENGINE = ReplicatedMergeTree
+PARTITION BY toDate(Timestamp)
+PRIMARY KEY (ServiceName, SpanName, toDateTime(Timestamp))
+ORDER BY (ServiceName, SpanName, toDateTime(Timestamp), Timestamp)
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
+
+-- migration 1: otel_traces with trace-id time-range table and view
+CREATE TABLE IF NOT EXISTS tailscope.otel_traces_trace_id_ts ON CLUSTER main (
+    TraceId String CODEC(ZSTD(1)),
+    Start SimpleAggregateFunction(min, DateTime) CODEC(ZSTD(1)),
+    End SimpleAggregateFunction(max, DateTime) CODEC(ZSTD(1))
+) ENGINE = ReplicatedAggregatingMergeTree
+PARTITION BY toStartOfWeek(Start)
+ORDER BY (TraceId)
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
+
+-- migration 1: otel_traces with trace-id time-range table and view
+CREATE MATERIALIZED VIEW IF NOT EXISTS tailscope.otel_traces_trace_id_ts_mv ON CLUSTER main
+TO tailscope.otel_traces_trace_id_ts
+AS SELECT
+    TraceId,
+    min(Timestamp) as Start,
+    max(Timestamp) as End
+FROM tailscope.otel_traces
+WHERE TraceId != ''
+GROUP BY TraceId;
+
+-- migration 2: tailscope_typed_attributes
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_typed_attributes ON CLUSTER main (
+    TraceId String CODEC(ZSTD(1)),
+    SpanId String CODEC(ZSTD(1)),
+    Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
+    Attributes Map(LowCardinality(String), String) CODEC(ZSTD(1))
+  ) ENGINE = ReplicatedMergeTree
+  PARTITION BY toDate(Timestamp)
+  ORDER BY (TraceId, SpanId)
+  SETTINGS index_granularity = 8192;
+
+-- migration 3: tailscope_fanouts and tailscope_fanout_chunks (stored fan-outs)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_fanouts ON CLUSTER main (
+    chunk Int64, version UInt64, s0 Int64,
+    leafService LowCardinality(String), leafOperation LowCardinality(String),
+    parentService LowCardinality(String), parentOperation LowCardinality(String),
+    fk UInt64, traceId String, parentSpanId String, n UInt32,
+    startOffsetNs Array(Int64) CODEC(ZSTD(1)), durationNs Array(Int64) CODEC(ZSTD(1)),
+    hosts Array(LowCardinality(String)), modes Array(LowCardinality(String))
+  ) ENGINE = ReplicatedMergeTree PARTITION BY intDiv(chunk, 144) ORDER BY (leafService, leafOperation, s0);
+
+-- migration 3: tailscope_fanouts and tailscope_fanout_chunks (stored fan-outs)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_fanout_chunks ON CLUSTER main (
+    chunk Int64, spans UInt64, version UInt64
+  ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY chunk;

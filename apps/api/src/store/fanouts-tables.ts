@@ -1,0 +1,28 @@
+import { createTable, engine, type DdlContext } from './ddl';
+
+/**
+ * The stored copy of detected fan-outs (fanouts-cache.ts says how it is kept current):
+ * `tailscope_fanouts`, one row per fan-out with its calls as arrays, and
+ * `tailscope_fanout_chunks`, which chunks are stored, with the span count they were built from.
+ */
+export const FANOUTS_TABLE = 'tailscope_fanouts';
+export const CHUNKS_TABLE = 'tailscope_fanout_chunks';
+/** Chunk length, ns (10 minutes). */
+export const CHUNK_NS = 600_000_000_000n;
+
+/** The two tables' DDL (a migration in schema.ts). */
+export function fanoutCacheDdl(ctx: DdlContext): string[] {
+  return [
+    `${createTable(ctx, FANOUTS_TABLE)} (
+    chunk Int64, version UInt64, s0 Int64,
+    leafService LowCardinality(String), leafOperation LowCardinality(String),
+    parentService LowCardinality(String), parentOperation LowCardinality(String),
+    fk UInt64, traceId String, parentSpanId String, n UInt32,
+    startOffsetNs Array(Int64) CODEC(ZSTD(1)), durationNs Array(Int64) CODEC(ZSTD(1)),
+    hosts Array(LowCardinality(String)), modes Array(LowCardinality(String))
+  ) ENGINE = ${engine(ctx, 'MergeTree')} PARTITION BY intDiv(chunk, 144) ORDER BY (leafService, leafOperation, s0)`,
+    `${createTable(ctx, CHUNKS_TABLE)} (
+    chunk Int64, spans UInt64, version UInt64
+  ) ENGINE = ${engine(ctx, 'ReplacingMergeTree', 'version')} ORDER BY chunk`,
+  ];
+}
