@@ -1,8 +1,9 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
 import type { Store } from './client';
 import { CHUNK_NS, CHUNKS_TABLE, FANOUTS_TABLE } from './fanouts-tables';
-import { join, param, raw, sql, type Sql } from './sql';
-import { callsSql, fanoutsSql, inWindow, JOIN_SETTINGS, ns, type FanoutScope } from './fanouts';
+import { inWindow, ns, type FanoutScope } from './fanouts-sql';
+import { storeFanoutsSql, type Coverage } from './fanouts-stored';
+import { join, param, raw, sql } from './sql';
 
 /**
  * A materialized copy of detected fan-outs, one row per fan-out (table `tailscope_fanouts`), so
@@ -81,13 +82,7 @@ async function recordedChunks(
   return new Map(rows.map((r) => [BigInt(r.c), { spans: BigInt(r.n), version: BigInt(r.v) }]));
 }
 
-/** Which stored chunks serve a query: the covered prefix of its range. */
-export interface Coverage {
-  /** Fan-outs starting before this (ns) come from the table; from it on, live. */
-  splitNs: bigint;
-  /** (chunk, version) of the stored chunks used. */
-  chunks: [string, string][];
-}
+export type { Coverage } from './fanouts-stored';
 
 /**
  * The longest run of chunks from the start of [from, to) that are stored and still match the
@@ -155,7 +150,7 @@ export async function materializeFanouts(
     );
     const v = param(version.toString(), 'UInt64');
     await store.command(
-      insertSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
+      storeFanoutsSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
     );
     const values = run.map(
       (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
@@ -185,68 +180,6 @@ function runs(chunks: readonly bigint[]): bigint[][] {
     else out.push([c]);
   }
   return out;
-}
-
-function insertSql(scope: FanoutScope, version: bigint): Sql {
-  const fan = fanoutsSql(
-    scope,
-    callsSql(scope, { attributeKeys: [] }),
-    'startNs, durNs, host, mode',
-  );
-  return sql`
-    INSERT INTO ${raw(FANOUTS_TABLE)} (chunk, version, s0, leafService, leafOperation, parentService, parentOperation,
-      fk, traceId, parentSpanId, n, startOffsetNs, durationNs, hosts, modes)
-    SELECT intDiv(f.s0, ${ns(CHUNK_NS)}), ${param(version.toString(), 'UInt64')}, f.s0, f.leafService, f.leafOperation, p.ServiceName, p.SpanName,
-      f.fk, f.tid, f.pid, toUInt32(f.n),
-      arrayMap(c -> c.1 - f.s0, f.kept), arrayMap(c -> c.2, f.kept), arrayMap(c -> c.3, f.kept), arrayMap(c -> c.4, f.kept)
-    FROM (
-      SELECT cityHash64(TraceId, SpanId) AS k, ServiceName, SpanName FROM otel_traces
-      WHERE ${inWindow(scope.fromNs - EDGE_SLACK_NS, scope.toNs + EDGE_SLACK_NS)}
-    ) AS p
-    RIGHT JOIN (${fan}) AS f ON p.k = f.fk
-    SETTINGS ${raw(JOIN_SETTINGS)}`;
-}
-
-/** Filters of stored rows: the covered chunks' current versions, the range and the leaf. */
-function storedFilters(scope: FanoutScope, cov: Coverage): Sql {
-  return join(
-    [
-      sql`s0 >= ${ns(scope.fromNs)} AND s0 < ${ns(cov.splitNs)}`,
-      sql`has(arrayZip(arrayMap(x -> toInt64(x), ${cov.chunks.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${cov.chunks.map((c) => c[1])})), (chunk, version))`,
-      ...(scope.leafService !== undefined ? [sql`leafService = ${scope.leafService}`] : []),
-      ...(scope.leafOperation !== undefined ? [sql`leafOperation = ${scope.leafOperation}`] : []),
-    ],
-    ' AND ',
-  );
-}
-
-/**
- * Stored fan-outs with per-call arrays as stored (no tuples): fk, tid, pid, n, s0, sts
- * (absolute start ns), dus (ns), hs (hosts), ms (modes).
- */
-export function cachedArrays(scope: FanoutScope, cov: Coverage): Sql {
-  return sql`
-    SELECT fk, traceId AS tid, parentSpanId AS pid, n, s0, arrayMap(o -> o + s0, startOffsetNs) AS sts,
-      durationNs AS dus, hosts AS hs, modes AS ms
-    FROM ${raw(FANOUTS_TABLE)} WHERE ${storedFilters(scope, cov)}`;
-}
-
-/**
- * Stored fan-outs of the covered chunks in scope, with the columns of the live path: fk,
- * leafService, leafOperation, parentService, parentOperation, tid, pid, n, s0, kept (tuples:
- * startNs, durNs, and with `dims` host and mode).
- */
-export function cachedFans(scope: FanoutScope, cov: Coverage, dims: boolean): Sql {
-  const kept = dims
-    ? raw(
-        'arrayZip(arrayMap(o -> o + s0, startOffsetNs), durationNs, arrayMap(h -> toString(h), hosts), arrayMap(m -> toString(m), modes))',
-      )
-    : raw('arrayZip(arrayMap(o -> o + s0, startOffsetNs), durationNs)');
-  return sql`
-    SELECT fk, toString(leafService) AS leafService, toString(leafOperation) AS leafOperation,
-      toString(parentService) AS parentService, toString(parentOperation) AS parentOperation,
-      traceId AS tid, parentSpanId AS pid, n, s0, ${kept} AS kept
-    FROM ${raw(FANOUTS_TABLE)} WHERE ${storedFilters(scope, cov)}`;
 }
 
 export interface MaterializerOptions {

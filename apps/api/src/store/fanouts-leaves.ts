@@ -7,9 +7,12 @@ import {
   type LeafCalls,
 } from '@tailscope/analysis';
 import type { Store } from './client';
-import { join, raw, sql, type Sql } from './sql';
-import { fanSource, hostOf, inWindow, JOIN_SETTINGS, ns, type FanoutScope } from './fanouts';
+import { coverage } from './fanouts-cache';
 import { readLeafRow, type LeafRow } from './fanouts-binary';
+import { fanoutArrays } from './fanouts-queries';
+import { hostOf, inWindow, JOIN_SETTINGS, ns, withCtes, type FanoutScope } from './fanouts-sql';
+import { uncovered, type Coverage } from './fanouts-stored';
+import { join, raw, sql, type Sql } from './sql';
 
 /**
  * Loading the leaf calls of one operation: ClickHouse detects the fan-outs and returns one
@@ -29,94 +32,119 @@ export interface LoadedLeafCalls {
   sampled: boolean;
 }
 
+/** The scope of loadLeafCalls: one leaf operation, all parents. */
+export type LeafScope = FanoutScope & { leafService: string; leafOperation: string };
+
 /**
  * The LeafCalls of one leaf operation (all parents) whose fan-outs start in [from, to), with
  * host, sharing mode, background and the asked attribute columns. At most `maxFanouts`
  * fan-outs: when more match, those with the smallest cityHash64 of their key are kept (a
  * deterministic uniform sample). Fan-outs ordered by (start, trace id, parent span id); calls
- * in a fan-out by (start, duration, host, mode, attributes).
+ * in a fan-out by (start, duration, host, mode, attributes). Attributes are never stored, so
+ * asking for them detects live over the whole range.
  */
 export async function loadLeafCalls(
   store: Store,
-  scope: FanoutScope & { leafService: string; leafOperation: string },
+  scope: LeafScope,
   opts: { attributeKeys?: readonly string[]; maxFanouts?: number; cache?: boolean } = {},
 ): Promise<LoadedLeafCalls> {
   const keys = opts.attributeKeys ?? [];
   const max = opts.maxFanouts ?? 200_000;
   const base = scope.fromNs - BACKGROUND_LOOKBACK_NS;
-  const fans = await fanSource(store, scope, {
-    dims: keys,
-    arrays: true,
-    cache: opts.cache ?? true,
-  });
+  const useCache = (opts.cache ?? true) && keys.length === 0;
+  const cov = useCache ? await coverage(store, scope) : uncovered(scope);
   const [row, windows] = await Promise.all([
-    execBytes(store, leafRowSql(fans, keys, max, base)).then((b) => readLeafRow(b, keys.length)),
-    backgroundWindows(store, scope, base),
+    execBytes(
+      store,
+      leafRowSql(scope, cov, { attributeKeys: keys, maxFanouts: max, baseNs: base }),
+    ).then((b) => readLeafRow(b, keys.length)),
+    store.query<BackgroundWindow>(backgroundWindowsSql(scope, base)),
   ]);
   return { calls: assemble(row, keys, windows), sampled: row.matched > row.fanouts };
 }
 
-/** Bound once per query as `base`: it sits inside lambdas, where fragments cannot be spliced. */
-const BASE = raw('{base:Int64}');
-
-/** One row of column arrays from fan-out rows (fk, tid, pid, n, s0, sts, dus, hs, ms, v0..). */
-function leafRowSql(fans: Sql, keys: readonly string[], max: number, base: bigint): Sql {
-  // One array per column and fan-out; lambdas capture only the row's scalars (a lambda that
-  // captures an array column makes ClickHouse copy that array for every element).
-  const perCall = [
-    'arrayMap(x -> toFloat64(x - {base:Int64}), sts) AS st',
-    'arrayMap(x -> toFloat64(x), dus) AS du',
-    'hs AS h',
-    'ms AS m',
-    ...keys.map((_, i) => `v${i}`),
-  ].join(', ');
-  // Dictionaries, hash-based and O(calls): ids in order of first appearance of each value's
-  // 64-bit hash (arrayEnumerateDense over hashes is ~3x cheaper than over strings), the hashes
-  // in that order, and the (hash, value) pairs, deduplicated by a hash set.
-  const dict = (name: string, col: string): Sql => {
-    const hashes = `arrayFlatten(groupArray(arrayMap(x -> cityHash64(x), ${col})))`;
-    return raw(`, arrayMap(i -> toUInt32(i - 1), arrayEnumerateDense(${hashes})) AS ${name},
-      arrayFilter((x, u) -> u = 1, ${hashes}, arrayEnumerateUniq(${hashes})) AS ${name}Hashes,
-      groupUniqArrayArray(arrayMap(x -> (cityHash64(x), toString(x)), ${col})) AS ${name}Pairs`);
-  };
-  const q = sql`
-    SELECT toUInt32(count()) AS fanouts, toUInt32(any(total)) AS matched,
-      groupArray(tid) AS traceIds, groupArray(pid) AS parentSpanIds,
-      groupArray(toFloat64(s0) / 1e6) AS fanoutStartMs, groupArray(toFloat64(s0 - ${BASE})) AS fanoutStartRel,
-      groupArray(toUInt32(n)) AS widths,
-      arrayFlatten(groupArray(st)) AS startRel, arrayFlatten(groupArray(du)) AS durNs
-      ${dict('host', 'h')} ${dict('mode', 'm')} ${join(
-        keys.map((_, i) => dict(`a${i}`, `v${i}`)),
-        ' ',
-      )}
-    FROM (
-      SELECT s0, tid, pid, n, ${raw(perCall)}, count() OVER () AS total
-      FROM (${fans})
-      ORDER BY cityHash64(fk) LIMIT ${max}
-    )
-    SETTINGS ${raw(JOIN_SETTINGS)}`;
-  return { ...q, params: { ...q.params, base: base.toString() } };
+/**
+ * Per value column, hash-based and O(calls): ids in order of first appearance of each value's
+ * 64-bit hash (arrayEnumerateDense over hashes is ~3x cheaper than over strings), the hashes in
+ * that order, and the (hash, value) pairs, deduplicated by a hash set.
+ */
+function dictionary(name: string, column: string): Sql {
+  const hashes = raw(`arrayFlatten(groupArray(arrayMap(value -> cityHash64(value), ${column})))`);
+  return sql`,
+  arrayMap(id -> toUInt32(id - 1), arrayEnumerateDense(${hashes})) AS ${raw(name)},
+  arrayFilter((hash, firstSeen) -> firstSeen = 1, ${hashes}, arrayEnumerateUniq(${hashes})) AS ${raw(name)}Hashes,
+  groupUniqArrayArray(arrayMap(value -> (cityHash64(value), toString(value)), ${raw(column)})) AS ${raw(name)}Pairs`;
 }
 
-/** Background-activity spans that can overlap the calls, times relative to `base` in ns. */
-async function backgroundWindows(
-  store: Store,
-  scope: FanoutScope,
-  base: bigint,
-): Promise<{ host: string; start: number; end: number; kind: string }[]> {
+/**
+ * One row of column arrays (order fixed by readLeafRow in fanouts-binary.ts) from at most
+ * `maxFanouts` fan-outs, the smallest cityHash64 of their keys. Times are ns relative to
+ * `baseNs`, as float64.
+ */
+export function leafRowSql(
+  scope: LeafScope,
+  cov: Coverage,
+  o: { attributeKeys: readonly string[]; maxFanouts: number; baseNs: bigint },
+): Sql {
+  const attrs = o.attributeKeys.map((_, i) => `callAttr${i}`);
+  // One array per column and fan-out; lambdas capture only the row's scalars (a lambda that
+  // captures an array column makes ClickHouse copy that array for every element).
+  const sample = sql`
+  SELECT fanoutStartNs, traceId, parentSpanId, width,
+    arrayMap(t -> toFloat64(t - ${ns(o.baseNs)}), callStartNs) AS callStartRel,
+    arrayMap(d -> toFloat64(d), callDurationNs) AS callDurNs,
+    callHosts, callModes${raw(attrs.map((a) => `, ${a}`).join(''))},
+    count() OVER () AS matchedFanouts
+  FROM fanouts_in_scope
+  ORDER BY cityHash64(fanoutKey)
+  LIMIT ${o.maxFanouts}`;
+  const main = sql`SELECT
+  toUInt32(count()) AS fanouts,
+  toUInt32(any(matchedFanouts)) AS matched,
+  groupArray(traceId) AS traceIds,
+  groupArray(parentSpanId) AS parentSpanIds,
+  groupArray(toFloat64(fanoutStartNs) / 1e6) AS fanoutStartMs,
+  groupArray(toFloat64(fanoutStartNs - ${ns(o.baseNs)})) AS fanoutStartRel,
+  groupArray(toUInt32(width)) AS widths,
+  arrayFlatten(groupArray(callStartRel)) AS startRel,
+  arrayFlatten(groupArray(callDurNs)) AS durNs${dictionary('host', 'callHosts')}${dictionary('mode', 'callModes')}${join(
+    attrs.map((a, i) => dictionary(`attr${i}`, a)),
+    '',
+  )}
+FROM sampled_fanouts
+SETTINGS ${JOIN_SETTINGS}`;
+  return withCtes(
+    [...fanoutArrays(scope, cov, o.attributeKeys), { name: 'sampled_fanouts', body: sample }],
+    main,
+  );
+}
+
+/** A background-activity span: its host and kind, times relative to the base in ns. */
+export interface BackgroundWindow {
+  host: string;
+  start: number;
+  end: number;
+  kind: string;
+}
+
+/** Background-activity spans that can overlap the calls, times relative to `baseNs`. */
+export function backgroundWindowsSql(scope: FanoutScope, baseNs: bigint): Sql {
   const win = inWindow(scope.fromNs - BACKGROUND_LOOKBACK_NS, scope.toNs + EDGE_SLACK_NS);
-  return store.query(sql`
-    SELECT if(h != '', h, ${UNKNOWN_HOST}) AS host, toFloat64(toUnixTimestamp64Nano(Timestamp) - ${ns(base)}) AS start,
-      start + toFloat64(Duration) AS end, SpanAttributes[${BACKGROUND_KEY}] AS kind, ${hostOf('ResourceAttributes')} AS h
-    FROM otel_traces
-    WHERE ${win} AND mapContains(SpanAttributes, ${BACKGROUND_KEY}) AND SpanAttributes[${BACKGROUND_KEY}] != ''`);
+  return sql`SELECT
+  if(resourceHost != '', resourceHost, ${UNKNOWN_HOST}) AS host,
+  toFloat64(toUnixTimestamp64Nano(Timestamp) - ${ns(baseNs)}) AS start,
+  start + toFloat64(Duration) AS end,
+  SpanAttributes[${BACKGROUND_KEY}] AS kind,
+  ${hostOf('ResourceAttributes')} AS resourceHost
+FROM otel_traces
+WHERE ${win} AND mapContains(SpanAttributes, ${BACKGROUND_KEY}) AND SpanAttributes[${BACKGROUND_KEY}] != ''`;
 }
 
 /** Orders the fan-outs, computes ms columns and background, builds LeafCalls. O(calls). */
 function assemble(
   r: LeafRow,
   keys: readonly string[],
-  windows: readonly { host: string; start: number; end: number; kind: string }[],
+  windows: readonly BackgroundWindow[],
 ): LeafCalls {
   const f = r.fanouts;
   const srcOffset = new Uint32Array(f + 1);
