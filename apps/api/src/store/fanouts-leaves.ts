@@ -4,6 +4,7 @@ import {
   EDGE_SLACK_NS,
   UNKNOWN_HOST,
   backgroundOfCalls,
+  type BackgroundWindow,
   type LeafCalls,
 } from '@tailscope/analysis';
 import type { Store } from './client';
@@ -119,14 +120,6 @@ SETTINGS ${JOIN_SETTINGS}`;
   );
 }
 
-/** A background-activity span: its host and kind, times relative to the base in ns. */
-export interface BackgroundWindow {
-  host: string;
-  start: number;
-  end: number;
-  kind: string;
-}
-
 /** Background-activity spans that can overlap the calls, times relative to `baseNs`. */
 export function backgroundWindowsSql(scope: FanoutScope, baseNs: bigint): Sql {
   const win = inWindow(scope.fromNs - BACKGROUND_LOOKBACK_NS, scope.toNs + EDGE_SLACK_NS);
@@ -212,7 +205,7 @@ function cmp(a: string, b: string): number {
 }
 
 /** Runs a query and returns its RowBinary body as bytes (works over HTTP and with chDB). */
-export async function execBytes(store: Store, q: Sql): Promise<Buffer> {
+async function execBytes(store: Store, q: Sql): Promise<Buffer> {
   const rs = await store.client.exec({
     query: `${q.text}\nFORMAT RowBinary`,
     query_params: q.params,

@@ -50,7 +50,7 @@ export function inWindow(lo: bigint, hi: bigint): Sql {
 }
 
 /** Spans of the scope plus the edge margin on both sides (a fan-out's calls may straddle it). */
-export const scopeWindow = (s: FanoutScope): Sql =>
+const scopeWindow = (s: FanoutScope): Sql =>
   inWindow(s.fromNs - EDGE_SLACK_NS, s.toNs + EDGE_SLACK_NS);
 
 const kindIn = (list: readonly string[]): Sql =>

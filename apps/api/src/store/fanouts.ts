@@ -108,7 +108,7 @@ export async function selectHostWindows(
 }
 
 // Loading leaf calls and the stored fan-outs live in their own modules; callers import them here.
-export { loadLeafCalls, execBytes, type LoadedLeafCalls, type LeafScope } from './fanouts-leaves';
+export { loadLeafCalls, type LoadedLeafCalls, type LeafScope } from './fanouts-leaves';
 export {
   materializeFanouts,
   cacheCovers,
