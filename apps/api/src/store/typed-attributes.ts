@@ -36,7 +36,7 @@ export interface TypedAttributesRow {
 
 /**
  * The typed values of one trace's spans, whose start times lie in [minStartNs, maxStartNs]
- * (which prunes partitions). A missing table (a store Tailscope's ingest never wrote) has none.
+ * (which prunes partitions). A missing table (a store not yet migrated to version 2) has none.
  */
 export async function selectTypedAttributes(
   store: Store,
