@@ -11,6 +11,7 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       'packages/analysis',
+      'packages/charts',
       'packages/tracegen',
       'apps/api',
       'apps/web',

@@ -25,8 +25,8 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * Builds apps/web when dist is missing or older than its sources (the web app's and the
- * analysis package's, which the worker bundles). Returns the build time, 0 when up to date.
+ * Builds apps/web when dist is missing or older than its sources (the web app's, the charts'
+ * and the analysis package's, which the worker bundles). Returns the build time, 0 when up to date.
  */
 export function ensureBuilt(): number {
   const index = join(WEB_ROOT, 'dist', 'index.html');
@@ -34,6 +34,7 @@ export function ensureBuilt(): number {
     newestMtime(join(WEB_ROOT, 'src')),
     statSync(join(WEB_ROOT, 'index.html')).mtimeMs,
     statSync(join(WEB_ROOT, 'vite.config.ts')).mtimeMs,
+    newestMtime(join(REPO_ROOT, 'packages', 'charts', 'src')),
     newestMtime(join(REPO_ROOT, 'packages', 'analysis', 'src')),
   );
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return 0;

@@ -3,7 +3,7 @@ import { useSearchParams } from 'react-router';
 import type { PolicyKind } from '@tailscope/analysis';
 import { WithOperation } from '../components/Guards';
 import { Empty, ErrorState, Loading } from '../components/states';
-import { formatCount, formatMs } from '../charts/format';
+import { formatCount, formatMs } from '@tailscope/charts';
 import type { FanoutOp } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';

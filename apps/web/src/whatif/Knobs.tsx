@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import { POLICY_KINDS, POLICY_SPECS, type PolicyKind } from '@tailscope/analysis';
-import { formatMs } from '../charts/format';
+import { formatMs } from '@tailscope/charts';
 import {
   fromPosition,
   SLIDER_STEPS,

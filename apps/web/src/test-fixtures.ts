@@ -1,46 +1,6 @@
-// Named scenarios for chart tests (seeded; no clock). Only tests import this file.
-import type { FanoutOp, StragglerRow, Trace, TraceSpan } from '../api/contracts';
-import { quantileCurve, type QuantilePoint } from '../model/quantile-curve';
-
-/** mulberry32: a small seeded generator, uniform in [0, 1). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Leaf latencies: lognormal around 10 ms with 1 call in 100 at ~1 s (the paper's example). */
-export function leafLatenciesWithRareSlowCalls(n: number, seed: number): Float64Array {
-  const r = seeded(seed);
-  const out = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const z = Math.sqrt(-2 * Math.log(1 - r())) * Math.cos(2 * Math.PI * r());
-    out[i] = r() < 0.01 ? 1000 * (1 + r() * 0.2) : 10 * Math.exp(0.3 * z);
-  }
-  return out.sort();
-}
-
-/** One-leaf and all-leaves curves for fan-outs of width `width` built from the sample above. */
-export function fanoutCurves(fanouts: number, width: number, seed: number) {
-  const calls = leafLatenciesWithRareSlowCalls(fanouts * width, seed);
-  const r = seeded(seed + 1);
-  const all = new Float64Array(fanouts);
-  for (let f = 0; f < fanouts; f++) {
-    let m = 0;
-    for (let i = 0; i < width; i++) m = Math.max(m, calls[Math.floor(r() * calls.length)] ?? 0);
-    all[f] = m;
-  }
-  all.sort();
-  return { oneLeaf: quantileCurve(calls), allLeaves: quantileCurve(all) } satisfies Record<
-    string,
-    QuantilePoint[]
-  >;
-}
+// Named scenarios for the dashboard's model tests (no clock). Only tests import this file; the
+// charts' own scenarios live beside them in @tailscope/charts.
+import type { FanoutOp, StragglerRow, Trace, TraceSpan } from './api/contracts';
 
 const q = (p50: number, p95: number, p99: number, p999: number) => ({ p50, p95, p99, p999 });
 

@@ -5,7 +5,14 @@ import { frame, px, type Frame } from '../frame';
 import { linearTicks, logTicks, type Tick } from '../ticks';
 import { formatMs, formatPct } from '../format';
 import { legendRow, type LegendItem } from '../Axes';
-import type { CurvePoint } from '../../api/contracts';
+
+/** One width of the amplification curve (`GET /api/v1/fanouts` `curve[]`); `observed` only
+ * where the data has fan-outs of that width. */
+export interface CurvePoint {
+  width: number;
+  observed?: number;
+  predicted: number;
+}
 
 export interface AmplificationLayout {
   f: Frame;

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { layoutWaterfall } from './layout';
-import { buildTraceTree } from '../../model/trace-tree';
-import { findFanouts } from '../../model/fanout';
-import { waterfallRows } from '../../model/waterfall-rows';
-import { fanoutTrace, defined } from '../fixtures';
+import { FANOUT_TRACE_MS, fanoutTraceRows, defined } from '../fixtures';
 
 describe('layoutWaterfall', () => {
-  const tree = buildTraceTree(fanoutTrace().spans);
-  const rows = waterfallRows(tree, findFanouts(tree)[0]);
-  const l = layoutWaterfall(rows, tree.totalMs, 1000);
+  const rows = fanoutTraceRows;
+  const l = layoutWaterfall(rows, FANOUT_TRACE_MS, 1000);
 
   it('maps time linearly: a bar twice as long is twice as wide', () => {
     const c0 = defined(l.bars.find((b) => b.id === 'c0'));

@@ -4,7 +4,7 @@ import { frame, px, type Frame } from '../frame';
 import { logTicks, type Tick } from '../ticks';
 import { formatMs } from '../format';
 import { legendRow, type LegendItem } from '../Axes';
-import { nines, type QuantilePoint } from '../../model/quantile-curve';
+import { nines, type QuantilePoint } from '../quantile-curve';
 
 export interface CdfSeries {
   key: string;

@@ -2,7 +2,25 @@ import { scaleLinear } from 'd3-scale';
 import { frame, px, type Frame } from '../frame';
 import { linearTicks, type Tick } from '../ticks';
 import { formatMs } from '../format';
-import type { WaterfallRow } from '../../model/waterfall-rows';
+
+/** One row of the waterfall: a span, or a call with its answering SERVER span folded in. */
+export interface WaterfallRow {
+  id: string;
+  label: string;
+  service: string;
+  depth: number;
+  startMs: number;
+  durationMs: number;
+  /** The answering SERVER span, drawn inside its call's bar (the gap is network and queueing). */
+  inner?: { startMs: number; durationMs: number };
+  call: boolean;
+  straggler: boolean;
+  error: boolean;
+  /** Host, sharing mode and background activity of a call. */
+  host?: string;
+  mode?: string;
+  background?: string;
+}
 
 export interface WaterfallBar {
   id: string;

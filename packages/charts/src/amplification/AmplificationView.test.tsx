@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AmplificationView } from './AmplificationView';
 import { layoutAmplification } from './layout';
-import { independentFanout } from '../fixtures';
+import { independentCurve } from '../fixtures';
 import { matchGolden } from '../golden';
 
 describe('AmplificationView', () => {
   it('matches its golden SVG for independent slowness at width 100', () => {
     const layout = layoutAmplification(
-      independentFanout.curve,
+      independentCurve,
       { thresholdMs: 980, widthP50: 100 },
       { width: 480, height: 260 },
     );

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { layoutAmplification } from './layout';
-import { independentFanout, defined } from '../fixtures';
+import { independentCurve, defined } from '../fixtures';
 
 describe('layoutAmplification', () => {
   const size = { width: 500, height: 280 };
-  const l = layoutAmplification(independentFanout.curve, { thresholdMs: 980, widthP50: 100 }, size);
+  const l = layoutAmplification(independentCurve, { thresholdMs: 980, widthP50: 100 }, size);
 
   it('uses a log width axis when widths span three decades and labels whole widths', () => {
     expect(l.xTitle).toContain('log scale');

@@ -1,34 +1,25 @@
 import { createElement, type FunctionComponent } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
-import {
-  AmplificationView,
-  ForestView,
-  PercentileBarsView,
-  STYLESHEET_URL,
-  layoutAmplification,
-  layoutForest,
-  layoutPercentileBars,
-} from './index';
-import type { StragglerRow as WebStragglerRow } from './api/contracts';
-import type { CurvePoint } from './api/contracts';
+import { AmplificationView } from './amplification/AmplificationView';
+import { layoutAmplification, type CurvePoint } from './amplification/layout';
+import { ForestView } from './forest/ForestView';
+import { layoutForest, type ForestInput } from './forest/layout';
+import { PercentileBarsView } from './percentile-bars/PercentileBarsView';
+import { layoutPercentileBars, type Estimate } from './percentile-bars/layout';
 
-/** The report's shapes (apps/api/src/report/types.ts), structurally: this module is loaded by
- * the API at run time, so neither project's type check crosses into the other's. */
-interface ReportStragglerRow extends Omit<
-  WebStragglerRow,
-  'riskRatio' | 'riskRatioLow' | 'riskRatioHigh' | 'p99DropMs'
+/** An attribution row as a report holds it: a ratio it could not estimate is null. */
+export interface ReportStragglerRow extends Omit<
+  ForestInput,
+  'riskRatio' | 'riskRatioLow' | 'riskRatioHigh'
 > {
   riskRatio: number | null;
   riskRatioLow: number | null;
   riskRatioHigh: number | null;
   p99DropMs: number | null;
 }
-interface Estimate {
-  value: number;
-  low: number;
-  high: number;
-}
-interface OperationReport {
+
+/** What the report's charts read from one operation of a report (the API's `OperationReport`). */
+export interface ReportOperationCharts {
   fanout: {
     width: { p50: number };
     amplification: { thresholdMs: number };
@@ -67,10 +58,8 @@ function forestRows(rows: readonly ReportStragglerRow[]): ReportStragglerRow[] {
     .slice(0, 10);
 }
 
-export { STYLESHEET_URL };
-
-/** SVG markup of one operation's charts, for the HTML report (see apps/api/src/report). */
-export function renderOperationCharts(op: OperationReport): string {
+/** SVG markup of one operation's charts, for the HTML report. */
+export function renderOperationCharts(op: ReportOperationCharts): string {
   const f = op.fanout;
   const parts: string[] = [];
   if (f.curve.length > 0) {

@@ -2,7 +2,18 @@ import { scaleLog } from 'd3-scale';
 import { frame, px, type Frame } from '../frame';
 import { logTicks, type Tick } from '../ticks';
 import { formatPct, formatPValue, formatRatio } from '../format';
-import type { StragglerRow } from '../../api/contracts';
+
+/** What the forest plot reads from one attribution row (`GET /api/v1/stragglers` `rows[]`). */
+export interface ForestInput {
+  dimension: string;
+  value: string;
+  riskRatio: number;
+  riskRatioLow: number;
+  riskRatioHigh: number;
+  qValue: number;
+  stragglerShare: number;
+  cause: boolean;
+}
 
 export interface ForestRow {
   key: string;
@@ -21,7 +32,7 @@ export interface ForestRow {
   detail: string;
   /** Share of all tail stragglers that had this value. */
   share: string;
-  source: StragglerRow;
+  source: ForestInput;
 }
 
 export interface ForestLayout {
@@ -59,7 +70,7 @@ function clip(s: string, n: number): string {
  * a log x axis (×1 = no effect) with each ratio's 95% interval. Causes (q < 0.05, ratio > 1)
  * are flagged for the view to mark. Height follows the row count.
  */
-export function layoutForest(rows: readonly StragglerRow[], width: number): ForestLayout {
+export function layoutForest(rows: readonly ForestInput[], width: number): ForestLayout {
   const labelW = Math.min(220, Math.max(140, width * 0.24));
   const detailW = Math.min(230, Math.max(150, width * 0.26));
   const f = frame(width, 34 + rows.length * ROW + 40, {
