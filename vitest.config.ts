@@ -16,6 +16,7 @@ export default defineConfig({
       'apps/api',
       'apps/web',
       'apps/demo',
+      'apps/cli',
       'collectors',
     ],
   },

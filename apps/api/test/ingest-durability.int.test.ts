@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, sql } from '../src/store';
-import { fanoutSpans, protobufRequest } from './ingest-fixtures';
+import { fanoutSpans, protobufRequest } from '../src/testing/otlp-fixtures';
 
 /**
  * kill -9 during sustained ingest: the real CLI, SIGKILLed while requests are in flight, then

@@ -1,6 +1,5 @@
 import { Command, Option } from 'commander';
-import { loadSettings } from '../config';
-import { serve } from '../server/serve';
+import { loadSettings, serve } from '@tailscope/api';
 
 /** Flags shared by every command that starts the server (`serve`, `demo`). */
 export function addServerOptions(cmd: Command): Command {

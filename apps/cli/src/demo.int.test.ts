@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, sql, type Store } from '../store';
+import { openStore, sql, type Store } from '@tailscope/api';
 
 /**
  * The real `tailscope demo` end to end: the CLI starts the server, the cluster (hog, five leaf
@@ -15,7 +15,7 @@ import { openStore, sql, type Store } from '../store';
  * after 150 s.
  */
 
-const BIN = fileURLToPath(new URL('../../bin/tailscope.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/tailscope.js', import.meta.url));
 const TAG = `demo-test-${randomUUID()}`;
 const dir = mkdtempSync(join(tmpdir(), 'tailscope-demo-'));
 let store: Store;

@@ -1,4 +1,4 @@
-// The analysis half of scripts/validate-whatif.ts: from the recorded runs in a store, predict
+// The analysis half of bench/src/validate-whatif.ts: from the recorded runs in a store, predict
 // each policy with the simulator and compare with the run that had it switched on for real.
 import {
   bootstrapPercentiles,
@@ -14,8 +14,7 @@ import {
   type WhatIfReplay,
 } from '@tailscope/analysis';
 import { DEFAULT_PROBATION, type RootStats, type SlowHostOption } from '@tailscope/demo';
-import type { Store } from '../apps/api/src/store';
-import { loadLeafCalls } from '../apps/api/src/store/fanouts';
+import { loadLeafCalls, type Store } from '@tailscope/api';
 
 export const SHARD = 'tailscope.shard';
 export const SHADOW = 'tailscope.shadow';

@@ -1,6 +1,6 @@
 // Ground truth for the what-if simulator (docs/whatif.md, "Ground truth from a real cluster").
 //
-//   npx tsx scripts/validate-whatif.ts [--seconds 30] [--rate 40] [--warmup 10] [--hogs 0]
+//   npx tsx bench/src/validate-whatif.ts [--seconds 30] [--rate 40] [--warmup 10] [--hogs 0]
 //                                      [--contended-nice 0] [--hedge-cancel discard|close]
 //                                      [--slow-ms 150] [--middle-policy probation|none]
 //                                      [--design split|sequential]
@@ -32,9 +32,7 @@ import { basename, join } from 'node:path';
 import cliProgress from 'cli-progress';
 import { latencyQuantile } from '@tailscope/analysis';
 import { LoadGenerator, startCluster, type ClusterOptions } from '@tailscope/demo';
-import { loadSettings } from '../apps/api/src/config';
-import { serve, type Running } from '../apps/api/src/server/serve';
-import { selectStats } from '../apps/api/src/store';
+import { loadSettings, selectStats, serve, type Running } from '@tailscope/api';
 import {
   compareHedge,
   compareProbation,

@@ -6,7 +6,7 @@ import {
   startCluster,
   type Cluster,
 } from '@tailscope/demo';
-import { serve, type Running } from '../server/serve';
+import { serve, type Running } from '@tailscope/api';
 import {
   clusterOptionsFromFlags,
   DemoFlagError,

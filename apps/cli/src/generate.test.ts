@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGenerate, type GenerateFlags } from './generate';
 
 const run = promisify(execFile);
-const bin = fileURLToPath(new URL('../../bin/tailscope.js', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/tailscope.js', import.meta.url));
 
 /** Runs the real `tailscope` CLI in its own process. */
 async function tailscope(args: string[]) {

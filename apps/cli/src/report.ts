@@ -1,8 +1,7 @@
 import { Option, type Command } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
 import { extraCommands } from './index';
-import { formatFromName, runReport, type ReportFormat } from '../report/run';
-import { parseTime } from '../report/time';
+import { formatFromName, parseTime, runReport, type ReportFormat } from '@tailscope/api';
 
 interface ReportFlags {
   url?: string;

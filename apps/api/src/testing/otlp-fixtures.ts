@@ -7,7 +7,7 @@ import protobuf from 'protobufjs/minimal';
 /**
  * Fan-out traces as the OpenTelemetry JS SDK would export them (ReadableSpans serialized by the
  * SDK's own OTLP serializers), seeded so every run sends the same bytes. Used by the ingest tests
- * and by bench/src/ingest.ts.
+ * and by bench/src/ingest.ts (through `otlpFixtures` in the package entry).
  */
 
 /** A small deterministic generator (mulberry32). */

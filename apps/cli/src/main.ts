@@ -1,5 +1,5 @@
-import { buildCli } from './cli/index';
-import './cli/commands';
+import { buildCli } from './index';
+import './commands';
 
 // A failed command prints one line naming what is wrong (a busy port, a bad flag, an unreachable
 // store) rather than a stack trace; TAILSCOPE_DEBUG=1 shows the stack too.
