@@ -13,7 +13,7 @@ import { fanoutSpans, protobufRequest } from '../src/testing/otlp-fixtures';
  * restarted on the same data directory. Every span that got a 200 must be stored exactly once.
  */
 
-const BIN = resolve(import.meta.dirname, '../bin/tailscope.js');
+const BIN = resolve(import.meta.dirname, '../../cli/bin/tailscope.js');
 const dir = mkdtempSync(join(tmpdir(), 'tailscope-kill9-'));
 const children: ChildProcess[] = [];
 

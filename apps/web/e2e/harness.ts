@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { loadSettings } from '../../api/src/config';
-import { serve, type Running } from '../../api/src/server/serve';
+// The browser tests drive the dashboard against the real server: the one place apps/web uses
+// another app, through its entry (.dependency-cruiser.cjs allows e2e/ only).
+import { loadSettings, serve, type Running } from '@tailscope/api';
 
 export const WEB_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_ROOT = join(WEB_ROOT, '..', '..');
@@ -91,7 +92,7 @@ export async function sendScenario(
   opts: { requests: number; seed?: number; start?: number },
 ): Promise<{ spans: number; ms: number }> {
   const t0 = performance.now();
-  const cli = join(REPO_ROOT, 'apps', 'api', 'bin', 'tailscope.js');
+  const cli = join(REPO_ROOT, 'apps', 'cli', 'bin', 'tailscope.js');
   const args = [
     cli,
     'generate',
