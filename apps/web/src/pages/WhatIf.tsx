@@ -50,7 +50,9 @@ function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {
   const knobs = useMemo(() => knobsFor(state.kind, ctx), [state.kind, ctx]);
   const policy = useMemo(() => policyOf(state, knobs), [state, knobs]);
   const seed = Number(params.get('seed') ?? '1') || 1;
-  const askedAt = useRef(performance.now());
+  // When the page opened, read once (the clock is not read during later renders).
+  const [openedAt] = useState(() => performance.now());
+  const askedAt = useRef(openedAt);
   const urlTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const { run, error, busy } = useWhatIf(leaves.key, policy, seed, () => askedAt.current);
   const curves = useResource(`curves:${leaves.key}`, () => leafClient.curves(leaves.key));

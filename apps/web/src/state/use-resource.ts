@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, useContext, useEffect, useRef, useState } from 'react';
 
 export type Resource<T> =
   | { state: 'idle' }
@@ -12,7 +12,7 @@ export type Resource<T> =
 // generation, so "Refresh" misses the cache.
 const CACHE_MAX = 60;
 const cache = new Map<string, unknown>();
-const inflight = new Map<string, Promise<unknown>>();
+const inflight = new Map<string, Load>();
 
 function remember(key: string, value: unknown): void {
   cache.delete(key);
@@ -28,23 +28,58 @@ function toError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-/** Starts (or joins) the load of `key`. Shared loads are not aborted: others may wait on them. */
-function start<T>(key: string, load: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const running = inflight.get(key);
-  if (running) return running as Promise<T>;
-  const p = load(new AbortController().signal).then(
-    (data) => {
-      remember(key, data);
-      inflight.delete(key);
-      return data;
+interface Load {
+  promise: Promise<unknown>;
+  controller: AbortController;
+  /** Components waiting on it; the load is aborted when the last one leaves before it ends. */
+  users: number;
+}
+
+/**
+ * Starts (or joins) the load of `key`; the returned `leave` says this caller no longer waits.
+ * A shared load goes on while anyone waits on it and is aborted when nobody does (the page was
+ * left, or the key changed), so a dropped request stops costing the server.
+ */
+function start<T>(
+  key: string,
+  load: (signal: AbortSignal) => Promise<T>,
+): { promise: Promise<T>; leave: () => void } {
+  let entry = inflight.get(key);
+  if (!entry) {
+    const controller = new AbortController();
+    const created: Load = {
+      controller,
+      users: 0,
+      promise: load(controller.signal).then(
+        (data) => {
+          remember(key, data);
+          if (inflight.get(key) === created) inflight.delete(key);
+          return data;
+        },
+        (e: unknown) => {
+          if (inflight.get(key) === created) inflight.delete(key);
+          throw toError(e);
+        },
+      ),
+    };
+    entry = created;
+    inflight.set(key, created);
+  }
+  const joined = entry;
+  joined.users++;
+  let left = false;
+  return {
+    promise: joined.promise as Promise<T>,
+    leave: () => {
+      if (left) return;
+      left = true;
+      joined.users--;
+      if (joined.users === 0 && inflight.get(key) === joined) {
+        inflight.delete(key);
+        joined.controller.abort();
+      }
     },
-    (e: unknown) => {
-      inflight.delete(key);
-      throw toError(e);
-    },
-  );
-  inflight.set(key, p);
-  return p;
+  };
 }
 
 /** Bumped by "Refresh" and "Try again": every resource is asked again under a new key. */
@@ -57,19 +92,22 @@ export function useResource<T>(
 ): Resource<T> {
   const generation = useContext(GenerationContext);
   const key = baseKey === null ? null : `${generation}|${baseKey}`;
+  // The settled answer for `key`; until it matches, the render below derives idle, cached or
+  // loading from the key alone, so the effect never sets state synchronously.
   const [current, setCurrent] = useState<{ key: string | null; res: Resource<T> }>({
     key: null,
     res: { state: 'idle' },
   });
+  // `load` is recreated each render on purpose: the key alone names what it loads.
+  const latestLoad = useRef(load);
   useEffect(() => {
-    if (key === null) return;
-    if (cache.has(key)) {
-      setCurrent({ key, res: { state: 'ready', data: cache.get(key) as T } });
-      return;
-    }
+    latestLoad.current = load;
+  });
+  useEffect(() => {
+    if (key === null || cache.has(key)) return;
     let live = true;
-    setCurrent({ key, res: { state: 'loading' } });
-    start(key, load).then(
+    const { promise, leave } = start(key, latestLoad.current);
+    promise.then(
       (data) => {
         if (live) setCurrent({ key, res: { state: 'ready', data } });
       },
@@ -79,8 +117,8 @@ export function useResource<T>(
     );
     return () => {
       live = false;
+      leave();
     };
-    // `load` is recreated each render on purpose: the key alone names what it loads.
   }, [key]);
   if (key === null) return { state: 'idle' };
   if (current.key !== key) {
