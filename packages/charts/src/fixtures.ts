@@ -4,7 +4,10 @@ import type { ForestInput } from './forest/layout';
 import { quantileCurve, type QuantilePoint } from './quantile-curve';
 import type { WaterfallRow } from './waterfall/layout';
 
-/** mulberry32: a small seeded generator, uniform in [0, 1). */
+/**
+ * mulberry32, uniform in [0, 1). Not @tailscope/analysis's generator (new code uses that one):
+ * the CDF golden file pins these exact draws, and the issue keeps every golden file as it is.
+ */
 export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

@@ -3,24 +3,13 @@ import { ProtobufTraceSerializer, JsonTraceSerializer } from '@opentelemetry/otl
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import protobuf from 'protobufjs/minimal';
+import { randomFromSeed } from '@tailscope/analysis';
 
 /**
  * Fan-out traces as the OpenTelemetry JS SDK would export them (ReadableSpans serialized by the
  * SDK's own OTLP serializers), seeded so every run sends the same bytes. Used by the ingest tests
  * and by bench/src/ingest.ts (through `otlpFixtures` in the package entry).
  */
-
-/** A small deterministic generator (mulberry32). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function hex(rand: () => number, digits: number): string {
   let s = '';
@@ -39,7 +28,7 @@ const T0 = 1_763_800_000_000_000_000n;
  * leaf and the leaf's SERVER span, with the attributes a real service sets (strings and ints).
  */
 export function fanoutSpans(spans: number, seed: number, width = 9): ReadableSpan[] {
-  const rand = seeded(seed);
+  const rand = randomFromSeed(seed);
   const out: ReadableSpan[] = [];
   const frontend = resourceFromAttributes({
     'service.name': 'frontend',

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, positions), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
-import type { SeededRandom } from './random';
+import type { SeededRandom } from '../random';
 
 /**
  * What every replay that draws replacement latencies needs: fan-outs in time order, so "a call

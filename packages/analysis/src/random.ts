@@ -1,5 +1,5 @@
 /**
- * Seeded randomness for the simulator. sfc32 (Chris Doty-Humphrey's Small Fast Counting
+ * The one seeded generator of Tailscope (analysis, the simulator, reports, test fixtures). sfc32 (Chris Doty-Humphrey's Small Fast Counting
  * generator, 128-bit state, passes PractRand) seeded through splitmix32, so seeds 1 and 2 give
  * unrelated streams. A class rather than a closure so the replay loops can inline `float()`.
  */
@@ -26,6 +26,20 @@ export class SeededRandom {
     this.d = next();
     // Warm up: the first outputs of a freshly seeded sfc32 are weakly mixed.
     for (let i = 0; i < 12; i++) this.uint32();
+  }
+
+  /**
+   * A generator started from four state words (not all zero) rather than a number: for seeds
+   * that are text (`randomFromSeed` hashes them). Warmed up like the numeric constructor.
+   */
+  static fromWords(a: number, b: number, c: number, d: number): SeededRandom {
+    const r = new SeededRandom(0);
+    r.a = a | 0;
+    r.b = b | 0;
+    r.c = c | 0;
+    r.d = d | 0;
+    for (let i = 0; i < 12; i++) r.uint32();
+    return r;
   }
 
   /** A uniform 32-bit unsigned integer. */
