@@ -20,7 +20,7 @@ export function seeded(seed: number): () => number {
 }
 
 /** Leaf latencies: lognormal around 10 ms with 1 call in 100 at ~1 s (the paper's example). */
-export function leafLatenciesWithRareSlowCalls(n: number, seed: number): Float64Array {
+function leafLatenciesWithRareSlowCalls(n: number, seed: number): Float64Array {
   const r = seeded(seed);
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) {

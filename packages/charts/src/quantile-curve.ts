@@ -34,11 +34,3 @@ export function quantileCurve(
   }
   return out;
 }
-
-/** The q-quantile of an ascending sample (nearest rank, as the API computes Table 1). */
-export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
-  const n = sorted.length;
-  if (n === 0) return NaN;
-  const idx = Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1));
-  return sorted[idx] ?? NaN;
-}

@@ -19,7 +19,7 @@ const POLICY_LABELS: Record<PolicyKind, string> = {
   'sync-background': 'Synchronized background',
 };
 
-export function formatKnob(unit: Unit, v: number): string {
+function formatKnob(unit: Unit, v: number): string {
   switch (unit) {
     case 'ms':
       return formatMs(v);

@@ -9,7 +9,7 @@ export interface HeatmapContext {
 }
 
 /** Colour steps: cells are drawn grouped by step, one fillStyle change per step. */
-export const STEPS = 48;
+const STEPS = 48;
 
 /**
  * Draws the heatmap cells; pure apart from the context it is given. `color(t)` maps [0, 1] to

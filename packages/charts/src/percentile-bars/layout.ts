@@ -8,7 +8,7 @@ export interface Estimate {
   high: number;
 }
 
-export const PERCENTILES = [
+const PERCENTILES = [
   { key: 'p50', label: 'p50' },
   { key: 'p90', label: 'p90' },
   { key: 'p99', label: 'p99' },
