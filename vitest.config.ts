@@ -11,10 +11,12 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       'packages/analysis',
+      'packages/charts',
       'packages/tracegen',
       'apps/api',
       'apps/web',
       'apps/demo',
+      'apps/cli',
       'collectors',
     ],
   },

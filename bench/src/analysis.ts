@@ -13,11 +13,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { createGenerator, encodeOtlpProtobuf, presetSpec } from '@tailscope/tracegen';
-import { decodeTraceRequest } from '../../apps/api/src/ingest/decode-protobuf';
-import { TRACE_COLUMNS } from '../../apps/api/src/ingest/span-columns';
-import { migrate, openStore, selectStats, sql, TRACES_TABLE } from '../../apps/api/src/store';
-import { insertNative } from '../../apps/api/src/store/traces-insert';
-import { materializeFanouts } from '../../apps/api/src/store/fanouts';
+import {
+  decodeTraceRequest,
+  insertNative,
+  materializeFanouts,
+  migrate,
+  openStore,
+  selectStats,
+  sql,
+  TRACE_COLUMNS,
+  TRACES_TABLE,
+} from '@tailscope/api';
 
 const SPANS = Number(process.env.SPANS ?? 10_000_000);
 const SCENARIO = process.env.SCENARIO ?? 'bigtable-multiget';
@@ -127,7 +133,7 @@ function procStats(pid: number): { rss: number; peak: number; cpuMs: number } {
 }
 
 async function startServer(port: number): Promise<ChildProcess> {
-  const bin = resolve(import.meta.dirname, '../../apps/api/bin/tailscope.js');
+  const bin = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
   const child = spawn(
     process.execPath,
     [

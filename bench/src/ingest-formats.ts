@@ -2,8 +2,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import protobuf from 'protobufjs/minimal';
-import type { Store } from '../../apps/api/src/store';
-import { ProtoReader } from '../../apps/api/src/ingest/proto-reader';
+import { ProtoReader, type Store } from '@tailscope/api';
 
 /**
  * The measurements behind the ingest design choices (bench/README.md): what the engine's insert

@@ -1,11 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrate, openStore, type Store } from '../../apps/api/src/store';
-import { insertNative, prepareForIngest } from '../../apps/api/src/store/traces-insert';
-import { TYPED_ATTRIBUTES_TABLE } from '../../apps/api/src/store/typed-attributes';
-import { decodeTraceRequest } from '../../apps/api/src/ingest/decode-protobuf';
-import { TRACE_COLUMNS, TYPED_COLUMNS } from '../../apps/api/src/ingest/span-columns';
+import {
+  decodeTraceRequest,
+  insertNative,
+  migrate,
+  openStore,
+  prepareForIngest,
+  TRACE_COLUMNS,
+  TYPED_ATTRIBUTES_TABLE,
+  TYPED_COLUMNS,
+  type Store,
+} from '@tailscope/api';
 
 /**
  * Insert-only: the same requests, decoded once, inserted as the writer does (Native through

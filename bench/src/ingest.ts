@@ -17,8 +17,7 @@ import { loadavg } from 'node:os';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fanoutSpans, protobufRequest } from '../../apps/api/test/ingest-fixtures';
-import { decodeTraceRequest } from '../../apps/api/src/ingest/decode-protobuf';
+import { decodeTraceRequest, otlpFixtures } from '@tailscope/api';
 import { insertBench } from './ingest-insert';
 import { formatsBench, readerBench } from './ingest-formats';
 
@@ -47,7 +46,7 @@ function startServer(dataDir: string): Promise<Server> {
   const child = spawn(
     process.execPath,
     [
-      join(repo, 'apps/api/bin/tailscope.js'),
+      join(repo, 'apps/cli/bin/tailscope.js'),
       'serve',
       '--data-dir',
       dataDir,
@@ -193,7 +192,7 @@ console.log(
   `bench:ingest: ${REQUESTS} distinct requests of ${SPANS_PER_REQUEST} spans, ${CONNECTIONS} keep-alive connections, ${SECONDS} s; load average ${load}`,
 );
 const bodies = Array.from({ length: REQUESTS }, (_, i) =>
-  protobufRequest(fanoutSpans(SPANS_PER_REQUEST, i + 1)),
+  otlpFixtures.protobufRequest(otlpFixtures.fanoutSpans(SPANS_PER_REQUEST, i + 1)),
 );
 console.log(`request size: ${fmt(bodies[0]?.length ?? 0)} bytes`);
 

@@ -7,7 +7,7 @@ import { Client, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { loadSettings, type Settings } from '../src/config';
 import { migrate, openStore, sql, type Store } from '../src/store';
 import { startIngest, type IngestHandle, type IngestTuning } from '../src/ingest';
-import { fanoutSpans, protobufRequest } from './ingest-fixtures';
+import { fanoutSpans, protobufRequest } from '../src/testing/otlp-fixtures';
 
 /**
  * The write queue's bound and the write-ahead log's exactly-once replay, on the real pipeline

@@ -6,14 +6,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, sql } from '../src/store';
-import { fanoutSpans, protobufRequest } from './ingest-fixtures';
+import { fanoutSpans, protobufRequest } from '../src/testing/otlp-fixtures';
 
 /**
  * kill -9 during sustained ingest: the real CLI, SIGKILLed while requests are in flight, then
  * restarted on the same data directory. Every span that got a 200 must be stored exactly once.
  */
 
-const BIN = resolve(import.meta.dirname, '../bin/tailscope.js');
+const BIN = resolve(import.meta.dirname, '../../cli/bin/tailscope.js');
 const dir = mkdtempSync(join(tmpdir(), 'tailscope-kill9-'));
 const children: ChildProcess[] = [];
 

@@ -16,7 +16,7 @@ import {
   otlpJson,
   protobufRequest,
   jsonSpan as span,
-} from './ingest-fixtures';
+} from '../src/testing/otlp-fixtures';
 
 /**
  * Every kind of bad OTLP/HTTP input gets its documented answer, and the server keeps serving:

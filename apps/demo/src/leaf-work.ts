@@ -2,20 +2,16 @@
  * The work a leaf does. All of it is real computation whose duration is whatever the machine
  * makes of it: no latency is drawn from a distribution here.
  */
+import { SeededRandom } from '@tailscope/analysis';
 
 const DIMS = 16;
 
 /** A host's shard of a toy vector index: `rows` vectors of 16 floats, filled from a seed. */
 export function buildIndex(rows: number, seed: number): Float32Array {
   const index = new Float32Array(rows * DIMS);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < index.length; i++) {
-    // xorshift32: cheap, deterministic content; the values do not matter, the work does.
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    index[i] = (x >>> 0) / 4294967296 - 0.5;
-  }
+  // Deterministic content; the values do not matter, the work does.
+  const random = new SeededRandom(seed);
+  for (let i = 0; i < index.length; i++) index[i] = random.float() - 0.5;
   return index;
 }
 
@@ -83,13 +79,8 @@ export class GarbageMaker {
 /** A sorted run of `n` keys (deterministic from `seed`). */
 function sortedRun(n: number, seed: number): Float64Array {
   const run = new Float64Array(n);
-  let x = seed >>> 0 || 7;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    run[i] = x >>> 0;
-  }
+  const random = new SeededRandom(seed);
+  for (let i = 0; i < n; i++) run[i] = random.uint32();
   return run.sort();
 }
 

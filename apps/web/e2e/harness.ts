@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { loadSettings } from '../../api/src/config';
-import { serve, type Running } from '../../api/src/server/serve';
+// The browser tests drive the dashboard against the real server: the one place apps/web uses
+// another app, through its entry (.dependency-cruiser.cjs allows e2e/ only).
+import { loadSettings, serve, type Running } from '@tailscope/api';
 
 export const WEB_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_ROOT = join(WEB_ROOT, '..', '..');
@@ -25,8 +26,8 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * Builds apps/web when dist is missing or older than its sources (the web app's and the
- * analysis package's, which the worker bundles). Returns the build time, 0 when up to date.
+ * Builds apps/web when dist is missing or older than its sources (the web app's, the charts'
+ * and the analysis package's, which the worker bundles). Returns the build time, 0 when up to date.
  */
 export function ensureBuilt(): number {
   const index = join(WEB_ROOT, 'dist', 'index.html');
@@ -34,6 +35,7 @@ export function ensureBuilt(): number {
     newestMtime(join(WEB_ROOT, 'src')),
     statSync(join(WEB_ROOT, 'index.html')).mtimeMs,
     statSync(join(WEB_ROOT, 'vite.config.ts')).mtimeMs,
+    newestMtime(join(REPO_ROOT, 'packages', 'charts', 'src')),
     newestMtime(join(REPO_ROOT, 'packages', 'analysis', 'src')),
   );
   if (existsSync(index) && statSync(index).mtimeMs >= sources) return 0;
@@ -90,7 +92,7 @@ export async function sendScenario(
   opts: { requests: number; seed?: number; start?: number },
 ): Promise<{ spans: number; ms: number }> {
   const t0 = performance.now();
-  const cli = join(REPO_ROOT, 'apps', 'api', 'bin', 'tailscope.js');
+  const cli = join(REPO_ROOT, 'apps', 'cli', 'bin', 'tailscope.js');
   const args = [
     cli,
     'generate',

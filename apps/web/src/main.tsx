@@ -2,7 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { App } from './App';
-import './styles.css';
+import '@tailscope/charts/styles.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');

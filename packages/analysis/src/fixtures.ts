@@ -79,7 +79,7 @@ export function causeFanouts(o: CauseOptions): LeafCalls {
 }
 
 /** Standard normal by Box-Muller. */
-export function gaussian(r: () => number): number {
+function gaussian(r: () => number): number {
   const u = 1 - r();
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r());
 }

@@ -1,3 +1,4 @@
+import { SeededRandom } from './random';
 import type { Random } from './types';
 
 /**
@@ -78,19 +79,11 @@ export function pickIndex(hash32: number, n: number): number {
  */
 export function randomFromSeed(seed: number | string): Random {
   const text = String(seed);
-  let a = murmurHash3(text, 0x9e3779b9);
-  let b = murmurHash3(text, 0x85ebca6b);
-  let c = murmurHash3(text, 0xc2b2ae35);
-  let d = murmurHash3(text, 0x27d4eb2f);
-  const next = (): number => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    c = (c + t) | 0;
-    return (t >>> 0) / 4294967296;
-  };
-  for (let i = 0; i < 12; i++) next();
-  return next;
+  const r = SeededRandom.fromWords(
+    murmurHash3(text, 0x9e3779b9),
+    murmurHash3(text, 0x85ebca6b),
+    murmurHash3(text, 0xc2b2ae35),
+    murmurHash3(text, 0x27d4eb2f),
+  );
+  return () => r.float();
 }

@@ -2,6 +2,7 @@ export * from './types';
 export * from './whatif';
 export * from './quantile';
 export * from './hash';
+export * from './random';
 export * from './stats';
 export * from './conventions';
 export * from './fanout-stats';

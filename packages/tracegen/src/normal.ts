@@ -1,7 +1,7 @@
 /** Normal CDF and its inverse, accurate enough for truth checks (relative error < 2e-7). */
 
 /** erfc(x), Numerical Recipes' Chebyshev fit: fractional error < 1.2e-7 everywhere. */
-export function erfc(x: number): number {
+function erfc(x: number): number {
   const z = Math.abs(x);
   const t = 1 / (1 + 0.5 * z);
   const r =

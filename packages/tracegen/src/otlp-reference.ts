@@ -147,7 +147,7 @@ function attrs(list: KV[] | undefined): Record<string, string> {
 }
 
 /** Flattens an OTLP request (as protobufjs toObject or parsed OTLP/JSON gives it) to spans. */
-export function flattenRequest(d: Decoded, hexIds: boolean): ReferenceSpan[] {
+function flattenRequest(d: Decoded, hexIds: boolean): ReferenceSpan[] {
   const spans: ReferenceSpan[] = [];
   for (const rs of d.resourceSpans ?? [])
     for (const ss of rs.scopeSpans ?? [])

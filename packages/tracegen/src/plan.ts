@@ -83,7 +83,7 @@ export interface Plan {
   windowSpans: WindowSpan[];
 }
 
-export function compileSlowdown(s: Slowdown): CompiledSlowdown {
+function compileSlowdown(s: Slowdown): CompiledSlowdown {
   return { factor: s.factor, add: s.addMs ? compileSampler(s.addMs) : null };
 }
 

@@ -43,12 +43,6 @@ export function stringField(field: number, text: string): Uint8Array {
   return lengthDelimited(field, utf8.encode(text));
 }
 
-export function varintField(field: number, n: number): Uint8Array {
-  const out = new Uint8Array(varintSize(field << 3) + varintSize(n));
-  writeVarint(out, writeVarint(out, 0, field << 3), n);
-  return out;
-}
-
 /** `KeyValue{key, value: AnyValue{string_value}}` as field `field` of its parent. */
 export function stringAttribute(field: number, key: string, value: string): Uint8Array {
   return lengthDelimited(

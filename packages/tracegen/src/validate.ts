@@ -58,7 +58,7 @@ function oneOf<T extends string>(o: Obj, key: string, path: string, values: read
   return v as T;
 }
 
-export function validateLatency(v: unknown, path: string): LatencySpec {
+function validateLatency(v: unknown, path: string): LatencySpec {
   const o = obj(v, path);
   const kind = oneOf(o, 'kind', path, [
     'fixed',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { fanoutSpans, jsonRequest, protobufRequest } from '../../test/ingest-fixtures';
+import { fanoutSpans, jsonRequest, protobufRequest } from '../testing/otlp-fixtures';
 import { decodeTraceRequest } from './decode-protobuf';
 import { jsonToProtobuf } from './decode-json';
 import { DecodeError } from './proto-reader';

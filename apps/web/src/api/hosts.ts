@@ -1,7 +1,7 @@
 // GET /api/v1/hosts: per-host latency windows and episodes (docs/analysis.md), and their
 // conversion to the heatmap's host x window matrix.
 import { arr, num, numOr, obj, str, withDefault, type Decoder } from './decode';
-import type { HostMatrix } from '../charts/heatmap/layout';
+import type { HostMatrix } from '@tailscope/charts';
 
 export interface HostWindow {
   startMs: number;

@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { utcFormat } from 'd3-time-format';
 import { RANGE_PRESETS, type RangeKey } from '../state/filters';
 import { useFilters, useRange, useStore } from '../state/store-context';
-import { formatMs } from '../charts/format';
+import { formatMs } from '@tailscope/charts';
 
 const toInput = utcFormat('%Y-%m-%dT%H:%M:%S');
 const show = utcFormat('%Y-%m-%d %H:%M:%S');

@@ -3,7 +3,7 @@ import { leafCallsFromRows } from '@tailscope/analysis';
 import { backgroundByCall } from './match-calls';
 import { buildTraceTree } from './trace-tree';
 import { findFanouts } from './fanout';
-import { defined, fanoutTrace } from '../charts/fixtures';
+import { defined, fanoutTrace } from '../test-fixtures';
 
 describe('backgroundByCall', () => {
   it('matches the fan-out by trace id and each call by host and duration', () => {

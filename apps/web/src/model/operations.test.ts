@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pickOperation, rankOperations, tailAmplification, verdictKind } from './operations';
-import { independentFanout } from '../charts/fixtures';
+import { independentFanout } from '../test-fixtures';
 
 const mild = {
   ...independentFanout,

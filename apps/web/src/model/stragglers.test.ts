@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributeDimension, orderRows, parseBy, ratioWithInterval } from './stragglers';
-import { sickHostStragglers } from '../charts/fixtures';
+import { sickHostStragglers } from '../test-fixtures';
 
 describe('straggler helpers', () => {
   it('parses by= with defaults, attributes and junk', () => {

@@ -1,5 +1,5 @@
 import type { StragglerRow } from '../api/contracts';
-import { formatRatio } from '../charts/format';
+import { formatRatio } from '@tailscope/charts';
 
 export const BASE_DIMENSIONS = [
   { key: 'host', label: 'Host' },

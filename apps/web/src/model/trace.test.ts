@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTraceTree, flattenTree } from './trace-tree';
 import { findFanouts, hostOf } from './fanout';
 import { waterfallRows } from './waterfall-rows';
-import { fanoutTrace } from '../charts/fixtures';
+import { fanoutTrace } from '../test-fixtures';
 import type { TraceSpan } from '../api/contracts';
 
 describe('trace model', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { verdictFor } from './verdict';
-import { independentFanout } from '../charts/fixtures';
+import { independentFanout } from '../test-fixtures';
 
 describe('verdictFor', () => {
   it('explains independent slowness with the observed and predicted numbers', () => {

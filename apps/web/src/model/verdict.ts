@@ -1,5 +1,5 @@
 import type { FanoutOp } from '../api/contracts';
-import { formatMs, formatPct } from '../charts/format';
+import { formatMs, formatPct } from '@tailscope/charts';
 import { verdictKind } from './operations';
 
 export interface Verdict {

@@ -1,23 +1,6 @@
 import { flattenTree, type TraceTree } from './trace-tree';
 import type { FanoutCall, TraceFanout } from './fanout';
-
-export interface WaterfallRow {
-  id: string;
-  label: string;
-  service: string;
-  depth: number;
-  startMs: number;
-  durationMs: number;
-  /** The answering SERVER span, drawn inside its call's bar (the gap is network and queueing). */
-  inner?: { startMs: number; durationMs: number };
-  call: boolean;
-  straggler: boolean;
-  error: boolean;
-  /** Host, sharing mode and background activity of a call. */
-  host?: string;
-  mode?: string;
-  background?: string;
-}
+import type { WaterfallRow } from '@tailscope/charts';
 
 /**
  * Rows for the waterfall: every span in tree order, except that a call's SERVER span is folded

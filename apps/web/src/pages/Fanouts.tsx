@@ -3,11 +3,16 @@ import { WithOperation } from '../components/Guards';
 import { Panel } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
 import { ErrorState, Loading } from '../components/states';
-import { AmplificationView } from '../charts/amplification/AmplificationView';
-import { layoutAmplification } from '../charts/amplification/layout';
-import { CdfView } from '../charts/cdf/CdfView';
-import { layoutCdf } from '../charts/cdf/layout';
-import { formatCount, formatMs, formatPct, formatRatio } from '../charts/format';
+import {
+  AmplificationView,
+  layoutAmplification,
+  CdfView,
+  layoutCdf,
+  formatCount,
+  formatMs,
+  formatPct,
+  formatRatio,
+} from '@tailscope/charts';
 import type { FanoutOp, Quantiles } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useOperations } from '../state/use-operations';

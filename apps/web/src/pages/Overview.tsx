@@ -4,9 +4,15 @@ import { WithRange } from '../components/Guards';
 import { Card, Panel } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
-import { DumbbellView } from '../charts/dumbbell/DumbbellView';
-import { layoutDumbbell } from '../charts/dumbbell/layout';
-import { formatCount, formatMs, formatPct, formatRate, formatRatio } from '../charts/format';
+import {
+  DumbbellView,
+  layoutDumbbell,
+  formatCount,
+  formatMs,
+  formatPct,
+  formatRate,
+  formatRatio,
+} from '@tailscope/charts';
 import { useOperations } from '../state/use-operations';
 import { useResource } from '../state/use-resource';
 import { fetchStragglers, requestKey } from '../api/endpoints';

@@ -4,9 +4,15 @@ import { WithOperation } from '../components/Guards';
 import { Panel } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
-import { ForestView } from '../charts/forest/ForestView';
-import { layoutForest } from '../charts/forest/layout';
-import { formatCount, formatMs, formatPct, formatPValue, formatRatio } from '../charts/format';
+import {
+  ForestView,
+  layoutForest,
+  formatCount,
+  formatMs,
+  formatPct,
+  formatPValue,
+  formatRatio,
+} from '@tailscope/charts';
 import { fetchStragglers, requestKey } from '../api/endpoints';
 import type { FanoutOp, StragglerRow, Stragglers as StragglersData } from '../api/contracts';
 import type { TimeRange } from '../state/filters';

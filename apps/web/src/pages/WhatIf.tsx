@@ -3,7 +3,7 @@ import { useSearchParams } from 'react-router';
 import type { PolicyKind } from '@tailscope/analysis';
 import { WithOperation } from '../components/Guards';
 import { Empty, ErrorState, Loading } from '../components/states';
-import { formatCount, formatMs } from '../charts/format';
+import { formatCount, formatMs } from '@tailscope/charts';
 import type { FanoutOp } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
@@ -50,7 +50,9 @@ function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {
   const knobs = useMemo(() => knobsFor(state.kind, ctx), [state.kind, ctx]);
   const policy = useMemo(() => policyOf(state, knobs), [state, knobs]);
   const seed = Number(params.get('seed') ?? '1') || 1;
-  const askedAt = useRef(performance.now());
+  // When the page opened, read once (the clock is not read during later renders).
+  const [openedAt] = useState(() => performance.now());
+  const askedAt = useRef(openedAt);
   const urlTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const { run, error, busy } = useWhatIf(leaves.key, policy, seed, () => askedAt.current);
   const curves = useResource(`curves:${leaves.key}`, () => leafClient.curves(leaves.key));

@@ -1,4 +1,4 @@
-import { defined } from '../charts/fixtures';
+import { defined } from '../test-fixtures';
 import { describe, expect, it } from 'vitest';
 import { nanoToMs, parseFilters, resolveRange, writeFilters } from './filters';
 

@@ -97,15 +97,6 @@ export function resolveRange(
   return { fromMs: Math.floor(store.oldestMs), toMs: Math.ceil(store.newestMs) + 1 };
 }
 
-/** The operation-selecting subset of the filters, as API query parameters. */
-export function operationParams(f: Filters): Record<string, string | undefined> {
-  return {
-    parentService: f.parentService,
-    leafService: f.leafService,
-    leafOperation: f.leafOperation,
-  };
-}
-
 /** Nanoseconds since the epoch as a decimal string (the API's form) to epoch ms. */
 export function nanoToMs(nano: string | null): number | null {
   if (nano === null || nano === '' || !/^\d+$/.test(nano)) return null;

@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import { POLICY_KINDS, POLICY_SPECS, type PolicyKind } from '@tailscope/analysis';
-import { formatMs } from '../charts/format';
+import { formatMs } from '@tailscope/charts';
 import {
   fromPosition,
   SLIDER_STEPS,
@@ -19,7 +19,7 @@ const POLICY_LABELS: Record<PolicyKind, string> = {
   'sync-background': 'Synchronized background',
 };
 
-export function formatKnob(unit: Unit, v: number): string {
+function formatKnob(unit: Unit, v: number): string {
   switch (unit) {
     case 'ms':
       return formatMs(v);

@@ -1,5 +1,5 @@
 import type { LeafCalls } from '@tailscope/analysis';
-import { quantileCurve, type QuantilePoint } from '../model/quantile-curve';
+import { quantileCurve, type QuantilePoint } from '@tailscope/charts';
 
 /**
  * Leaf calls plus what the charts need from them, computed once per load: per fan-out the

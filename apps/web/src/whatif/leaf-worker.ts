@@ -3,7 +3,7 @@
 // simulations, distribution curves and example traces from them, off the page's thread.
 import { simulateWhatIf, unpackLeafCalls, WhatIfPolicyError } from '@tailscope/analysis';
 import { exampleTrace, leafCurves, prepareDataset, type Dataset } from './dataset';
-import { quantileCurve } from '../model/quantile-curve';
+import { quantileCurve } from '@tailscope/charts';
 import type { WorkerAnswer, WorkerRequest } from './protocol';
 
 declare const self: DedicatedWorkerGlobalScope;

@@ -2,7 +2,7 @@
 // carries it back.
 import type { WhatIfPolicy, WhatIfResult } from '@tailscope/analysis';
 import type { LeafCurves, ExampleQuery } from './dataset';
-import type { QuantilePoint } from '../model/quantile-curve';
+import type { QuantilePoint } from '@tailscope/charts';
 
 export type WorkerRequest =
   | { id: number; type: 'load'; key: string; url: string }

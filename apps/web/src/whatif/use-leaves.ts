@@ -66,6 +66,9 @@ export function useOpenExample(leaves: Resource<LeafData>): {
   useEffect(() => {
     if (waiting === null) return;
     if (key !== null) {
+      // A query asked before the data came waits for it; the data arrives as a prop, so the
+      // hand-over (clear the wait, ask) can only happen here.
+      // eslint-disable-next-line react-hooks/set-state-in-effect
       setWaiting(null);
       setMessage(null);
       go(key, waiting);

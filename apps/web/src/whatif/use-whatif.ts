@@ -14,16 +14,27 @@ const SETTLE_MS = 300;
 
 export interface WhatIfRun {
   answer: SimulateAnswer;
-  policyJson: string;
+  policy: WhatIfPolicy;
   full: boolean;
   /** performance.now() of the input that asked for this run. */
   askedAt: number;
 }
 
+interface Job {
+  datasetKey: string;
+  seed: number;
+  policy: WhatIfPolicy;
+  full: boolean;
+  askedAt: number;
+  /** Which change asked for it (one per effect run): stale jobs are recognised by it. */
+  stamp: number;
+}
+
 /**
  * Runs the simulation for the current policy in the worker. Latest wins: while one run is in
  * flight only the newest policy waits, so dragging never queues stale work. Each change gets a
- * quick run (fewer bootstrap resamples), and a full one once the controls rest.
+ * quick run (fewer bootstrap resamples), and a full one once the controls rest. `policy` is
+ * compared by identity: the caller memoizes it.
  */
 export function useWhatIf(
   datasetKey: string | null,
@@ -31,23 +42,23 @@ export function useWhatIf(
   seed: number,
   askedAt: () => number,
 ): { run: WhatIfRun | null; error: WorkerError | Error | null; busy: boolean } {
-  const policyJson = JSON.stringify(policy);
   const [run, setRun] = useState<WhatIfRun | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const inFlight = useRef(false);
-  const pending = useRef<{
-    policyJson: string;
-    full: boolean;
-    askedAt: number;
-    key: string;
-  } | null>(null);
-  const latest = useRef(policyJson);
-  latest.current = `${datasetKey ?? ''}|${seed}|${policyJson}`;
+  const pending = useRef<Job | null>(null);
+  const latest = useRef(0);
+  const latestData = useRef('');
+  // askedAt is read at the change; it is not a reason to run again.
+  const latestAskedAt = useRef(askedAt);
+  useEffect(() => {
+    latestAskedAt.current = askedAt;
+  });
 
   useEffect(() => {
+    const stamp = ++latest.current;
+    latestData.current = `${datasetKey ?? ''}|${seed}`;
     if (datasetKey === null) return;
-    const stamp = `${datasetKey}|${seed}|${policyJson}`;
     const pump = () => {
       if (inFlight.current || !pending.current) return;
       const job = pending.current;
@@ -56,9 +67,9 @@ export function useWhatIf(
       setBusy(true);
       leafClient
         .simulate(
-          datasetKey,
-          JSON.parse(job.policyJson) as WhatIfPolicy,
-          seed,
+          job.datasetKey,
+          job.policy,
+          job.seed,
           job.full ? FULL_SAMPLES : FAST_SAMPLES,
           !job.full,
         )
@@ -66,13 +77,14 @@ export function useWhatIf(
           (answer) => {
             // Shown even when the slider has moved on since: during a drag the freshest finished
             // answer beats a blank, and the next run is already queued.
-            if (job.key.startsWith(`${datasetKey}|${seed}|`)) {
-              setRun({ answer, policyJson: job.policyJson, full: job.full, askedAt: job.askedAt });
+            if (latestData.current === `${job.datasetKey}|${job.seed}`) {
+              setRun({ answer, policy: job.policy, full: job.full, askedAt: job.askedAt });
               setError(null);
             }
           },
           (e: unknown) => {
-            if (latest.current === job.key) setError(e instanceof Error ? e : new Error(String(e)));
+            if (latest.current === job.stamp)
+              setError(e instanceof Error ? e : new Error(String(e)));
           },
         )
         .finally(() => {
@@ -81,19 +93,18 @@ export function useWhatIf(
           pump();
         });
     };
-    const t = askedAt();
-    pending.current = { policyJson, full: false, askedAt: t, key: stamp };
+    const t = latestAskedAt.current();
+    pending.current = { datasetKey, seed, policy, full: false, askedAt: t, stamp };
     pump();
     const settle = setTimeout(() => {
       if (latest.current !== stamp) return;
-      pending.current = { policyJson, full: true, askedAt: performance.now(), key: stamp };
+      pending.current = { datasetKey, seed, policy, full: true, askedAt: performance.now(), stamp };
       pump();
     }, SETTLE_MS);
     return () => {
       clearTimeout(settle);
     };
-    // askedAt is read at the change; it is not a reason to run again.
-  }, [datasetKey, policyJson, seed]);
+  }, [datasetKey, policy, seed]);
 
   return { run, error, busy };
 }

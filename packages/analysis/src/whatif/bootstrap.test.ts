@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bootstrapQuantiles } from './bootstrap';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 
 describe('order-statistic bootstrap', () => {

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
-import type { SeededRandom } from './random';
+import type { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 
 /** A percentile with its 95% bootstrap interval, ms. */

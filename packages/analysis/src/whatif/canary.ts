@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
-import type { SeededRandom } from './random';
+import type { SeededRandom } from '../random';
 
 /**
  * Canary requests: `canaries` calls of each fan-out, picked at random, go out first (at 0, with

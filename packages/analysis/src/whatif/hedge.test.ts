@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildReplayIndex } from './replay-index';
 import { replayHedge } from './hedge';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 import { leafCallsFromRows, synthesizeLeafCalls } from './synthetic';
 import { simulateWhatIf } from './simulate';
 

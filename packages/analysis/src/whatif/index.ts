@@ -32,7 +32,6 @@ export {
 } from './synthetic';
 // Building blocks, for callers that replay one data set many times (a delay slider in the
 // worker keeps one ReplayIndex) and for the benchmark.
-export { SeededRandom } from './random';
 export { buildReplayIndex, type ReplayIndex, type ReplayIndexOptions } from './replay-index';
 export { replayHedge, type HedgeReplay } from './hedge';
 export { replayProbation, type ProbationReplay } from './probation';

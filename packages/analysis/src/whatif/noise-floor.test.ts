@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { quantileNoiseFloor } from './noise-floor';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 
 const exponential = (n: number, seed: number): Float64Array => {
   const rng = new SeededRandom(seed);

@@ -1,5 +1,5 @@
 import { latencyQuantile } from './latency-quantile';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 
 export interface NoiseFloorOptions {
   /** Random splits. Default 400. */

@@ -2,7 +2,7 @@
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
 import type { ResolvedPolicy } from './policy';
 import { drawOtherHost, newDrawStats, type DrawStats, type ReplayIndex } from './replay-index';
-import type { SeededRandom } from './random';
+import type { SeededRandom } from '../random';
 import { HostWindowStats } from './host-window-stats';
 import { ProbationState } from './probation-state';
 

@@ -7,7 +7,7 @@ import {
   neighbourhood,
   newDrawStats,
 } from './replay-index';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 import { leafCallsFromRows, synthesizeLeafCalls } from './synthetic';
 import type { LeafCalls } from '../types';
 

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, positions), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
-import type { SeededRandom } from './random';
+import type { SeededRandom } from '../random';
 
 /**
  * What every replay that draws replacement latencies needs: fan-outs in time order, so "a call
@@ -33,8 +33,8 @@ export interface ReplayIndex {
  * window of ±10 ms (at least 10 calls) keeps that, where ±500 ms made hedging look twice as good
  * at p99 as it really was. For independent slowness the width does not matter.
  */
-export const DEFAULT_DRAW_WINDOW_MS = 20;
-export const DEFAULT_MIN_POOL_CALLS = 10;
+const DEFAULT_DRAW_WINDOW_MS = 20;
+const DEFAULT_MIN_POOL_CALLS = 10;
 
 export interface ReplayIndexOptions {
   /** Width of the window centred on each draw, ms. Default 20. */
@@ -44,7 +44,7 @@ export interface ReplayIndexOptions {
 }
 
 /** Fan-out indexes in ascending start order; O(F) when already sorted, else O(F log F). */
-export function fanoutsByTime(calls: LeafCalls): { order: Uint32Array; sorted: boolean } {
+function fanoutsByTime(calls: LeafCalls): { order: Uint32Array; sorted: boolean } {
   const start = calls.fanoutStartMs;
   const n = start.length;
   const order = new Uint32Array(n);

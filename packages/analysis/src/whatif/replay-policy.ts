@@ -1,6 +1,6 @@
 import type { LeafCalls } from '../types';
 import type { ResolvedPolicy } from './policy';
-import type { SeededRandom } from './random';
+import type { SeededRandom } from '../random';
 import { buildReplayIndex, type DrawStats } from './replay-index';
 import { latencyQuantile } from './latency-quantile';
 import { replayHedge } from './hedge';

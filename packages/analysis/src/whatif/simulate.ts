@@ -3,7 +3,7 @@ import { allLeavesMs } from './fanout-times';
 import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from './bootstrap';
 import { resolvePolicy } from './resolve-policy';
 import type { WhatIfPolicy } from './policy';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 import { replayPolicy, type PolicyOutcome } from './replay-policy';
 

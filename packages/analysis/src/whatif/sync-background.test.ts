@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { replaySyncBackground } from './sync-background';
 import { alignBackgroundEpisodes } from './background-episodes';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 import { leafCallsFromRows, type LeafCallRow } from './synthetic';
 
 // 100 s, a fan-out every 10 ms to 4 hosts. Host h runs GC for 1 s every 10 s, starting at

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array fills, in bounds by construction. */
 import type { LeafCalls, Random } from '../types';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 
 export interface SyntheticLeafCallsOptions {
   fanouts: number;

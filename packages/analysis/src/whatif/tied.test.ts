@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildReplayIndex } from './replay-index';
 import { replayTied } from './tied';
-import { SeededRandom } from './random';
+import { SeededRandom } from '../random';
 import { leafCallsFromRows } from './synthetic';
 
 // One fan-out per case: the case's call on host 0 plus a filler call on host 1 of 5 ms, so

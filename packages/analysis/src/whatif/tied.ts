@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
 import { drawOtherHost, newDrawStats, type DrawStats, type ReplayIndex } from './replay-index';
-import type { SeededRandom } from './random';
+import type { SeededRandom } from '../random';
 
 export interface TiedReplay {
   allLeavesMs: Float64Array;

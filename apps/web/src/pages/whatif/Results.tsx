@@ -1,11 +1,17 @@
 import type { WhatIfResult } from '@tailscope/analysis';
 import { Card, Panel } from '../../components/Panel';
 import { ChartBox } from '../../components/ChartBox';
-import { PercentileBarsView } from '../../charts/percentile-bars/PercentileBarsView';
-import { layoutPercentileBars } from '../../charts/percentile-bars/layout';
-import { CdfView } from '../../charts/cdf/CdfView';
-import { layoutCdf, type CdfSeries } from '../../charts/cdf/layout';
-import { formatChange, formatCount, formatMs, formatPct } from '../../charts/format';
+import {
+  PercentileBarsView,
+  layoutPercentileBars,
+  CdfView,
+  layoutCdf,
+  type CdfSeries,
+  formatChange,
+  formatCount,
+  formatMs,
+  formatPct,
+} from '@tailscope/charts';
 import type { WhatIfRun } from '../../whatif/use-whatif';
 
 function Headline({ r }: { r: WhatIfResult }) {

@@ -1,0 +1,32 @@
+// @tailscope/api: the Tailscope server as a library. apps/cli composes it with the demo cluster
+// and the trace generator; bench/ measures it through this entry. Nothing imports its files.
+
+// The server: settings, the Fastify app, and every listener started together.
+export { loadSettings, MiB, type Env, type Settings } from './config';
+export { buildApi, buildStoreApi, type Api } from './server/app';
+export { serve, type Running, type ServeOptions } from './server/serve';
+
+// The store: one ClickHouse client, bound SQL, migrations and the queries others run directly.
+export * from './store';
+export { insertNative, prepareForIngest, type NativeInsert } from './store/traces-insert';
+export { TYPED_ATTRIBUTES_TABLE } from './store/typed-attributes';
+export { loadLeafCalls, materializeFanouts, type LoadedLeafCalls } from './store/fanouts';
+
+// Ingest: OTLP protobuf decoding and the columns a decoded request becomes.
+export { decodeTraceRequest, type DecodedRequest } from './ingest/decode-protobuf';
+export { ProtoReader } from './ingest/proto-reader';
+export { TRACE_COLUMNS, TYPED_COLUMNS } from './ingest/span-columns';
+
+// Reports for capacity reviews.
+export {
+  formatFromName,
+  renderReport,
+  runReport,
+  type ReportFormat,
+  type ReportRun,
+} from './report/run';
+export { parseTime } from './report/time';
+export * from './report';
+
+// Seeded OTLP requests as the OpenTelemetry JS SDK exports them, for tests and benchmarks.
+export * as otlpFixtures from './testing/otlp-fixtures';

@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadDashboardCharts } from './charts';
+import { reportToHtml } from './html';
+import type { Report } from './types';
+
+// The HTML of a real seeded report (tracegen sick-host, 12 hosts, 1500 requests, seed 11; report
+// seed 3), pinned by hash: the report, its charts and the inlined stylesheet must render byte for
+// byte the same. Regenerate the fixture only when the report itself is meant to change.
+const FIXTURE = new URL('./__fixtures__/sick-host-report.json', import.meta.url);
+const HTML_SHA256 = '448c148733599483577fc1a0f3156bdab3354303fa1eefe51a0d36b3e24e86fa';
+
+describe('reportToHtml', () => {
+  it('renders a seeded report byte-identically, charts and stylesheet included', async () => {
+    const report = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Report;
+    const html = reportToHtml(report, await loadDashboardCharts());
+    expect(html).toContain('<svg');
+    expect(html).toContain('storage-07');
+    expect(createHash('sha256').update(html).digest('hex')).toBe(HTML_SHA256);
+  });
+});

@@ -1,0 +1,162 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, sql, type Store } from '@tailscope/api';
+
+/**
+ * The real `tailscope demo` end to end: the CLI starts the server, the cluster (hog, five leaf
+ * processes answering as 40 hosts, the root) and load, with hedging after 3 ms so that backups
+ * happen, stops after --duration and exits 0. Then: no process of it is left, and the store holds
+ * fan-outs of width 8, marked hedges, 40 hosts and compaction spans. Bounded: ~35 s here, killed
+ * after 150 s.
+ */
+
+const BIN = fileURLToPath(new URL('../bin/tailscope.js', import.meta.url));
+const TAG = `demo-test-${randomUUID()}`;
+const dir = mkdtempSync(join(tmpdir(), 'tailscope-demo-'));
+let store: Store;
+let exitCode: number | null = null;
+let stdout = '';
+
+/** Processes whose environment carries our tag (the CLI and everything it started). */
+function taggedProcesses(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(TAG)) found.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
+beforeAll(async () => {
+  const args = [
+    BIN,
+    'demo',
+    '--duration',
+    '12',
+    '--rate',
+    '20',
+    '--policy',
+    'hedge',
+    '--hedge-delay-ms',
+    '3',
+    // The loser aborted (its connection closed), so the test can see the cancellation.
+    '--hedge-cancel',
+    'close',
+    '--compaction-every-ms',
+    '1500',
+    // Lighter co-tenancy than the defaults: this test shares the machine with the rest of the
+    // suite, where two hogs beside a nice-10 leaf starve it for seconds.
+    '--hogs',
+    '1',
+    '--contended-nice',
+    '5',
+    '--status-every-s',
+    '4',
+    '--data-dir',
+    dir,
+    '--port',
+    '0',
+    '--otlp-http-port',
+    '0',
+    '--otlp-grpc-port',
+    '0',
+  ];
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, TAILSCOPE_DEMO_TEST_TAG: TAG },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 150_000);
+  exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  clearTimeout(killer);
+  store = openStore({ dataDir: dir });
+}, 160_000);
+
+afterAll(async () => {
+  await store.close();
+  for (const pid of taggedProcesses()) process.kill(pid, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('tailscope demo --duration', () => {
+  it('exits 0 after printing status lines, and leaves no process behind', () => {
+    expect(exitCode).toBe(0);
+    expect(stdout).toMatch(/demo +\d+s .*fan-outs\/s .*hedges \d+/);
+    expect(stdout).toContain('demo: done.');
+    expect(taggedProcesses()).toEqual([]);
+  });
+
+  it('stores fan-outs of width 8 over 40 virtual hosts, with sharing modes', async () => {
+    const widths = await store.query<{ width: string; n: string }>(sql`
+      SELECT width, count() AS n FROM (
+        SELECT p.SpanId, countIf(c.SpanAttributes['tailscope.hedge'] = 'primary') AS width
+        FROM otel_traces AS p
+        INNER JOIN otel_traces AS c ON c.TraceId = p.TraceId AND c.ParentSpanId = p.SpanId
+        WHERE p.ServiceName = 'demo-root' AND p.SpanKind IN ('Server', 'SPAN_KIND_SERVER')
+          AND c.SpanKind IN ('Client', 'SPAN_KIND_CLIENT')
+        GROUP BY p.SpanId
+      ) GROUP BY width ORDER BY width`);
+    const full = widths.find((w) => Number(w.width) === 8);
+    expect(Number(full?.n ?? 0)).toBeGreaterThan(50);
+    const hosts = await store.query<{ hosts: string; modes: string[] }>(sql`
+      SELECT uniqExact(ResourceAttributes['host.name']) AS hosts,
+             groupUniqArray(ResourceAttributes['host.sharing_mode']) AS modes
+      FROM otel_traces WHERE ServiceName = 'demo-leaf' AND SpanKind IN ('Server', 'SPAN_KIND_SERVER')`);
+    expect(Number(hosts[0]?.hosts)).toBe(40);
+    for (const m of hosts[0]?.modes ?? []) {
+      expect(['dedicated', 'shared', 'contended', 'unknown']).toContain(m);
+    }
+  });
+
+  it('marks hedge backups on both sides, sends them to another replica, cancels the loser', async () => {
+    const rows = await store.query<{
+      backups: string;
+      serverBackups: string;
+      sameHost: string;
+      cancelled: string;
+    }>(sql`
+      WITH calls AS (
+        SELECT c.TraceId AS t, c.ParentSpanId AS fanout, c.SpanAttributes['tailscope.shard'] AS shard,
+               c.SpanAttributes['tailscope.hedge'] AS hedge, c.SpanAttributes['server.address'] AS host,
+               c.StatusCode AS status
+        FROM otel_traces AS c
+        WHERE c.ServiceName = 'demo-root' AND c.SpanKind IN ('Client', 'SPAN_KIND_CLIENT')
+      ),
+      pairs AS (
+        SELECT b.t, b.fanout, b.shard, b.host AS backupHost, p.host AS primaryHost,
+               b.status AS bs, p.status AS ps
+        FROM calls AS b INNER JOIN calls AS p
+          ON p.t = b.t AND p.fanout = b.fanout AND p.shard = b.shard AND p.hedge = 'primary'
+        WHERE b.hedge = 'backup'
+      )
+      SELECT
+        (SELECT count() FROM pairs) AS backups,
+        (SELECT count() FROM otel_traces WHERE ServiceName = 'demo-leaf'
+           AND SpanAttributes['tailscope.hedge'] = 'backup') AS serverBackups,
+        (SELECT countIf(backupHost = primaryHost) FROM pairs) AS sameHost,
+        (SELECT countIf(bs IN ('Error', 'STATUS_CODE_ERROR') OR ps IN ('Error', 'STATUS_CODE_ERROR'))
+           FROM pairs) AS cancelled`);
+    const r = rows[0];
+    expect(Number(r?.backups)).toBeGreaterThan(0);
+    expect(Number(r?.serverBackups)).toBeGreaterThan(0);
+    expect(Number(r?.sameHost)).toBe(0);
+    expect(Number(r?.cancelled)).toBeGreaterThan(0);
+  });
+
+  it('records compaction as background activity on the compaction leaf hosts', async () => {
+    const rows = await store.query<{ n: string; roles: string[] }>(sql`
+      SELECT count() AS n, groupUniqArray(ResourceAttributes['tailscope.demo.role']) AS roles
+      FROM otel_traces WHERE SpanAttributes['background.activity'] = 'compaction'`);
+    expect(Number(rows[0]?.n)).toBeGreaterThan(0);
+    expect(rows[0]?.roles).toEqual(['compaction']);
+  });
+});

@@ -1,0 +1,222 @@
+import { Option, type Command } from 'commander';
+import {
+  DEFAULT_HEDGE,
+  DEFAULT_PROBATION,
+  LoadGenerator,
+  startCluster,
+  type Cluster,
+} from '@tailscope/demo';
+import { serve, type Running } from '@tailscope/api';
+import {
+  clusterOptionsFromFlags,
+  DemoFlagError,
+  num,
+  statusLine,
+  type DemoFlags,
+} from './demo-flags';
+import { addServerOptions, extraCommands, settingsFromFlags } from './index';
+
+/**
+ * `tailscope demo`: the server (as `serve` starts it) plus a real fan-out cluster sending it
+ * traces under steady load. With --duration it stops everything and exits 0; without, Ctrl-C.
+ */
+
+interface DemoParts {
+  running: Running | null;
+  cluster: Cluster | null;
+  load: LoadGenerator | null;
+}
+
+/** Stops, once, in order: the load (waits for answers in flight), the cluster, the server. */
+function stopper(parts: DemoParts): (why: string) => Promise<void> {
+  let stopping: Promise<void> | null = null;
+  return (why) => {
+    stopping ??= (async () => {
+      console.log(`demo: ${why}, stopping the load, the cluster and the server`);
+      await parts.load?.stop();
+      await parts.cluster?.stop();
+      await parts.running?.close();
+    })();
+    return stopping;
+  };
+}
+
+function exitOnSignals(stop: (why: string) => Promise<void>): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stop(signal).then(
+        () => process.exit(0),
+        (err: unknown) => {
+          console.error(err);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+/** A status line every `everyS` seconds, over the answers since the previous one. */
+function printStatus(
+  cluster: Cluster,
+  load: LoadGenerator,
+  running: Running | null,
+  everyS: number,
+) {
+  const started = performance.now();
+  let last = started;
+  return setInterval(() => {
+    const now = performance.now();
+    const spansPerSecond = running ? running.ingest.spansPerSecond() : null;
+    console.log(
+      statusLine(
+        (now - started) / 1000,
+        (now - last) / 1000,
+        load.snapshot(),
+        cluster.stats(),
+        spansPerSecond,
+      ),
+    );
+    last = now;
+  }, everyS * 1000);
+}
+
+async function runDemo(flags: DemoFlags): Promise<void> {
+  const durationS =
+    flags.duration === undefined ? null : num('--duration', flags.duration, 1, 7 * 86_400);
+  const rate = num('--rate', flags.rate, 0.1, 2000);
+  const statusEveryS = num('--status-every-s', flags.statusEveryS, 1, 3600);
+  if (flags.otlp !== undefined && !/^https?:\/\/[^/]+/.test(flags.otlp)) {
+    throw new DemoFlagError(
+      `--otlp must be an http(s) URL such as http://127.0.0.1:4318/v1/traces, got '${flags.otlp}'`,
+    );
+  }
+  // Validate everything before starting anything.
+  clusterOptionsFromFlags(flags, flags.otlp ?? 'http://127.0.0.1:4318/v1/traces');
+
+  const parts: DemoParts = { running: null, cluster: null, load: null };
+  if (flags.otlp === undefined)
+    parts.running = await serve(settingsFromFlags(flags), { log: true });
+  const otlpUrl = flags.otlp ?? `${parts.running?.urls.otlpHttp ?? ''}/v1/traces`;
+  const stop = stopper(parts);
+  exitOnSignals(stop);
+  let cluster: Cluster;
+  let load: LoadGenerator;
+  try {
+    console.log('demo: starting the cluster (hogs, leaves, root)');
+    cluster = await startCluster({
+      ...clusterOptionsFromFlags(flags, otlpUrl),
+      log: (line) => {
+        console.log(`demo: ${line}`);
+      },
+    });
+    parts.cluster = cluster;
+    console.log(
+      `demo: ${String(cluster.hosts.length)} hosts, width ${flags.width}, policy ${flags.policy}, ${String(rate)} fan-outs/s to ${cluster.rootUrl}/fanout`,
+    );
+    load = new LoadGenerator(cluster.rootUrl, rate);
+    parts.load = load;
+    load.start();
+  } catch (err) {
+    await stop('startup failed');
+    throw err;
+  }
+  const ticker = printStatus(cluster, load, parts.running, statusEveryS);
+  if (durationS === null) return; // until Ctrl-C / SIGTERM
+  await new Promise((resolve) => setTimeout(resolve, durationS * 1000));
+  clearInterval(ticker);
+  await stop(`${String(durationS)} s done`);
+  const s = cluster.stats();
+  console.log(
+    `demo: done. ${String(s?.fanouts ?? 0)} fan-outs, ${String(s?.fanoutErrors ?? 0)} failed` +
+      (parts.running ? `; the spans are in ${parts.running.settings.dataDir}` : ''),
+  );
+  // Everything is stopped and flushed; do not wait on whatever handle a library left open.
+  process.exit(0);
+}
+
+extraCommands.push((program: Command) => {
+  const cmd = program
+    .command('demo')
+    .description(
+      'start the server and a real fan-out cluster (CPU co-tenancy, GC, compaction) under steady load',
+    )
+    .option(
+      '--duration <s>',
+      'stop everything after this many seconds and exit 0 (default: run until Ctrl-C)',
+    )
+    .addOption(
+      new Option('--policy <policy>', 'tail-tolerance policy the root runs for real')
+        .choices(['none', 'hedge', 'probation'])
+        .default('none'),
+    )
+    .option('--rate <rps>', 'fan-out requests per second (open loop)', '25')
+    .option('--width <n>', 'fan-out width: shards called per request', '8')
+    .option('--leaf-processes <n>', 'leaf OS processes', '5')
+    .option('--hosts-per-process <n>', 'virtual hosts (host.name) per leaf process', '8')
+    .option('--hogs <n>', 'CPU hog processes on the contended core', '2')
+    .option('--contended-nice <n>', 'niceness of the leaf sharing the core with the hogs', '10')
+    .option('--no-probe', "use each leaf role's sharing mode instead of measuring it")
+    .option(
+      '--hedge-delay-ms <ms>',
+      'hedge: send the backup after this long',
+      String(DEFAULT_HEDGE.delayMs),
+    )
+    .option(
+      '--hedge-percentile <p>',
+      'hedge: delay = this percentile of recent call latency instead',
+    )
+    .option(
+      '--hedge-cancel <how>',
+      'hedge: the losing copy is left to finish (discard) or aborted, closing its connection (close)',
+      'discard',
+    )
+    .option(
+      '--probation-window-s <s>',
+      'probation: per-host latency window',
+      String(DEFAULT_PROBATION.windowMs / 1000),
+    )
+    .option(
+      '--probation-factor <x>',
+      "probation: exclude a host whose window p90 exceeds x times the median host's",
+      String(DEFAULT_PROBATION.factor),
+    )
+    .option(
+      '--probation-min-ms <ms>',
+      'probation: never exclude below this p90',
+      String(DEFAULT_PROBATION.minLatencyMs),
+    )
+    .option(
+      '--probation-hold-s <s>',
+      'probation: healthy this long (by shadow requests) before returning',
+      String(DEFAULT_PROBATION.holdMs / 1000),
+    )
+    .option(
+      '--probation-shadow <f>',
+      'probation: share of rerouted calls also sent to the excluded host as shadows',
+      String(DEFAULT_PROBATION.shadowFraction),
+    )
+    .option(
+      '--control-fraction <f>',
+      'share of fan-outs served without the policy, marked tailscope.arm=control (an A/B in one run)',
+      '0',
+    )
+    .option(
+      '--slow-host <host>',
+      'make this host slow for a while (an injected fault, e.g. host-07)',
+    )
+    .option('--slow-from <s>', 'seconds after the load starts', '30')
+    .option('--slow-for <s>', 'how long the host stays slow', '30')
+    .option('--slow-ms <ms>', 'mean extra wait per request on the slow host', '40')
+    .option('--compaction-every-ms <ms>', 'mean period of the compaction leaf', '2500')
+    .option('--status-every-s <s>', 'print a status line this often', '5')
+    .option('--otlp <url>', 'send traces to this OTLP/HTTP endpoint and start no server')
+    .showHelpAfterError('(tailscope demo --help lists the options)');
+  addServerOptions(cmd).action(async (flags: DemoFlags, command: Command) => {
+    try {
+      await runDemo(flags);
+    } catch (err) {
+      if (err instanceof DemoFlagError) command.error(`error: ${err.message}`, { exitCode: 2 });
+      throw err;
+    }
+  });
+});
