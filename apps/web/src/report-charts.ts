@@ -9,40 +9,7 @@ import {
   layoutForest,
   layoutPercentileBars,
 } from './index';
-import type { StragglerRow as WebStragglerRow } from './api/contracts';
-import type { CurvePoint } from './api/contracts';
-
-/** The report's shapes (apps/api/src/report/types.ts), structurally: this module is loaded by
- * the API at run time, so neither project's type check crosses into the other's. */
-interface ReportStragglerRow extends Omit<
-  WebStragglerRow,
-  'riskRatio' | 'riskRatioLow' | 'riskRatioHigh' | 'p99DropMs'
-> {
-  riskRatio: number | null;
-  riskRatioLow: number | null;
-  riskRatioHigh: number | null;
-  p99DropMs: number | null;
-}
-interface Estimate {
-  value: number;
-  low: number;
-  high: number;
-}
-interface OperationReport {
-  fanout: {
-    width: { p50: number };
-    amplification: { thresholdMs: number };
-    curve: CurvePoint[];
-  };
-  stragglers: { rows: ReportStragglerRow[] };
-  whatIf: {
-    label: string;
-    result: {
-      baseline: { p50: number; p90: number; p99: number; p999: number };
-      whatIf: { p50: Estimate; p90: Estimate; p99: Estimate; p999: Estimate };
-    };
-  }[];
-}
+import type { OperationReport, StragglerRow } from '@tailscope/contracts';
 
 /**
  * The dashboard's own chart components rendered on the server (React to static SVG), so a
@@ -60,7 +27,7 @@ function svg<P extends object>(view: FunctionComponent<P>, props: P): string {
 }
 
 /** The forest shows the rows a reader acts on: causes first, then the strongest others. */
-function forestRows(rows: readonly ReportStragglerRow[]): ReportStragglerRow[] {
+function forestRows(rows: readonly StragglerRow[]): StragglerRow[] {
   return [...rows]
     .filter((r) => r.riskRatio !== null && Number.isFinite(r.riskRatio))
     .sort((a, b) => Number(b.cause) - Number(a.cause) || a.qValue - b.qValue)

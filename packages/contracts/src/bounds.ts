@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 /**
  * Input bounds shared by every route: each number has a finite minimum and maximum, each string
@@ -53,3 +53,4 @@ export const Quantiles = Type.Object(
   { p50: Type.Number(), p95: Type.Number(), p99: Type.Number(), p999: Type.Number() },
   { description: 'Quantiles (type 7) across fan-outs, ms' },
 );
+export type Quantiles = Static<typeof Quantiles>;
