@@ -37,7 +37,6 @@ export const LeavesRoute = {
   summary:
     'The leaf calls of one operation, packed for the what-if worker (format: docs/analysis.md)',
   querystring: LeavesQuery,
-  produces: [LEAVES_CONTENT_TYPE],
   response: {
     200: {
       description: `Packed LeafCalls (${LEAVES_CONTENT_TYPE}): "TSLC", u32 version, u32 header length, JSON header, 8-aligned little-endian columns`,

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HttpError } from './errors';
 import type { ApiContext } from './context';
 import type { RoutePlugin } from './route-app';
-import { validationMessage } from './validation-message';
+import { nonFiniteQueryCheck, validationMessage } from './validation';
 import type { SelfTracer } from './self-trace';
 import type { Store } from '../store';
 import { loadSettings, type Settings } from '../config';
@@ -61,6 +61,8 @@ export async function buildApi(
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
   app.addHook('onRoute', (r) => {
+    const check = nonFiniteQueryCheck(r.schema?.querystring);
+    if (check) r.preValidation = [check, ...[r.preValidation ?? []].flat()];
     for (const method of [r.method].flat())
       routes.push({ method, url: r.url, schema: r.schema as Record<string, unknown> | undefined });
   });
