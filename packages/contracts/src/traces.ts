@@ -3,7 +3,14 @@ import { ErrorBody } from './bounds';
 
 /** GET /api/v1/traces/:traceId: every span of one trace. */
 
-const Attributes = Type.Record(Type.String(), Type.Unknown());
+/**
+ * Attribute maps: any key, any JSON value (typed attributes come back typed). Spelled with
+ * additionalProperties, as OpenAPI documents it, rather than TypeBox's patternProperties.
+ */
+const Attributes = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: {},
+});
 
 export const SpanKind = Type.String({
   description: 'unspecified | internal | server | client | producer | consumer',
