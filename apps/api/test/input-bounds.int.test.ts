@@ -135,6 +135,6 @@ describe('input bounds', () => {
   it('keeps serving after every refusal', async () => {
     const res = await api.inject(`/api/v1/fanouts?${range}`);
     expect(res.statusCode).toBe(200);
-    expect((res.json() as { fanouts: unknown[] }).fanouts.length).toBeGreaterThan(0);
+    expect(res.json<{ fanouts: unknown[] }>().fanouts.length).toBeGreaterThan(0);
   });
 });

@@ -23,7 +23,6 @@ export interface TraceFanout {
   straggler: number;
 }
 
-
 function attr(o: Record<string, unknown>, key: string): string | undefined {
   const v = o[key];
   return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
