@@ -10,6 +10,7 @@ export default defineConfig({
     outputFile: process.env.CI ? { json: '.ci/vitest-results.json' } : {},
     maxWorkers: 2,
     projects: [
+      'packages/contracts',
       'packages/analysis',
       'packages/charts',
       'packages/tracegen',

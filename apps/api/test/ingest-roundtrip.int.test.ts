@@ -27,7 +27,7 @@ import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { loadSettings } from '../src/config';
 import { serve, type Running } from '../src/server/serve';
-import type { ApiSpan } from '../src/routes/traces';
+import type { Span as ApiSpan } from '@tailscope/contracts';
 
 /**
  * The real OpenTelemetry JS exporters (OTLP protobuf over HTTP, OTLP JSON over HTTP, OTLP gRPC,

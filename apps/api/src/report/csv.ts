@@ -82,7 +82,13 @@ export function reportToCsv(report: Report): string {
       }
       row(section, 'extraLoad', w.result.extraLoad);
       if (w.result.probation) row(section, 'capacityRemoved', w.result.probation.capacityRemoved);
-      if (w.result.completeness !== undefined) row(section, 'completeness', w.result.completeness);
+      // The API answers completeness as an object (the report's old copy said a number).
+      const c = w.result.completeness;
+      if (c) {
+        row(section, 'completeness.callsAnswered', c.callsAnswered);
+        row(section, 'completeness.requestsComplete', c.requestsComplete);
+        row(section, 'completeness.lost', c.lost);
+      }
     }
   }
   return `${lines.join('\r\n')}\r\n`;

@@ -1,5 +1,4 @@
-import { Type, type Static } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import { FanoutsRoute, TIME_MAX_MS, TIME_MIN_MS, type Fanout } from '@tailscope/contracts';
 import {
   amplificationCurve,
   amplificationFromCounts,
@@ -8,35 +7,27 @@ import {
 } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
+import type { RouteApp } from '../server/route-app';
 import { selectFanoutOperations, type FanoutOperationRow } from '../store/fanouts';
-
-/** Query parameters every analysis route shares, and their parsing (400 names the parameter). */
-export const RangeQuery = {
-  from: Type.Optional(
-    Type.String({
-      description: 'Start: epoch milliseconds or ISO-8601. Default: one hour before `to`.',
-    }),
-  ),
-  to: Type.Optional(
-    Type.String({ description: 'End (exclusive): epoch milliseconds or ISO-8601. Default: now.' }),
-  ),
-};
 
 const HOUR_MS = 3_600_000;
 
 /** Epoch ms from `epoch ms` digits (fractions allowed, 0 included) or ISO-8601 text. */
 export function parseTime(name: string, raw: string): number {
   const text = raw.trim();
-  if (/^-?\d+(\.\d+)?$/.test(text)) {
-    const v = Number(text);
-    if (Number.isFinite(v) && v >= 0) return v;
-  } else if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
-    const v = Date.parse(text);
-    if (Number.isFinite(v)) return v;
-  }
-  throw badRequest(
-    `${name} must be epoch milliseconds or ISO-8601 date-time, got ${JSON.stringify(raw)}`,
-  );
+  let v = NaN;
+  if (/^-?\d+(\.\d+)?$/.test(text)) v = Number(text);
+  else if (/^\d{4}-\d{2}-\d{2}/.test(text)) v = Date.parse(text);
+  else
+    throw badRequest(
+      `${name} must be epoch milliseconds or ISO-8601 date-time, got ${JSON.stringify(raw)}`,
+    );
+  // The same instants are accepted whichever way they are written (year 0000 refused both ways).
+  if (!(v >= TIME_MIN_MS && v <= TIME_MAX_MS))
+    throw badRequest(
+      `${name} must be between 1970-01-01 and 2200-01-01 (epoch ms ${TIME_MIN_MS} to ${TIME_MAX_MS}), got ${JSON.stringify(raw)}`,
+    );
+  return v;
 }
 
 export interface TimeRange {
@@ -81,52 +72,6 @@ export function optionalNumber(
   return v;
 }
 
-const Q = Type.Object(
-  { p50: Type.Number(), p95: Type.Number(), p99: Type.Number(), p999: Type.Number() },
-  { description: 'Quantiles (type 7) across fan-outs, ms' },
-);
-
-export const FanoutSchema = Type.Object({
-  parentService: Type.String(),
-  parentOperation: Type.String(),
-  leafService: Type.String(),
-  leafOperation: Type.String(),
-  requests: Type.Integer({ description: 'Fan-outs (requests) in the range' }),
-  width: Type.Object({ p50: Type.Number(), max: Type.Integer() }),
-  table1: Type.Object({
-    oneLeaf: Q,
-    p95Leaves: Q,
-    allLeaves: Q,
-    slowest5pctShareOfP99: Type.Number({
-      description: '(allLeaves.p99 - p95Leaves.p99) / allLeaves.p99',
-    }),
-  }),
-  amplification: Type.Object({
-    thresholdMs: Type.Number(),
-    observedTailProbability: Type.Number(),
-    predictedTailProbability: Type.Number(),
-    verdict: Type.Union([
-      Type.Literal('independent'),
-      Type.Literal('correlated'),
-      Type.Literal('insufficient-data'),
-    ]),
-    fanouts: Type.Integer(),
-    tailFanouts: Type.Integer(),
-    observedLow: Type.Number({ description: 'Wilson 95% interval of the observed probability' }),
-    observedHigh: Type.Number(),
-    singleCallCdf: Type.Number({ description: 'F(t): share of calls with latency <= thresholdMs' }),
-  }),
-  curve: Type.Array(
-    Type.Object({
-      width: Type.Integer(),
-      observed: Type.Optional(Type.Number()),
-      predicted: Type.Number(),
-      fanouts: Type.Optional(Type.Integer()),
-    }),
-  ),
-});
-export type ApiFanout = Static<typeof FanoutSchema>;
-
 const asQ = (v: readonly number[]): Quantiles => ({
   p50: v[0] ?? NaN,
   p95: v[1] ?? NaN,
@@ -135,7 +80,7 @@ const asQ = (v: readonly number[]): Quantiles => ({
 });
 
 /** The API record of one operation from its SQL aggregate (verdict and curve computed here). */
-export function toApiFanout(r: FanoutOperationRow): ApiFanout {
+export function toApiFanout(r: FanoutOperationRow): Fanout {
   const oneLeaf = asQ(r.oneLeaf);
   const p95Leaves = asQ(r.p95Leaves);
   const allLeaves = asQ(r.allLeaves);
@@ -158,57 +103,22 @@ export function toApiFanout(r: FanoutOperationRow): ApiFanout {
   };
 }
 
-const FanoutsQuery = Type.Object({
-  ...RangeQuery,
-  parentService: Type.Optional(Type.String()),
-  leafService: Type.Optional(Type.String()),
-  leafOperation: Type.Optional(Type.String()),
-  thresholdMs: Type.Optional(
-    Type.Number({
-      description: 'Amplification threshold t, ms. Default: the operation’s single-call p99.',
-    }),
-  ),
-  seed: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 4294967295,
-      description: 'Seed of the random-leaf pick (default 1)',
-    }),
-  ),
-});
-
-export function fanoutRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.get(
-    '/api/v1/fanouts',
-    {
-      schema: {
-        summary: 'Fan-out operations: Table 1, tail amplification and its curve (docs/analysis.md)',
-        querystring: FanoutsQuery,
-        response: {
-          200: Type.Object({
-            from: Type.Number(),
-            to: Type.Number(),
-            fanouts: Type.Array(FanoutSchema),
-          }),
-        },
+export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
+  app.get('/api/v1/fanouts', { schema: FanoutsRoute }, async (req) => {
+    const q = req.query;
+    const range = parseRange(q, Date.now());
+    const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, Number.MAX_VALUE);
+    const rows = await selectFanoutOperations(
+      ctx.store,
+      {
+        fromNs: range.fromNs,
+        toNs: range.toNs,
+        parentService: q.parentService,
+        leafService: q.leafService,
+        leafOperation: q.leafOperation,
       },
-    },
-    async (req) => {
-      const q = req.query as Static<typeof FanoutsQuery>;
-      const range = parseRange(q, Date.now());
-      const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, Number.MAX_VALUE);
-      const rows = await selectFanoutOperations(
-        ctx.store,
-        {
-          fromNs: range.fromNs,
-          toNs: range.toNs,
-          parentService: q.parentService,
-          leafService: q.leafService,
-          leafOperation: q.leafOperation,
-        },
-        { thresholdMs, seed: q.seed ?? 1 },
-      );
-      return { from: range.fromMs, to: range.toMs, fanouts: rows.map(toApiFanout) };
-    },
-  );
+      { thresholdMs, seed: q.seed ?? 1 },
+    );
+    return { from: range.fromMs, to: range.toMs, fanouts: rows.map(toApiFanout) };
+  });
 }

@@ -1,5 +1,5 @@
 import type { SpanRow } from '../store';
-import type { ApiSpan } from './traces';
+import type { Span, StatusCode } from '@tailscope/contracts';
 
 const KINDS: Record<string, string> = {
   Unspecified: 'unspecified',
@@ -16,7 +16,7 @@ const KINDS: Record<string, string> = {
   SPAN_KIND_CONSUMER: 'consumer',
 };
 
-function statusCode(s: string): 'unset' | 'ok' | 'error' {
+function statusCode(s: string): StatusCode {
   const v = s.toLowerCase();
   if (v === 'ok' || v === 'status_code_ok') return 'ok';
   if (v === 'error' || v === 'status_code_error') return 'error';
@@ -53,7 +53,7 @@ function parseTyped(json: string, fallback: string): unknown {
  * One stored row as the API's span JSON (the Collector's older upper-case enums are read too).
  * `typed`: the span's row of tailscope_typed_attributes, when it has one.
  */
-export function toApiSpan(r: SpanRow, typed?: Record<string, string>): ApiSpan {
+export function toApiSpan(r: SpanRow, typed?: Record<string, string>): Span {
   return {
     traceId: r.TraceId,
     spanId: r.SpanId,

@@ -1,26 +1,11 @@
-import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import { StatsRoute } from '@tailscope/contracts';
 import type { ApiContext } from '../server/context';
+import type { RouteApp } from '../server/route-app';
 import { selectStats } from '../store';
 
-export function statsRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.get(
-    '/api/v1/stats',
-    {
-      schema: {
-        summary: 'What the store holds',
-        response: {
-          200: Type.Object({
-            spans: Type.Number(),
-            traces: Type.Number(),
-            services: Type.Number(),
-            oldestUnixNano: Type.Union([Type.String(), Type.Null()]),
-            newestUnixNano: Type.Union([Type.String(), Type.Null()]),
-            ingestSpansPerSecond: Type.Number(),
-          }),
-        },
-      },
-    },
-    async () => ({ ...(await selectStats(ctx.store)), ingestSpansPerSecond: ctx.ingestRate() }),
-  );
+export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
+  app.get('/api/v1/stats', { schema: StatsRoute }, async () => ({
+    ...(await selectStats(ctx.store)),
+    ingestSpansPerSecond: ctx.ingestRate(),
+  }));
 }

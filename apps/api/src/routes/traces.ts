@@ -1,46 +1,10 @@
-import { Type, type Static } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import { TraceRoute } from '@tailscope/contracts';
 import type { ApiContext } from '../server/context';
 import { selectTrace, type SpanRow } from '../store';
 import { selectTypedAttributes } from '../store/typed-attributes';
 import { badRequest, notFound } from '../server/errors';
+import type { RouteApp } from '../server/route-app';
 import { toApiSpan } from './span-json';
-
-const AttrValue = Type.Unknown();
-const Attributes = Type.Record(Type.String(), AttrValue);
-
-export const SpanSchema = Type.Object({
-  traceId: Type.String(),
-  spanId: Type.String(),
-  parentSpanId: Type.String(),
-  traceState: Type.String(),
-  name: Type.String(),
-  kind: Type.String({
-    description: 'unspecified | internal | server | client | producer | consumer',
-  }),
-  service: Type.String(),
-  startTimeUnixNano: Type.String(),
-  durationNs: Type.Number(),
-  attributes: Attributes,
-  resource: Attributes,
-  scope: Type.Object({ name: Type.String(), version: Type.String() }),
-  events: Type.Array(
-    Type.Object({ name: Type.String(), timeUnixNano: Type.String(), attributes: Attributes }),
-  ),
-  links: Type.Array(
-    Type.Object({
-      traceId: Type.String(),
-      spanId: Type.String(),
-      traceState: Type.String(),
-      attributes: Attributes,
-    }),
-  ),
-  status: Type.Object({
-    code: Type.Union([Type.Literal('unset'), Type.Literal('ok'), Type.Literal('error')]),
-    message: Type.String(),
-  }),
-});
-export type ApiSpan = Static<typeof SpanSchema>;
 
 const TRACE_ID = /^[0-9a-f]{32}$/;
 
@@ -64,27 +28,17 @@ async function typedBySpan(
   return new Map(typed.map((t) => [`${t.SpanId}@${t.StartNs}`, t.Attributes]));
 }
 
-export function traceRoutes(app: FastifyInstance, ctx: ApiContext): void {
-  app.get(
-    '/api/v1/traces/:traceId',
-    {
-      schema: {
-        summary: 'Every span of one trace',
-        params: Type.Object({ traceId: Type.String({ description: '32 lowercase hex digits' }) }),
-        response: { 200: Type.Object({ traceId: Type.String(), spans: Type.Array(SpanSchema) }) },
-      },
-    },
-    async (req) => {
-      const traceId = (req.params as { traceId: string }).traceId.toLowerCase();
-      if (!TRACE_ID.test(traceId))
-        throw badRequest(`traceId must be 32 hex digits, got ${JSON.stringify(traceId)}`);
-      const rows = await selectTrace(ctx.store, traceId);
-      if (rows.length === 0) throw notFound(`no trace ${traceId}`);
-      const typed = await typedBySpan(ctx, traceId, rows);
-      return {
-        traceId,
-        spans: rows.map((r) => toApiSpan(r, typed.get(`${r.SpanId}@${r.StartNs}`))),
-      };
-    },
-  );
+export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
+  app.get('/api/v1/traces/:traceId', { schema: TraceRoute }, async (req) => {
+    const traceId = req.params.traceId.toLowerCase();
+    if (!TRACE_ID.test(traceId))
+      throw badRequest(`traceId must be 32 hex digits, got ${JSON.stringify(traceId)}`);
+    const rows = await selectTrace(ctx.store, traceId);
+    if (rows.length === 0) throw notFound(`no trace ${traceId}`);
+    const typed = await typedBySpan(ctx, traceId, rows);
+    return {
+      traceId,
+      spans: rows.map((r) => toApiSpan(r, typed.get(`${r.SpanId}@${r.StartNs}`))),
+    };
+  });
 }

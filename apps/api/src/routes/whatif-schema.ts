@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import {
   POLICY_KINDS,
@@ -7,114 +7,35 @@ import {
   WhatIfPolicyError,
   type ParameterSpec,
   type PolicyKind,
+  type WhatIfPolicy,
 } from '@tailscope/analysis';
+import {
+  MAX_PROBATION_INTERVALS,
+  POLICY_SCHEMAS,
+  WHATIF_BODY_FIELDS as bodyFields,
+} from '@tailscope/contracts';
 import { badRequest, type HttpError } from '../server/errors';
 
 /**
- * Schemas of POST /api/v1/whatif, built from the simulator's parameter table (one source of
- * truth for names, bounds and defaults), and the body validator that names the bad field.
+ * The body validator of POST /api/v1/whatif (schemas in @tailscope/contracts): it checks the
+ * same schemas the OpenAPI document shows, but names the failing field (policy.delayMs ...),
+ * which a union's "must match a schema in anyOf" does not.
  */
 
-function parameterSchema(p: ParameterSpec): TSchema {
-  const opts = {
-    description: p.description,
-    ...(p.minimum !== undefined ? { minimum: p.minimum } : {}),
-    ...(p.exclusiveMinimum !== undefined ? { exclusiveMinimum: p.exclusiveMinimum } : {}),
-    ...(p.maximum !== undefined ? { maximum: p.maximum } : {}),
-    ...(p.exclusiveMaximum !== undefined ? { exclusiveMaximum: p.exclusiveMaximum } : {}),
-    ...(p.default !== undefined ? { default: p.default } : {}),
-  };
-  return p.integer === true ? Type.Integer(opts) : Type.Number(opts);
-}
-
-function policySchema(kind: PolicyKind): TSchema {
-  const spec = POLICY_SPECS[kind];
-  const props: Record<string, TSchema> = { kind: Type.Literal(kind) };
-  for (const p of spec.parameters) props[p.name] = Type.Optional(parameterSchema(p));
-  return Type.Object(props, {
-    additionalProperties: false,
-    description: spec.description,
-    title: kind,
-  });
-}
-
-const policySchemas = Object.fromEntries(POLICY_KINDS.map((k) => [k, policySchema(k)])) as Record<
-  PolicyKind,
-  TSchema
->;
 const policyValidators = Object.fromEntries(
-  POLICY_KINDS.map((k) => [k, Compile(policySchemas[k])]),
+  POLICY_KINDS.map((k) => [k, Compile(POLICY_SCHEMAS[k])]),
 ) as Record<PolicyKind, ReturnType<typeof Compile>>;
-
-const Instant = (description: string) =>
-  Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.String()], { description }));
-
-const bodyFields = {
-  leafService: Type.String({ minLength: 1, description: 'Service that answers the leaf calls.' }),
-  leafOperation: Type.String({ minLength: 1, description: 'Leaf span name.' }),
-  from: Instant('Start: epoch milliseconds or ISO-8601. Default: one hour before `to`.'),
-  to: Instant('End (exclusive): epoch milliseconds or ISO-8601. Default: now.'),
-  seed: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: Number.MAX_SAFE_INTEGER,
-      default: 1,
-      description: 'Same seed, same answer.',
-    }),
-  ),
-};
-
-/** The documented body: the policy is one of the per-kind schemas. */
-export const WhatIfBody = Type.Object(
-  { ...bodyFields, policy: Type.Union(POLICY_KINDS.map((k) => policySchemas[k])) },
-  { additionalProperties: false },
-);
 
 /** The body without the policy's parameters, validated first. */
 const shellValidator = Compile(
   Type.Object(
-    { ...bodyFields, policy: Type.Object({ kind: Type.String() }, { additionalProperties: true }) },
+    {
+      ...bodyFields,
+      policy: Type.Object({ kind: Type.String({ maxLength: 64 }) }, { additionalProperties: true }),
+    },
     { additionalProperties: false },
   ),
 );
-
-const Estimate = Type.Object({
-  value: Type.Number(),
-  low: Type.Number({ description: '95% bootstrap interval, low end' }),
-  high: Type.Number({ description: '95% bootstrap interval, high end' }),
-});
-
-export const WhatIfResponse = Type.Object({
-  requests: Type.Integer({ description: 'Fan-outs replayed.' }),
-  baseline: Type.Object(
-    { p50: Type.Number(), p90: Type.Number(), p99: Type.Number(), p999: Type.Number() },
-    { description: 'Recorded all-leaves finishing time percentiles, ms.' },
-  ),
-  whatIf: Type.Object(
-    { p50: Estimate, p90: Estimate, p99: Estimate, p999: Estimate },
-    {
-      description:
-        'Replayed all-leaves finishing time percentiles, ms, with 95% bootstrap intervals over requests.',
-    },
-  ),
-  extraLoad: Type.Number({
-    description: 'Extra calls (tied: duplicated executions) per recorded call.',
-  }),
-  probation: Type.Optional(
-    Type.Object({
-      hosts: Type.Array(Type.Object({ host: Type.String(), seconds: Type.Number() })),
-      capacityRemoved: Type.Number({ description: 'Share of host-seconds on probation.' }),
-    }),
-  ),
-  completeness: Type.Optional(
-    Type.Object({
-      callsAnswered: Type.Number(),
-      requestsComplete: Type.Number(),
-      lost: Type.Number({ description: 'Share of leaf answers given up.' }),
-    }),
-  ),
-  notes: Type.Array(Type.String()),
-});
 
 interface TypeBoxError {
   keyword: string;
@@ -172,4 +93,24 @@ export function checkWhatIfBody(body: unknown): HttpError | null {
     throw e;
   }
   return null;
+}
+
+/**
+ * Probation steps through (range + warm-up) / intervalSeconds evaluation intervals: more than
+ * MAX_PROBATION_INTERVALS is refused before anything is loaded (400 naming the field), so a
+ * replay's cost is bounded whatever the range. Other policies have no intervals.
+ */
+export function checkReplaySize(
+  policy: WhatIfPolicy,
+  rangeMs: number,
+  warmupMs: number,
+): HttpError | null {
+  if (policy.kind !== 'probation') return null;
+  const p = resolvePolicy(policy);
+  if (p.kind !== 'probation') return null;
+  const intervals = (rangeMs + warmupMs) / (p.intervalSeconds * 1000);
+  if (intervals <= MAX_PROBATION_INTERVALS) return null;
+  return badRequest(
+    `policy.intervalSeconds ${p.intervalSeconds} gives ${Math.ceil(intervals)} evaluation intervals over the range and warm-up; at most ${MAX_PROBATION_INTERVALS}: use a longer interval or a shorter range`,
+  );
 }

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import { WhatIfRoute } from '@tailscope/contracts';
 import {
   resolvePolicy,
   simulateWhatIf,
@@ -8,11 +7,10 @@ import {
 } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { notFound } from '../server/errors';
+import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
 import { parseRange } from './fanouts';
-import { checkWhatIfBody, WhatIfBody, WhatIfResponse } from './whatif-schema';
-
-type Body = Static<typeof WhatIfBody>;
+import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
 const MAX_FANOUTS = 200_000;
@@ -29,15 +27,11 @@ function warmupFor(policy: WhatIfPolicy): number {
 }
 
 /** POST /api/v1/whatif: replay one leaf operation's recorded fan-outs under a policy. */
-export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
+export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
   app.post(
     '/api/v1/whatif',
     {
-      schema: {
-        summary: 'Replay recorded fan-outs under a tail-tolerance policy (docs/whatif.md)',
-        body: WhatIfBody,
-        response: { 200: WhatIfResponse },
-      },
+      schema: WhatIfRoute,
       // The documented schema is a union per policy kind; this validator checks the same
       // schemas but reports the failing field by name (policy.delayMs ...), which a union's
       // "must match a schema in anyOf" does not.
@@ -47,11 +41,13 @@ export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
       },
     },
     async (req): Promise<WhatIfResult> => {
-      const body = req.body as Body;
+      const body = req.body;
       const text = (v: number | string | undefined): string | undefined =>
         v === undefined ? undefined : String(v);
       const range = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
       const warmupMs = warmupFor(body.policy);
+      const tooBig = checkReplaySize(body.policy, range.toMs - range.fromMs, warmupMs);
+      if (tooBig) throw tooBig;
       const { calls, sampled } = await loadLeafCalls(
         ctx.store,
         {

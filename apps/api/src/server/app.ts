@@ -3,6 +3,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HttpError } from './errors';
 import type { ApiContext } from './context';
+import type { RoutePlugin } from './route-app';
+import { nonFiniteQueryCheck, validationMessage } from './validation';
 import type { SelfTracer } from './self-trace';
 import type { Store } from '../store';
 import { loadSettings, type Settings } from '../config';
@@ -18,8 +20,20 @@ import { whatIfRoutes } from '../routes/whatif';
 
 export type Api = FastifyInstance;
 
-/** Route groups, one Fastify plugin each; later groups register themselves here. */
-export type RoutePlugin = (app: FastifyInstance, ctx: ApiContext) => Promise<void> | void;
+export type { RoutePlugin };
+
+/** A registered route as Fastify saw it: what the OpenAPI test compares the document with. */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  schema: Record<string, unknown> | undefined;
+}
+const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** The routes `buildApi` registered (hidden ones included), in registration order. */
+export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
+  return registered.get(app) ?? [];
+}
 
 export const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes, webRoutes];
 routeGroups.push(fanoutRoutes);
@@ -34,8 +48,24 @@ export async function buildApi(
 ): Promise<Api> {
   const app = Fastify({
     logger: opts.logger ?? false,
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+    // verbose: errors carry the schema and the value, so the 400 can name the bounds.
+    ajv: {
+      customOptions: {
+        coerceTypes: true,
+        removeAdditional: false,
+        allErrors: false,
+        verbose: true,
+      },
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  const routes: RegisteredRoute[] = [];
+  registered.set(app, routes);
+  app.addHook('onRoute', (r) => {
+    const check = nonFiniteQueryCheck(r.schema?.querystring);
+    if (check) r.preValidation = [check, ...[r.preValidation ?? []].flat()];
+    for (const method of [r.method].flat())
+      routes.push({ method, url: r.url, schema: r.schema as Record<string, unknown> | undefined });
+  });
 
   opts.selfTrace?.instrument(app);
   await app.register(swagger, {
@@ -56,14 +86,14 @@ export async function buildApi(
     if (err instanceof HttpError)
       return reply.status(err.statusCode).send({ error: err.message, statusCode: err.statusCode });
     const e = err as {
-      validation?: unknown;
+      validation?: Parameters<typeof validationMessage>[0];
       validationContext?: string;
       message?: string;
       statusCode?: number;
     };
     if (e.validation) {
       return reply.status(400).send({
-        error: `invalid ${e.validationContext ?? 'request'}: ${e.message ?? ''}`,
+        error: validationMessage(e.validation, e.validationContext ?? 'request'),
         statusCode: 400,
       });
     }

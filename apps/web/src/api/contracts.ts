@@ -1,5 +1,9 @@
-// The /api/v1 shapes the dashboard reads (field names as in the API's OpenAPI document) and their
-// decoders. Times are milliseconds (float) unless a name says Nano.
+// The /api/v1 shapes the dashboard reads, as views of the REST contract (@tailscope/contracts,
+// types only: no schema code in the bundle), and their decoders. A view keeps the contract's
+// field names and types; where it differs, it says so: nulls the API sends for "no value"
+// become NaN (or a stated default) at the edge, and fields the dashboard does not read are left
+// out. Times are milliseconds (float) unless a name says Nano.
+import type * as C from '@tailscope/contracts';
 import {
   arr,
   bool,
@@ -7,6 +11,7 @@ import {
   num,
   numOr,
   obj,
+  oneOf,
   optional,
   record,
   str,
@@ -14,14 +19,7 @@ import {
   type Decoder,
 } from './decode';
 
-export interface Stats {
-  spans: number;
-  traces: number;
-  services: number;
-  oldestUnixNano: string | null;
-  newestUnixNano: string | null;
-  ingestSpansPerSecond: number;
-}
+export type Stats = C.StatsResponse;
 export const decodeStats: Decoder<Stats> = obj<Stats>({
   spans: num,
   traces: num,
@@ -31,43 +29,22 @@ export const decodeStats: Decoder<Stats> = obj<Stats>({
   ingestSpansPerSecond: withDefault(num, 0),
 });
 
-export interface Quantiles {
-  p50: number;
-  p95: number;
-  p99: number;
-  p999: number;
-}
+export type Quantiles = C.Quantiles;
 const quantiles = obj<Quantiles>({ p50: num, p95: num, p99: num, p999: num });
 
-export interface CurvePoint {
-  width: number;
-  observed?: number;
-  predicted: number;
-}
+export type CurvePoint = C.CurvePoint;
 
-export interface FanoutOp {
-  parentService: string;
-  parentOperation: string;
-  leafService: string;
-  leafOperation: string;
-  requests: number;
-  width: { p50: number; max: number };
-  table1: {
-    oneLeaf: Quantiles;
-    p95Leaves: Quantiles;
-    allLeaves: Quantiles;
-    slowest5pctShareOfP99: number;
-  };
-  amplification: {
-    thresholdMs: number;
-    observedTailProbability: number;
-    predictedTailProbability: number;
+export type FanoutOp = Omit<C.Fanout, 'amplification'> & {
+  amplification: Pick<
+    C.Amplification,
+    'thresholdMs' | 'observedTailProbability' | 'predictedTailProbability'
+  > & {
+    /** Read as text: a newer server may name more verdicts (model/operations.ts verdictKind). */
     verdict: string;
     /** F(t): share of calls at most thresholdMs (so 1 - F(t) is a call's tail probability). */
     singleCallCdf?: number | undefined;
   };
-  curve: CurvePoint[];
-}
+};
 export const decodeFanouts: Decoder<{ fanouts: FanoutOp[] }> = obj({
   fanouts: arr(
     obj<FanoutOp>({
@@ -91,33 +68,35 @@ export const decodeFanouts: Decoder<{ fanouts: FanoutOp[] }> = obj({
         singleCallCdf: optional(num),
       }),
       curve: withDefault(
-        arr(obj<CurvePoint>({ width: num, observed: optional(num), predicted: num })),
+        arr(
+          obj<CurvePoint>({
+            width: num,
+            observed: optional(num),
+            predicted: num,
+            fanouts: optional(num),
+          }),
+        ),
         [],
       ),
     }),
   ),
 });
 
-export interface StragglerRow {
-  dimension: string;
-  value: string;
-  calls: number;
-  stragglers: number;
-  trafficShare: number;
-  stragglerShare: number;
+/** A row of GET /api/v1/stragglers with its nulls decoded to numbers (see decodeStragglers). */
+export type StragglerRow = Omit<
+  C.StragglerRow,
+  'riskRatio' | 'riskRatioLow' | 'riskRatioHigh' | 'p99DropMs' | 'explainedBy'
+> & {
   riskRatio: number;
   riskRatioLow: number;
   riskRatioHigh: number;
-  pValue: number;
-  qValue: number;
-  cause: boolean;
   p99DropMs: number;
-}
-export interface Stragglers {
+};
+export type Stragglers = Pick<C.StragglersResponse, 'tailFanouts'> & {
+  /** NaN when the API sends null (no fan-outs). */
   tailThresholdMs: number;
-  tailFanouts: number;
   rows: StragglerRow[];
-}
+};
 export const decodeStragglers: Decoder<Stragglers> = obj<Stragglers>({
   tailThresholdMs: numOr(NaN),
   tailFanouts: num,
@@ -141,28 +120,25 @@ export const decodeStragglers: Decoder<Stragglers> = obj<Stragglers>({
   ),
 });
 
-export interface SpanEvent {
-  name: string;
-  timeUnixNano: string;
-  attributes: Record<string, unknown>;
-}
-export interface TraceSpan {
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  kind: string;
-  service: string;
-  startTimeUnixNano: string;
-  durationNs: number;
-  attributes: Record<string, unknown>;
-  resource: Record<string, unknown>;
-  events: SpanEvent[];
-  status: { code: string; message: string };
-}
-export interface Trace {
-  traceId: string;
-  spans: TraceSpan[];
-}
+export type SpanEvent = C.SpanEvent;
+export type TraceSpan = Pick<
+  C.Span,
+  | 'spanId'
+  | 'parentSpanId'
+  | 'name'
+  | 'kind'
+  | 'service'
+  | 'startTimeUnixNano'
+  | 'durationNs'
+  | 'attributes'
+  | 'resource'
+  | 'events'
+  | 'status'
+>;
+export type Trace = Pick<C.TraceResponse, 'traceId'> & { spans: TraceSpan[] };
+
+const STATUS_CODES: readonly C.StatusCode[] = ['unset', 'ok', 'error'];
+
 export const decodeTrace: Decoder<Trace> = obj<Trace>({
   traceId: str,
   spans: arr(
@@ -180,7 +156,7 @@ export const decodeTrace: Decoder<Trace> = obj<Trace>({
         arr(obj<SpanEvent>({ name: str, timeUnixNano: str, attributes: withDefault(record, {}) })),
         [],
       ),
-      status: withDefault(obj({ code: str, message: withDefault(str, '') }), {
+      status: withDefault(obj({ code: oneOf(STATUS_CODES), message: withDefault(str, '') }), {
         code: 'unset',
         message: '',
       }),

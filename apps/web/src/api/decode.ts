@@ -41,6 +41,14 @@ export const bool: Decoder<boolean> = (v, path) => {
   throw new DecodeError(path, 'a boolean', v);
 };
 
+/** One of a closed set of strings (the contract's literal unions). */
+export function oneOf<T extends string>(values: readonly T[]): Decoder<T> {
+  return (v, path) => {
+    if (typeof v === 'string' && (values as readonly string[]).includes(v)) return v as T;
+    throw new DecodeError(path, `one of ${values.join(', ')}`, v);
+  };
+}
+
 export function nullable<T>(d: Decoder<T>): Decoder<T | null> {
   return (v, path) => (v === null || v === undefined ? null : d(v, path));
 }

@@ -1,36 +1,17 @@
 // GET /api/v1/hosts: per-host latency windows and episodes (docs/analysis.md), and their
 // conversion to the heatmap's host x window matrix.
+import type * as C from '@tailscope/contracts';
 import { arr, num, numOr, obj, str, withDefault, type Decoder } from './decode';
 import type { HostMatrix } from '@tailscope/charts';
 
-export interface HostWindow {
-  startMs: number;
-  calls: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
-
-export interface HostRow {
-  host: string;
-  mode: string;
-  calls: number;
-  windows: HostWindow[];
-}
-
-export interface HostEpisode {
-  host: string;
-  startMs: number;
-  endMs: number;
-  worstP99Ms: number;
-  fleetP99Ms: number;
-}
-
-export interface HostWindows {
-  windowSeconds: number;
+export type HostWindow = C.HostWindow;
+export type HostRow = C.HostSeries;
+/** An episode without its window and call counts (the dashboard does not show them). */
+export type HostEpisode = Omit<C.HostEpisode, 'windows' | 'calls'>;
+export type HostWindows = Pick<C.HostsResponse, 'windowSeconds'> & {
   hosts: HostRow[];
   episodes: HostEpisode[];
-}
+};
 
 const window = obj<HostWindow>({
   startMs: num,

@@ -1,3 +1,4 @@
+import { HOST_KEYS } from '@tailscope/analysis';
 import type { TraceSpan } from '../api/contracts';
 import type { TimedSpan, TraceTree } from './trace-tree';
 
@@ -21,8 +22,6 @@ export interface TraceFanout {
   /** Index in `calls` of the straggler: the latest finishing time. */
   straggler: number;
 }
-
-const HOST_KEYS = ['host.name', 'k8s.node.name', 'host.id', 'service.instance.id'];
 
 function attr(o: Record<string, unknown>, key: string): string | undefined {
   const v = o[key];

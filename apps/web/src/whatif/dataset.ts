@@ -1,4 +1,4 @@
-import type { LeafCalls } from '@tailscope/analysis';
+import { fanoutTimes, type LeafCalls } from '@tailscope/analysis';
 import { quantileCurve, type QuantilePoint } from '@tailscope/charts';
 
 /**
@@ -14,41 +14,41 @@ export interface Dataset {
   stragglerHost: Uint32Array;
 }
 
-/** O(calls + fan-outs x width log width). Finishing time = startMs + durationMs (DESIGN.md). */
+/**
+ * O(calls + fan-outs x width log width). The finishing times are the analysis package's
+ * (`fanoutTimes`, DESIGN.md "Leaf finishing time"); a fan-out with no calls counts 0.
+ */
 export function prepareDataset(calls: LeafCalls): Dataset {
   const fanouts = calls.fanoutOffsets.length - 1;
-  const all = new Float64Array(fanouts);
-  const p95 = new Float64Array(fanouts);
-  const host = new Uint32Array(fanouts);
-  let scratch = new Float64Array(64);
-  for (let f = 0; f < fanouts; f++) {
-    const a = calls.fanoutOffsets[f] ?? 0;
-    const b = calls.fanoutOffsets[f + 1] ?? a;
-    const n = b - a;
-    if (scratch.length < n) scratch = new Float64Array(n * 2);
-    let max = -Infinity;
-    let maxHost = 0;
-    for (let i = a; i < b; i++) {
-      const fin = (calls.startMs[i] ?? 0) + (calls.durationMs[i] ?? 0);
-      scratch[i - a] = fin;
-      if (fin > max) {
-        max = fin;
-        maxHost = calls.host[i] ?? 0;
-      }
-    }
-    const view = scratch.subarray(0, n).sort();
-    all[f] = n > 0 ? max : 0;
-    // The time by which 95% of leaves finished: the ceil(0.95 N)-th order statistic.
-    p95[f] = n > 0 ? (view[Math.max(0, Math.ceil(0.95 * n) - 1)] ?? 0) : 0;
-    host[f] = maxHost;
-  }
+  // No random leaf is read here: any pick hashes will do.
+  const times = fanoutTimes(calls, new Uint32Array(fanouts));
+  const zeroIfEmpty = (v: Float64Array): Float64Array => v.map((x) => (Number.isNaN(x) ? 0 : x));
   return {
     calls,
     preview: previewOf(calls),
-    allLeavesMs: all,
-    p95LeavesMs: p95,
-    stragglerHost: host,
+    allLeavesMs: zeroIfEmpty(times.allLeavesMs),
+    p95LeavesMs: zeroIfEmpty(times.p95LeavesMs),
+    stragglerHost: stragglerHosts(calls),
   };
+}
+
+/** Per fan-out, the host of its latest-finishing call (the first such call on a tie). O(calls). */
+function stragglerHosts(calls: LeafCalls): Uint32Array {
+  const fanouts = calls.fanoutOffsets.length - 1;
+  const host = new Uint32Array(fanouts);
+  for (let f = 0; f < fanouts; f++) {
+    const a = calls.fanoutOffsets[f] ?? 0;
+    const b = calls.fanoutOffsets[f + 1] ?? a;
+    let max = -Infinity;
+    for (let i = a; i < b; i++) {
+      const fin = (calls.startMs[i] ?? 0) + (calls.durationMs[i] ?? 0);
+      if (fin > max) {
+        max = fin;
+        host[f] = calls.host[i] ?? 0;
+      }
+    }
+  }
+  return host;
 }
 
 /**

@@ -32,11 +32,21 @@ export interface PolicySpec {
   readonly parameters: readonly ParameterSpec[];
 }
 
+/**
+ * Upper bounds of the open-ended parameters, so every parameter is finite and bounded (a
+ * request's replay cost is bounded before it runs): a year for durations in ms, a day for the
+ * probation windows in seconds, a billion for counts.
+ */
+const MAX_MS = 366 * 86_400_000;
+const MAX_SECONDS = 86_400;
+const MAX_COUNT = 1_000_000_000;
+
 const drawWindowMs: ParameterSpec = {
   name: 'drawWindowMs',
   description:
     'Replacement latencies come from calls to other hosts that started within ±drawWindowMs/2 of the moment the replacement was sent (widened until it holds 10 calls).',
   minimum: 0,
+  maximum: MAX_MS,
   default: 20,
 };
 
@@ -45,7 +55,7 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
     description:
       'Hedged requests: a call slower than the delay gets a backup to another host; the first answer wins. Give at most one of delayMs, delayPercentile, maxExtraLoad (default: delayPercentile 95).',
     parameters: [
-      { name: 'delayMs', description: 'Fixed backup delay, ms.', minimum: 0 },
+      { name: 'delayMs', description: 'Fixed backup delay, ms.', minimum: 0, maximum: MAX_MS },
       {
         name: 'delayPercentile',
         description: "Backup delay as this percentile (0-100) of the operation's call latency.",
@@ -74,18 +84,26 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
     description:
       'Tied requests: a copy goes to another host after delayMs; the copy that starts executing first cancels the other.',
     parameters: [
-      { name: 'delayMs', description: 'Delay before the second copy, ms.', minimum: 0, default: 1 },
+      {
+        name: 'delayMs',
+        description: 'Delay before the second copy, ms.',
+        minimum: 0,
+        default: 1,
+        maximum: MAX_MS,
+      },
       {
         name: 'cancelMs',
         description: 'Time for a cancellation to reach the other server, ms.',
         minimum: 0,
         default: 0.5,
+        maximum: MAX_MS,
       },
       {
         name: 'serviceMs',
         description:
           "Execution time assumed when spans carry no queueing split: the part of a call's latency above it is queueing. Default: the operation's median call latency.",
         exclusiveMinimum: 0,
+        maximum: MAX_MS,
       },
       drawWindowMs,
     ],
@@ -99,12 +117,14 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
         description: 'Sliding window of host latency, s.',
         exclusiveMinimum: 0,
         default: 10,
+        maximum: MAX_SECONDS,
       },
       {
         name: 'intervalSeconds',
         description: 'How often hosts are evaluated, s (at most windowSeconds).',
-        exclusiveMinimum: 0,
+        minimum: 0.001,
         default: 1,
+        maximum: MAX_SECONDS,
       },
       {
         name: 'percentile',
@@ -118,6 +138,7 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
         description: "A host is slow when its percentile exceeds threshold x the fleet's median.",
         exclusiveMinimum: 1,
         default: 2,
+        maximum: 1000,
       },
       {
         name: 'minLatencyMs',
@@ -125,12 +146,14 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
           'A host is slow only above this latency too, ms, so a uniformly fast fleet ejects nobody.',
         minimum: 0,
         default: 0,
+        maximum: MAX_MS,
       },
       {
         name: 'holdSeconds',
         description: 'A host returns after it has been healthy this long, s.',
         minimum: 0,
         default: 30,
+        maximum: MAX_SECONDS,
       },
       {
         name: 'maxEjectedFraction',
@@ -145,6 +168,7 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
         integer: true,
         minimum: 1,
         default: 20,
+        maximum: MAX_COUNT,
       },
       {
         name: 'minShadowCalls',
@@ -152,6 +176,7 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
           'Shadow calls a host on probation needs in the window to be judged; with fewer it counts as not healthy. Default: max(1, ceil(minCalls x shadowFraction)).',
         integer: true,
         minimum: 1,
+        maximum: MAX_COUNT,
       },
       {
         name: 'shadowFraction',
@@ -173,7 +198,12 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
         exclusiveMinimum: 0,
         maximum: 1,
       },
-      { name: 'deadlineMs', description: 'Answer at this time at the latest, ms.', minimum: 0 },
+      {
+        name: 'deadlineMs',
+        description: 'Answer at this time at the latest, ms.',
+        minimum: 0,
+        maximum: MAX_MS,
+      },
     ],
   },
   canary: {
@@ -198,6 +228,7 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
         description: 'Flagged calls on a host closer than this belong to one episode, ms.',
         minimum: 0,
         default: 1000,
+        maximum: MAX_MS,
       },
     ],
   },

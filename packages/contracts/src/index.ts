@@ -1,0 +1,13 @@
+/**
+ * The REST contract of /api/v1: TypeBox schemas of every request and response, the types
+ * derived from them, and the route descriptions the API registers (and documents) as they are.
+ */
+export * from './bounds';
+export * from './fanouts';
+export * from './stragglers';
+export * from './hosts';
+export * from './leaves';
+export * from './traces';
+export * from './stats';
+export * from './whatif';
+export * from './report';

@@ -1,0 +1,144 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import {
+  POLICY_KINDS,
+  POLICY_SPECS,
+  type ParameterSpec,
+  type PolicyKind,
+  type WhatIfPolicy,
+} from '@tailscope/analysis';
+import { ErrorBody, MAX_NAME_LENGTH, MAX_TIME_LENGTH, TIME_MAX_MS, TIME_MIN_MS } from './bounds';
+
+/**
+ * POST /api/v1/whatif. The policy schemas are built from the simulator's parameter table (one
+ * source of truth for names, bounds and defaults).
+ */
+
+/**
+ * Probation evaluation intervals one replay may step through at most: (range + warm-up) /
+ * intervalSeconds. A replay costs O(intervals x hosts x 512); 100,000 is a day at 1 s.
+ */
+export const MAX_PROBATION_INTERVALS = 100_000;
+
+function parameterSchema(p: ParameterSpec): TSchema {
+  const opts = {
+    description: p.description,
+    ...(p.minimum !== undefined ? { minimum: p.minimum } : {}),
+    ...(p.exclusiveMinimum !== undefined ? { exclusiveMinimum: p.exclusiveMinimum } : {}),
+    ...(p.maximum !== undefined ? { maximum: p.maximum } : {}),
+    ...(p.exclusiveMaximum !== undefined ? { exclusiveMaximum: p.exclusiveMaximum } : {}),
+    ...(p.default !== undefined ? { default: p.default } : {}),
+  };
+  return p.integer === true ? Type.Integer(opts) : Type.Number(opts);
+}
+
+function policySchema(kind: PolicyKind): TSchema {
+  const spec = POLICY_SPECS[kind];
+  const props: Record<string, TSchema> = { kind: Type.Literal(kind) };
+  for (const p of spec.parameters) props[p.name] = Type.Optional(parameterSchema(p));
+  return Type.Object(props, {
+    additionalProperties: false,
+    description: spec.description,
+    title: kind,
+  });
+}
+
+/** One schema per policy kind (no parameter outside the kind's table). */
+export const POLICY_SCHEMAS = Object.fromEntries(
+  POLICY_KINDS.map((k) => [k, policySchema(k)]),
+) as Record<PolicyKind, TSchema>;
+
+const Instant = (description: string) =>
+  Type.Optional(
+    Type.Union(
+      [
+        Type.Number({ minimum: TIME_MIN_MS, maximum: TIME_MAX_MS }),
+        Type.String({ minLength: 1, maxLength: MAX_TIME_LENGTH }),
+      ],
+      { description },
+    ),
+  );
+
+/** The body's fields other than the policy. */
+export const WHATIF_BODY_FIELDS = {
+  leafService: Type.String({
+    minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
+    description: 'Service that answers the leaf calls.',
+  }),
+  leafOperation: Type.String({
+    minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
+    description: 'Leaf span name.',
+  }),
+  from: Instant(
+    'Start: epoch milliseconds or ISO-8601, between 1970-01-01 and 2200-01-01. Default: one hour before `to`.',
+  ),
+  to: Instant(
+    'End (exclusive): epoch milliseconds or ISO-8601, between 1970-01-01 and 2200-01-01. Default: now.',
+  ),
+  seed: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      default: 1,
+      description: 'Same seed, same answer.',
+    }),
+  ),
+};
+
+/** The documented body: the policy is one of the per-kind schemas. */
+export const WhatIfBody = Type.Object(
+  {
+    ...WHATIF_BODY_FIELDS,
+    // Typed as the simulator's policy union: the per-kind schemas are built from its table.
+    policy: Type.Unsafe<WhatIfPolicy>(Type.Union(POLICY_KINDS.map((k) => POLICY_SCHEMAS[k]))),
+  },
+  { additionalProperties: false },
+);
+export type WhatIfBody = Static<typeof WhatIfBody>;
+
+export const Estimate = Type.Object({
+  value: Type.Number(),
+  low: Type.Number({ description: '95% bootstrap interval, low end' }),
+  high: Type.Number({ description: '95% bootstrap interval, high end' }),
+});
+export type Estimate = Static<typeof Estimate>;
+
+export const WhatIfResponse = Type.Object({
+  requests: Type.Integer({ description: 'Fan-outs replayed.' }),
+  baseline: Type.Object(
+    { p50: Type.Number(), p90: Type.Number(), p99: Type.Number(), p999: Type.Number() },
+    { description: 'Recorded all-leaves finishing time percentiles, ms.' },
+  ),
+  whatIf: Type.Object(
+    { p50: Estimate, p90: Estimate, p99: Estimate, p999: Estimate },
+    {
+      description:
+        'Replayed all-leaves finishing time percentiles, ms, with 95% bootstrap intervals over requests.',
+    },
+  ),
+  extraLoad: Type.Number({
+    description: 'Extra calls (tied: duplicated executions) per recorded call.',
+  }),
+  probation: Type.Optional(
+    Type.Object({
+      hosts: Type.Array(Type.Object({ host: Type.String(), seconds: Type.Number() })),
+      capacityRemoved: Type.Number({ description: 'Share of host-seconds on probation.' }),
+    }),
+  ),
+  completeness: Type.Optional(
+    Type.Object({
+      callsAnswered: Type.Number(),
+      requestsComplete: Type.Number(),
+      lost: Type.Number({ description: 'Share of leaf answers given up.' }),
+    }),
+  ),
+  notes: Type.Array(Type.String()),
+});
+export type WhatIfResponse = Static<typeof WhatIfResponse>;
+
+export const WhatIfRoute = {
+  summary: 'Replay recorded fan-outs under a tail-tolerance policy (docs/whatif.md)',
+  body: WhatIfBody,
+  response: { 200: WhatIfResponse, 400: ErrorBody, 404: ErrorBody },
+};
