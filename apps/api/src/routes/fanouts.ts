@@ -9,6 +9,7 @@ import {
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { selectFanoutOperations, type FanoutOperationRow } from '../store/fanouts';
+import { selectStoredBounds, type Store } from '../store';
 
 /** Query parameters every analysis route shares, and their parsing (400 names the parameter). */
 export const RangeQuery = {
@@ -24,12 +25,16 @@ export const RangeQuery = {
 
 const HOUR_MS = 3_600_000;
 
-/** Epoch ms from `epoch ms` digits (fractions allowed, 0 included) or ISO-8601 text. */
+/**
+ * Epoch ms from `epoch ms` digits (fractions and negatives allowed) or ISO-8601 text. Any
+ * finite instant is accepted in either form (year 0000 as ISO or as -62167219200000): ranges
+ * are clamped to the stored data before they reach a query (clampRange).
+ */
 export function parseTime(name: string, raw: string): number {
   const text = raw.trim();
   if (/^-?\d+(\.\d+)?$/.test(text)) {
     const v = Number(text);
-    if (Number.isFinite(v) && v >= 0) return v;
+    if (Number.isFinite(v)) return v;
   } else if (/^\d{4}-\d{2}-\d{2}/.test(text)) {
     const v = Date.parse(text);
     if (Number.isFinite(v)) return v;
@@ -60,6 +65,32 @@ export function parseRange(
   const fromMs = q.from !== undefined ? parseTime('from', q.from) : toMs - HOUR_MS;
   if (!(fromMs < toMs)) throw badRequest(`from (${fromMs}) must be before to (${toMs})`);
   return { fromMs, toMs, fromNs: msToNs(fromMs), toNs: msToNs(toMs) };
+}
+
+/**
+ * Instants ClickHouse DateTime64(9) can hold, with a day's room for the edge margins the
+ * queries add around a range (Int64 ns: 1677-09-21 to 2262-04-11).
+ */
+const DAY_NS = 86_400_000_000_000n;
+const NS_FLOOR = -(2n ** 63n) + DAY_NS;
+const NS_CEIL = 2n ** 63n - 1n - DAY_NS;
+
+/**
+ * The part of [from, to) the store holds spans in, so no
+ * query's cost grows with the range asked rather than the data: `from=0000-01-01&to=9999-12-31`
+ * on a store of one span reads that span's instant, not ten thousand years of 10-minute chunks
+ * (which once allocated an array per chunk and took the process down). fromMs/toMs stay as
+ * asked, for the answer to echo; fromNs/toNs become the stored part (empty: equal).
+ */
+export async function clampRange(store: Store, range: TimeRange): Promise<TimeRange> {
+  const bounds = await selectStoredBounds(store);
+  const clamp = (v: bigint): bigint => (v < NS_FLOOR ? NS_FLOOR : v > NS_CEIL ? NS_CEIL : v);
+  if (!bounds) return { ...range, fromNs: 0n, toNs: 0n };
+  const lo = clamp(bounds.minNs);
+  const hi = clamp(bounds.maxNs + 1n);
+  const fromNs = range.fromNs > lo ? range.fromNs : lo;
+  const toNs = range.toNs < hi ? range.toNs : hi;
+  return fromNs < toNs ? { ...range, fromNs, toNs } : { ...range, fromNs: lo, toNs: lo };
 }
 
 /** A non-empty string parameter, or 400 naming it. */
@@ -195,7 +226,7 @@ export function fanoutRoutes(app: FastifyInstance, ctx: ApiContext): void {
     },
     async (req) => {
       const q = req.query as Static<typeof FanoutsQuery>;
-      const range = parseRange(q, Date.now());
+      const range = await clampRange(ctx.store, parseRange(q, Date.now()));
       const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, Number.MAX_VALUE);
       const rows = await selectFanoutOperations(
         ctx.store,

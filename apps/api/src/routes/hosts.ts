@@ -4,7 +4,7 @@ import { hostEpisodes, quantileInclusive, type WindowStats } from '@tailscope/an
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { selectHostWindows } from '../store/fanouts';
-import { optionalNumber, parseRange, RangeQuery, requireText } from './fanouts';
+import { clampRange, optionalNumber, parseRange, RangeQuery, requireText } from './fanouts';
 
 const MAX_WINDOWS = 10_000;
 
@@ -79,11 +79,12 @@ export function hostRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const q = req.query as Static<typeof HostsQuery>;
       const leafService = requireText('leafService', q.leafService);
       const leafOperation = requireText('leafOperation', q.leafOperation);
-      const range = parseRange(q, Date.now());
+      const range = await clampRange(ctx.store, parseRange(q, Date.now()));
       const windowSeconds = optionalNumber('windowSeconds', q.windowSeconds, 0.001, 86_400) ?? 60;
-      if ((range.toMs - range.fromMs) / (windowSeconds * 1000) > MAX_WINDOWS) {
+      // Windows over the stored part of the range: a wide range over little data is fine.
+      if (Number(range.toNs - range.fromNs) / (windowSeconds * 1e9) > MAX_WINDOWS) {
         throw badRequest(
-          `windowSeconds ${windowSeconds} gives more than ${MAX_WINDOWS} windows over the range; use a longer window`,
+          `windowSeconds ${windowSeconds} gives more than ${MAX_WINDOWS} windows over the stored data in the range; use a longer window`,
         );
       }
       const factor = optionalNumber('factor', q.factor, 1, 1000) ?? 2;

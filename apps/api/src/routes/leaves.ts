@@ -4,7 +4,7 @@ import { packLeafCalls } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
-import { parseRange, RangeQuery, requireText } from './fanouts';
+import { clampRange, parseRange, RangeQuery, requireText } from './fanouts';
 
 export const LEAVES_CONTENT_TYPE = 'application/vnd.tailscope.leaf-calls';
 const MAX_ATTRIBUTE_KEYS = 8;
@@ -62,7 +62,7 @@ export function leavesRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const q = req.query as Static<typeof LeavesQuery>;
       const leafService = requireText('leafService', q.leafService);
       const leafOperation = requireText('leafOperation', q.leafOperation);
-      const range = parseRange(q, Date.now());
+      const range = await clampRange(ctx.store, parseRange(q, Date.now()));
       const attributeKeys = parseAttributeKeys('attrs', q.attrs);
       const loaded = await loadLeafCalls(
         ctx.store,

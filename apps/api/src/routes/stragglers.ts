@@ -9,7 +9,7 @@ import {
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
-import { optionalNumber, parseRange, RangeQuery, requireText } from './fanouts';
+import { clampRange, optionalNumber, parseRange, RangeQuery, requireText } from './fanouts';
 
 const MAX_DIMENSIONS = 12;
 /**
@@ -123,7 +123,7 @@ export function stragglerRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const q = req.query as Static<typeof StragglersQuery>;
       const leafService = requireText('leafService', q.leafService);
       const leafOperation = requireText('leafOperation', q.leafOperation);
-      const range = parseRange(q, Date.now());
+      const range = await clampRange(ctx.store, parseRange(q, Date.now()));
       const dimensions = parseDimensions(q.by);
       const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, Number.MAX_VALUE);
       const tailQuantile = optionalNumber('tailQuantile', q.tailQuantile, 0.5, 0.9999);

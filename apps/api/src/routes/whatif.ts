@@ -1,15 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
-import {
-  resolvePolicy,
-  simulateWhatIf,
-  type WhatIfPolicy,
-  type WhatIfResult,
-} from '@tailscope/analysis';
+import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
-import { notFound } from '../server/errors';
+import { badRequest, notFound } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
-import { parseRange } from './fanouts';
+import { analysisPool } from '../whatif-worker/pool';
+import { clampRange, parseRange, type TimeRange } from './fanouts';
 import { checkWhatIfBody, WhatIfBody, WhatIfResponse } from './whatif-schema';
 
 type Body = Static<typeof WhatIfBody>;
@@ -28,8 +24,38 @@ function warmupFor(policy: WhatIfPolicy): number {
   return p.kind === 'probation' ? (p.windowSeconds + p.holdSeconds) * 1000 : 0;
 }
 
+/** Longest warm-up asked of the store, ms (a century; the range is clamped to the data anyway). */
+const MAX_WARMUP_MS = 100 * 365.25 * 86_400_000;
+
+/**
+ * Probation judges the hosts once per intervalSeconds over the replayed range and keeps
+ * windowSeconds / intervalSeconds slots per host: both grow without bound as the interval
+ * shrinks (5e-324 s once allocated past V8's limit and killed the process; 1e-5 s blocked for
+ * minutes). Checked against the stored data of the range before anything runs.
+ */
+const MAX_PROBATION_INTERVALS = 1_000_000;
+const MAX_PROBATION_SLOTS = 10_000;
+
+function checkProbationCost(policy: WhatIfPolicy, range: TimeRange): void {
+  if (policy.kind !== 'probation') return;
+  const p = resolvePolicy(policy);
+  if (p.kind !== 'probation') return;
+  const spanSeconds = Number(range.toNs - range.fromNs) / 1e9;
+  const intervals = spanSeconds / p.intervalSeconds;
+  if (!(intervals <= MAX_PROBATION_INTERVALS))
+    throw badRequest(
+      `policy.intervalSeconds ${p.intervalSeconds} gives ${intervals.toPrecision(3)} judgement intervals over the stored data of the range (at most ${MAX_PROBATION_INTERVALS}); use a longer interval or a shorter range`,
+    );
+  const slots = p.windowSeconds / p.intervalSeconds;
+  if (!(slots <= MAX_PROBATION_SLOTS))
+    throw badRequest(
+      `policy.intervalSeconds ${p.intervalSeconds} cuts policy.windowSeconds ${p.windowSeconds} into ${slots.toPrecision(3)} intervals (at most ${MAX_PROBATION_SLOTS}); use a longer interval or a shorter window`,
+    );
+}
+
 /** POST /api/v1/whatif: replay one leaf operation's recorded fan-outs under a policy. */
 export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const pool = analysisPool(app, ctx.store);
   app.post(
     '/api/v1/whatif',
     {
@@ -50,21 +76,32 @@ export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const body = req.body as Body;
       const text = (v: number | string | undefined): string | undefined =>
         v === undefined ? undefined : String(v);
-      const range = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
-      const warmupMs = warmupFor(body.policy);
+      const asked = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
+      const warmupMs = Math.min(warmupFor(body.policy), MAX_WARMUP_MS);
+      const range = await clampRange(ctx.store, {
+        ...asked,
+        fromNs: asked.fromNs - BigInt(Math.ceil(warmupMs)) * 1_000_000n,
+      });
+      checkProbationCost(body.policy, range);
       const { calls, sampled } = await loadLeafCalls(
         ctx.store,
         {
-          fromNs: range.fromNs - BigInt(warmupMs) * 1_000_000n,
+          fromNs: range.fromNs,
           toNs: range.toNs,
           leafService: body.leafService,
           leafOperation: body.leafOperation,
         },
         { maxFanouts: MAX_FANOUTS },
       );
-      const r = simulateWhatIf(calls, body.policy, {
-        seed: body.seed ?? 1,
-        ...(warmupMs > 0 ? { warmupUntilMs: range.fromMs } : {}),
+      // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
+      const r = await pool.run({
+        kind: 'whatif',
+        calls,
+        policy: body.policy,
+        options: {
+          seed: body.seed ?? 1,
+          ...(warmupMs > 0 ? { warmupUntilMs: asked.fromMs } : {}),
+        },
       });
       if (r.requests === 0)
         throw notFound(
@@ -76,7 +113,7 @@ export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
             ...r.notes,
           ]
         : r.notes;
-      // The contract's fields only (the replayed samples stay in the process).
+      // The contract's fields only (the replayed samples stayed in the worker).
       return {
         requests: r.requests,
         baseline: r.baseline,

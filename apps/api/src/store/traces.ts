@@ -84,3 +84,24 @@ export async function selectStats(store: Store): Promise<StoreStats> {
     newestUnixNano: spans > 0 && r ? r.newest : null,
   };
 }
+
+/** Earliest and latest span start stored, epoch ns; null when the store holds no span. */
+export interface StoredBounds {
+  minNs: bigint;
+  maxNs: bigint;
+}
+
+/**
+ * The time range the store holds. Answered from the parts' min/max index of the partition key
+ * column (ClickHouse's `_minmax_count_projection`), so it reads no rows whatever the store's
+ * size: cheap enough to run before every analysis query.
+ */
+export async function selectStoredBounds(store: Store): Promise<StoredBounds | null> {
+  const rows = await store.query<{ n: string; lo: string; hi: string }>(sql`
+    SELECT toString(count()) AS n, toString(toUnixTimestamp64Nano(min(Timestamp))) AS lo,
+      toString(toUnixTimestamp64Nano(max(Timestamp))) AS hi
+    FROM otel_traces`);
+  const r = rows[0];
+  if (!r || r.n === '0') return null;
+  return { minNs: BigInt(r.lo), maxNs: BigInt(r.hi) };
+}

@@ -1,0 +1,87 @@
+import { availableParallelism } from 'node:os';
+import type { FastifyInstance } from 'fastify';
+import { Piscina } from 'piscina';
+import { WhatIfPolicyError } from '@tailscope/analysis';
+import { badRequest, HttpError } from '../server/errors';
+import { QueryBudgetError, type QueryBudget } from '../store/budget';
+import type { AnalysisJob, AnalysisResults } from './jobs';
+import type { JobReply } from './worker';
+
+/**
+ * Long analyses (what-if replays, straggler attribution) run on worker threads so a request's
+ * analysis never blocks the event loop that serves OTLP ingest and every other request. Each
+ * job runs under the query budget: past its time the worker is terminated (503), past its
+ * memory (the worker's heap limit) it dies alone (413); the process keeps serving.
+ */
+export interface AnalysisPool {
+  run<K extends AnalysisJob['kind']>(
+    job: Extract<AnalysisJob, { kind: K }>,
+  ): Promise<AnalysisResults[K]>;
+  close(): Promise<void>;
+}
+
+/** Jobs waiting for a thread beyond this answer 503 at once rather than queue without bound. */
+const MAX_QUEUE = 16;
+
+export function createAnalysisPool(budget: QueryBudget): AnalysisPool {
+  const pool = new Piscina({
+    filename: new URL('./entry.mjs', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: Math.max(1, Math.min(2, availableParallelism())),
+    maxQueue: MAX_QUEUE,
+    idleTimeout: 60_000,
+    resourceLimits: {
+      maxOldGenerationSizeMb: Math.max(64, Math.floor(budget.maxMemoryBytes / 1024 ** 2)),
+    },
+  });
+  return {
+    async run(job) {
+      const signal = AbortSignal.timeout(budget.timeoutSeconds * 1000);
+      let reply: JobReply;
+      try {
+        reply = (await pool.run(job, { signal })) as JobReply;
+      } catch (err) {
+        throw poolError(err, budget, signal);
+      }
+      if (!reply.ok) {
+        if (reply.error.name === new WhatIfPolicyError('', '').name)
+          throw badRequest(reply.error.message);
+        throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
+      }
+      return reply.result as AnalysisResults[typeof job.kind];
+    },
+    close: () => pool.destroy(),
+  };
+}
+
+function poolError(err: unknown, budget: QueryBudget, signal: AbortSignal): Error {
+  if (signal.aborted) return new QueryBudgetError('time', budget);
+  const e = err as { code?: unknown; message?: unknown };
+  if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') return new QueryBudgetError('memory', budget);
+  if (typeof e.message === 'string' && /queue is at limit/i.test(e.message))
+    return new HttpError(503, 'analysis busy: too many analyses waiting; retry shortly');
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+const pools = new WeakMap<object, AnalysisPool>();
+
+/**
+ * The pool of one API instance (every route plugin of it shares the threads), closed with it.
+ * Keyed by the store, which an API instance has exactly one of.
+ */
+export function analysisPool(
+  app: FastifyInstance,
+  store: { readonly budget: QueryBudget },
+): AnalysisPool {
+  let pool = pools.get(store);
+  if (!pool) {
+    const created = createAnalysisPool(store.budget);
+    pools.set(store, created);
+    app.addHook('onClose', async () => {
+      pools.delete(store);
+      await created.close();
+    });
+    pool = created;
+  }
+  return pool;
+}

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SpanRecord } from '@tailscope/analysis';
+import { loadSettings, type Env } from '../src/config';
+import { serve, type Running } from '../src/server/serve';
+import { insertSpans, T0_NS } from './analysis-support';
+
+/**
+ * `tailscope serve` on a fresh data directory and free ports (the real server: HTTP listeners,
+ * ingest, embedded engine), for the query-side robustness tests. `env` sets TAILSCOPE_* knobs.
+ */
+export async function startServer(
+  prefix: string,
+  env: Env = {},
+): Promise<{ running: Running; base: string; stop: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), `tailscope-${prefix}-`));
+  const settings = loadSettings(env, {
+    dataDir: dir,
+    port: '0',
+    otlpHttpPort: '0',
+    otlpGrpcPort: '0',
+  });
+  const running = await serve(settings);
+  return {
+    running,
+    base: running.urls.api,
+    stop: async () => {
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const hex = (n: number, width: number): string => n.toString(16).padStart(width, '0');
+
+/**
+ * `requests` fan-outs of frontend/search to kv/get on `width` hosts (kv-0..), 20 ms apart from
+ * T0; call latencies drawn from a seeded exponential, so every analysis route has data.
+ */
+export function fanoutSpans(requests: number, width = 4, seed = 7): SpanRecord[] {
+  let s = seed >>> 0;
+  const rand = (): number => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return (s + 0.5) / 4294967296;
+  };
+  const out: SpanRecord[] = [];
+  for (let q = 0; q < requests; q++) {
+    const traceId = hex(q + 1, 32);
+    const parentId = hex(q * 100 + 1, 16);
+    const start = T0_NS + BigInt(q) * 20_000_000n;
+    let end = 0;
+    for (let h = 0; h < width; h++) {
+      const ms = 1 - 2 * Math.log(rand());
+      end = Math.max(end, ms);
+      out.push({
+        traceId,
+        spanId: hex(q * 100 + 2 + h, 16),
+        parentSpanId: parentId,
+        kind: 'Server',
+        service: 'kv',
+        name: 'get',
+        startNs: start + 10_000n,
+        durationNs: BigInt(Math.round(ms * 1e6)),
+        resource: { 'service.name': 'kv', 'host.name': `kv-${h}` },
+        attributes: {},
+      });
+    }
+    out.push({
+      traceId,
+      spanId: parentId,
+      parentSpanId: '',
+      kind: 'Server',
+      service: 'frontend',
+      name: 'search',
+      startNs: start,
+      durationNs: BigInt(Math.round((end + 1) * 1e6)),
+      resource: { 'service.name': 'frontend', 'host.name': 'fe-0' },
+      attributes: {},
+    });
+  }
+  return out;
+}
+
+export { insertSpans, T0_NS };
