@@ -21,7 +21,19 @@ export async function startServer(
     otlpHttpPort: '0',
     otlpGrpcPort: '0',
   });
-  const running = await serve(settings);
+  // The query budget (TAILSCOPE_QUERY_*, TAILSCOPE_TRACE_*) is read from the environment when
+  // the store opens: set for that moment only.
+  const saved = Object.keys(env).map((k) => [k, process.env[k]] as const);
+  Object.assign(process.env, env);
+  let running: Running;
+  try {
+    running = await serve(settings);
+  } finally {
+    for (const [k, v] of saved) {
+      if (v === undefined) Reflect.deleteProperty(process.env, k);
+      else process.env[k] = v;
+    }
+  }
   return {
     running,
     base: running.urls.api,

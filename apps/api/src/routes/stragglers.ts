@@ -1,14 +1,10 @@
 import { Type, type Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import {
-  attributeKey,
-  attributeStragglers,
-  parseDimension,
-  type Dimension,
-} from '@tailscope/analysis';
+import { attributeKey, parseDimension, type Dimension } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
+import { analysisPool, clientGone } from '../whatif-worker/pool';
 import { clampRange, optionalNumber, parseRange, RangeQuery, requireText } from './fanouts';
 
 const MAX_DIMENSIONS = 12;
@@ -97,6 +93,7 @@ const Row = Type.Object({
 });
 
 export function stragglerRoutes(app: FastifyInstance, ctx: ApiContext): void {
+  const pool = analysisPool(app, ctx.store);
   app.get(
     '/api/v1/stragglers',
     {
@@ -119,7 +116,8 @@ export function stragglerRoutes(app: FastifyInstance, ctx: ApiContext): void {
         },
       },
     },
-    async (req) => {
+    async (req, reply) => {
+      const cancel = clientGone(reply);
       const q = req.query as Static<typeof StragglersQuery>;
       const leafService = requireText('leafService', q.leafService);
       const leafOperation = requireText('leafOperation', q.leafOperation);
@@ -133,12 +131,20 @@ export function stragglerRoutes(app: FastifyInstance, ctx: ApiContext): void {
         { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
         { attributeKeys, maxFanouts: q.maxFanouts ?? DEFAULT_MAX_FANOUTS },
       );
-      const a = attributeStragglers(loaded.calls, {
-        dimensions,
-        ...(thresholdMs !== undefined ? { thresholdMs } : {}),
-        ...(tailQuantile !== undefined ? { tailQuantile } : {}),
-        seed: q.seed ?? 1,
-      });
+      // Off the main thread: up to maxFanouts (1M) fan-outs of Fisher tests and re-draws.
+      const a = await pool.run(
+        {
+          kind: 'stragglers',
+          calls: loaded.calls,
+          options: {
+            dimensions,
+            ...(thresholdMs !== undefined ? { thresholdMs } : {}),
+            ...(tailQuantile !== undefined ? { tailQuantile } : {}),
+            seed: q.seed ?? 1,
+          },
+        },
+        cancel,
+      );
       return {
         from: range.fromMs,
         to: range.toMs,

@@ -4,7 +4,7 @@ import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
-import { analysisPool } from '../whatif-worker/pool';
+import { analysisPool, clientGone } from '../whatif-worker/pool';
 import { clampRange, parseRange, type TimeRange } from './fanouts';
 import { checkWhatIfBody, WhatIfBody, WhatIfResponse } from './whatif-schema';
 
@@ -72,7 +72,8 @@ export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
         return error ? { error } : { value: data };
       },
     },
-    async (req): Promise<WhatIfResult> => {
+    async (req, reply): Promise<WhatIfResult> => {
+      const cancel = clientGone(reply);
       const body = req.body as Body;
       const text = (v: number | string | undefined): string | undefined =>
         v === undefined ? undefined : String(v);
@@ -94,15 +95,18 @@ export function whatIfRoutes(app: FastifyInstance, ctx: ApiContext): void {
         { maxFanouts: MAX_FANOUTS },
       );
       // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
-      const r = await pool.run({
-        kind: 'whatif',
-        calls,
-        policy: body.policy,
-        options: {
-          seed: body.seed ?? 1,
-          ...(warmupMs > 0 ? { warmupUntilMs: asked.fromMs } : {}),
+      const r = await pool.run(
+        {
+          kind: 'whatif',
+          calls,
+          policy: body.policy,
+          options: {
+            seed: body.seed ?? 1,
+            ...(warmupMs > 0 ? { warmupUntilMs: asked.fromMs } : {}),
+          },
         },
-      });
+        cancel,
+      );
       if (r.requests === 0)
         throw notFound(
           `no fan-outs of ${body.leafService}/${body.leafOperation} start between from and to`,

@@ -9,16 +9,24 @@ export interface QueryBudget {
   timeoutSeconds: number;
   /** `max_memory_usage`: a query needing more is cancelled, bytes. */
   maxMemoryBytes: number;
+  /** Spans one trace read returns at most (earliest first; the answer says it was cut). */
+  maxTraceSpans: number;
+  /** Attributes per map (span, resource, event, link) one trace read returns at most. */
+  maxSpanAttributes: number;
 }
 
 export const DEFAULT_QUERY_BUDGET: QueryBudget = {
   timeoutSeconds: 30,
   maxMemoryBytes: 2 * 1024 ** 3,
+  maxTraceSpans: 10_000,
+  maxSpanAttributes: 1_000,
 };
 
 export const BUDGET_ENV = {
   timeoutSeconds: 'TAILSCOPE_QUERY_TIMEOUT_SECONDS',
   maxMemoryBytes: 'TAILSCOPE_QUERY_MAX_MEMORY_BYTES',
+  maxTraceSpans: 'TAILSCOPE_TRACE_MAX_SPANS',
+  maxSpanAttributes: 'TAILSCOPE_TRACE_MAX_ATTRIBUTES',
 } as const;
 
 function positive(name: string, raw: string | undefined, fallback: number, max: number): number {
@@ -31,21 +39,13 @@ function positive(name: string, raw: string | undefined, fallback: number, max: 
 
 /** The budget from TAILSCOPE_QUERY_* variables (unset: the defaults); throws naming a bad one. */
 export function queryBudgetFromEnv(env: Readonly<Record<string, string | undefined>>): QueryBudget {
+  const read = (key: keyof QueryBudget, max: number): number =>
+    positive(BUDGET_ENV[key], env[BUDGET_ENV[key]], DEFAULT_QUERY_BUDGET[key], max);
   return {
-    timeoutSeconds: positive(
-      BUDGET_ENV.timeoutSeconds,
-      env[BUDGET_ENV.timeoutSeconds],
-      DEFAULT_QUERY_BUDGET.timeoutSeconds,
-      86_400,
-    ),
-    maxMemoryBytes: Math.floor(
-      positive(
-        BUDGET_ENV.maxMemoryBytes,
-        env[BUDGET_ENV.maxMemoryBytes],
-        DEFAULT_QUERY_BUDGET.maxMemoryBytes,
-        2 ** 50,
-      ),
-    ),
+    timeoutSeconds: read('timeoutSeconds', 86_400),
+    maxMemoryBytes: Math.floor(read('maxMemoryBytes', 2 ** 50)),
+    maxTraceSpans: Math.max(1, Math.floor(read('maxTraceSpans', 10_000_000))),
+    maxSpanAttributes: Math.max(1, Math.floor(read('maxSpanAttributes', 10_000_000))),
   };
 }
 

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Piscina } from 'piscina';
 import { WhatIfPolicyError } from '@tailscope/analysis';
 import { badRequest, HttpError } from '../server/errors';
@@ -14,8 +14,10 @@ import type { JobReply } from './worker';
  * memory (the worker's heap limit) it dies alone (413); the process keeps serving.
  */
 export interface AnalysisPool {
+  /** Runs a job; `cancel` (the client went away) stops it and rejects with ClientGoneError. */
   run<K extends AnalysisJob['kind']>(
     job: Extract<AnalysisJob, { kind: K }>,
+    cancel?: AbortSignal,
   ): Promise<AnalysisResults[K]>;
   close(): Promise<void>;
 }
@@ -35,13 +37,15 @@ export function createAnalysisPool(budget: QueryBudget): AnalysisPool {
     },
   });
   return {
-    async run(job) {
-      const signal = AbortSignal.timeout(budget.timeoutSeconds * 1000);
+    async run(job, cancel) {
+      const timeout = AbortSignal.timeout(budget.timeoutSeconds * 1000);
+      const signal = cancel ? AbortSignal.any([timeout, cancel]) : timeout;
       let reply: JobReply;
       try {
         reply = (await pool.run(job, { signal })) as JobReply;
       } catch (err) {
-        throw poolError(err, budget, signal);
+        if (cancel?.aborted) throw new ClientGoneError();
+        throw poolError(err, budget, timeout);
       }
       if (!reply.ok) {
         if (reply.error.name === new WhatIfPolicyError('', '').name)
@@ -52,6 +56,26 @@ export function createAnalysisPool(budget: QueryBudget): AnalysisPool {
     },
     close: () => pool.destroy(),
   };
+}
+
+/**
+ * The client closed the connection before its answer: nothing to answer and nothing wrong
+ * here (499, nginx's "client closed request"; written to a closed socket, logged at info).
+ */
+export class ClientGoneError extends HttpError {
+  constructor() {
+    super(499, 'client closed the request');
+    this.name = 'ClientGoneError';
+  }
+}
+
+/** Aborts when the client goes away before the reply is written, so its analysis stops. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort();
+  });
+  return ac.signal;
 }
 
 function poolError(err: unknown, budget: QueryBudget, signal: AbortSignal): Error {
