@@ -93,6 +93,15 @@ export async function clampRange(store: Store, range: TimeRange): Promise<TimeRa
   return fromNs < toNs ? { ...range, fromNs, toNs } : { ...range, fromNs: lo, toNs: lo };
 }
 
+/**
+ * Largest latency threshold taken, ms (about 31 years): larger is no threshold at all, and
+ * integral values past 2^53 cannot be bound as query parameters (chDB refuses them: a 500).
+ */
+export const MAX_THRESHOLD_MS = 1e12;
+
+/** Largest fan-out cap taken (what the schema documents; Ajv let `Infinity` through). */
+export const MAX_FANOUTS_CAP = 1_000_000;
+
 /** A non-empty string parameter, or 400 naming it. */
 export function requireText(name: string, v: string | undefined): string {
   if (v === undefined || v === '') throw badRequest(`${name} is required`);
@@ -227,7 +236,7 @@ export function fanoutRoutes(app: FastifyInstance, ctx: ApiContext): void {
     async (req) => {
       const q = req.query as Static<typeof FanoutsQuery>;
       const range = await clampRange(ctx.store, parseRange(q, Date.now()));
-      const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, Number.MAX_VALUE);
+      const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, MAX_THRESHOLD_MS);
       const rows = await selectFanoutOperations(
         ctx.store,
         {

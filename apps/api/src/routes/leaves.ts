@@ -4,7 +4,14 @@ import { packLeafCalls } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
-import { clampRange, parseRange, RangeQuery, requireText } from './fanouts';
+import {
+  clampRange,
+  MAX_FANOUTS_CAP,
+  optionalNumber,
+  parseRange,
+  RangeQuery,
+  requireText,
+} from './fanouts';
 
 export const LEAVES_CONTENT_TYPE = 'application/vnd.tailscope.leaf-calls';
 const MAX_ATTRIBUTE_KEYS = 8;
@@ -64,10 +71,11 @@ export function leavesRoutes(app: FastifyInstance, ctx: ApiContext): void {
       const leafOperation = requireText('leafOperation', q.leafOperation);
       const range = await clampRange(ctx.store, parseRange(q, Date.now()));
       const attributeKeys = parseAttributeKeys('attrs', q.attrs);
+      const maxFanouts = optionalNumber('maxFanouts', q.maxFanouts, 1, MAX_FANOUTS_CAP);
       const loaded = await loadLeafCalls(
         ctx.store,
         { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-        { attributeKeys, maxFanouts: q.maxFanouts ?? 200_000 },
+        { attributeKeys, maxFanouts: maxFanouts ?? 200_000 },
       );
       const meta = {
         leafService,
