@@ -13,8 +13,17 @@ import { insertSpans, T0_NS } from './analysis-support';
 export async function startServer(
   prefix: string,
   env: Env = {},
-): Promise<{ running: Running; base: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), `tailscope-${prefix}-`));
+  dataDir?: string,
+): Promise<{
+  running: Running;
+  base: string;
+  dir: string;
+  /** Stops the server, keeping its data directory (to start another on it). */
+  close: () => Promise<void>;
+  /** Stops the server and removes its data directory. */
+  stop: () => Promise<void>;
+}> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), `tailscope-${prefix}-`));
   const settings = loadSettings(env, {
     dataDir: dir,
     port: '0',
@@ -37,6 +46,8 @@ export async function startServer(
   return {
     running,
     base: running.urls.api,
+    dir,
+    close: () => running.close(),
     stop: async () => {
       await running.close();
       rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,13 @@ import { resolve } from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
 import type { Sql } from './sql';
-import { budgetSettings, queryBudgetFromEnv, withinBudget, type QueryBudget } from './budget';
+import {
+  budgetKindOf,
+  budgetSettings,
+  queryBudgetFromEnv,
+  withinBudget,
+  type QueryBudget,
+} from './budget';
 
 type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
 
@@ -70,6 +76,21 @@ export function openStore(opts: StoreOptions): Store {
     });
     description = `embedded ClickHouse (chDB) at ${path}`;
   }
+  // Measured on chDB: rows a query had produced before the budget stopped it come back at the
+  // head of the next query's answer on the session. One throwaway query takes them, so the
+  // next real query answers only its own rows.
+  const drain = async <R>(run: () => Promise<R>): Promise<R> => {
+    try {
+      return await run();
+    } catch (err) {
+      if (embedded && budgetKindOf(err) !== null)
+        await client
+          .query({ query: 'SELECT 1', format: 'JSONEachRow' })
+          .then((rs) => rs.json())
+          .catch(() => undefined);
+      throw err;
+    }
+  };
   return {
     client,
     database,
@@ -78,19 +99,23 @@ export function openStore(opts: StoreOptions): Store {
     description,
     budget,
     query<T>(q: Sql): Promise<T[]> {
-      return withinBudget(budget, async () => {
-        const rs = await client.query({
-          query: q.text,
-          query_params: q.params,
-          format: 'JSONEachRow',
-        });
-        return rs.json<T>();
-      });
+      return withinBudget(budget, () =>
+        drain(async () => {
+          const rs = await client.query({
+            query: q.text,
+            query_params: q.params,
+            format: 'JSONEachRow',
+          });
+          return rs.json<T>();
+        }),
+      );
     },
     command(q: Sql): Promise<void> {
-      return withinBudget(budget, async () => {
-        await client.command({ query: q.text, query_params: q.params });
-      });
+      return withinBudget(budget, () =>
+        drain(async () => {
+          await client.command({ query: q.text, query_params: q.params });
+        }),
+      );
     },
     async ping(): Promise<boolean> {
       const r = await client.ping();
