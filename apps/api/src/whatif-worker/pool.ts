@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Piscina } from 'piscina';
-import { WhatIfPolicyError } from '@tailscope/analysis';
 import { badRequest, HttpError } from '../server/errors';
 import { QueryBudgetError, type QueryBudget } from '../store/budget';
 import type { AnalysisJob, AnalysisResults } from './jobs';
@@ -48,8 +47,8 @@ export function createAnalysisPool(budget: QueryBudget): AnalysisPool {
         throw poolError(err, budget, timeout);
       }
       if (!reply.ok) {
-        if (reply.error.name === new WhatIfPolicyError('', '').name)
-          throw badRequest(reply.error.message);
+        // A policy the analysis refuses names its field: the caller's mistake, a 400.
+        if (reply.error.field !== undefined) throw badRequest(reply.error.message);
         throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
       }
       return reply.result as AnalysisResults[typeof job.kind];
