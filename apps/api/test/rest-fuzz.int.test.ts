@@ -265,8 +265,8 @@ afterAll(async () => {
 
 /** Cases per operation: more where the inputs are richer, ~60 s in all on 2 shared cores. */
 function runsFor(op: Operation): number {
-  if (op.body) return 600;
-  return op.parameters.length > 0 ? 150 : 10;
+  if (op.body) return 400;
+  return op.parameters.length > 0 ? 100 : 10;
 }
 
 describe('REST fuzzing from the OpenAPI document', () => {
