@@ -53,6 +53,15 @@ export const Span = Type.Object({
   events: Type.Array(SpanEvent),
   links: Type.Array(SpanLink),
   status: Type.Object({ code: StatusCode, message: Type.String() }),
+  omitted: Type.Optional(
+    Type.Object(
+      { attributes: Type.Integer(), events: Type.Integer(), links: Type.Integer() },
+      {
+        description:
+          'Present when the span held more than the read limit (TAILSCOPE_TRACE_MAX_ATTRIBUTES per attribute map, events and links): how many entries were not returned',
+      },
+    ),
+  ),
 });
 export type Span = Static<typeof Span>;
 
@@ -66,7 +75,15 @@ export const TraceParams = Type.Object({
 });
 export type TraceParams = Static<typeof TraceParams>;
 
-export const TraceResponse = Type.Object({ traceId: Type.String(), spans: Type.Array(Span) });
+export const TraceResponse = Type.Object({
+  traceId: Type.String(),
+  spans: Type.Array(Span),
+  truncated: Type.Boolean({
+    description:
+      'More spans are stored than returned (at most TAILSCOPE_TRACE_MAX_SPANS, earliest first)',
+  }),
+  totalSpans: Type.Integer({ description: 'Spans stored for the trace' }),
+});
 export type TraceResponse = Static<typeof TraceResponse>;
 
 export const TraceRoute = {

@@ -9,10 +9,14 @@ import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
 import { selectFanoutOperations, type FanoutOperationRow } from '../store/fanouts';
+import { selectStoredBounds, type Store } from '../store';
 
 const HOUR_MS = 3_600_000;
 
-/** Epoch ms from `epoch ms` digits (fractions allowed, 0 included) or ISO-8601 text. */
+/**
+ * Epoch ms from `epoch ms` digits (fractions allowed) or ISO-8601 text, between 1970 and 2200
+ * whichever way it is written; ranges are then clamped to the stored data (clampRange).
+ */
 export function parseTime(name: string, raw: string): number {
   const text = raw.trim();
   let v = NaN;
@@ -52,6 +56,41 @@ export function parseRange(
   if (!(fromMs < toMs)) throw badRequest(`from (${fromMs}) must be before to (${toMs})`);
   return { fromMs, toMs, fromNs: msToNs(fromMs), toNs: msToNs(toMs) };
 }
+
+/**
+ * Instants ClickHouse DateTime64(9) can hold, with a day's room for the edge margins the
+ * queries add around a range (Int64 ns: 1677-09-21 to 2262-04-11).
+ */
+const DAY_NS = 86_400_000_000_000n;
+const NS_FLOOR = -(2n ** 63n) + DAY_NS;
+const NS_CEIL = 2n ** 63n - 1n - DAY_NS;
+
+/**
+ * The part of [from, to) the store holds spans in, so no
+ * query's cost grows with the range asked rather than the data: `from=0000-01-01&to=9999-12-31`
+ * on a store of one span reads that span's instant, not ten thousand years of 10-minute chunks
+ * (which once allocated an array per chunk and took the process down). fromMs/toMs stay as
+ * asked, for the answer to echo; fromNs/toNs become the stored part (empty: equal).
+ */
+export async function clampRange(store: Store, range: TimeRange): Promise<TimeRange> {
+  const bounds = await selectStoredBounds(store);
+  const clamp = (v: bigint): bigint => (v < NS_FLOOR ? NS_FLOOR : v > NS_CEIL ? NS_CEIL : v);
+  if (!bounds) return { ...range, fromNs: 0n, toNs: 0n };
+  const lo = clamp(bounds.minNs);
+  const hi = clamp(bounds.maxNs + 1n);
+  const fromNs = range.fromNs > lo ? range.fromNs : lo;
+  const toNs = range.toNs < hi ? range.toNs : hi;
+  return fromNs < toNs ? { ...range, fromNs, toNs } : { ...range, fromNs: lo, toNs: lo };
+}
+
+/**
+ * Largest latency threshold taken, ms (about 31 years): larger is no threshold at all, and
+ * integral values past 2^53 cannot be bound as query parameters (chDB refuses them: a 500).
+ */
+export const MAX_THRESHOLD_MS = 1e12;
+
+/** Largest fan-out cap taken (what the schema documents; Ajv let `Infinity` through). */
+export const MAX_FANOUTS_CAP = 1_000_000;
 
 /** A non-empty string parameter, or 400 naming it. */
 export function requireText(name: string, v: string | undefined): string {
@@ -106,8 +145,8 @@ export function toApiFanout(r: FanoutOperationRow): Fanout {
 export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/fanouts', { schema: FanoutsRoute }, async (req) => {
     const q = req.query;
-    const range = parseRange(q, Date.now());
-    const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, Number.MAX_VALUE);
+    const range = await clampRange(ctx.store, parseRange(q, Date.now()));
+    const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, MAX_THRESHOLD_MS);
     const rows = await selectFanoutOperations(
       ctx.store,
       {

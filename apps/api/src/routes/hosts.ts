@@ -4,18 +4,19 @@ import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { selectHostWindows } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
-import { optionalNumber, parseRange, requireText } from './fanouts';
+import { clampRange, optionalNumber, parseRange, requireText } from './fanouts';
 
 export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/hosts', { schema: HostsRoute }, async (req) => {
     const q = req.query;
     const leafService = requireText('leafService', q.leafService);
     const leafOperation = requireText('leafOperation', q.leafOperation);
-    const range = parseRange(q, Date.now());
+    const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const windowSeconds = optionalNumber('windowSeconds', q.windowSeconds, 0.001, 86_400) ?? 60;
-    if ((range.toMs - range.fromMs) / (windowSeconds * 1000) > MAX_WINDOWS) {
+    // Windows over the stored part of the range: a wide range over little data is fine.
+    if (Number(range.toNs - range.fromNs) / (windowSeconds * 1e9) > MAX_WINDOWS) {
       throw badRequest(
-        `windowSeconds ${windowSeconds} gives more than ${MAX_WINDOWS} windows over the range; use a longer window`,
+        `windowSeconds ${windowSeconds} gives more than ${MAX_WINDOWS} windows over the stored data in the range; use a longer window`,
       );
     }
     const factor = optionalNumber('factor', q.factor, 1, 1000) ?? 2;

@@ -4,7 +4,7 @@ import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
-import { parseRange, requireText } from './fanouts';
+import { clampRange, MAX_FANOUTS_CAP, optionalNumber, parseRange, requireText } from './fanouts';
 
 export { LEAVES_CONTENT_TYPE };
 
@@ -24,12 +24,13 @@ export function leavesRoutes(app: RouteApp, ctx: ApiContext): void {
     const q = req.query;
     const leafService = requireText('leafService', q.leafService);
     const leafOperation = requireText('leafOperation', q.leafOperation);
-    const range = parseRange(q, Date.now());
+    const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const attributeKeys = parseAttributeKeys('attrs', q.attrs);
+    const maxFanouts = optionalNumber('maxFanouts', q.maxFanouts, 1, MAX_FANOUTS_CAP);
     const loaded = await loadLeafCalls(
       ctx.store,
       { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      { attributeKeys, maxFanouts: q.maxFanouts ?? 200_000 },
+      { attributeKeys, maxFanouts: maxFanouts ?? 200_000 },
     );
     const meta = {
       leafService,

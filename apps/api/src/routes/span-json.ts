@@ -79,5 +79,16 @@ export function toApiSpan(r: SpanRow, typed?: Record<string, string>): Span {
       attributes: withTypes(r.LinkAttributes[i] ?? {}, `l${i}:`, typed),
     })),
     status: { code: statusCode(r.StatusCode), message: r.StatusMessage },
+    ...omitted(r),
   };
+}
+
+/** The span's `omitted` counts, only when the read limit cut something. */
+function omitted(r: SpanRow): Pick<Span, 'omitted'> {
+  const o = {
+    attributes: r.OmittedAttributes,
+    events: r.OmittedEvents,
+    links: r.OmittedLinks,
+  };
+  return o.attributes > 0 || o.events > 0 || o.links > 0 ? { omitted: o } : {};
 }

@@ -3,17 +3,20 @@ import {
   DEFAULT_STRAGGLER_FANOUTS as DEFAULT_MAX_FANOUTS,
   StragglersRoute,
 } from '@tailscope/contracts';
-import {
-  attributeKey,
-  attributeStragglers,
-  parseDimension,
-  type Dimension,
-} from '@tailscope/analysis';
+import { attributeKey, parseDimension, type Dimension } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
-import { optionalNumber, parseRange, requireText } from './fanouts';
+import { analysisPool, clientGone } from '../whatif-worker/pool';
+import {
+  clampRange,
+  MAX_FANOUTS_CAP,
+  MAX_THRESHOLD_MS,
+  optionalNumber,
+  parseRange,
+  requireText,
+} from './fanouts';
 
 const MAX_DIMENSIONS = 12;
 
@@ -37,26 +40,37 @@ export function parseDimensions(raw: string | undefined): Dimension[] {
 }
 
 export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/stragglers', { schema: StragglersRoute }, async (req) => {
+  const pool = analysisPool(app, ctx.store);
+  app.get('/api/v1/stragglers', { schema: StragglersRoute }, async (req, reply) => {
+    const cancel = clientGone(reply);
     const q = req.query;
     const leafService = requireText('leafService', q.leafService);
     const leafOperation = requireText('leafOperation', q.leafOperation);
-    const range = parseRange(q, Date.now());
+    const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const dimensions = parseDimensions(q.by);
-    const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, Number.MAX_VALUE);
+    const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, MAX_THRESHOLD_MS);
+    const maxFanouts = optionalNumber('maxFanouts', q.maxFanouts, 1, MAX_FANOUTS_CAP);
     const tailQuantile = optionalNumber('tailQuantile', q.tailQuantile, 0.5, 0.9999);
     const attributeKeys = dimensions.map(attributeKey).filter((k): k is string => k !== null);
     const loaded = await loadLeafCalls(
       ctx.store,
       { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      { attributeKeys, maxFanouts: q.maxFanouts ?? DEFAULT_MAX_FANOUTS },
+      { attributeKeys, maxFanouts: maxFanouts ?? DEFAULT_MAX_FANOUTS },
     );
-    const a = attributeStragglers(loaded.calls, {
-      dimensions,
-      ...(thresholdMs !== undefined ? { thresholdMs } : {}),
-      ...(tailQuantile !== undefined ? { tailQuantile } : {}),
-      seed: q.seed ?? 1,
-    });
+    // Off the main thread: up to maxFanouts (1M) fan-outs of Fisher tests and re-draws.
+    const a = await pool.run(
+      {
+        kind: 'stragglers',
+        calls: loaded.calls,
+        options: {
+          dimensions,
+          ...(thresholdMs !== undefined ? { thresholdMs } : {}),
+          ...(tailQuantile !== undefined ? { tailQuantile } : {}),
+          seed: q.seed ?? 1,
+        },
+      },
+      cancel,
+    );
     return {
       from: range.fromMs,
       to: range.toMs,

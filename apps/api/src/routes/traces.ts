@@ -1,6 +1,6 @@
 import { TraceRoute } from '@tailscope/contracts';
 import type { ApiContext } from '../server/context';
-import { selectTrace, type SpanRow } from '../store';
+import { countTraceSpans, selectTrace, type SpanRow } from '../store';
 import { selectTypedAttributes } from '../store/typed-attributes';
 import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
@@ -33,12 +33,21 @@ export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
     const traceId = req.params.traceId.toLowerCase();
     if (!TRACE_ID.test(traceId))
       throw badRequest(`traceId must be 32 hex digits, got ${JSON.stringify(traceId)}`);
-    const rows = await selectTrace(ctx.store, traceId);
+    const { maxTraceSpans, maxSpanAttributes } = ctx.store.budget;
+    // One span more than the limit tells whether the trace was cut, without a count.
+    const rows = await selectTrace(ctx.store, traceId, {
+      maxSpans: maxTraceSpans + 1,
+      maxAttributes: maxSpanAttributes,
+    });
     if (rows.length === 0) throw notFound(`no trace ${traceId}`);
+    const truncated = rows.length > maxTraceSpans;
+    if (truncated) rows.length = maxTraceSpans;
     const typed = await typedBySpan(ctx, traceId, rows);
     return {
       traceId,
       spans: rows.map((r) => toApiSpan(r, typed.get(`${r.SpanId}@${r.StartNs}`))),
+      truncated,
+      totalSpans: truncated ? await countTraceSpans(ctx.store, traceId) : rows.length,
     };
   });
 }

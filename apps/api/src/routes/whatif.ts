@@ -1,15 +1,11 @@
 import { WhatIfRoute } from '@tailscope/contracts';
-import {
-  resolvePolicy,
-  simulateWhatIf,
-  type WhatIfPolicy,
-  type WhatIfResult,
-} from '@tailscope/analysis';
+import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
-import { notFound } from '../server/errors';
+import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
-import { parseRange } from './fanouts';
+import { analysisPool, clientGone } from '../whatif-worker/pool';
+import { clampRange, parseRange } from './fanouts';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
@@ -26,8 +22,30 @@ function warmupFor(policy: WhatIfPolicy): number {
   return p.kind === 'probation' ? (p.windowSeconds + p.holdSeconds) * 1000 : 0;
 }
 
+/** Longest warm-up asked of the store, ms (a century; the range is clamped to the data anyway). */
+const MAX_WARMUP_MS = 100 * 365.25 * 86_400_000;
+
+/**
+ * Probation keeps windowSeconds / intervalSeconds slots per host: with a one-day window and a
+ * millisecond interval that is 86 million per host. The number of intervals over the range is
+ * checked by checkReplaySize.
+ */
+const MAX_PROBATION_SLOTS = 10_000;
+
+function checkProbationSlots(policy: WhatIfPolicy): void {
+  if (policy.kind !== 'probation') return;
+  const p = resolvePolicy(policy);
+  if (p.kind !== 'probation') return;
+  const slots = p.windowSeconds / p.intervalSeconds;
+  if (!(slots <= MAX_PROBATION_SLOTS))
+    throw badRequest(
+      `policy.intervalSeconds ${p.intervalSeconds} cuts policy.windowSeconds ${p.windowSeconds} into ${slots.toPrecision(3)} intervals (at most ${MAX_PROBATION_SLOTS}); use a longer interval or a shorter window`,
+    );
+}
+
 /** POST /api/v1/whatif: replay one leaf operation's recorded fan-outs under a policy. */
 export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
+  const pool = analysisPool(app, ctx.store);
   app.post(
     '/api/v1/whatif',
     {
@@ -40,28 +58,45 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         return error ? { error } : { value: data };
       },
     },
-    async (req): Promise<WhatIfResult> => {
+    async (req, reply): Promise<WhatIfResult> => {
+      const cancel = clientGone(reply);
       const body = req.body;
       const text = (v: number | string | undefined): string | undefined =>
         v === undefined ? undefined : String(v);
-      const range = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
-      const warmupMs = warmupFor(body.policy);
-      const tooBig = checkReplaySize(body.policy, range.toMs - range.fromMs, warmupMs);
+      const asked = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
+      const warmupMs = Math.min(warmupFor(body.policy), MAX_WARMUP_MS);
+      const range = await clampRange(ctx.store, {
+        ...asked,
+        fromNs: asked.fromNs - BigInt(Math.ceil(warmupMs)) * 1_000_000n,
+      });
+      // Judged over the stored data of the range (warm-up included): a wide range over little
+      // data is fine, a short interval over much data is not.
+      const tooBig = checkReplaySize(body.policy, Number(range.toNs - range.fromNs) / 1e6, 0);
       if (tooBig) throw tooBig;
+      checkProbationSlots(body.policy);
       const { calls, sampled } = await loadLeafCalls(
         ctx.store,
         {
-          fromNs: range.fromNs - BigInt(warmupMs) * 1_000_000n,
+          fromNs: range.fromNs,
           toNs: range.toNs,
           leafService: body.leafService,
           leafOperation: body.leafOperation,
         },
         { maxFanouts: MAX_FANOUTS },
       );
-      const r = simulateWhatIf(calls, body.policy, {
-        seed: body.seed ?? 1,
-        ...(warmupMs > 0 ? { warmupUntilMs: range.fromMs } : {}),
-      });
+      // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
+      const r = await pool.run(
+        {
+          kind: 'whatif',
+          calls,
+          policy: body.policy,
+          options: {
+            seed: body.seed ?? 1,
+            ...(warmupMs > 0 ? { warmupUntilMs: asked.fromMs } : {}),
+          },
+        },
+        cancel,
+      );
       if (r.requests === 0)
         throw notFound(
           `no fan-outs of ${body.leafService}/${body.leafOperation} start between from and to`,
@@ -72,7 +107,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
             ...r.notes,
           ]
         : r.notes;
-      // The contract's fields only (the replayed samples stay in the process).
+      // The contract's fields only (the replayed samples stayed in the worker).
       return {
         requests: r.requests,
         baseline: r.baseline,

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HttpError } from './errors';
+import { budgetKindOf, QueryBudgetError } from '../store/budget';
 import type { ApiContext } from './context';
 import type { RoutePlugin } from './route-app';
 import { nonFiniteQueryCheck, validationMessage } from './validation';
@@ -83,6 +84,14 @@ export async function buildApi(
   // One error handler: validation errors name the bad parameter, HttpErrors carry their own
   // status, anything else is a 500 whose details stay in the log.
   app.setErrorHandler((err: unknown, req, reply) => {
+    // A query stopped by the budget outside Store.query (raw client calls): the same answer.
+    const overBudget = budgetKindOf(err);
+    if (overBudget !== null) err = new QueryBudgetError(overBudget, ctx.store.budget);
+    // The client went away first: nobody to answer and nothing wrong here; not an error log.
+    if (reply.raw.destroyed) {
+      req.log.info({ err }, 'client closed the request before its answer');
+      return reply.status(499).send();
+    }
     if (err instanceof HttpError)
       return reply.status(err.statusCode).send({ error: err.message, statusCode: err.statusCode });
     const e = err as {

@@ -33,8 +33,13 @@ function floorDiv(a: bigint, b: bigint): bigint {
 
 const chunkOf = (t: bigint): bigint => floorDiv(t, CHUNK_NS);
 
-/** Chunks whose fan-outs can start in [from, to). */
+/** Ranges of more chunks than this are not looked up in the cache (they go live). */
+const MAX_CHUNKS = 100_000n;
+
+/** Chunks whose fan-outs can start in [from, to); none when more than MAX_CHUNKS. */
 function chunksOf(fromNs: bigint, toNs: bigint): bigint[] {
+  // Counted before listed: a range of ten thousand years once listed every chunk of it.
+  if (chunkOf(toNs - 1n) - chunkOf(fromNs) + 1n > MAX_CHUNKS) return [];
   const out: bigint[] = [];
   for (let c = chunkOf(fromNs); c <= chunkOf(toNs - 1n); c++) out.push(c);
   return out;

@@ -1,4 +1,13 @@
 export { openStore, type Store, type StoreOptions } from './client';
 export { sql, param, ident, raw, join, type Sql } from './sql';
 export { migrate, schemaVersion, SCHEMA_VERSION, TRACES_TABLE, MIGRATIONS } from './schema';
-export { selectTrace, selectStats, type SpanRow, type StoreStats } from './traces';
+export {
+  selectTrace,
+  countTraceSpans,
+  selectStats,
+  selectStoredBounds,
+  type SpanRow,
+  type StoreStats,
+  type StoredBounds,
+  type TraceReadLimits,
+} from './traces';

@@ -1,0 +1,47 @@
+import {
+  attributeStragglers,
+  simulateWhatIf,
+  WhatIfPolicyError,
+  type Attribution,
+  type AttributionOptions,
+  type LeafCalls,
+  type SimulateOptions,
+  type WhatIfPolicy,
+  type WhatIfResult,
+} from '@tailscope/analysis';
+
+/**
+ * The analyses that run off the main thread: pure `@tailscope/analysis` calls on one leaf
+ * operation's calls. Shared by the worker (which runs them) and the pool (which types them).
+ */
+export type AnalysisJob =
+  | { kind: 'whatif'; calls: LeafCalls; policy: WhatIfPolicy; options: SimulateOptions }
+  | { kind: 'stragglers'; calls: LeafCalls; options: AttributionOptions };
+
+export interface AnalysisResults {
+  whatif: WhatIfResult;
+  stragglers: Attribution;
+}
+
+export type AnalysisResult = AnalysisResults[AnalysisJob['kind']];
+
+/** An analysis error as it crosses the thread boundary (a policy error keeps its field). */
+export interface JobError {
+  name: string;
+  message: string;
+  field?: string;
+}
+
+/** Runs one job; the replayed samples (`allLeavesMs`) stay here, only the contract's fields go back. */
+export function runJob(job: AnalysisJob): AnalysisResult {
+  if (job.kind === 'stragglers') return attributeStragglers(job.calls, job.options);
+  const { allLeavesMs: _samples, ...result } = simulateWhatIf(job.calls, job.policy, job.options);
+  return result;
+}
+
+export function toJobError(err: unknown): JobError {
+  if (err instanceof WhatIfPolicyError)
+    return { name: err.name, message: err.message, field: err.field };
+  if (err instanceof Error) return { name: err.name, message: err.message };
+  return { name: 'Error', message: String(err) };
+}

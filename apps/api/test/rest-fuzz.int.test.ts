@@ -1,0 +1,153 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../src/store';
+import { caseOf, type Hints, type Operation, type Schema } from './rest-fuzz-inputs';
+import { fanoutSpans, insertSpans, startServer, T0_NS } from './query-support';
+
+/**
+ * Property-based fuzzing of every REST route, driven by the OpenAPI document the server
+ * publishes (/api/v1/openapi.json): per route and method, parameters and bodies in range, out
+ * of range, huge, negative, NaN/Infinity text, ISO extremes, wrong types and long strings,
+ * against the real server on a small seeded store. Every answer must be below 500 and come
+ * within 10 s; afterwards the server still answers a normal request. Fixed seed, bounded runs.
+ */
+
+const SEED = 20_261_124;
+const ANSWER_BOUND_MS = 10_000;
+const REQUESTS = 300; // 20 ms apart: 6 s of fan-outs of kv/get under frontend/search
+const FROM_MS = Number(T0_NS / 1_000_000n);
+const TO_MS = FROM_MS + REQUESTS * 20 + 1000;
+const TRACE_ID = (1).toString(16).padStart(32, '0');
+
+/** In-range values for parameters whose meaning the schema does not carry. */
+const HINTS: Hints = {
+  from: fc.oneof(
+    fc.integer({ min: FROM_MS - 5000, max: TO_MS }),
+    fc.constant(new Date(FROM_MS).toISOString()),
+  ),
+  to: fc.oneof(
+    fc.integer({ min: FROM_MS, max: TO_MS + 5000 }),
+    fc.constant(new Date(TO_MS).toISOString()),
+  ),
+  leafService: fc.constantFrom('kv', 'frontend'),
+  leafOperation: fc.constantFrom('get', 'search'),
+  parentService: fc.constantFrom('frontend', 'kv'),
+  traceId: fc.constantFrom(TRACE_ID, 'ab'.repeat(16), 'ff'.repeat(16)),
+  by: fc.constantFrom('host', 'host,sharing_mode,background', 'attr:host.name', 'sharing_mode'),
+  attrs: fc.constantFrom('host.name', 'a,b', 'service.name'),
+  // Handler bounds the route schemas do not state (yet): in range means inside these.
+  tailQuantile: fc.double({ min: 0.5, max: 0.9999, noNaN: true }),
+  factor: fc.double({ min: 1, max: 1000, noNaN: true }),
+  windowSeconds: fc.double({ min: 0.001, max: 86_400, noNaN: true }),
+  minCalls: fc.integer({ min: 1, max: 1000 }),
+  thresholdMs: fc.double({ min: 0, max: 1e4, noNaN: true }),
+};
+
+let server: Awaited<ReturnType<typeof startServer>>;
+let operations: Operation[] = [];
+
+beforeAll(async () => {
+  server = await startServer('rest-fuzz');
+  await insertSpans(server.running.store, fanoutSpans(REQUESTS, 4));
+  // Two spans at times stored before ingest refused them: a wrapped negative one (1811) and
+  // one of 2201, so the stored range spans centuries.
+  for (const [ns, id] of [
+    [-5_000_000_000_000_000_000n, '01'],
+    [7_300_000_000_000_000_000n, '02'],
+  ] as const) {
+    await server.running.store.command(
+      sql`INSERT INTO otel_traces (Timestamp, TraceId, SpanId, ServiceName, SpanName, SpanKind, Duration)
+        VALUES (fromUnixTimestamp64Nano(toInt64(${ns.toString()})), ${'ab'.repeat(16)}, ${id.repeat(8)}, 'kv', 'get', 'Server', 5)`,
+    );
+  }
+  const doc = (await (await fetch(`${server.base}/api/v1/openapi.json`)).json()) as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          parameters?: Operation['parameters'];
+          requestBody?: { content: Record<string, { schema: Schema }> };
+        }
+      >
+    >;
+  };
+  operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({
+      method: method.toUpperCase() as Operation['method'],
+      path,
+      parameters: op.parameters ?? [],
+      ...(op.requestBody ? { body: op.requestBody.content['application/json']?.schema ?? {} } : {}),
+    })),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await server.stop();
+});
+
+/** Cases per operation: more where the inputs are richer, ~60 s in all on 2 shared cores. */
+function runsFor(op: Operation): number {
+  if (op.body) return 400;
+  return op.parameters.length > 0 ? 100 : 10;
+}
+
+describe('REST fuzzing from the OpenAPI document', () => {
+  it('publishes the routes it serves', () => {
+    const routes = operations.map((o) => `${o.method} ${o.path}`);
+    expect(routes).toEqual(
+      expect.arrayContaining([
+        'GET /api/v1/fanouts',
+        'GET /api/v1/stragglers',
+        'GET /api/v1/hosts',
+        'GET /api/v1/leaves',
+        'GET /api/v1/traces/{traceId}',
+        'GET /api/v1/stats',
+        'POST /api/v1/whatif',
+      ]),
+    );
+  });
+
+  it('answers every generated request below 500 and within 10 s', async () => {
+    const seen = new Map<string, Map<number, number>>();
+    const started = performance.now();
+    for (const op of operations) {
+      const key = `${op.method} ${op.path}`;
+      const statuses = new Map<number, number>();
+      seen.set(key, statuses);
+      await fc.assert(
+        fc.asyncProperty(caseOf(op, server.base, HINTS), async (c) => {
+          const t = performance.now();
+          const res = await fetch(c.url, {
+            method: op.method,
+            signal: AbortSignal.timeout(ANSWER_BOUND_MS),
+            ...(c.body === undefined
+              ? {}
+              : { headers: { 'content-type': 'application/json' }, body: c.body }),
+          });
+          const answer = await res.text();
+          const ms = performance.now() - t;
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status >= 500 || ms > ANSWER_BOUND_MS)
+            throw new Error(`${res.status} in ${ms.toFixed(0)} ms: ${answer.slice(0, 300)}`);
+        }),
+        { seed: SEED, numRuns: runsFor(op), endOnFailure: true },
+      );
+    }
+    const summary = [...seen].map(
+      ([k, s]) =>
+        `${k}: ${[...s]
+          .sort((a, b) => a[0] - b[0])
+          .map(([st, n]) => `${st}x${n}`)
+          .join(' ')}`,
+    );
+    console.log(
+      `REST fuzz (seed ${SEED}) in ${((performance.now() - started) / 1000).toFixed(1)} s, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n${summary.join('\n')}`,
+    );
+    // Still serving: a normal request answers as before.
+    const res = await fetch(`${server.base}/api/v1/fanouts?from=${FROM_MS}&to=${TO_MS}`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { fanouts: { requests: number }[] };
+    expect(body.fanouts.map((f) => f.requests)).toEqual([REQUESTS]);
+  }, 180_000);
+});
