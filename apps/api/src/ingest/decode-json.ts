@@ -1,11 +1,12 @@
 import protobuf from 'protobufjs/minimal';
 import { DecodeError } from './proto-reader';
+import { quoteBigIntegers } from './json-bigint';
 
 /**
  * OTLP/JSON ExportTraceServiceRequest -> the protobuf bytes of the same request, so JSON takes
  * the protobuf path from there on (one decoder, one write-ahead-log format, the same rows).
  * Follows the OTLP/JSON rules: trace and span ids in hex, 64-bit integers as decimal strings or
- * numbers, enums as integers (their names are accepted too), lowerCamelCase field names (the
+ * numbers (kept exact above 2^53, see json-bigint.ts), enums as integers (their names are accepted too), lowerCamelCase field names (the
  * original snake_case names as well, as protobuf JSON parsers do), unknown fields ignored.
  *
  * Only the fields Tailscope stores are carried over. A wrong type anywhere is a DecodeError that
@@ -255,7 +256,7 @@ function writeScopeSpans(w: Writer, ss: Json, path: string): void {
 export function jsonToProtobuf(body: Buffer): Buffer {
   let doc: unknown;
   try {
-    doc = JSON.parse(body.toString('utf8'));
+    doc = JSON.parse(quoteBigIntegers(body.toString('utf8')));
   } catch (err) {
     throw new DecodeError(`body is not JSON: ${(err as Error).message}`);
   }

@@ -10,6 +10,7 @@ import {
   statusJson,
   statusProto,
 } from './otlp-response';
+import type { InflightBudget } from './inflight';
 import type { Pipeline } from './pipeline';
 
 /**
@@ -54,28 +55,89 @@ function tooLarge(maxBytes: number, what: string): HttpFailure {
   );
 }
 
-/** Reads the body, refusing more than `maxBytes`; stops reading as soon as it is over. */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/** The client went away mid-request: nothing to answer, and not an error of ours. */
+class ClientAbort extends Error {}
+
+/** What one request holds of the in-flight budget; released once it has been answered. */
+class Hold {
+  bytes = 0;
+  constructor(readonly budget: InflightBudget) {}
+  take(n: number): boolean {
+    if (!this.budget.tryAcquire(n)) return false;
+    this.bytes += n;
+    return true;
+  }
+  release(): void {
+    this.budget.release(this.bytes);
+    this.bytes = 0;
+  }
+}
+
+function overBudget(budget: InflightBudget): HttpFailure {
+  return new HttpFailure(
+    429,
+    GrpcCode.RESOURCE_EXHAUSTED,
+    `too many bytes in flight (limit ${budget.maxBytes}, TAILSCOPE_OTLP_MAX_INFLIGHT_BYTES): retry later`,
+    1,
+  );
+}
+
+/**
+ * Reads the body, refusing more than `maxBytes`; stops reading as soon as it is over. A body
+ * whose length was not declared takes its in-flight share chunk by chunk; one that sends
+ * nothing for `idleMs` is refused (408) rather than held.
+ */
+function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  idleMs: number,
+  hold: Hold | undefined,
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
+      clearTimeout(timer);
+      reject(err);
+    };
+    const idle = () => {
+      fail(
+        new HttpFailure(
+          408,
+          GrpcCode.UNAVAILABLE,
+          `request body stalled: nothing received for ${idleMs} ms (TAILSCOPE_OTLP_BODY_IDLE_TIMEOUT_MS)`,
+        ),
+      );
+    };
+    const timer = setTimeout(idle, idleMs);
     req.on('data', (chunk: Buffer) => {
       if (failed) return;
+      timer.refresh();
       size += chunk.length;
       if (size > maxBytes) {
-        failed = true;
-        reject(tooLarge(maxBytes, 'request body'));
+        fail(tooLarge(maxBytes, 'request body'));
+        return;
+      }
+      if (hold && !hold.take(chunk.length)) {
+        fail(overBudget(hold.budget));
         return;
       }
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!failed)
-        resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size));
+      if (failed) return;
+      failed = true;
+      clearTimeout(timer);
+      resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size));
     });
-    req.on('error', (err) => {
-      if (!failed) reject(err);
+    req.on('error', () => {
+      fail(new ClientAbort('client aborted the request'));
+    });
+    req.on('close', () => {
+      if (!req.complete) fail(new ClientAbort('client closed the connection mid-body'));
     });
   });
 }
@@ -131,6 +193,8 @@ export interface HttpReceiverOptions {
   host: string;
   port: number;
   maxBytes: number;
+  bodyIdleTimeoutMs: number;
+  budget: InflightBudget;
   pipeline: Pipeline;
   log: (message: string) => void;
 }
@@ -144,6 +208,7 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   opts: HttpReceiverOptions,
+  hold: Hold,
 ): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
   const enc = requestEncoding(req.headers['content-type']);
@@ -178,16 +243,29 @@ async function handle(
       `unsupported Content-Encoding ${JSON.stringify(req.headers['content-encoding'] ?? '')}: use gzip or none`,
     );
   }
-  const declared = Number(req.headers['content-length'] ?? '0');
+  const length = req.headers['content-length'];
+  const declared = Number(length ?? '0');
   if (declared > opts.maxBytes) throw tooLarge(opts.maxBytes, 'request body');
   if (opts.pipeline.isFull()) throw queueFull();
-  const body = await readBody(req, opts.maxBytes);
-  const raw = compression === 'gzip' ? await gunzipLimited(body, opts.maxBytes) : body;
+  // The body's share of the in-flight budget is taken before a byte of it is read.
+  if (length !== undefined && !hold.take(declared)) throw overBudget(opts.budget);
+  if (length === undefined && opts.budget.isFull()) throw overBudget(opts.budget);
+  const body = await readBody(
+    req,
+    opts.maxBytes,
+    opts.bodyIdleTimeoutMs,
+    length === undefined ? hold : undefined,
+  );
+  let raw = body;
+  if (compression === 'gzip') {
+    raw = await gunzipLimited(body, opts.maxBytes);
+    if (!hold.take(raw.length)) throw overBudget(opts.budget);
+  }
   const payload = enc === 'json' ? jsonToProtobuf(raw) : raw;
   const result = await opts.pipeline.submit(payload);
   if (result.status === 'full') throw queueFull();
   const partial =
-    result.rejected > 0
+    result.message !== ''
       ? { rejectedSpans: result.rejected, errorMessage: result.message }
       : undefined;
   send(
@@ -213,35 +291,58 @@ function queueFull(): HttpFailure {
   return new HttpFailure(429, GrpcCode.UNAVAILABLE, 'write queue is full: retry later', 1);
 }
 
+function isClientAbort(err: unknown, req: IncomingMessage): boolean {
+  return err instanceof ClientAbort || (req.destroyed && !req.complete);
+}
+
 export function startHttpReceiver(opts: HttpReceiverOptions): Promise<HttpReceiver> {
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    handle(req, res, opts).catch((err: unknown) => {
-      const enc = requestEncoding(req.headers['content-type']) ?? 'json';
-      let f: HttpFailure;
-      if (err instanceof HttpFailure) f = err;
-      else if (err instanceof DecodeError)
-        f = new HttpFailure(400, GrpcCode.INVALID_ARGUMENT, `undecodable request: ${err.message}`);
-      else {
-        opts.log(`otlp/http: ${String(err)}`);
-        f = new HttpFailure(
-          503,
-          GrpcCode.UNAVAILABLE,
-          'could not store the request: retry later',
-          1,
-        );
-      }
-      if (req.complete) sendFailure(res, enc, f, false);
-      else if (f.status === 429)
-        drainThen(req, opts.maxBytes, () => {
+  // The whole request within 2 minutes (Node's default is 5); a stalled body meets the idle
+  // timeout in readBody much sooner.
+  const server: Server = createServer(
+    { keepAliveTimeout: 65_000, requestTimeout: 120_000 },
+    (req, res) => {
+      const hold = new Hold(opts.budget);
+      res.once('close', () => {
+        hold.release();
+      });
+      handle(req, res, opts, hold).catch((err: unknown) => {
+        hold.release();
+        const enc = requestEncoding(req.headers['content-type']) ?? 'json';
+        if (isClientAbort(err, req)) {
+          // Clients give up (timeouts, shutdowns): routine, not a server error.
+          res.destroy();
+          return;
+        }
+        let f: HttpFailure;
+        if (err instanceof HttpFailure) f = err;
+        else if (err instanceof DecodeError)
+          f = new HttpFailure(
+            400,
+            GrpcCode.INVALID_ARGUMENT,
+            `undecodable request: ${err.message}`,
+          );
+        else {
+          opts.log(`otlp/http: ${String(err)}`);
+          f = new HttpFailure(
+            503,
+            GrpcCode.UNAVAILABLE,
+            'could not store the request: retry later',
+            1,
+          );
+        }
+        if (req.complete) sendFailure(res, enc, f, false);
+        else if (f.status === 429) {
+          // Answered at once; the rest of the body is read and thrown away, never held.
           sendFailure(res, enc, f, false);
-        });
-      else {
-        // A body that was not read to the end leaves the connection unusable: close it.
-        sendFailure(res, enc, f, true);
-        res.once('finish', () => req.destroy());
-      }
-    });
-  });
+          drainThen(req, opts.maxBytes, () => undefined);
+        } else {
+          // A body that was not read to the end leaves the connection unusable: close it.
+          sendFailure(res, enc, f, true);
+          res.once('finish', () => req.destroy());
+        }
+      });
+    },
+  );
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

@@ -18,10 +18,15 @@ export function healthRoutes(app: FastifyInstance, ctx: ApiContext): void {
     '/readyz',
     {
       schema: {
-        summary: 'The store answers and the schema is in place (503 until then)',
+        summary:
+          'The store answers, the schema is in place and ingest can store what it accepts (503 otherwise)',
         response: {
           200: Type.Object({ status: Type.Literal('ready'), store: Type.String() }),
-          503: Type.Object({ status: Type.Literal('starting'), store: Type.String() }),
+          503: Type.Object({
+            status: Type.Union([Type.Literal('starting'), Type.Literal('stuck')]),
+            store: Type.String(),
+            reason: Type.Optional(Type.String()),
+          }),
         },
       },
     },
@@ -31,6 +36,12 @@ export function healthRoutes(app: FastifyInstance, ctx: ApiContext): void {
         return reply
           .status(503)
           .send({ status: 'starting' as const, store: ctx.store.description });
+      // Ready means a 200 from ingest will reach the store: not while inserts keep failing.
+      const writer = ctx.ingestStatus?.().writer;
+      if (writer?.stuck)
+        return reply
+          .status(503)
+          .send({ status: 'stuck' as const, store: ctx.store.description, reason: writer.reason });
       return { status: 'ready' as const, store: ctx.store.description };
     },
   );

@@ -112,6 +112,15 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'otel_traces with trace-id time-range table and view',
     statements: (ctx) => [tracesTable(ctx), traceIdTsTable(ctx), traceIdTsView(ctx)],
   },
+  {
+    version: 2,
+    name: 'tailscope_ingest_batches: the store-side record of ingest batches',
+    statements: (ctx) => [
+      `CREATE TABLE IF NOT EXISTS ${checkIdent(ctx.database)}.tailscope_ingest_batches${onCluster(ctx)} (
+    Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
+) ENGINE = ${engine(ctx, 'MergeTree')} ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

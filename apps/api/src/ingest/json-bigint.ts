@@ -1,0 +1,54 @@
+/**
+ * OTLP/JSON allows 64-bit integers as JSON numbers, and JSON.parse rounds those above 2^53
+ * (1544712660123456789 becomes ...768). Before parsing, integer literals of 16 or more digits
+ * outside strings are turned into strings, which every int64 field accepts as well, so they
+ * stay exact. Most bodies write int64 as strings and never get past the first regex test.
+ */
+
+/** An integer literal right after `:`, `[` or `,` with at least 16 digits. */
+const MAYBE_BIG = /[:[,]\s*-?\d{16}/;
+
+export function quoteBigIntegers(text: string): string {
+  if (!MAYBE_BIG.test(text)) return text;
+  const out: string[] = [];
+  let from = 0;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Skip the string, escapes included.
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 92 /* \ */) i += 2;
+        else if (d === 34) break;
+        else i++;
+      }
+      i++;
+      continue;
+    }
+    if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      const start = i;
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d < 48 || d > 57) break;
+        i++;
+      }
+      const next = i < n ? text.charCodeAt(i) : 0;
+      // A fraction or exponent makes it a double: leave it to JSON.parse.
+      const isInteger = next !== 46 /* . */ && next !== 101 && next !== 69; /* e E */
+      const digits = i - start - (c === 45 ? 1 : 0);
+      if (isInteger && digits >= 16) {
+        out.push(text.slice(from, start), '"', text.slice(start, i), '"');
+        from = i;
+      }
+      continue;
+    }
+    i++;
+  }
+  if (from === 0) return text;
+  out.push(text.slice(from));
+  return out.join('');
+}
