@@ -12,6 +12,7 @@ import { decodeExportResponse, otlpJson } from './ingest-fixtures';
 import {
   JSON_TYPE,
   PROTO,
+  DAY_NS,
   T0,
   countSpans,
   grpcExport,
@@ -205,5 +206,19 @@ describe('attribute limits', () => {
     const rows = await running.store.query<{ n: string }>(sql`
       SELECT toString(length(SpanAttributes['k1'])) AS n FROM otel_traces WHERE TraceId = ${traceId}`);
     expect(rows).toEqual([{ n: '65536' }]);
+  });
+});
+
+describe('spans on more than 100 days in one request', () => {
+  it('are stored (the partition limit is raised for our inserts)', async () => {
+    const traceId = 'c3'.repeat(16);
+    const spans = Array.from({ length: 150 }, (_, i) => {
+      const start = T0 - BigInt(i) * DAY_NS;
+      return timedSpan(traceId, i, start, start + 1000n);
+    });
+    expect((await postOtlp(running, otlpJson(spans), JSON_TYPE)).status).toBe(200);
+    await running.ingest.flush();
+    expect(await countSpans(running, traceId)).toBe(150);
+    expect((await stats(running)).deadLetter.batches).toBe(0);
   });
 });
