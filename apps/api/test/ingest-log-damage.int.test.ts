@@ -127,11 +127,17 @@ describe('a damaged write-ahead log', () => {
 
 describe('a lost or garbled batch log', () => {
   it.each([
-    ['deleted', (walDir: string) => rmSync(join(walDir, 'batches.log'))],
+    [
+      'deleted',
+      (walDir: string) => {
+        rmSync(join(walDir, 'batches.log'));
+      },
+    ],
     [
       'garbled',
-      (walDir: string) =>
-        writeFileSync(join(walDir, 'batches.log'), 'C \u0000\nB x 2\n\u0000\u0000'),
+      (walDir: string) => {
+        writeFileSync(join(walDir, 'batches.log'), 'C \u0000\nB x 2\n\u0000\u0000');
+      },
     ],
     [
       'deleted with the id file',
