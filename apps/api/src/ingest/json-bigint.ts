@@ -2,7 +2,8 @@
  * OTLP/JSON allows 64-bit integers as JSON numbers, and JSON.parse rounds those above 2^53
  * (1544712660123456789 becomes ...768). Before parsing, integer literals of 16 or more digits
  * outside strings are turned into strings, which every int64 field accepts as well, so they
- * stay exact. Most bodies write int64 as strings and never get past the first regex test.
+ * stay exact. decode-json.ts only calls this for a body where an int64 field held a number
+ * JSON.parse could not represent exactly, so other bodies never pay for the scan.
  */
 
 /** An integer literal right after `:`, `[` or `,` with at least 16 digits. */
