@@ -89,11 +89,13 @@ function post(agent: Agent, url: string, body: Buffer): Promise<number> {
   });
 }
 
+// 'close', not 'exit': the replay's last log line comes at shutdown, and 'exit' may fire
+// before the child's output has all been read.
 const exited = (child: ChildProcess) =>
   new Promise<void>((r) => {
-    if (child.exitCode !== null || child.signalCode !== null) r();
+    if (child.stdout?.closed && (child.exitCode !== null || child.signalCode !== null)) r();
     else
-      child.once('exit', () => {
+      child.once('close', () => {
         r();
       });
   });
@@ -138,7 +140,8 @@ describe('kill -9 during sustained ingest', () => {
     expect(acked.size).toBeGreaterThan(0);
     expect(next).toBeLessThan(REQUESTS);
 
-    // Restart on the same directory: the log is replayed before the receivers open.
+    // Restart on the same directory: the log is replayed (behind the open receivers) and
+    // drained into the store before a SIGTERM exits.
     const second = await startCli();
     second.child.kill('SIGTERM');
     await exited(second.child);

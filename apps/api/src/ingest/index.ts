@@ -164,7 +164,7 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
     const spans = writer.replayBacklogSpans;
     log(`replaying ${spans} spans (${backlog.length} requests) from the write-ahead log`);
     void writer.drained().then(() => {
-      log(`replayed the write-ahead log (${spans} spans)`);
+      log(`replayed ${spans} spans from the write-ahead log`);
     });
   }
 
