@@ -80,6 +80,34 @@ describe('bytes in flight', () => {
     expect(ok.status).toBe(200);
   });
 
+  it('counts a chunked body while it streams and refuses it once over the budget', async () => {
+    // 900 kB held by a declared body that never comes, then a chunked body of 64 kB chunks.
+    const holder = await rawRequest(small, 900 * 1024);
+    await new Promise((r) => setTimeout(r, 100));
+    const url = new URL(small.urls.otlpHttp);
+    const chunked = connect(Number(url.port), url.hostname);
+    await new Promise((r) => chunked.once('connect', r));
+    const answer = firstAnswer(chunked);
+    chunked.write(
+      'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nTransfer-Encoding: chunked\r\n\r\n',
+    );
+    let sent = 0;
+    const state = { answered: false };
+    void answer.then(() => {
+      state.answered = true;
+    });
+    while (!state.answered && sent < 4 * 1024 * 1024) {
+      chunked.write(`10000\r\n${'x'.repeat(0x10000)}\r\n`);
+      sent += 0x10000;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(await answer).toMatch(/^HTTP\/1\.1 429 /);
+    // Refused after about the budget's remaining 124 kB, not after 4 MB.
+    expect(sent).toBeLessThan(1024 * 1024);
+    chunked.destroy();
+    holder.destroy();
+  });
+
   it('drops a stalled body after the idle timeout (408) instead of holding it', async () => {
     const socket = await rawRequest(small, 1000, 10);
     const answer = await firstAnswer(socket);

@@ -63,7 +63,7 @@ class Hold {
   bytes = 0;
   constructor(readonly budget: InflightBudget) {}
   take(n: number): boolean {
-    if (!this.budget.tryAcquire(n)) return false;
+    if (!this.budget.tryAcquire(n, this.bytes)) return false;
     this.bytes += n;
     return true;
   }

@@ -18,8 +18,9 @@ export class InflightBudget {
     return this.held >= this.maxBytes;
   }
 
-  tryAcquire(n: number): boolean {
-    if (this.held > 0 && this.held + n > this.maxBytes) return false;
+  /** `own`: bytes the caller holds already (a body taken chunk by chunk is one request). */
+  tryAcquire(n: number, own = 0): boolean {
+    if (this.held - own > 0 && this.held + n > this.maxBytes) return false;
     this.held += n;
     return true;
   }
