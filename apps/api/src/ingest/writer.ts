@@ -295,16 +295,28 @@ export class SpanWriter {
     const token = batchLog.token(first, last);
     await batchLog.begin(first, last);
     let recorded = false;
+    let spansIn = false;
     for (let attempt = 0; ; attempt++) {
       try {
         if (!recorded) {
           await recordBatch(store, batchLog.state.id, { first, last, state: 'begun' });
           recorded = true;
         }
-        await this.insert(TRACE_NAMES, traces, token, `t-${first}`, 'otel_traces');
+        if (!spansIn) {
+          await this.insert(TRACE_NAMES, traces, token, `t-${first}`, 'otel_traces');
+          spansIn = true;
+        }
         await this.insert(TYPED_NAMES, typed, token, `a-${first}`, TYPED_ATTRIBUTES_TABLE);
         break;
       } catch (err) {
+        if (recorded && spansIn && isPermanent(err)) {
+          // The spans are in; only their typed copies were refused. Splitting would insert
+          // the spans again under other tokens, so keep the note and go on.
+          const reason = `typed attribute rows of log records ${first}-${last} refused: ${String(err)}`;
+          this.opts.log(`ingest: ${reason}`);
+          await this.opts.deadLetters.add(first, 0, reason, undefined);
+          break;
+        }
         if (recorded && isPermanent(err)) {
           this.consecutiveFailures = 0;
           await this.refused(batch, String(err));
