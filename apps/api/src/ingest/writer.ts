@@ -196,6 +196,8 @@ export class SpanWriter {
         for (const resolve of this.idle.splice(0)) resolve();
         if (this.closing) return;
         await this.waitForWork();
+        // Idle is not stuck: "no insert finished for 10 s" counts from when work arrived.
+        this.lastProgressMs = Date.now();
         continue;
       }
       const hurry =
