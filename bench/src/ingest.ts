@@ -17,7 +17,7 @@ import { loadavg } from 'node:os';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { decodeTraceRequest, otlpFixtures } from '@tailscope/api';
+import { decodeTraceRequest, jsonToProtobuf, otlpFixtures } from '@tailscope/api';
 import { insertBench } from './ingest-insert';
 import { formatsBench, readerBench } from './ingest-formats';
 
@@ -165,13 +165,13 @@ async function endToEnd(bodies: Buffer[]): Promise<EndToEnd> {
   }
 }
 
-function decodeOnly(bodies: Buffer[]): { perSecond: number; perCpuSecond: number } {
+function decodeOnly(bodies: Buffer[], json = false): { perSecond: number; perCpuSecond: number } {
   let spans = 0;
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   while (performance.now() - t0 < 3000) {
     for (const b of bodies) {
-      const d = decodeTraceRequest(b);
+      const d = decodeTraceRequest(json ? jsonToProtobuf(b) : b);
       d.columns.tracesBlock();
       d.columns.typedBlock();
       d.columns.release();
@@ -208,6 +208,23 @@ const decode = decodeOnly(bodies);
 console.log(
   `decode-only: ${fmt(decode.perSecond)} spans/s (protobuf -> Native columns, one thread; ${fmt(decode.perCpuSecond)} per CPU-second)`,
 );
+// OTLP/JSON as the JS SDK writes it (int64 as strings), and with int64 as bare JSON numbers
+// (the slower path that keeps them exact).
+const jsonBodies = Array.from({ length: 10 }, (_, i) =>
+  otlpFixtures.jsonRequest(otlpFixtures.fanoutSpans(SPANS_PER_REQUEST, i + 1)),
+);
+const numberBodies = jsonBodies.map((b) =>
+  Buffer.from(b.toString('utf8').replace(/("(?:start|end)?[tT]imeUnixNano":)"(\d+)"/g, '$1$2')),
+);
+for (const [label, set] of [
+  ['strings', jsonBodies],
+  ['numbers', numberBodies],
+] as const) {
+  const j = decodeOnly(set, true);
+  console.log(
+    `decode-only JSON (int64 as ${label}): ${fmt(j.perSecond)} spans/s (JSON -> protobuf -> Native columns; ${fmt(j.perCpuSecond)} per CPU-second)`,
+  );
+}
 const ins = await insertBench(bodies);
 console.log(
   `insert-only: ${fmt(ins.rowsPerSecond)} rows/s (Native via file(), batches of ${fmt(ins.batchRows)} rows, with the typed-attribute rows; ${fmt(ins.rowsPerCpuSecond)} per CPU-second)`,

@@ -11,8 +11,28 @@ describe('settings', () => {
       otlpHttpPort: 4318,
       otlpGrpcPort: 4317,
       otlpMaxBytes: 64 * 1024 * 1024,
+      otlpMaxInflightBytes: 256 * 1024 * 1024,
+      otlpBodyIdleTimeoutMs: 10_000,
+      otlpMaxAttributes: 128,
+      otlpMaxEvents: 128,
+      otlpMaxLinks: 128,
+      otlpMaxValueBytes: 65_536,
       clickhouseUrl: undefined,
     });
+  });
+
+  it('reads the ingest limits and refuses nonsense for them', () => {
+    const s = loadSettings({
+      TAILSCOPE_OTLP_MAX_INFLIGHT_BYTES: '1048576',
+      TAILSCOPE_OTLP_MAX_ATTRIBUTES: '16',
+    });
+    expect(s).toMatchObject({ otlpMaxInflightBytes: 1048576, otlpMaxAttributes: 16 });
+    expect(() => loadSettings({ TAILSCOPE_OTLP_MAX_ATTRIBUTES: '0' })).toThrow(
+      /TAILSCOPE_OTLP_MAX_ATTRIBUTES must be an integer/,
+    );
+    expect(() => loadSettings({ TAILSCOPE_OTLP_BODY_IDLE_TIMEOUT_MS: 'soon' })).toThrow(
+      /TAILSCOPE_OTLP_BODY_IDLE_TIMEOUT_MS/,
+    );
   });
 
   it('reads the environment, and flags win over it', () => {

@@ -9,6 +9,16 @@ export interface Settings {
   otlpHttpPort: number;
   otlpGrpcPort: number;
   otlpMaxBytes: number;
+  /** Bytes of OTLP bodies being read or decoded at once, over all requests (HTTP and gRPC). */
+  otlpMaxInflightBytes: number;
+  /** A request body that sends nothing for this long is dropped (408). */
+  otlpBodyIdleTimeoutMs: number;
+  /** Per span, resource, event and link; more are dropped (docs/ingest.md, "Limits"). */
+  otlpMaxAttributes: number;
+  otlpMaxEvents: number;
+  otlpMaxLinks: number;
+  /** Encoded bytes of one attribute value; longer strings are truncated. */
+  otlpMaxValueBytes: number;
   clickhouseUrl: string | undefined;
   clickhouseUser: string | undefined;
   clickhousePassword: string | undefined;
@@ -77,6 +87,47 @@ export function loadSettings(
       pick('otlpMaxBytes', 'TAILSCOPE_OTLP_MAX_BYTES'),
       64 * MiB,
       1024,
+    ),
+    otlpMaxInflightBytes: int(
+      'TAILSCOPE_OTLP_MAX_INFLIGHT_BYTES',
+      pick('otlpMaxInflightBytes', 'TAILSCOPE_OTLP_MAX_INFLIGHT_BYTES'),
+      256 * MiB,
+      1024,
+      2 ** 50,
+    ),
+    otlpBodyIdleTimeoutMs: int(
+      'TAILSCOPE_OTLP_BODY_IDLE_TIMEOUT_MS',
+      pick('otlpBodyIdleTimeoutMs', 'TAILSCOPE_OTLP_BODY_IDLE_TIMEOUT_MS'),
+      10_000,
+      100,
+      600_000,
+    ),
+    otlpMaxAttributes: int(
+      'TAILSCOPE_OTLP_MAX_ATTRIBUTES',
+      pick('otlpMaxAttributes', 'TAILSCOPE_OTLP_MAX_ATTRIBUTES'),
+      128,
+      1,
+      1_000_000,
+    ),
+    otlpMaxEvents: int(
+      'TAILSCOPE_OTLP_MAX_EVENTS',
+      pick('otlpMaxEvents', 'TAILSCOPE_OTLP_MAX_EVENTS'),
+      128,
+      0,
+      1_000_000,
+    ),
+    otlpMaxLinks: int(
+      'TAILSCOPE_OTLP_MAX_LINKS',
+      pick('otlpMaxLinks', 'TAILSCOPE_OTLP_MAX_LINKS'),
+      128,
+      0,
+      1_000_000,
+    ),
+    otlpMaxValueBytes: int(
+      'TAILSCOPE_OTLP_MAX_VALUE_BYTES',
+      pick('otlpMaxValueBytes', 'TAILSCOPE_OTLP_MAX_VALUE_BYTES'),
+      64 * 1024,
+      16,
     ),
     clickhouseUrl: pick('clickhouseUrl', 'CLICKHOUSE_URL') || undefined,
     clickhouseUser: pick('clickhouseUser', 'CLICKHOUSE_USER'),

@@ -14,6 +14,7 @@ export { loadLeafCalls, materializeFanouts, type LoadedLeafCalls } from './store
 
 // Ingest: OTLP protobuf decoding and the columns a decoded request becomes.
 export { decodeTraceRequest, type DecodedRequest } from './ingest/decode-protobuf';
+export { jsonToProtobuf } from './ingest/decode-json';
 export { ProtoReader } from './ingest/proto-reader';
 export { TRACE_COLUMNS, TYPED_COLUMNS } from './ingest/span-columns';
 

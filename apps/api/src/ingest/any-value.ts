@@ -116,7 +116,9 @@ function scanAny(r: ProtoReader, start: number, end: number): void {
     const tag = r.varint32(end);
     const f = tag >>> 3;
     const w = tag & 7;
-    if (f >= 1 && f <= 7 && ANY_WIRE[f] === w) {
+    if (f >= 1 && f <= 7) {
+      if (ANY_WIRE[f] !== w)
+        throw new DecodeError(`AnyValue field ${f} has wire type ${w}, expected ${ANY_WIRE[f]}`);
       anyField = f;
       anyAt = r.p;
     }

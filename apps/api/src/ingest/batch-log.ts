@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { idFromSegmentNames } from './wal';
 
 /**
  * Which write-ahead-log records are in the store. Before a batch of records [first, last] is
@@ -11,6 +12,10 @@ import { join } from 'node:path';
  *
  * The token carries a random id of this data directory, so two Tailscope instances writing to
  * one ClickHouse server never collide.
+ *
+ * This file is a fast local copy: every `B` is also recorded in the store
+ * (store/ingest-batches.ts) before its insert, so when this file is lost or garbled, start-up
+ * takes the newer state from the store and re-inserts nothing that is already there.
  */
 
 export interface BatchState {
@@ -60,7 +65,9 @@ export class BatchLog {
     const idPath = join(dir, 'id');
     let id = (await readFile(idPath, 'utf8').catch(() => '')).trim();
     if (!/^[0-9a-f]{16}$/.test(id)) {
-      id = randomBytes(8).toString('hex');
+      // Lost or garbled: the log's segment names carry it too. Only a directory without either
+      // gets a new id (and then has nothing to replay that an old id could match).
+      id = idFromSegmentNames(await readdir(dir)) ?? randomBytes(8).toString('hex');
       await writeFile(idPath, id + '\n', { flush: true });
     }
     const path = join(dir, 'batches.log');
@@ -81,6 +88,12 @@ export class BatchLog {
     await this.write(`B ${first} ${last}\n`);
     await this.fh.datasync();
     this.state.pending = { first, last };
+  }
+
+  /** Takes a newer state (from the store's record of batches) over what this file said. */
+  adopt(state: Omit<BatchState, 'id'>): void {
+    this.state.applied = state.applied;
+    this.state.pending = state.pending;
   }
 
   /** Records that the batch is in the store. No fsync: losing it only means a deduplicated retry. */

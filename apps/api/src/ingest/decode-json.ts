@@ -1,11 +1,12 @@
 import protobuf from 'protobufjs/minimal';
 import { DecodeError } from './proto-reader';
+import { quoteBigIntegers, startsWithBigIntegers } from './json-bigint';
 
 /**
  * OTLP/JSON ExportTraceServiceRequest -> the protobuf bytes of the same request, so JSON takes
  * the protobuf path from there on (one decoder, one write-ahead-log format, the same rows).
  * Follows the OTLP/JSON rules: trace and span ids in hex, 64-bit integers as decimal strings or
- * numbers, enums as integers (their names are accepted too), lowerCamelCase field names (the
+ * numbers (kept exact above 2^53, see json-bigint.ts), enums as integers (their names are accepted too), lowerCamelCase field names (the
  * original snake_case names as well, as protobuf JSON parsers do), unknown fields ignored.
  *
  * Only the fields Tailscope stores are carried over. A wrong type anywhere is a DecodeError that
@@ -53,11 +54,15 @@ function string(v: unknown, path: string): string | undefined {
   return v;
 }
 
+/** An int64 given as a JSON number JSON.parse could not hold exactly: parse again, exactly. */
+class InexactNumber extends Error {}
+
 /** A 64-bit integer given as a decimal string or a number. */
 function int64(v: unknown, path: string, unsigned: boolean): bigint | undefined {
   if (v === undefined) return undefined;
   let n: bigint;
-  if (typeof v === 'number' && Number.isInteger(v)) n = BigInt(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v)) n = BigInt(v);
+  else if (typeof v === 'number' && Number.isInteger(v)) throw new InexactNumber(path);
   else if (typeof v === 'string' && /^-?\d{1,20}$/.test(v)) n = BigInt(v);
   else throw new DecodeError(`${path}: expected a 64-bit integer (string or number)`);
   if (n < (unsigned ? 0n : INT64_MIN) || n > (unsigned ? UINT64_MAX : 2n ** 63n - 1n))
@@ -251,14 +256,41 @@ function writeScopeSpans(w: Writer, ss: Json, path: string): void {
   });
 }
 
-/** Parses an OTLP/JSON body and returns the equivalent protobuf request. */
-export function jsonToProtobuf(body: Buffer): Buffer {
-  let doc: unknown;
+function parse(text: string): unknown {
   try {
-    doc = JSON.parse(body.toString('utf8'));
+    return JSON.parse(text);
   } catch (err) {
     throw new DecodeError(`body is not JSON: ${(err as Error).message}`);
   }
+}
+
+/**
+ * Parses an OTLP/JSON body and returns the equivalent protobuf request. JSON.parse rounds
+ * integers above 2^53; when an int64 field meets one (rare: SDKs write int64 as strings), the
+ * body is parsed again with its long integer literals turned into strings, which stay exact.
+ * Bodies without such numbers pay nothing for this.
+ */
+export function jsonToProtobuf(body: Buffer): Buffer {
+  const text = body.toString('utf8');
+  // A body whose first span writes its times as bare numbers goes the exact way at once.
+  if (!startsWithBigIntegers(text)) {
+    try {
+      return convert(parse(text));
+    } catch (err) {
+      if (!(err instanceof InexactNumber)) throw err;
+    }
+  }
+  try {
+    return convert(parse(quoteBigIntegers(text)));
+  } catch (err) {
+    // Still inexact: a number written with a fraction or an exponent (1e300).
+    if (err instanceof InexactNumber)
+      throw new DecodeError(`${err.message}: expected a 64-bit integer (string or number)`);
+    throw err;
+  }
+}
+
+function convert(doc: unknown): Buffer {
   const root = object(doc, 'request') ?? {};
   const w = protobuf.Writer.create();
   array(field(root, 'resourceSpans', 'resource_spans'), 'resourceSpans').forEach((rs, i) => {

@@ -156,3 +156,24 @@ describe('decodeTraceRequest', () => {
     },
   );
 });
+
+describe('OTLP/JSON int64 as JSON numbers', () => {
+  const body = (start: string, int: string) =>
+    Buffer.from(
+      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${'ab'.repeat(16)}","spanId":"${'cd'.repeat(8)}","startTimeUnixNano":${start},"endTimeUnixNano":${start},"attributes":[{"key":"n","value":{"intValue":${int}}}]}]}]}]}`,
+    );
+
+  it('keeps numbers above 2^53 exact', () => {
+    const d = decodeTraceRequest(jsonToProtobuf(body('1544712660123456789', '9007199254740993')));
+    expect(d.accepted).toBe(1);
+    const ts = d.columns.ts.bytes();
+    expect(ts.readBigUInt64LE(0)).toBe(1544712660123456789n);
+    expect(d.columns.attrVals.bytes().subarray(1).toString()).toBe('9007199254740993');
+    d.columns.release();
+  });
+
+  it('refuses an int64 written with an exponent or a fraction beyond 2^53 (400, not 500)', () => {
+    expect(() => jsonToProtobuf(body('1e300', '1'))).toThrow(DecodeError);
+    expect(() => jsonToProtobuf(body('1', '12345678901234567.0'))).toThrow(/64-bit integer/);
+  });
+});

@@ -1,4 +1,15 @@
 import { ByteSink } from './byte-sink';
+import {
+  DEFAULT_LIMITS,
+  REQUEST,
+  RESOURCE,
+  RESOURCE_SPANS,
+  SCOPE,
+  SCOPE_SPANS,
+  active,
+  skipChecked,
+  type IngestLimits,
+} from './limits';
 import { SpanColumns } from './span-columns';
 import { ProtoReader } from './proto-reader';
 import { decodeSpan } from './decode-span';
@@ -27,9 +38,11 @@ export interface DecodedRequest {
   columns: SpanColumns;
   /** Spans written to `columns`. */
   accepted: number;
-  /** Spans refused (invalid ids), with the first reason. */
+  /** Spans refused (invalid ids or times), with the first reason. */
   rejected: number;
   rejectReason: string;
+  /** What the limits dropped or truncated, as a partial-success warning ('' when nothing). */
+  dropMessage: string;
 }
 
 function decodeResource(r: ProtoReader, start: number, end: number): Resource {
@@ -46,7 +59,15 @@ function decodeResource(r: ProtoReader, start: number, end: number): Resource {
       const kvStart = r.p;
       const valsBefore = vals.len;
       const keysBefore = keys.len;
-      writeKeyValue(r, kvStart, kvEnd, keys, vals, RESOURCE_PREFIX, typed);
+      if (count >= active.limits.maxAttributes) {
+        active.drops.attributes++;
+        r.p = kvEnd;
+        continue;
+      }
+      if (!writeKeyValue(r, kvStart, kvEnd, keys, vals, RESOURCE_PREFIX, typed)) {
+        r.p = kvEnd;
+        continue;
+      }
       count++;
       // service.name -> ServiceName: compare the key bytes (after the 1-byte length 12).
       const k = keys.buf;
@@ -56,7 +77,7 @@ function decodeResource(r: ProtoReader, start: number, end: number): Resource {
         }
       }
       r.p = kvEnd;
-    } else r.skip(t & 7, end);
+    } else skipChecked(r, t, end, RESOURCE);
   }
   return {
     keys: Buffer.from(keys.bytes()),
@@ -94,13 +115,18 @@ function decodeScope(r: ProtoReader, start: number, end: number): Scope {
       s.versionAt = r.p;
       s.versionEnd = r.lenEnd(end);
       r.p = s.versionEnd;
-    } else r.skip(t & 7, end);
+    } else skipChecked(r, t, end, SCOPE);
   }
   return s;
 }
 
 /** Walks ExportTraceServiceRequest -> ResourceSpans -> ScopeSpans -> Span. */
-export function decodeTraceRequest(input: Uint8Array): DecodedRequest {
+export function decodeTraceRequest(
+  input: Uint8Array,
+  limits: IngestLimits = DEFAULT_LIMITS,
+): DecodedRequest {
+  active.limits = limits;
+  active.drops.reset();
   const b = Buffer.isBuffer(input)
     ? input
     : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
@@ -110,16 +136,23 @@ export function decodeTraceRequest(input: Uint8Array): DecodedRequest {
     accepted: 0,
     rejected: 0,
     rejectReason: '',
+    dropMessage: '',
   };
   const end = b.length;
-  while (r.p < end) {
-    const t = r.varint32(end);
-    if (t === T_LEN1) {
-      const rsEnd = r.lenEnd(end);
-      decodeResourceSpans(r, r.p, rsEnd, out);
-      r.p = rsEnd;
-    } else r.skip(t & 7, end);
+  try {
+    while (r.p < end) {
+      const t = r.varint32(end);
+      if (t === T_LEN1) {
+        const rsEnd = r.lenEnd(end);
+        decodeResourceSpans(r, r.p, rsEnd, out);
+        r.p = rsEnd;
+      } else skipChecked(r, t, end, REQUEST);
+    }
+  } catch (err) {
+    out.columns.release();
+    throw err;
   }
+  out.dropMessage = active.drops.message(limits);
   return out;
 }
 
@@ -139,7 +172,7 @@ function decodeResourceSpans(
       resEnd = r.lenEnd(end);
       resStart = r.p;
       r.p = resEnd;
-    } else r.skip(t & 7, end);
+    } else skipChecked(r, t, end, RESOURCE_SPANS);
   }
   const resource = resStart < 0 ? NO_RESOURCE : decodeResource(r, resStart, resEnd);
   r.p = start;
@@ -168,7 +201,7 @@ function decodeScopeSpans(
       const e = r.lenEnd(end);
       scope = decodeScope(r, r.p, e);
       r.p = e;
-    } else r.skip(t & 7, end);
+    } else skipChecked(r, t, end, SCOPE_SPANS);
   }
   r.p = start;
   while (r.p < end) {
@@ -178,5 +211,42 @@ function decodeScopeSpans(
       decodeSpan(r, r.p, spanEnd, resource, scope, out);
       r.p = spanEnd;
     } else r.skip(t & 7, end);
+  }
+}
+
+/** Counts `tag` fields in [start, end), calling `inner` on each instead when given. */
+function countFields(
+  r: ProtoReader,
+  start: number,
+  end: number,
+  tag: number,
+  inner?: (s: number, e: number) => number,
+): number {
+  let n = 0;
+  r.p = start;
+  while (r.p < end) {
+    const t = r.varint32(end);
+    if (t === tag) {
+      const e = r.lenEnd(end);
+      const s = r.p;
+      n += inner ? inner(s, e) : 1;
+      r.p = e;
+    } else r.skip(t & 7, end);
+  }
+  return n;
+}
+
+/**
+ * The number of spans in a request, from its framing alone (no decoding): what a replayed
+ * record will add, for the replay backlog. 0 for bytes that do not parse.
+ */
+export function countSpans(b: Buffer): number {
+  const r = new ProtoReader(b);
+  try {
+    return countFields(r, 0, b.length, T_LEN1, (rs, re) =>
+      countFields(r, rs, re, T_LEN2, (ss, se) => countFields(r, ss, se, T_LEN2)),
+    );
+  } catch {
+    return 0;
   }
 }

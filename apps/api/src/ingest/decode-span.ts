@@ -27,6 +27,7 @@ import {
   writeDuration,
 } from './span-scan';
 import { ByteSink } from './byte-sink';
+import { EVENT, LINK, STATUS_SHAPE, active, skipChecked } from './limits';
 
 /** Where the counters for the request live (decode-protobuf's DecodedRequest). */
 export interface SpanTally {
@@ -68,7 +69,7 @@ function writeStatus(r: ProtoReader, c: SpanColumns): void {
         msgAt = r.p;
         msgEnd = r.lenEnd(end);
         r.p = msgEnd;
-      } else r.skip(t & 7, end);
+      } else skipChecked(r, t, end, STATUS_SHAPE);
     }
   }
   const status = STATUS[code] ?? STATUS_UNSET;
@@ -87,6 +88,7 @@ function writeEvent(
   let nameAt = -1;
   let nameEnd = -1;
   const prefix = prefixBytes(`e${index}:`);
+  let attrs = 0;
   r.p = start;
   while (r.p < end) {
     const t = r.varint32(end);
@@ -99,10 +101,13 @@ function writeEvent(
       r.p = nameEnd;
     } else if (t === T_EV_ATTR) {
       const e = r.lenEnd(end);
-      writeKeyValue(r, r.p, e, c.evAttrKeys, c.evAttrVals, prefix, typed);
-      c.evAttrCount++;
+      if (attrs >= active.limits.maxAttributes) active.drops.attributes++;
+      else if (writeKeyValue(r, r.p, e, c.evAttrKeys, c.evAttrVals, prefix, typed)) {
+        c.evAttrCount++;
+        attrs++;
+      }
       r.p = e;
-    } else r.skip(t & 7, end);
+    } else skipChecked(r, t, end, EVENT);
   }
   writeFixed8(c.evTs, r.b, timeAt);
   writeStr(c.evName, r.b, nameAt, nameEnd);
@@ -121,6 +126,7 @@ function writeLink(
   let stateAt = -1;
   let stateEnd = -1;
   const prefix = prefixBytes(`l${index}:`);
+  let attrs = 0;
   r.p = start;
   while (r.p < end) {
     const t = r.varint32(end);
@@ -135,10 +141,13 @@ function writeLink(
       r.p = stateEnd;
     } else if (t === T_LN_ATTR) {
       const e = r.lenEnd(end);
-      writeKeyValue(r, r.p, e, c.lnAttrKeys, c.lnAttrVals, prefix, typed);
-      c.lnAttrCount++;
+      if (attrs >= active.limits.maxAttributes) active.drops.attributes++;
+      else if (writeKeyValue(r, r.p, e, c.lnAttrKeys, c.lnAttrVals, prefix, typed)) {
+        c.lnAttrCount++;
+        attrs++;
+      }
       r.p = e;
-    } else r.skip(t & 7, end);
+    } else skipChecked(r, t, end, LINK);
   }
   // Pass 1 checked the lengths of the ids that are present; absent ones are written empty.
   if (traceAt < 0) c.lnTraceId.u8(EMPTY);
@@ -149,8 +158,14 @@ function writeLink(
   c.lnAttrOff.u64(c.lnAttrCount, 0);
 }
 
-/** Pass 2: the repeated fields (attributes, events, links), in wire order. */
+/**
+ * Pass 2: the repeated fields (attributes, events, links), in wire order. Past the limits they
+ * are skipped and counted, so a span with a million attributes costs a scan, not a million rows.
+ */
 function writeRepeated(r: ProtoReader, start: number, end: number, c: SpanColumns): void {
+  const limits = active.limits;
+  const drops = active.drops;
+  let attrs = 0;
   let events = 0;
   let links = 0;
   r.p = start;
@@ -158,18 +173,27 @@ function writeRepeated(r: ProtoReader, start: number, end: number, c: SpanColumn
     const t = r.varint32(end);
     if (t === T_ATTR) {
       const e = r.lenEnd(end);
-      writeKeyValue(r, r.p, e, c.attrKeys, c.attrVals, SPAN_PREFIX, typed);
-      c.attrCount++;
+      if (attrs >= limits.maxAttributes) drops.attributes++;
+      else if (writeKeyValue(r, r.p, e, c.attrKeys, c.attrVals, SPAN_PREFIX, typed)) {
+        c.attrCount++;
+        attrs++;
+      }
       r.p = e;
     } else if (t === T_EVENT) {
       const e = r.lenEnd(end);
-      writeEvent(r, r.p, e, c, events++);
-      c.evCount++;
+      if (events >= limits.maxEventsPerSpan) drops.events++;
+      else {
+        writeEvent(r, r.p, e, c, events++);
+        c.evCount++;
+      }
       r.p = e;
     } else if (t === T_LINK) {
       const e = r.lenEnd(end);
-      writeLink(r, r.p, e, c, links++);
-      c.lnCount++;
+      if (links >= limits.maxLinksPerSpan) drops.links++;
+      else {
+        writeLink(r, r.p, e, c, links++);
+        c.lnCount++;
+      }
       r.p = e;
     } else r.skip(t & 7, end);
   }

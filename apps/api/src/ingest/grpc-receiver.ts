@@ -1,6 +1,9 @@
 import {
   Metadata,
   Server,
+  ServerInterceptingCall,
+  ServerListenerBuilder,
+  type ServerInterceptor,
   ServerCredentials,
   status as GrpcStatus,
   type sendUnaryData,
@@ -9,6 +12,7 @@ import {
 } from '@grpc/grpc-js';
 import { DecodeError } from './proto-reader';
 import { exportResponseProto, statusProto } from './otlp-response';
+import type { InflightBudget } from './inflight';
 import type { Pipeline } from './pipeline';
 
 /**
@@ -35,6 +39,7 @@ export interface GrpcReceiverOptions {
   host: string;
   port: number;
   maxBytes: number;
+  budget: InflightBudget;
   pipeline: Pipeline;
   log: (message: string) => void;
 }
@@ -58,9 +63,48 @@ function fail(
   callback({ code, details: message, metadata });
 }
 
+function overBudgetMessage(budget: InflightBudget): string {
+  return `too many bytes in flight (limit ${budget.maxBytes}, TAILSCOPE_OTLP_MAX_INFLIGHT_BYTES): retry later`;
+}
+
+/**
+ * Refuses a call when its metadata arrives and the in-flight budget is already spent, before
+ * grpc-js reads its message. (gRPC does not declare a message's size up front: the handler
+ * takes the message's share once it is read.)
+ */
+function budgetInterceptor(budget: InflightBudget): ServerInterceptor {
+  return (_method, call) =>
+    new ServerInterceptingCall(call, {
+      start: (next) => {
+        next(
+          new ServerListenerBuilder()
+            .withOnReceiveMetadata((metadata, nextMetadata) => {
+              if (!budget.isFull()) {
+                nextMetadata(metadata);
+                return;
+              }
+              const message = overBudgetMessage(budget);
+              const trailers = new Metadata();
+              trailers.set(
+                'grpc-status-details-bin',
+                statusProto(GrpcStatus.RESOURCE_EXHAUSTED, message, 1),
+              );
+              call.sendStatus({
+                code: GrpcStatus.RESOURCE_EXHAUSTED,
+                details: message,
+                metadata: trailers,
+              });
+            })
+            .build(),
+        );
+      },
+    });
+}
+
 export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiver> {
   const server = new Server({
     'grpc.max_receive_message_length': opts.maxBytes,
+    interceptors: [budgetInterceptor(opts.budget)],
   });
   server.addService(TRACE_SERVICE, {
     Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
@@ -68,27 +112,38 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
         fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
         return;
       }
-      opts.pipeline.submit(call.request).then(
-        (result) => {
-          if (result.status === 'full') {
-            fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
-            return;
-          }
-          const partial =
-            result.rejected > 0
-              ? { rejectedSpans: result.rejected, errorMessage: result.message }
-              : undefined;
-          callback(null, exportResponseProto(partial));
-        },
-        (err: unknown) => {
-          if (err instanceof DecodeError) {
-            fail(callback, GrpcStatus.INVALID_ARGUMENT, `undecodable request: ${err.message}`);
-            return;
-          }
-          opts.log(`otlp/grpc: ${String(err)}`);
-          fail(callback, GrpcStatus.UNAVAILABLE, 'could not store the request: retry later', 1);
-        },
-      );
+      const size = call.request.length;
+      if (!opts.budget.tryAcquire(size)) {
+        fail(callback, GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(opts.budget), 1);
+        return;
+      }
+      const done = () => {
+        opts.budget.release(size);
+      };
+      opts.pipeline
+        .submit(call.request)
+        .finally(done)
+        .then(
+          (result) => {
+            if (result.status === 'full') {
+              fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
+              return;
+            }
+            const partial =
+              result.message !== ''
+                ? { rejectedSpans: result.rejected, errorMessage: result.message }
+                : undefined;
+            callback(null, exportResponseProto(partial));
+          },
+          (err: unknown) => {
+            if (err instanceof DecodeError) {
+              fail(callback, GrpcStatus.INVALID_ARGUMENT, `undecodable request: ${err.message}`);
+              return;
+            }
+            opts.log(`otlp/grpc: ${String(err)}`);
+            fail(callback, GrpcStatus.UNAVAILABLE, 'could not store the request: retry later', 1);
+          },
+        );
     },
   });
   // An IPv6 address needs brackets before the port.

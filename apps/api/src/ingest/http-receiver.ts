@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gunzip } from 'node:zlib';
 import { DecodeError } from './proto-reader';
 import { jsonToProtobuf } from './decode-json';
 import {
@@ -10,6 +9,17 @@ import {
   statusJson,
   statusProto,
 } from './otlp-response';
+import type { InflightBudget } from './inflight';
+import {
+  Hold,
+  HttpFailure,
+  drainThen,
+  gunzipLimited,
+  isClientAbort,
+  overBudget,
+  readBody,
+  tooLarge,
+} from './http-body';
 import type { Pipeline } from './pipeline';
 
 /**
@@ -19,17 +29,6 @@ import type { Pipeline } from './pipeline';
  */
 
 type Encoding = 'protobuf' | 'json';
-
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: number,
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-  }
-}
 
 /** The media type without parameters (`application/json; charset=utf-8` -> json). */
 export function requestEncoding(contentType: string | undefined): Encoding | undefined {
@@ -44,55 +43,6 @@ function contentEncoding(header: string | undefined): 'gzip' | 'identity' | unde
   if (v === '' || v === 'identity') return 'identity';
   if (v === 'gzip' || v === 'x-gzip') return 'gzip';
   return undefined;
-}
-
-function tooLarge(maxBytes: number, what: string): HttpFailure {
-  return new HttpFailure(
-    413,
-    GrpcCode.RESOURCE_EXHAUSTED,
-    `${what} is larger than the limit of ${maxBytes} bytes (TAILSCOPE_OTLP_MAX_BYTES)`,
-  );
-}
-
-/** Reads the body, refusing more than `maxBytes`; stops reading as soon as it is over. */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      size += chunk.length;
-      if (size > maxBytes) {
-        failed = true;
-        reject(tooLarge(maxBytes, 'request body'));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!failed)
-        resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, size));
-    });
-    req.on('error', (err) => {
-      if (!failed) reject(err);
-    });
-  });
-}
-
-/** gunzip with an output cap: a gzip bomb stops at `maxBytes`, it is never inflated whole. */
-function gunzipLimited(body: Buffer, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    gunzip(body, { maxOutputLength: maxBytes }, (err, out) => {
-      if (!err) resolve(out);
-      else if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-        reject(tooLarge(maxBytes, 'decompressed request body'));
-      else
-        reject(
-          new HttpFailure(400, GrpcCode.INVALID_ARGUMENT, `body is not valid gzip: ${err.message}`),
-        );
-    });
-  });
 }
 
 function send(
@@ -131,6 +81,8 @@ export interface HttpReceiverOptions {
   host: string;
   port: number;
   maxBytes: number;
+  bodyIdleTimeoutMs: number;
+  budget: InflightBudget;
   pipeline: Pipeline;
   log: (message: string) => void;
 }
@@ -144,6 +96,7 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   opts: HttpReceiverOptions,
+  hold: Hold,
 ): Promise<void> {
   const path = (req.url ?? '').split('?')[0];
   const enc = requestEncoding(req.headers['content-type']);
@@ -178,16 +131,29 @@ async function handle(
       `unsupported Content-Encoding ${JSON.stringify(req.headers['content-encoding'] ?? '')}: use gzip or none`,
     );
   }
-  const declared = Number(req.headers['content-length'] ?? '0');
+  const length = req.headers['content-length'];
+  const declared = Number(length ?? '0');
   if (declared > opts.maxBytes) throw tooLarge(opts.maxBytes, 'request body');
   if (opts.pipeline.isFull()) throw queueFull();
-  const body = await readBody(req, opts.maxBytes);
-  const raw = compression === 'gzip' ? await gunzipLimited(body, opts.maxBytes) : body;
+  // The body's share of the in-flight budget is taken before a byte of it is read.
+  if (length !== undefined && !hold.take(declared)) throw overBudget(opts.budget);
+  if (length === undefined && opts.budget.isFull()) throw overBudget(opts.budget);
+  const body = await readBody(
+    req,
+    opts.maxBytes,
+    opts.bodyIdleTimeoutMs,
+    length === undefined ? hold : undefined,
+  );
+  let raw = body;
+  if (compression === 'gzip') {
+    raw = await gunzipLimited(body, opts.maxBytes);
+    if (!hold.take(raw.length)) throw overBudget(opts.budget);
+  }
   const payload = enc === 'json' ? jsonToProtobuf(raw) : raw;
   const result = await opts.pipeline.submit(payload);
   if (result.status === 'full') throw queueFull();
   const partial =
-    result.rejected > 0
+    result.message !== ''
       ? { rejectedSpans: result.rejected, errorMessage: result.message }
       : undefined;
   send(
@@ -198,50 +164,58 @@ async function handle(
   );
 }
 
-/** Discards the rest of a body (up to `maxBytes`) so the keep-alive connection stays usable. */
-function drainThen(req: IncomingMessage, maxBytes: number, then: () => void): void {
-  let size = 0;
-  req.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > maxBytes) req.destroy();
-  });
-  req.once('end', then);
-  req.resume();
-}
-
 function queueFull(): HttpFailure {
   return new HttpFailure(429, GrpcCode.UNAVAILABLE, 'write queue is full: retry later', 1);
 }
 
 export function startHttpReceiver(opts: HttpReceiverOptions): Promise<HttpReceiver> {
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    handle(req, res, opts).catch((err: unknown) => {
-      const enc = requestEncoding(req.headers['content-type']) ?? 'json';
-      let f: HttpFailure;
-      if (err instanceof HttpFailure) f = err;
-      else if (err instanceof DecodeError)
-        f = new HttpFailure(400, GrpcCode.INVALID_ARGUMENT, `undecodable request: ${err.message}`);
-      else {
-        opts.log(`otlp/http: ${String(err)}`);
-        f = new HttpFailure(
-          503,
-          GrpcCode.UNAVAILABLE,
-          'could not store the request: retry later',
-          1,
-        );
-      }
-      if (req.complete) sendFailure(res, enc, f, false);
-      else if (f.status === 429)
-        drainThen(req, opts.maxBytes, () => {
+  // The whole request within 2 minutes (Node's default is 5); a stalled body meets the idle
+  // timeout in readBody much sooner.
+  const server: Server = createServer(
+    { keepAliveTimeout: 65_000, requestTimeout: 120_000 },
+    (req, res) => {
+      const hold = new Hold(opts.budget);
+      res.once('close', () => {
+        hold.release();
+      });
+      handle(req, res, opts, hold).catch((err: unknown) => {
+        hold.release();
+        const enc = requestEncoding(req.headers['content-type']) ?? 'json';
+        if (isClientAbort(err, req)) {
+          // Clients give up (timeouts, shutdowns): routine, not a server error.
+          res.destroy();
+          return;
+        }
+        let f: HttpFailure;
+        if (err instanceof HttpFailure) f = err;
+        else if (err instanceof DecodeError)
+          f = new HttpFailure(
+            400,
+            GrpcCode.INVALID_ARGUMENT,
+            `undecodable request: ${err.message}`,
+          );
+        else {
+          opts.log(`otlp/http: ${String(err)}`);
+          f = new HttpFailure(
+            503,
+            GrpcCode.UNAVAILABLE,
+            'could not store the request: retry later',
+            1,
+          );
+        }
+        if (req.complete) sendFailure(res, enc, f, false);
+        else if (f.status === 429) {
+          // Answered at once; the rest of the body is read and thrown away, never held.
           sendFailure(res, enc, f, false);
-        });
-      else {
-        // A body that was not read to the end leaves the connection unusable: close it.
-        sendFailure(res, enc, f, true);
-        res.once('finish', () => req.destroy());
-      }
-    });
-  });
+          drainThen(req, opts.maxBytes, () => undefined);
+        } else {
+          // A body that was not read to the end leaves the connection unusable: close it.
+          sendFailure(res, enc, f, true);
+          res.once('finish', () => req.destroy());
+        }
+      });
+    },
+  );
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

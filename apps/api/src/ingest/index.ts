@@ -3,15 +3,19 @@ import { join } from 'node:path';
 import type { Store } from '../store';
 import type { Settings } from '../config';
 import { prepareForIngest } from '../store/traces-insert';
+import { lastRecordedBatch } from '../store/ingest-batches';
 import { TYPED_ATTRIBUTES_TABLE } from '../store/typed-attributes';
 import { BatchLog } from './batch-log';
-import { decodeTraceRequest } from './decode-protobuf';
+import { countSpans, decodeTraceRequest } from './decode-protobuf';
+import { DeadLetters, type DeadLetterStats } from './dead-letter';
+import { InflightBudget } from './inflight';
+import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import { startGrpcReceiver } from './grpc-receiver';
 import { startHttpReceiver } from './http-receiver';
 import { Pipeline } from './pipeline';
 import { RateMeter } from './rate';
-import { WriteAheadLog } from './wal';
-import { SpanWriter, type WriterTuning } from './writer';
+import { WriteAheadLog, type WalDamage } from './wal';
+import { SpanWriter, type QueuedRequest, type WriterHealth, type WriterTuning } from './writer';
 
 /**
  * The OTLP ingest pipeline: receivers (HTTP :4318, gRPC :4317) -> decode straight to columns ->
@@ -36,7 +40,19 @@ export const DEFAULT_TUNING: IngestTuning = {
   minBatchSpans: 50_000,
   maxDelayMs: 1000,
   segmentBytes: 64 * 1024 * 1024,
+  maxPartitionsPerInsert: 1000,
+  maxRetryDelayMs: 30_000,
 };
+
+/** What ingest reports in /api/v1/stats and /readyz. */
+export interface IngestStatus {
+  /** Spans in the write-ahead log not yet replayed into the store (after a restart). */
+  replayBacklogSpans: number;
+  /** What replay had to skip: damaged records and a torn tail. */
+  walDamage: WalDamage;
+  deadLetter: DeadLetterStats;
+  writer: WriterHealth;
+}
 
 export interface IngestHandle {
   /** Bound ports (resolved when 0 was asked for). */
@@ -46,45 +62,52 @@ export interface IngestHandle {
   spansPerSecond(): number;
   /** Spans acknowledged but not yet in the store. */
   queuedSpans(): number;
+  status(): IngestStatus;
   /** Resolves when every span acknowledged so far is in the store. */
   flush(): Promise<void>;
   /** Stops the receivers, drains the queue into the store, closes the log. */
   close(): Promise<void>;
 }
 
-/** Re-queues what the log holds beyond the last applied batch; the writer inserts it first. */
-function replay(
-  records: { seq: number; payload: Buffer }[],
-  writer: SpanWriter,
+export function limitsFrom(settings: Settings): IngestLimits {
+  return {
+    ...DEFAULT_LIMITS,
+    maxAttributes: settings.otlpMaxAttributes,
+    maxEventsPerSpan: settings.otlpMaxEvents,
+    maxLinksPerSpan: settings.otlpMaxLinks,
+    maxValueBytes: settings.otlpMaxValueBytes,
+  };
+}
+
+/**
+ * When the local batch log is behind the store's record of batches (the file was lost or
+ * garbled), the store's record wins: its newest batch may be unfinished and is repeated with
+ * its own token; everything before it is in.
+ */
+async function recoverBatchLog(
+  store: Store,
+  batchLog: BatchLog,
   log: (message: string) => void,
-): number {
-  let spans = 0;
-  for (const r of records) {
-    try {
-      const d = decodeTraceRequest(r.payload);
-      const release = () => {
-        d.columns.release();
-      };
-      if (d.accepted === 0) {
-        release();
-        continue;
-      }
-      const traces = d.columns.tracesBlock();
-      const typed = d.columns.typedBlock();
-      const arrivedMs = Date.now();
-      writer.push({ seq: r.seq, spans: d.accepted, traces, typed, arrivedMs, release }, true);
-      spans += d.accepted;
-    } catch (err) {
-      // It decoded when it was accepted; if it no longer does, say so and go on.
-      log(`wal: record ${r.seq} no longer decodes, skipped: ${String(err)}`);
-    }
-  }
-  return spans;
+): Promise<void> {
+  const remote = await lastRecordedBatch(store, batchLog.state.id);
+  const local = batchLog.state;
+  if (!remote || remote.last <= local.applied) return;
+  if (local.pending && local.pending.first === remote.first && local.pending.last === remote.last)
+    return;
+  const state =
+    remote.state === 'dead'
+      ? { applied: remote.last, pending: undefined }
+      : { applied: remote.first - 1, pending: { first: remote.first, last: remote.last } };
+  log(
+    `ingest: the batch log says records up to ${local.applied} are stored, the store says ${state.applied}: the batch log was lost or damaged, using the store's record`,
+  );
+  batchLog.adopt(state);
 }
 
 export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
   const { store, settings } = opts;
   const tuning = { ...DEFAULT_TUNING, ...opts.tuning };
+  const limits = limitsFrom(settings);
   const log = (message: string) => {
     if (opts.log) console.error(`tailscope: ${message}`);
   };
@@ -98,31 +121,63 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
     await prepareForIngest(store, table);
 
   const batchLog = await BatchLog.open(walDir);
+  await recoverBatchLog(store, batchLog, log);
+  const deadLetters = await DeadLetters.open(join(dir, 'dead-letter'));
   const { wal, records } = await WriteAheadLog.open({
     dir: walDir,
+    id: batchLog.state.id,
     segmentBytes: tuning.segmentBytes,
     appliedSeq: batchLog.state.applied,
     log,
   });
+  const decode = (payload: Buffer): QueuedRequest => {
+    const d = decodeTraceRequest(payload, limits);
+    return {
+      seq: 0,
+      spans: d.accepted,
+      traces: d.accepted > 0 ? d.columns.tracesBlock() : [],
+      typed: d.accepted > 0 ? d.columns.typedBlock() : [],
+      arrivedMs: Date.now(),
+      release: () => {
+        d.columns.release();
+      },
+    };
+  };
   const writer = new SpanWriter({
     ...tuning,
     store,
     batchLog,
     wal,
+    deadLetters,
     scratchDir,
     maxQueueSpans: settings.queueMaxSpans,
+    decode,
     log,
   });
-  // Replay before the receivers open, so the store holds every acknowledged span once we serve.
-  const replayed = replay(records, writer, log);
+  // Replay goes on in the background, ahead of new requests: the receivers open at once.
+  const backlog = records.map((r) => ({ ...r, spans: countSpans(r.payload) }));
+  writer.startReplay(backlog);
   writer.forceFirstBatch(batchLog.state.pending);
   writer.start();
-  await writer.drained();
-  if (replayed > 0) log(`replayed ${replayed} spans from the write-ahead log`);
+  if (backlog.length > 0) {
+    const spans = writer.replayBacklogSpans;
+    log(`replaying ${spans} spans (${backlog.length} requests) from the write-ahead log`);
+    void writer.drained().then(() => {
+      log(`replayed ${spans} spans from the write-ahead log`);
+    });
+  }
 
   const meter = new RateMeter();
-  const pipeline = new Pipeline(writer, wal, meter);
-  const receiverOpts = { host: settings.host, maxBytes: settings.otlpMaxBytes, pipeline, log };
+  const pipeline = new Pipeline(writer, wal, meter, limits);
+  const budget = new InflightBudget(settings.otlpMaxInflightBytes);
+  const receiverOpts = {
+    host: settings.host,
+    maxBytes: settings.otlpMaxBytes,
+    bodyIdleTimeoutMs: settings.otlpBodyIdleTimeoutMs,
+    budget,
+    pipeline,
+    log,
+  };
   const http = await startHttpReceiver({ ...receiverOpts, port: settings.otlpHttpPort });
   const grpc = await startGrpcReceiver({ ...receiverOpts, port: settings.otlpGrpcPort }).catch(
     async (err: unknown) => {
@@ -137,6 +192,12 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
     grpcPort: grpc.port,
     spansPerSecond: () => meter.perSecond(),
     queuedSpans: () => writer.queuedSpans,
+    status: () => ({
+      replayBacklogSpans: writer.replayBacklogSpans,
+      walDamage: { ...wal.damage },
+      deadLetter: { ...deadLetters.stats },
+      writer: writer.health(),
+    }),
     flush: () => writer.drained(),
     close() {
       closed ??= (async () => {

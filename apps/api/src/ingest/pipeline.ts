@@ -1,4 +1,5 @@
 import { decodeTraceRequest } from './decode-protobuf';
+import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import type { RateMeter } from './rate';
 import type { WriteAheadLog } from './wal';
 import type { SpanWriter } from './writer';
@@ -8,7 +9,7 @@ export interface SubmitResult {
   status: 'ok' | 'full';
   accepted: number;
   rejected: number;
-  /** Why spans were rejected ('' when none were). */
+  /** Why spans were rejected, and what the limits dropped ('' when neither). */
   message: string;
 }
 
@@ -23,6 +24,7 @@ export class Pipeline {
     private readonly writer: SpanWriter,
     private readonly wal: WriteAheadLog,
     private readonly meter: RateMeter,
+    private readonly limits: IngestLimits = DEFAULT_LIMITS,
   ) {}
 
   isFull(): boolean {
@@ -30,8 +32,13 @@ export class Pipeline {
   }
 
   async submit(payload: Buffer): Promise<SubmitResult> {
-    const d = decodeTraceRequest(payload);
-    const message = d.rejected > 0 ? `${d.rejected} span(s) rejected: ${d.rejectReason}` : '';
+    const d = decodeTraceRequest(payload, this.limits);
+    const message = [
+      d.rejected > 0 ? `${d.rejected} span(s) rejected: ${d.rejectReason}` : '',
+      d.dropMessage,
+    ]
+      .filter((m) => m !== '')
+      .join('; ');
     const result = { accepted: d.accepted, rejected: d.rejected, message };
     const release = () => {
       d.columns.release();

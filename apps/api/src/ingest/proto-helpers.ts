@@ -1,6 +1,7 @@
 import { ByteSink } from './byte-sink';
 import { writeAnyValue } from './any-value';
 import { ProtoReader, WIRE_LEN } from './proto-reader';
+import { KEY_VALUE, active, skipChecked } from './limits';
 
 /** Small writers shared by the span and resource decoders. */
 
@@ -103,7 +104,33 @@ export interface Scope {
   versionEnd: number;
 }
 
-/** Appends one KeyValue to keys/vals; a non-string value also goes to `typed`. */
+/**
+ * A string AnyValue longer than the limit, cut on a UTF-8 character boundary; or false when the
+ * value is not a plain string (such a value is dropped instead).
+ */
+function writeTruncatedString(
+  r: ProtoReader,
+  vStart: number,
+  vEnd: number,
+  vals: ByteSink,
+): boolean {
+  r.p = vStart;
+  if (r.varint32(vEnd) !== T_LEN1) return false;
+  const e = r.lenEnd(vEnd);
+  if (e !== vEnd) return false;
+  const b = r.b;
+  let cut = r.p + active.limits.maxValueBytes;
+  // Back off continuation bytes (10xxxxxx) so the cut never splits a character.
+  while (cut > r.p && ((b[cut] ?? 0) & 0xc0) === 0x80) cut--;
+  vals.varint(cut - r.p);
+  vals.copy(b, r.p, cut);
+  return true;
+}
+
+/**
+ * Appends one KeyValue to keys/vals; a non-string value also goes to `typed`. Returns false
+ * when the value is over the size limit and not a string (the attribute is dropped, counted).
+ */
 export function writeKeyValue(
   r: ProtoReader,
   start: number,
@@ -112,7 +139,7 @@ export function writeKeyValue(
   vals: ByteSink,
   prefix: Buffer,
   typed: TypedSink,
-): void {
+): boolean {
   const b = r.b;
   r.p = start;
   let keyAt = -1;
@@ -129,16 +156,27 @@ export function writeKeyValue(
       vEnd = r.lenEnd(end);
       vStart = r.p;
       r.p = vEnd;
-    } else r.skip(t & 7, end);
+    } else skipChecked(r, t, end, KEY_VALUE);
+  }
+  let isTyped: boolean;
+  if (vStart >= 0 && vEnd - vStart > active.limits.maxValueBytes) {
+    const valsBefore = vals.len;
+    if (!writeTruncatedString(r, vStart, vEnd, vals)) {
+      vals.len = valsBefore;
+      active.drops.attributes++;
+      return false;
+    }
+    active.drops.truncatedValues++;
+    writeStr(keys, b, keyAt, keyEnd);
+    return true;
   }
   writeStr(keys, b, keyAt, keyEnd);
-  let isTyped: boolean;
   if (vStart < 0) {
     vals.u8(EMPTY);
     typed.vals.string('null');
     isTyped = true;
   } else isTyped = writeAnyValue(r, vStart, vEnd, vals, typed.vals);
-  if (!isTyped) return;
+  if (!isTyped) return true;
   // The typed key is the prefix and the key's bytes, copied without making a JS string.
   let keyStart = keyEnd;
   if (keyAt >= 0) {
@@ -150,4 +188,5 @@ export function writeKeyValue(
   typed.keys.copy(prefix, 0, prefix.length);
   if (keyAt >= 0) typed.keys.copy(b, keyStart, keyEnd);
   typed.count++;
+  return true;
 }

@@ -1,6 +1,7 @@
 import type { SpanColumns } from './span-columns';
 import { WIRE_I64, WIRE_LEN, WIRE_VARINT, type ProtoReader } from './proto-reader';
 import { allZero, tag } from './proto-helpers';
+import { LINK, MAX_TIME_NS, SPAN, active, skipChecked } from './limits';
 
 /**
  * Pass 1 over a Span: where its singular fields are, and whether its ids are valid, without
@@ -62,7 +63,7 @@ function linkIdsValid(r: ProtoReader, start: number, end: number): boolean {
       const n = e - r.p;
       if (n !== (t === T_LN_TRACE_ID ? 16 : 8)) ok = false;
       r.p = e;
-    } else r.skip(t & 7, end);
+    } else skipChecked(r, t, end, LINK);
   }
   return ok;
 }
@@ -127,7 +128,7 @@ export function scanSpan(r: ProtoReader, start: number, end: number, f: SpanFiel
         break;
       }
       default:
-        r.skip(t & 7, end);
+        skipChecked(r, t, end, SPAN);
     }
   }
 }
@@ -141,6 +142,29 @@ export function invalidReason(b: Buffer, f: SpanFields): string {
   if (f.parentLen !== 0 && f.parentLen !== 8)
     return 'invalid parent span id (must be empty or 8 bytes)';
   if (f.badLink) return 'invalid link id (trace id 16 bytes, span id 8 bytes)';
+  return timeReason(b, f);
+}
+
+/** A 64-bit time as a double: exact enough to compare with bounds microseconds apart. */
+function timeNs(b: Buffer, at: number): number {
+  return u32(b, at + 4) * 4294967296 + u32(b, at);
+}
+
+/**
+ * Times the store cannot hold or show: DateTime64(9) reads 2^63 ns and above as negative, and
+ * the API's time ranges end before 2200. A span that ends before it starts by more than the
+ * tolerance is a broken clock, not a measurement.
+ */
+function timeReason(b: Buffer, f: SpanFields): string {
+  const start = f.start < 0 ? 0 : timeNs(b, f.start);
+  if (start >= MAX_TIME_NS)
+    return 'start time out of range (must be before 2200-01-01T00:00:00Z and below 2^63 ns)';
+  if (f.end < 0) return '';
+  const end = timeNs(b, f.end);
+  if (end >= MAX_TIME_NS)
+    return 'end time out of range (must be before 2200-01-01T00:00:00Z and below 2^63 ns)';
+  if (end !== 0 && end < start - active.limits.endBeforeStartToleranceNs)
+    return `end time before start time by more than ${active.limits.endBeforeStartToleranceNs} ns`;
   return '';
 }
 

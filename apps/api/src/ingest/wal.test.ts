@@ -61,17 +61,72 @@ describe('WriteAheadLog', () => {
     await third.wal.close();
   });
 
-  it('stops at a record whose checksum does not match', async () => {
+  it('loses exactly the damaged record whatever byte of it is flipped', async () => {
+    const { wal } = await open();
+    for (let i = 0; i < 4; i++) await wal.append(payload(i), () => undefined);
+    await wal.close();
+    const bytes = readFileSync(join(dir, readdirSync(dir)[0] ?? ''));
+    expect(parseSegment(bytes).records.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    // Where each record starts: 24-byte header, then its payload.
+    const starts: number[] = [];
+    for (let p = 0, i = 0; i < 4; i++) {
+      starts.push(p);
+      p += 24 + payload(i).length;
+    }
+    starts.push(bytes.length);
+    for (let at = 0; at < bytes.length; at++) {
+      const copy = Buffer.from(bytes);
+      copy[at] = (copy[at] ?? 0) ^ 0x5a;
+      const hit = starts.findIndex((s, i) => at >= s && at < (starts[i + 1] ?? 0)) + 1;
+      // Not the newest segment: a damaged last record is damage, not a torn tail.
+      const parsed = parseSegment(copy, false);
+      const kept = [1, 2, 3, 4].filter((seq) => seq !== hit);
+      expect(
+        parsed.records.map((r) => r.seq),
+        `byte ${at}`,
+      ).toEqual(kept);
+      expect(parsed.damage.damagedRecords, `byte ${at}`).toBe(1);
+      for (const r of parsed.records)
+        expect(r.payload.equals(payload(r.seq - 1)), `byte ${at}`).toBe(true);
+    }
+  });
+
+  it('loses only the torn record when the tail is cut anywhere', async () => {
     const { wal } = await open();
     for (let i = 0; i < 3; i++) await wal.append(payload(i), () => undefined);
     await wal.close();
+    const bytes = readFileSync(join(dir, readdirSync(dir)[0] ?? ''));
+    const ends = [0, 1, 2].map((i) =>
+      [0, 1, 2].slice(0, i + 1).reduce((n, j) => n + 24 + payload(j).length, 0),
+    );
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const parsed = parseSegment(bytes.subarray(0, cut));
+      const whole = ends.filter((e) => e <= cut).length;
+      expect(
+        parsed.records.map((r) => r.seq),
+        `cut at ${cut}`,
+      ).toEqual([1, 2, 3].slice(0, whole));
+      expect(parsed.damage.damagedRecords).toBe(0);
+    }
+  });
+
+  it('replays past a damaged record and reports it, in a later segment too', async () => {
+    const { wal } = await open();
+    for (let i = 0; i < 5; i++) await wal.append(payload(i), () => undefined);
+    await wal.close();
     const path = join(dir, readdirSync(dir)[0] ?? '');
     const bytes = readFileSync(path);
-    expect(parseSegment(bytes).records).toHaveLength(3);
-    const at = bytes.indexOf(payload(1)) + 3;
+    const at = bytes.indexOf(payload(2)) + 1;
     bytes[at] = (bytes[at] ?? 0) ^ 0xff;
     writeFileSync(path, bytes);
-    expect(parseSegment(bytes).records.map((r) => r.seq)).toEqual([1]);
+    const again = await open();
+    expect(again.records.map((r) => r.seq)).toEqual([1, 2, 4, 5]);
+    expect(again.wal.damage).toMatchObject({ damagedRecords: 1, tornBytes: 0 });
+    await again.wal.append(payload(9), () => undefined);
+    await again.wal.close();
+    const third = await open();
+    expect(third.records.map((r) => r.seq)).toEqual([1, 2, 4, 5, 6]);
+    await third.wal.close();
   });
 
   it('rolls segments and removes those whose records are all applied', async () => {

@@ -1,25 +1,43 @@
 import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
+
+import {
+  LEGACY_SEGMENT,
+  SEGMENT,
+  frameRecord,
+  parseLegacySegment,
+  parseSegment,
+  type WalDamage,
+  type WalRecord,
+} from './wal-format';
+
+export {
+  frameRecord,
+  idFromSegmentNames,
+  parseLegacySegment,
+  parseSegment,
+  type ParsedSegment,
+  type WalDamage,
+  type WalRecord,
+} from './wal-format';
 
 /**
  * The write-ahead log: a 200 from the OTLP receivers means the request's bytes are here and
  * fsynced. Appends are grouped: while one write+fdatasync is in flight, every request that
  * arrives queues for the next one, so one fsync acknowledges many requests.
  *
- * Layout: segment files `wal-<first seq>.log`, each a run of records
- *   u32 payload length | u32 crc32(seq bytes + payload) | u64 seq | payload
- * A torn record at the tail (a crash in the middle of a write) fails its length or checksum
- * and ends the replay of that segment. Sequence numbers only ever grow, across restarts too.
+ * Layout: segment files `wal-<first seq>-<data dir id>.log`, each a run of records
+ *   u32 magic | u32 payload length | u64 seq | u32 crc32(payload) | u32 crc32(the 20 bytes before) | payload
+ * The header has its own checksum and a magic number to find the next record by, so damage is
+ * contained: a bad payload checksum skips exactly that record (its length is trusted, the
+ * header being intact); a bad header skips to the next intact header. Either way replay says
+ * what it skipped and keeps the rest. A record cut short at the end of the newest segment is a
+ * torn tail (a crash mid-write, never acknowledged) and is cut off before appending resumes.
+ * Sequence numbers only ever grow, across restarts too.
+ *
+ * Segments `wal-<first seq>.log` are the earlier format (no magic, no header checksum): still
+ * replayed, up to their first bad record, and never appended to.
  */
-
-const HEADER = 16;
-const MAX_RECORD = 2 ** 31 - 1;
-
-export interface WalRecord {
-  seq: number;
-  payload: Buffer;
-}
 
 interface Segment {
   path: string;
@@ -30,41 +48,13 @@ interface Segment {
 
 export interface WalOptions {
   dir: string;
+  /** The data directory's id, part of each new segment's name. */
+  id?: string;
   /** A segment is closed and a new one started past this size. */
   segmentBytes: number;
   /** Records up to this seq were inserted already; replay skips them and they may be removed. */
   appliedSeq: number;
   log?: (message: string) => void;
-}
-
-function segmentName(first: number): string {
-  return `wal-${String(first).padStart(16, '0')}.log`;
-}
-
-function header(seq: number, payload: Buffer): Buffer {
-  const h = Buffer.allocUnsafe(HEADER);
-  h.writeUInt32LE(payload.length, 0);
-  h.writeUInt32LE(seq % 2 ** 32, 8);
-  h.writeUInt32LE(Math.floor(seq / 2 ** 32), 12);
-  h.writeUInt32LE(crc32(payload, crc32(h.subarray(8, 16))), 4);
-  return h;
-}
-
-/** Reads the valid records of one segment; `validBytes` is where a torn tail starts. */
-export function parseSegment(data: Buffer): { records: WalRecord[]; validBytes: number } {
-  const records: WalRecord[] = [];
-  let p = 0;
-  while (p + HEADER <= data.length) {
-    const len = data.readUInt32LE(p);
-    const sum = data.readUInt32LE(p + 4);
-    if (len > MAX_RECORD || p + HEADER + len > data.length) break;
-    const payload = data.subarray(p + HEADER, p + HEADER + len);
-    if (crc32(payload, crc32(data.subarray(p + 8, p + 16))) !== sum) break;
-    const seq = data.readUInt32LE(p + 8) + data.readUInt32LE(p + 12) * 2 ** 32;
-    records.push({ seq, payload });
-    p += HEADER + len;
-  }
-  return { records, validBytes: p };
 }
 
 interface Waiter {
@@ -86,6 +76,9 @@ export class WriteAheadLog {
 
   private constructor(private readonly opts: WalOptions) {}
 
+  /** What replay skipped (damaged records, a torn tail). */
+  readonly damage: WalDamage = { damagedRecords: 0, damagedBytes: 0, tornBytes: 0 };
+
   /** Opens the log, returning it and every record not yet applied, in order. */
   static async open(opts: WalOptions): Promise<{ wal: WriteAheadLog; records: WalRecord[] }> {
     await mkdir(opts.dir, { recursive: true });
@@ -97,28 +90,18 @@ export class WriteAheadLog {
   }
 
   private async replay(): Promise<WalRecord[]> {
-    const names = (await readdir(this.opts.dir)).filter((n) => /^wal-\d{16}\.log$/.test(n)).sort();
+    const names = (await readdir(this.opts.dir))
+      .filter((n) => SEGMENT.test(n) || LEGACY_SEGMENT.test(n))
+      .sort();
     const out: WalRecord[] = [];
     for (const [i, name] of names.entries()) {
       const path = join(this.opts.dir, name);
       const first = Number(name.slice(4, 20));
       const data = await readFile(path);
-      const { records, validBytes } = parseSegment(data);
-      if (validBytes < data.length) {
-        // Only the newest segment can have a torn tail from a crash mid-write; it was never
-        // acknowledged. Anywhere else it is damage, and the log says so.
-        const where = i === names.length - 1 ? 'torn tail' : 'damaged record';
-        this.opts.log?.(
-          `wal: ${name}: ${where} at byte ${validBytes}, ${data.length - validBytes} bytes dropped`,
-        );
-        // Cut it off: records appended after garbage could not be read back.
-        const fh = await open(path, 'r+');
-        try {
-          await fh.truncate(validBytes);
-        } finally {
-          await fh.close();
-        }
-      }
+      const newest = i === names.length - 1;
+      const records = SEGMENT.test(name)
+        ? await this.readSegment(path, name, data, newest)
+        : this.readLegacySegment(name, data);
       let last = first - 1;
       for (const r of records) {
         last = Math.max(last, r.seq);
@@ -130,9 +113,62 @@ export class WriteAheadLog {
     return out;
   }
 
+  private async readSegment(
+    path: string,
+    name: string,
+    data: Buffer,
+    newest: boolean,
+  ): Promise<WalRecord[]> {
+    const { records, damage, validBytes } = parseSegment(data, newest);
+    if (damage.damagedRecords > 0) {
+      this.opts.log?.(
+        `wal: ${name}: ${damage.damagedRecords} damaged record(s) skipped (${damage.damagedBytes} bytes), ${records.length} intact record(s) kept`,
+      );
+    }
+    if (damage.tornBytes > 0) {
+      this.opts.log?.(`wal: ${name}: torn tail of ${damage.tornBytes} bytes cut off`);
+      // Appends may resume in this file: they must not follow bytes that read as a record.
+      const fh = await open(path, 'r+');
+      try {
+        await fh.truncate(validBytes);
+      } finally {
+        await fh.close();
+      }
+    }
+    this.damage.damagedRecords += damage.damagedRecords;
+    this.damage.damagedBytes += damage.damagedBytes;
+    this.damage.tornBytes += damage.tornBytes;
+    return records;
+  }
+
+  private readLegacySegment(name: string, data: Buffer): WalRecord[] {
+    const { records, validBytes } = parseLegacySegment(data);
+    if (validBytes < data.length) {
+      this.opts.log?.(
+        `wal: ${name} (earlier format): unreadable from byte ${validBytes}, ${data.length - validBytes} bytes skipped`,
+      );
+      this.damage.damagedRecords++;
+      this.damage.damagedBytes += data.length - validBytes;
+    }
+    return records;
+  }
+
+  /** The payload of a record still in the log (for the dead-letter file), or undefined. */
+  async read(seq: number): Promise<Buffer | undefined> {
+    const seg = [...this.segments].reverse().find((s) => s.first <= seq);
+    if (!seg) return undefined;
+    const data = await readFile(seg.path);
+    const name = seg.path.slice(seg.path.lastIndexOf('/') + 1);
+    const records = LEGACY_SEGMENT.test(name)
+      ? parseLegacySegment(data).records
+      : parseSegment(data, false).records;
+    return records.find((r) => r.seq === seq)?.payload;
+  }
+
   private async startSegment(): Promise<void> {
     const first = this.nextSeq;
-    const path = join(this.opts.dir, segmentName(first));
+    const id = this.opts.id ?? '0000000000000000';
+    const path = join(this.opts.dir, `wal-${String(first).padStart(16, '0')}-${id}.log`);
     const fh = await open(path, 'a');
     const old = this.fh;
     this.fh = fh;
@@ -157,7 +193,7 @@ export class WriteAheadLog {
   append(payload: Buffer, onDurable: (seq: number) => void): Promise<number> {
     if (this.broken) return Promise.reject(this.broken);
     const seq = this.nextSeq++;
-    this.pending.push(header(seq, payload), payload);
+    this.pending.push(...frameRecord(seq, payload));
     return new Promise<number>((resolve, reject) => {
       this.waiters.push({ resolve, reject, seq, onDurable });
       this.flushing ??= this.flush();

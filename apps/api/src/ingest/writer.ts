@@ -1,10 +1,13 @@
 import { join } from 'node:path';
 import type { Store } from '../store';
 import { insertNative } from '../store/traces-insert';
+import { recordBatch } from '../store/ingest-batches';
 import { TYPED_ATTRIBUTES_TABLE } from '../store/typed-attributes';
 import { TRACE_COLUMNS, TYPED_COLUMNS } from './span-columns';
 import type { BatchLog } from './batch-log';
-import type { WriteAheadLog } from './wal';
+import type { DeadLetters } from './dead-letter';
+import { isPermanent } from './dead-letter';
+import type { WalRecord, WriteAheadLog } from './wal';
 
 /** One acknowledged request waiting for the store: its log seq and its Native blocks. */
 export interface QueuedRequest {
@@ -15,6 +18,13 @@ export interface QueuedRequest {
   arrivedMs: number;
   /** Called once the blocks are in the store (their buffers are reused). */
   release: () => void;
+  /** Spans it counts for in the replay backlog (replayed requests only). */
+  replaySpans?: number;
+}
+
+/** A logged request not yet decoded (replay), with its span count from a quick scan. */
+export interface ReplayRecord extends WalRecord {
+  spans: number;
 }
 
 export interface WriterTuning {
@@ -23,15 +33,26 @@ export interface WriterTuning {
   /** Below this many queued spans, wait up to `maxDelayMs` for more (fewer, larger parts). */
   minBatchSpans: number;
   maxDelayMs: number;
+  /**
+   * The engine's `max_partitions_per_insert_block` for our inserts (it defaults to 100: spans
+   * on more days than that in one insert are refused). A batch still over it is split per
+   * request; one request over it is quarantined.
+   */
+  maxPartitionsPerInsert: number;
+  /** Longest wait between retries of an insert the engine could not take (transient). */
+  maxRetryDelayMs: number;
 }
 
 export interface WriterOptions extends WriterTuning {
   store: Store;
   batchLog: BatchLog;
   wal: WriteAheadLog;
+  deadLetters: DeadLetters;
   scratchDir: string;
   /** Bound of the queue, in spans: reservations beyond it are refused (429). */
   maxQueueSpans: number;
+  /** Decodes a replayed record (the same decoder and limits as live requests). */
+  decode: (payload: Buffer) => QueuedRequest;
   log: (message: string) => void;
 }
 
@@ -42,13 +63,31 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The writer's health, for /readyz and /api/v1/stats. */
+export interface WriterHealth {
+  /** The writer cannot make progress: inserts keep failing, or the queue is full and stalled. */
+  stuck: boolean;
+  reason: string;
+}
+
 /**
  * The bounded write queue and the loop that empties it into the store. Spans are reserved
  * before their request is logged, so memory is bounded by `maxQueueSpans` (plus one request
  * when the queue is empty, so a request larger than the bound is not refused forever).
+ *
+ * Replayed records wait undecoded and are decoded a batch at a time ahead of live requests
+ * (which always have later seqs), so the receivers can open while replay goes on and batches
+ * stay in log order. An insert the engine refuses for good is split per request; a request it
+ * still refuses goes to the dead-letter file and the writer moves on. Anything else is retried
+ * with backoff, forever: the data is in the log and the engine will come back.
  */
 export class SpanWriter {
   private queue: QueuedRequest[] = [];
+  private replay: ReplayRecord[] = [];
+  /** Decoded replayed requests at the front of `queue`. */
+  private replayInQueue = 0;
   private reserved = 0;
   private wake: (() => void) | undefined;
   private closing = false;
@@ -56,7 +95,12 @@ export class SpanWriter {
   private idle: (() => void)[] = [];
   /** A batch interrupted by a crash: the first insert must be exactly these seqs. */
   private forced: { first: number; last: number } | undefined;
+  private consecutiveFailures = 0;
+  private lastError = '';
+  private lastProgressMs = Date.now();
   insertedSpans = 0;
+  /** Spans in the log still to be replayed into the store. */
+  replayBacklogSpans = 0;
 
   constructor(private readonly opts: WriterOptions) {}
 
@@ -66,6 +110,17 @@ export class SpanWriter {
 
   isFull(): boolean {
     return this.reserved >= this.opts.maxQueueSpans;
+  }
+
+  health(now = Date.now()): WriterHealth {
+    if (this.consecutiveFailures >= 2)
+      return {
+        stuck: true,
+        reason: `inserts failing (${this.consecutiveFailures} attempts): ${this.lastError}`,
+      };
+    if (this.isFull() && now - this.lastProgressMs > 10_000)
+      return { stuck: true, reason: 'write queue full and no insert finished for 10 s' };
+    return { stuck: false, reason: '' };
   }
 
   tryReserve(spans: number): boolean {
@@ -79,10 +134,16 @@ export class SpanWriter {
     this.reserved -= spans;
   }
 
-  /** Adds a logged request; called in log order. Replayed requests reserve here. */
-  push(req: QueuedRequest, reserve = false): void {
-    if (reserve) this.reserved += req.spans;
+  /** Adds a logged request; called in log order. */
+  push(req: QueuedRequest): void {
     this.queue.push(req);
+    this.wake?.();
+  }
+
+  /** The records to replay (all older than anything pushed later), inserted first. */
+  startReplay(records: ReplayRecord[]): void {
+    this.replay = records;
+    this.replayBacklogSpans = records.reduce((n, r) => n + r.spans, 0);
     this.wake?.();
   }
 
@@ -99,7 +160,7 @@ export class SpanWriter {
 
   /** Inserts what is queued without waiting for a fuller batch; resolves once it is stored. */
   drained(): Promise<void> {
-    if (this.queue.length === 0) return Promise.resolve();
+    if (this.queue.length === 0 && this.replay.length === 0) return Promise.resolve();
     const done = new Promise<void>((resolve) => this.idle.push(resolve));
     this.wake?.();
     return done;
@@ -128,14 +189,19 @@ export class SpanWriter {
 
   private async run(): Promise<void> {
     for (;;) {
+      await this.decodeReplay();
       const head = this.queue[0];
       if (!head) {
+        if (this.replay.length > 0) continue;
         for (const resolve of this.idle.splice(0)) resolve();
         if (this.closing) return;
         await this.waitForWork();
+        // Idle is not stuck: "no insert finished for 10 s" counts from when work arrived.
+        this.lastProgressMs = Date.now();
         continue;
       }
-      const hurry = this.closing || this.forced !== undefined || this.idle.length > 0;
+      const hurry =
+        this.closing || this.forced !== undefined || this.idle.length > 0 || this.replayInQueue > 0;
       if (!hurry && this.reserved < this.opts.minBatchSpans) {
         const wait = head.arrivedMs + this.opts.maxDelayMs - Date.now();
         if (wait > 0) {
@@ -143,79 +209,173 @@ export class SpanWriter {
           continue;
         }
       }
-      await this.insertBatch(this.takeBatch());
+      const batch = this.takeBatch();
+      await this.storeBatch(batch);
+      await this.finish(batch);
+    }
+  }
+
+  /** Decodes replayed records until a batch's worth (or the forced batch) is queued. */
+  private async decodeReplay(): Promise<void> {
+    let decoded = 0;
+    for (let i = 0; i < this.replayInQueue; i++) decoded += this.queue[i]?.spans ?? 0;
+    for (;;) {
+      const r = this.replay[0];
+      if (!r) return;
+      const forcedNeeds = this.forced !== undefined && r.seq <= this.forced.last;
+      if (!forcedNeeds && decoded >= this.opts.maxBatchSpans) return;
+      this.replay.shift();
+      let req: QueuedRequest;
+      try {
+        req = this.opts.decode(r.payload);
+      } catch (err) {
+        // It decoded when it was accepted; if it no longer does, keep it aside and go on.
+        const reason = `log record ${r.seq} no longer decodes: ${String(err)}`;
+        this.opts.log(`ingest: ${reason}; moved to the dead-letter file`);
+        await this.opts.deadLetters.add(r.seq, r.spans, reason, r.payload);
+        req = { spans: 0, traces: [], typed: [], arrivedMs: 0, release: () => undefined, seq: 0 };
+      }
+      req.seq = r.seq;
+      req.replaySpans = r.spans;
+      this.reserved += req.spans;
+      decoded += req.spans;
+      this.queue.splice(this.replayInQueue++, 0, req);
+      // Decoding a large log must not hold the event loop: the receivers are open.
+      await yieldToIo();
     }
   }
 
   private takeBatch(): QueuedRequest[] {
     const forced = this.forced;
     this.forced = undefined;
+    // Live requests may not overtake records still waiting to be replayed.
+    const limit = this.replay.length > 0 ? this.replayInQueue : this.queue.length;
     if (forced) {
       const n = this.queue.findIndex((r) => r.seq > forced.last);
-      return this.queue.slice(0, n < 0 ? this.queue.length : Math.max(1, n));
+      return this.queue.slice(0, Math.min(limit, n < 0 ? this.queue.length : Math.max(1, n)));
     }
     let spans = 0;
     let n = 0;
     for (const r of this.queue) {
-      if (n > 0 && spans + r.spans > this.opts.maxBatchSpans) break;
+      if (n >= limit || (n > 0 && spans + r.spans > this.opts.maxBatchSpans)) break;
       spans += r.spans;
       n++;
     }
     return this.queue.slice(0, n);
   }
 
-  private async insertBatch(batch: QueuedRequest[]): Promise<void> {
+  private async finish(batch: QueuedRequest[]): Promise<void> {
+    const spans = batch.reduce((n, r) => n + r.spans, 0);
+    for (const r of batch) {
+      r.release();
+      if (r.replaySpans !== undefined) this.replayBacklogSpans -= r.replaySpans;
+    }
+    this.queue.splice(0, batch.length);
+    this.replayInQueue = Math.max(0, this.replayInQueue - batch.length);
+    this.reserved -= spans;
+    this.lastProgressMs = Date.now();
+    const last = batch[batch.length - 1]?.seq ?? 0;
+    await this.opts.wal.release(last);
+  }
+
+  /**
+   * Inserts one batch (log records [first, last]) exactly once: `B` in the batch log and in the
+   * store, the insert with its deduplication token, then `C`. Splits or quarantines what the
+   * engine refuses for good; retries what it cannot take now.
+   */
+  private async storeBatch(batch: QueuedRequest[]): Promise<void> {
     const first = batch[0]?.seq ?? 0;
     const last = batch[batch.length - 1]?.seq ?? 0;
     const { store, batchLog } = this.opts;
-    const token = batchLog.token(first, last);
-    await batchLog.begin(first, last);
     const traces = batch.flatMap((r) => r.traces);
     const typed = batch.flatMap((r) => r.typed);
+    if (traces.length === 0) {
+      // Only records that turned out empty or were quarantined: nothing to insert.
+      await batchLog.commit(last);
+      return;
+    }
+    const token = batchLog.token(first, last);
+    await batchLog.begin(first, last);
+    let recorded = false;
+    let spansIn = false;
     for (let attempt = 0; ; attempt++) {
       try {
-        await insertInto(
-          store,
-          TRACE_NAMES,
-          traces,
-          token,
-          join(this.opts.scratchDir, `t-${first}.native`),
-        );
-        await insertInto(
-          store,
-          TYPED_NAMES,
-          typed,
-          token,
-          join(this.opts.scratchDir, `a-${first}.native`),
-          TYPED_ATTRIBUTES_TABLE,
-        );
+        if (!recorded) {
+          await recordBatch(store, batchLog.state.id, { first, last, state: 'begun' });
+          recorded = true;
+        }
+        if (!spansIn) {
+          await this.insert(TRACE_NAMES, traces, token, `t-${first}`, 'otel_traces');
+          spansIn = true;
+        }
+        await this.insert(TYPED_NAMES, typed, token, `a-${first}`, TYPED_ATTRIBUTES_TABLE);
         break;
       } catch (err) {
+        if (recorded && spansIn && isPermanent(err)) {
+          // The spans are in; only their typed copies were refused. Splitting would insert
+          // the spans again under other tokens, so keep the note and go on.
+          const reason = `typed attribute rows of log records ${first}-${last} refused: ${String(err)}`;
+          this.opts.log(`ingest: ${reason}`);
+          await this.opts.deadLetters.add(first, 0, reason, undefined);
+          break;
+        }
+        if (recorded && isPermanent(err)) {
+          this.consecutiveFailures = 0;
+          await this.refused(batch, String(err));
+          return;
+        }
+        this.consecutiveFailures++;
+        this.lastError = String(err);
         this.opts.log(
-          `ingest: insert of log records ${first}-${last} failed (attempt ${attempt + 1}): ${String(err)}`,
+          `ingest: insert of log records ${first}-${last} failed (attempt ${attempt + 1}), will retry: ${String(err)}`,
         );
         // Closing with a store that does not answer: the records stay in the log for next start.
         if (this.closing && attempt >= 2) throw err;
-        await sleep(Math.min(5000, 100 * 2 ** attempt));
+        await sleep(Math.min(this.opts.maxRetryDelayMs, 100 * 2 ** attempt));
       }
     }
+    this.consecutiveFailures = 0;
     await batchLog.commit(last);
-    const spans = batch.reduce((n, r) => n + r.spans, 0);
-    for (const r of batch) r.release();
-    this.queue.splice(0, batch.length);
-    this.reserved -= spans;
-    this.insertedSpans += spans;
-    await this.opts.wal.release(last);
+    this.insertedSpans += batch.reduce((n, r) => n + r.spans, 0);
   }
-}
 
-function insertInto(
-  store: Store,
-  columns: readonly string[],
-  parts: Buffer[],
-  token: string,
-  scratchPath: string,
-  table = 'otel_traces',
-): Promise<void> {
-  return insertNative(store, { table, columns, parts, dedupToken: token, scratchPath });
+  /** The engine refused the batch for good: one request at a time, or into quarantine. */
+  private async refused(batch: QueuedRequest[], reason: string): Promise<void> {
+    const only = batch.length === 1 ? batch[0] : undefined;
+    if (!only) {
+      this.opts.log(
+        `ingest: the store refused log records ${batch[0]?.seq ?? 0}-${batch[batch.length - 1]?.seq ?? 0} (${reason}); inserting them one request at a time`,
+      );
+      for (const r of batch) await this.storeBatch([r]);
+      return;
+    }
+    const payload = await this.opts.wal.read(only.seq);
+    await this.opts.deadLetters.add(only.seq, only.spans, reason, payload);
+    this.opts.log(
+      `ingest: the store refused log record ${only.seq} (${only.spans} spans) for good, moved to the dead-letter file: ${reason}`,
+    );
+    await recordBatch(this.opts.store, this.opts.batchLog.state.id, {
+      first: only.seq,
+      last: only.seq,
+      state: 'dead',
+    }).catch(() => undefined);
+    await this.opts.batchLog.commit(only.seq);
+  }
+
+  private insert(
+    columns: readonly string[],
+    parts: Buffer[],
+    token: string,
+    scratch: string,
+    table: string,
+  ): Promise<void> {
+    return insertNative(this.opts.store, {
+      table,
+      columns,
+      parts,
+      dedupToken: token,
+      maxPartitions: this.opts.maxPartitionsPerInsert,
+      scratchPath: join(this.opts.scratchDir, `${scratch}.native`),
+    });
+  }
 }

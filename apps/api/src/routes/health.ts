@@ -9,6 +9,12 @@ export function healthRoutes(app: RouteApp, ctx: ApiContext): void {
     const up = ctx.ready() && (await ctx.store.ping().catch(() => false));
     if (!up)
       return reply.status(503).send({ status: 'starting' as const, store: ctx.store.description });
+    // Ready means a 200 from ingest will reach the store: not while inserts keep failing.
+    const writer = ctx.ingestStatus?.().writer;
+    if (writer?.stuck)
+      return reply
+        .status(503)
+        .send({ status: 'stuck' as const, store: ctx.store.description, reason: writer.reason });
     return { status: 'ready' as const, store: ctx.store.description };
   });
 }

@@ -1,5 +1,6 @@
 import type { Store } from '../store';
 import type { Settings } from '../config';
+import type { IngestStatus } from '../ingest';
 
 /** What route plugins get: the store and the settings. Handlers stay short. */
 export interface ApiContext {
@@ -9,4 +10,6 @@ export interface ApiContext {
   ready: () => boolean;
   /** Spans/s accepted over the last minute, for the overview page. */
   ingestRate: () => number;
+  /** Replay backlog, log damage, dead letters and writer health (absent without ingest). */
+  ingestStatus?: () => IngestStatus;
 }

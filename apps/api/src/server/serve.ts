@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadSettings, type Settings } from '../config';
 import { openStore, migrate, type Store } from '../store';
-import { startIngest, type IngestHandle } from '../ingest';
+import { startIngest, type IngestHandle, type IngestTuning } from '../ingest';
 import { buildApi } from './app';
 import { startSelfTrace } from './self-trace';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
@@ -24,6 +24,8 @@ function loopback(host: string): string {
 export interface ServeOptions {
   /** Print startup lines and request logs. */
   log?: boolean;
+  /** Ingest knobs for tests (docs/ingest.md). */
+  ingestTuning?: Partial<IngestTuning>;
 }
 
 /**
@@ -46,7 +48,14 @@ export async function serve(
   });
   let ready = false;
   await migrate(store);
-  const ingest = await startIngest({ store, settings, log });
+  // The receivers open as soon as the log is read; its replay into the store goes on behind
+  // them (/api/v1/stats shows the backlog), so a log the store refuses cannot keep them shut.
+  const ingest = await startIngest({
+    store,
+    settings,
+    log,
+    ...(opts.ingestTuning ? { tuning: opts.ingestTuning } : {}),
+  });
   // Fan-outs of closed 10-minute chunks are detected once and stored, so analysis over long
   // ranges reads them instead of joining every CLIENT and SERVER span again.
   const materializer = startFanoutMaterializer(store, {
@@ -59,7 +68,13 @@ export async function serve(
     ? startSelfTrace(`http://${loopback(settings.host)}:${ingest.httpPort}`)
     : undefined;
   const api = await buildApi(
-    { store, settings, ready: () => ready, ingestRate: () => ingest.spansPerSecond() },
+    {
+      store,
+      settings,
+      ready: () => ready,
+      ingestRate: () => ingest.spansPerSecond(),
+      ingestStatus: () => ingest.status(),
+    },
     { logger: log ? { level: settings.logLevel } : false, ...(selfTrace ? { selfTrace } : {}) },
   );
   await api.listen({ host: settings.host, port: settings.port });

@@ -106,6 +106,15 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'tailscope_fanouts and tailscope_fanout_chunks (stored fan-outs)',
     statements: (ctx) => fanoutCacheDdl(ctx),
   },
+  {
+    version: 4,
+    name: 'tailscope_ingest_batches: the store-side record of ingest batches',
+    statements: (ctx) => [
+      `${createTable(ctx, 'tailscope_ingest_batches')} (
+    Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
+) ENGINE = ${engine(ctx, 'MergeTree')} ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));

@@ -32,6 +32,8 @@ export interface NativeInsert {
   parts: readonly Buffer[];
   /** Same token, same batch: the engine drops a repeated one. */
   dedupToken: string;
+  /** `max_partitions_per_insert_block` (the engine's default is 100 days of spans). */
+  maxPartitions?: number;
   /** Scratch file for the embedded engine (created and removed here). */
   scratchPath: string;
 }
@@ -40,6 +42,9 @@ export async function insertNative(store: Store, ins: NativeInsert): Promise<voi
   if (ins.parts.length === 0) return;
   if (!IDENT.test(ins.table)) throw new Error(`invalid table name ${JSON.stringify(ins.table)}`);
   const target = raw(`${ins.table} (${columnList(ins.columns)})`);
+  const partitions = ins.maxPartitions ?? 100;
+  if (!Number.isSafeInteger(partitions) || partitions < 0)
+    throw new Error(`invalid partition limit ${partitions}`);
   if (store.embedded) {
     const fh = await open(ins.scratchPath, 'w');
     try {
@@ -49,7 +54,8 @@ export async function insertNative(store: Store, ins: NativeInsert): Promise<voi
     }
     try {
       await store.command(
-        sql`INSERT INTO ${target} SETTINGS insert_deduplication_token = ${ins.dedupToken}
+        sql`INSERT INTO ${target} SETTINGS insert_deduplication_token = ${ins.dedupToken},
+          max_partitions_per_insert_block = ${partitions}
           SELECT * FROM file(${ins.scratchPath}, 'Native')`,
       );
     } finally {
@@ -57,7 +63,8 @@ export async function insertNative(store: Store, ins: NativeInsert): Promise<voi
     }
     return;
   }
-  const q = sql`INSERT INTO ${target} SETTINGS insert_deduplication_token = ${ins.dedupToken} FORMAT Native`;
+  const q = sql`INSERT INTO ${target} SETTINGS insert_deduplication_token = ${ins.dedupToken},
+    max_partitions_per_insert_block = ${partitions} FORMAT Native`;
   const res = await store.client.exec({
     query: q.text,
     query_params: q.params,

@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DeadLetters, isPermanent } from './dead-letter';
+import { parseSegment } from './wal';
+
+describe('isPermanent', () => {
+  it('retries the engine state and gives up on the data', () => {
+    // Too many partitions shares TOO_MANY_PARTS' code (252) but can never succeed as is.
+    expect(
+      isPermanent(
+        new Error(
+          'Code: 252. DB::Exception: Too many partitions for single INSERT block (more than 100)',
+        ),
+      ),
+    ).toBe(true);
+    expect(
+      isPermanent(
+        new Error('Code: 252. DB::Exception: Too many parts (300). Merges are processing'),
+      ),
+    ).toBe(false);
+    expect(
+      isPermanent(new Error('Code: 60. DB::Exception: Table default.otel_traces does not exist')),
+    ).toBe(false);
+    expect(isPermanent(Object.assign(new Error('memory'), { code: '241' }))).toBe(false);
+    expect(isPermanent(new Error('Code: 53. DB::Exception: Type mismatch'))).toBe(true);
+    // No ClickHouse code: the server unreachable, a scratch file not written.
+    expect(
+      isPermanent(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+    ).toBe(false);
+    expect(isPermanent(new Error('ENOSPC: no space left on device'))).toBe(false);
+  });
+});
+
+describe('DeadLetters', () => {
+  it('keeps the bytes in the log framing and counts across reopening', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tailscope-dead-'));
+    try {
+      const d = await DeadLetters.open(dir);
+      await d.add(7, 150, 'too many partitions', Buffer.from('request bytes'));
+      await d.add(9, 3, 'other', undefined);
+      const again = await DeadLetters.open(dir);
+      expect(again.stats).toEqual({ batches: 2, spans: 153, lastReason: 'other' });
+      const kept = parseSegment(readFileSync(join(dir, 'dead-letter.log'))).records;
+      expect(kept.map((r) => [r.seq, r.payload.toString()])).toEqual([[7, 'request bytes']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
