@@ -19,7 +19,8 @@ import {
   type Decoder,
 } from './decode';
 
-export type Stats = C.StatsResponse;
+// Ingest's own state (replay backlog, log damage, dead letters) is not shown by the dashboard.
+export type Stats = Omit<C.StatsResponse, 'replayBacklogSpans' | 'walDamage' | 'deadLetter'>;
 export const decodeStats: Decoder<Stats> = obj<Stats>({
   spans: num,
   traces: num,
