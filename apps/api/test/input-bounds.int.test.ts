@@ -20,7 +20,23 @@ describe('input bounds', () => {
   beforeAll(async () => {
     const t = await openTempStore('input-bounds');
     close = t.close;
-    await insertSpans(t.store, mixedSpans(5, 800));
+    await insertSpans(t.store, [
+      ...mixedSpans(5, 800),
+      // A lone span a day earlier: the stored data, which a replay's size is judged over,
+      // then spans a day.
+      {
+        traceId: 'f'.repeat(32),
+        spanId: 'f'.repeat(16),
+        parentSpanId: '',
+        kind: 'Server',
+        service: 'other',
+        name: 'op',
+        startNs: T0_NS - 86_400_000_000_000n,
+        durationNs: 1_000_000n,
+        resource: {},
+        attributes: {},
+      },
+    ]);
     api = await buildStoreApi(t.store);
   });
   afterAll(async () => {
@@ -95,8 +111,8 @@ describe('input bounds', () => {
     expect(error).toMatch(message);
   });
 
-  // 1 ms intervals over the 32 s range and a 2 s warm-up are allowed; over a day they are not
-  // (the replay's cost is bounded before anything is loaded).
+  // 1 ms intervals over the 32 s range and a 2 s warm-up are allowed; over a day of stored data
+  // they are not (the replay's cost is bounded before the calls are loaded).
   it('refuses a probation replay with too many evaluation intervals, naming the field', async () => {
     const policy = { kind: 'probation', intervalSeconds: 0.001, windowSeconds: 1 };
     const day = { ...base, from: FROM_MS - 86_400_000, policy };

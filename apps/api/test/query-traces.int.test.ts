@@ -18,6 +18,8 @@ beforeAll(async () => {
   server = await startServer('query-traces', {
     TAILSCOPE_TRACE_MAX_SPANS: String(MAX_SPANS),
     TAILSCOPE_TRACE_MAX_ATTRIBUTES: String(MAX_ATTRIBUTES),
+    // Ingest keeps 128 attributes a span by default; this test stores more to read fewer.
+    TAILSCOPE_OTLP_MAX_ATTRIBUTES: '10000',
   });
 });
 

@@ -110,7 +110,14 @@ describe('contracts', () => {
       links: [],
       status: { code: 'ok', message: '' },
     };
-    expect(Value.Check(TraceResponse, { traceId: span.traceId, spans: [span] })).toBe(true);
+    expect(
+      Value.Check(TraceResponse, {
+        traceId: span.traceId,
+        spans: [span],
+        truncated: false,
+        totalSpans: 1,
+      }),
+    ).toBe(true);
   });
 
   it('refuses answers that drift from the contract', () => {

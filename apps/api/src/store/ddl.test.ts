@@ -41,6 +41,7 @@ describe('MIGRATIONS', () => {
       'default.tailscope_typed_attributes',
       'default.tailscope_fanouts',
       'default.tailscope_fanout_chunks',
+      'default.tailscope_ingest_batches',
     ]);
   });
 
@@ -49,7 +50,7 @@ describe('MIGRATIONS', () => {
     expect(ddl[0]).toBe('CREATE DATABASE IF NOT EXISTS tailscope ON CLUSTER main');
     for (const s of ddl) expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(6);
+    expect(engines.length).toBe(7);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

@@ -68,17 +68,23 @@ describe('otel_traces schema on the embedded engine', () => {
     expect(await ours()).toEqual([
       'tailscope_fanout_chunks',
       'tailscope_fanouts',
+      'tailscope_ingest_batches',
       'tailscope_migrations',
       'tailscope_typed_attributes',
     ]);
     // A store written before these tables were migrations: version 1 recorded, tables absent.
-    for (const t of ['tailscope_fanout_chunks', 'tailscope_fanouts', 'tailscope_typed_attributes'])
+    for (const t of [
+      'tailscope_fanout_chunks',
+      'tailscope_fanouts',
+      'tailscope_ingest_batches',
+      'tailscope_typed_attributes',
+    ])
       await store.command(sql`DROP TABLE ${ident(t)}`);
     await store.command(sql`DELETE FROM tailscope_migrations WHERE version > 1`);
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(4);
+    expect(await ours()).toHaveLength(5);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

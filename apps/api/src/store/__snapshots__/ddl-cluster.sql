@@ -97,3 +97,8 @@ CREATE TABLE IF NOT EXISTS tailscope.tailscope_fanouts ON CLUSTER main (
 CREATE TABLE IF NOT EXISTS tailscope.tailscope_fanout_chunks ON CLUSTER main (
     chunk Int64, spans UInt64, version UInt64
   ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY chunk;
+
+-- migration 4: tailscope_ingest_batches: the store-side record of ingest batches
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_ingest_batches ON CLUSTER main (
+    Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
+) ENGINE = ReplicatedMergeTree ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY;

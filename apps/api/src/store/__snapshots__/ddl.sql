@@ -94,3 +94,8 @@ CREATE TABLE IF NOT EXISTS default.tailscope_fanouts (
 CREATE TABLE IF NOT EXISTS default.tailscope_fanout_chunks (
     chunk Int64, spans UInt64, version UInt64
   ) ENGINE = ReplacingMergeTree(version) ORDER BY chunk;
+
+-- migration 4: tailscope_ingest_batches: the store-side record of ingest batches
+CREATE TABLE IF NOT EXISTS default.tailscope_ingest_batches (
+    Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
+) ENGINE = MergeTree() ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY;
