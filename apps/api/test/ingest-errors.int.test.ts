@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { Client, compressionAlgorithms, credentials, status } from '@grpc/grpc-js';
+import { status } from '@grpc/grpc-js';
 import { loadSettings } from '../src/config';
 import { serve, type Running } from '../src/server/serve';
+import { grpcExport as grpcExportTo } from './ingest-support';
 import { jsonToProtobuf } from '../src/ingest/decode-json';
 import {
   decodeExportResponse,
@@ -221,30 +222,11 @@ describe('OTLP/HTTP refuses bad input clearly', () => {
   });
 });
 
-const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
-
 function grpcExport(
   body: Buffer,
   compress = false,
 ): Promise<{ code: number; details: string; res?: Buffer }> {
-  const client = new Client(running.urls.otlpGrpc, credentials.createInsecure(), {
-    'grpc.default_compression_algorithm': compress
-      ? compressionAlgorithms.gzip
-      : compressionAlgorithms.identity,
-  });
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(
-      EXPORT_PATH,
-      (b: Buffer) => b,
-      (b: Buffer) => b,
-      body,
-      (err, res) => {
-        client.close();
-        if (err) resolve({ code: err.code, details: err.details });
-        else resolve({ code: 0, details: '', ...(res ? { res } : {}) });
-      },
-    );
-  });
+  return grpcExportTo(running.urls.otlpGrpc, body, compress);
 }
 
 describe('OTLP/gRPC refuses bad input clearly', () => {

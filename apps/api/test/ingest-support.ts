@@ -69,9 +69,12 @@ const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export
 export function grpcExport(
   address: string,
   body: Buffer,
+  compress = false,
 ): Promise<{ code: number; details: string; res?: Buffer }> {
   const client = new Client(address, credentials.createInsecure(), {
-    'grpc.default_compression_algorithm': compressionAlgorithms.identity,
+    'grpc.default_compression_algorithm': compress
+      ? compressionAlgorithms.gzip
+      : compressionAlgorithms.identity,
   });
   return new Promise((resolve) => {
     client.makeUnaryRequest(

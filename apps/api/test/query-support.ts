@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SpanRecord } from '@tailscope/analysis';
+import { randomFromSeed, type SpanRecord } from '@tailscope/analysis';
 import { loadSettings, type Env } from '../src/config';
 import { serve, type Running } from '../src/server/serve';
 import { insertSpans, T0_NS } from './analysis-support';
@@ -62,11 +62,7 @@ const hex = (n: number, width: number): string => n.toString(16).padStart(width,
  * T0; call latencies drawn from a seeded exponential, so every analysis route has data.
  */
 export function fanoutSpans(requests: number, width = 4, seed = 7): SpanRecord[] {
-  let s = seed >>> 0;
-  const rand = (): number => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return (s + 0.5) / 4294967296;
-  };
+  const rand = randomFromSeed(`fanouts-${seed}`);
   const out: SpanRecord[] = [];
   for (let q = 0; q < requests; q++) {
     const traceId = hex(q + 1, 32);
@@ -74,7 +70,7 @@ export function fanoutSpans(requests: number, width = 4, seed = 7): SpanRecord[]
     const start = T0_NS + BigInt(q) * 20_000_000n;
     let end = 0;
     for (let h = 0; h < width; h++) {
-      const ms = 1 - 2 * Math.log(rand());
+      const ms = 1 - 2 * Math.log(1 - rand());
       end = Math.max(end, ms);
       out.push({
         traceId,
