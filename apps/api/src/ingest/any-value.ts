@@ -29,7 +29,7 @@ const ANY_WIRE = [-1, WIRE_LEN, WIRE_VARINT, WIRE_VARINT, WIRE_I64, WIRE_LEN, WI
 const TWO32 = 4294967296;
 
 /** A signed 64-bit integer given as unsigned halves: a number when exact, else decimal text. */
-export function int64Value(lo: number, hi: number): number | string {
+function int64Value(lo: number, hi: number): number | string {
   const shi = hi | 0;
   if (shi >= -0x200000 && shi < 0x200000) {
     const n = shi * TWO32 + lo;
@@ -39,13 +39,13 @@ export function int64Value(lo: number, hi: number): number | string {
 }
 
 /** Doubles as JavaScript (and Go's pcommon) print them: shortest round-trip form. */
-export function formatDouble(d: number): string {
+function formatDouble(d: number): string {
   // String(-0) is "0"; Go (and JSON.parse) keep the sign.
   return Object.is(d, -0) ? '-0' : String(d);
 }
 
 /** JSON text of a string as Go's encoding/json writes it (HTML-safe escapes). */
-export function goQuote(s: string): string {
+function goQuote(s: string): string {
   return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => {
     return '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
   });

@@ -28,7 +28,7 @@ export function tooLarge(maxBytes: number, what: string): HttpFailure {
 }
 
 /** The client went away mid-request: nothing to answer, and not an error of ours. */
-export class ClientAbort extends Error {}
+class ClientAbort extends Error {}
 
 /** What one request holds of the in-flight budget; released once it has been answered. */
 export class Hold {

@@ -31,7 +31,7 @@ import type { Pipeline } from './pipeline';
 type Encoding = 'protobuf' | 'json';
 
 /** The media type without parameters (`application/json; charset=utf-8` -> json). */
-export function requestEncoding(contentType: string | undefined): Encoding | undefined {
+function requestEncoding(contentType: string | undefined): Encoding | undefined {
   const media = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
   if (media === 'application/x-protobuf' || media === 'application/protobuf') return 'protobuf';
   if (media === 'application/json') return 'json';

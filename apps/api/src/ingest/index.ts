@@ -35,7 +35,7 @@ export interface IngestTuning extends WriterTuning {
   segmentBytes: number;
 }
 
-export const DEFAULT_TUNING: IngestTuning = {
+const DEFAULT_TUNING: IngestTuning = {
   maxBatchSpans: 200_000,
   minBatchSpans: 50_000,
   maxDelayMs: 1000,
@@ -69,7 +69,7 @@ export interface IngestHandle {
   close(): Promise<void>;
 }
 
-export function limitsFrom(settings: Settings): IngestLimits {
+function limitsFrom(settings: Settings): IngestLimits {
   return {
     ...DEFAULT_LIMITS,
     maxAttributes: settings.otlpMaxAttributes,

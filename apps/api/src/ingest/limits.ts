@@ -37,7 +37,7 @@ export const DEFAULT_LIMITS: IngestLimits = {
 export const MAX_TIME_NS = 7_258_118_400_000_000_000;
 
 /** What the limits took away from one request. */
-export class Drops {
+class Drops {
   attributes = 0;
   truncatedValues = 0;
   events = 0;

@@ -8,18 +8,18 @@ import { LINK, MAX_TIME_NS, SPAN, active, skipChecked } from './limits';
  * writing anything. A span that fails here is rejected whole and never touches the columns.
  */
 
-export const T_TRACE_ID = tag(1, WIRE_LEN);
-export const T_SPAN_ID = tag(2, WIRE_LEN);
-export const T_TRACE_STATE = tag(3, WIRE_LEN);
-export const T_PARENT = tag(4, WIRE_LEN);
-export const T_NAME = tag(5, WIRE_LEN);
-export const T_KIND = tag(6, WIRE_VARINT);
-export const T_START = tag(7, WIRE_I64);
-export const T_END = tag(8, WIRE_I64);
+const T_TRACE_ID = tag(1, WIRE_LEN);
+const T_SPAN_ID = tag(2, WIRE_LEN);
+const T_TRACE_STATE = tag(3, WIRE_LEN);
+const T_PARENT = tag(4, WIRE_LEN);
+const T_NAME = tag(5, WIRE_LEN);
+const T_KIND = tag(6, WIRE_VARINT);
+const T_START = tag(7, WIRE_I64);
+const T_END = tag(8, WIRE_I64);
 export const T_ATTR = tag(9, WIRE_LEN);
 export const T_EVENT = tag(11, WIRE_LEN);
 export const T_LINK = tag(13, WIRE_LEN);
-export const T_STATUS = tag(15, WIRE_LEN);
+const T_STATUS = tag(15, WIRE_LEN);
 const T_LN_TRACE_ID = tag(1, WIRE_LEN);
 const T_LN_SPAN_ID = tag(2, WIRE_LEN);
 

@@ -5,7 +5,7 @@ import { crc32 } from 'node:zlib';
  * segments back with damage contained. The dead-letter file uses the same framing.
  */
 
-export const HEADER = 24;
+const HEADER = 24;
 const MAGIC = 0x5457_5354; // "TSWT" little-endian
 const MAGIC_BYTES = Buffer.from([0x54, 0x53, 0x57, 0x54]);
 const LEGACY_HEADER = 16;

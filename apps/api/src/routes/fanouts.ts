@@ -17,7 +17,7 @@ const HOUR_MS = 3_600_000;
  * Epoch ms from `epoch ms` digits (fractions allowed) or ISO-8601 text, between 1970 and 2200
  * whichever way it is written; ranges are then clamped to the stored data (clampRange).
  */
-export function parseTime(name: string, raw: string): number {
+function parseTime(name: string, raw: string): number {
   const text = raw.trim();
   let v = NaN;
   if (/^-?\d+(\.\d+)?$/.test(text)) v = Number(text);
@@ -119,7 +119,7 @@ const asQ = (v: readonly number[]): Quantiles => ({
 });
 
 /** The API record of one operation from its SQL aggregate (verdict and curve computed here). */
-export function toApiFanout(r: FanoutOperationRow): Fanout {
+function toApiFanout(r: FanoutOperationRow): Fanout {
   const oneLeaf = asQ(r.oneLeaf);
   const p95Leaves = asQ(r.p95Leaves);
   const allLeaves = asQ(r.allLeaves);

@@ -6,10 +6,8 @@ import { loadLeafCalls } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
 import { clampRange, MAX_FANOUTS_CAP, optionalNumber, parseRange, requireText } from './fanouts';
 
-export { LEAVES_CONTENT_TYPE };
-
 /** `a,b,c` -> distinct non-empty keys, at most MAX_ATTRIBUTE_KEYS (400 names `name`). */
-export function parseAttributeKeys(name: string, raw: string | undefined): string[] {
+function parseAttributeKeys(name: string, raw: string | undefined): string[] {
   if (raw === undefined || raw === '') return [];
   const keys = [...new Set(raw.split(',').map((k) => k.trim()))];
   if (keys.some((k) => k === ''))

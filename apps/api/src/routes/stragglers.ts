@@ -21,7 +21,7 @@ import {
 const MAX_DIMENSIONS = 12;
 
 /** `by` -> dimensions (host, sharing_mode, background, attr:KEY), 400 naming a bad token. */
-export function parseDimensions(raw: string | undefined): Dimension[] {
+function parseDimensions(raw: string | undefined): Dimension[] {
   const tokens = [
     ...new Set(
       (raw === undefined || raw === '' ? DEFAULT_BY : raw).split(',').map((t) => t.trim()),

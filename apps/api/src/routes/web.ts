@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../server/context';
 
 /** Where `npm run build:web` (vite build in apps/web) puts the dashboard. */
-export const WEB_DIST = join(
+const WEB_DIST = join(
   dirname(fileURLToPath(import.meta.url)),
   '..',
   '..',

@@ -21,8 +21,6 @@ import { whatIfRoutes } from '../routes/whatif';
 
 export type Api = FastifyInstance;
 
-export type { RoutePlugin };
-
 /** A registered route as Fastify saw it: what the OpenAPI test compares the document with. */
 export interface RegisteredRoute {
   method: string;
@@ -36,7 +34,7 @@ export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute
   return registered.get(app) ?? [];
 }
 
-export const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes, webRoutes];
+const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes, webRoutes];
 routeGroups.push(fanoutRoutes);
 routeGroups.push(stragglerRoutes);
 routeGroups.push(hostRoutes);

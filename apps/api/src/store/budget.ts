@@ -22,7 +22,7 @@ export const DEFAULT_QUERY_BUDGET: QueryBudget = {
   maxSpanAttributes: 1_000,
 };
 
-export const BUDGET_ENV = {
+const BUDGET_ENV = {
   timeoutSeconds: 'TAILSCOPE_QUERY_TIMEOUT_SECONDS',
   maxMemoryBytes: 'TAILSCOPE_QUERY_MAX_MEMORY_BYTES',
   maxTraceSpans: 'TAILSCOPE_TRACE_MAX_SPANS',

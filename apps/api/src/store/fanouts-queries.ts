@@ -47,7 +47,7 @@ function inScope(
 }
 
 /** Fan-outs with parent names and (startNs, durationNs) calls: the operations table. */
-export function namedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
+function namedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
   return inScope(
     scope,
     cov,
@@ -58,7 +58,7 @@ export function namedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
 }
 
 /** Fan-outs with (startNs, durationNs, host, mode) calls: host windows. */
-export function placedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
+function placedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
   return inScope(
     scope,
     cov,

@@ -7,7 +7,7 @@ import { sql } from './sql';
  * the batch's insert, a `dead` row when a batch was quarantined. The ingest writer is sequential,
  * so only the newest row can be unfinished: when the local batch log is lost, that row says which
  * records are in (everything before it) and which batch to repeat with its own token (the engine
- * drops the repeat if it was committed). The DDL is migration 2 in schema.ts.
+ * drops the repeat if it was committed). The DDL is migration 4 in schema.ts.
  */
 export const INGEST_BATCHES_TABLE = 'tailscope_ingest_batches';
 

@@ -1,6 +1,7 @@
 import type { Store } from './client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
 import { fanoutCacheDdl } from './fanouts-tables';
+import { INGEST_BATCHES_TABLE } from './ingest-batches';
 import { sql } from './sql';
 import { typedAttributesDdl } from './typed-attributes';
 
@@ -110,7 +111,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 4,
     name: 'tailscope_ingest_batches: the store-side record of ingest batches',
     statements: (ctx) => [
-      `${createTable(ctx, 'tailscope_ingest_batches')} (
+      `${createTable(ctx, INGEST_BATCHES_TABLE)} (
     Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
 ) ENGINE = ${engine(ctx, 'MergeTree')} ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY`,
     ],
@@ -119,7 +120,7 @@ export const MIGRATIONS: readonly Migration[] = [
 
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
-export const MIGRATIONS_TABLE = 'tailscope_migrations';
+const MIGRATIONS_TABLE = 'tailscope_migrations';
 
 /** What runs before any migration: the database (unless `default`) and the migrations table. */
 export function bootstrapDdl(ctx: DdlContext): string[] {
@@ -133,7 +134,7 @@ export function bootstrapDdl(ctx: DdlContext): string[] {
 }
 
 /** The context of a store: its database, and its cluster in cluster mode. */
-export function ddlContext(store: Pick<Store, 'database' | 'cluster'>): DdlContext {
+function ddlContext(store: Pick<Store, 'database' | 'cluster'>): DdlContext {
   return { database: store.database, cluster: store.cluster };
 }
 

@@ -137,7 +137,7 @@ export interface StoreStats {
 }
 
 /** Span times the overview's oldest/newest consider sane: [1970-01-01, 2200-01-01), ns. */
-export const SANE_TIME_NS = { min: 0n, max: 7_258_118_400_000_000_000n } as const;
+const SANE_TIME_NS = { min: 0n, max: 7_258_118_400_000_000_000n } as const;
 
 /**
  * Counts and the time range of the store. Every span is counted; oldest/newest only look at

@@ -24,7 +24,7 @@ export interface AnalysisPool {
 /** Jobs waiting for a thread beyond this answer 503 at once rather than queue without bound. */
 const MAX_QUEUE = 16;
 
-export function createAnalysisPool(budget: QueryBudget): AnalysisPool {
+function createAnalysisPool(budget: QueryBudget): AnalysisPool {
   const pool = new Piscina({
     filename: new URL('./entry.mjs', import.meta.url).href,
     minThreads: 0,
@@ -61,7 +61,7 @@ export function createAnalysisPool(budget: QueryBudget): AnalysisPool {
  * The client closed the connection before its answer: nothing to answer and nothing wrong
  * here (499, nginx's "client closed request"; written to a closed socket, logged at info).
  */
-export class ClientGoneError extends HttpError {
+class ClientGoneError extends HttpError {
   constructor() {
     super(499, 'client closed the request');
     this.name = 'ClientGoneError';

@@ -33,7 +33,7 @@ export const decodeStats: Decoder<Stats> = obj<Stats>({
 export type Quantiles = C.Quantiles;
 const quantiles = obj<Quantiles>({ p50: num, p95: num, p99: num, p999: num });
 
-export type CurvePoint = C.CurvePoint;
+type CurvePoint = C.CurvePoint;
 
 export type FanoutOp = Omit<C.Fanout, 'amplification'> & {
   amplification: Pick<
@@ -121,7 +121,7 @@ export const decodeStragglers: Decoder<Stragglers> = obj<Stragglers>({
   ),
 });
 
-export type SpanEvent = C.SpanEvent;
+type SpanEvent = C.SpanEvent;
 export type TraceSpan = Pick<
   C.Span,
   | 'spanId'

@@ -1,7 +1,7 @@
 // Every response is checked at the edge (as jaeger-ui does), so a contract change shows up as one
 // clear message naming the field, not as NaN on a chart three components later.
 
-export class DecodeError extends Error {
+class DecodeError extends Error {
   constructor(path: string, expected: string, got: unknown) {
     super(`unexpected API response: ${path} should be ${expected}, got ${describe(got)}`);
     this.name = 'DecodeError';

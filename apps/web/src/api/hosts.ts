@@ -4,10 +4,10 @@ import type * as C from '@tailscope/contracts';
 import { arr, num, numOr, obj, str, withDefault, type Decoder } from './decode';
 import type { HostMatrix } from '@tailscope/charts';
 
-export type HostWindow = C.HostWindow;
-export type HostRow = C.HostSeries;
+type HostWindow = C.HostWindow;
+type HostRow = C.HostSeries;
 /** An episode without its window and call counts (the dashboard does not show them). */
-export type HostEpisode = Omit<C.HostEpisode, 'windows' | 'calls'>;
+type HostEpisode = Omit<C.HostEpisode, 'windows' | 'calls'>;
 export type HostWindows = Pick<C.HostsResponse, 'windowSeconds'> & {
   hosts: HostRow[];
   episodes: HostEpisode[];

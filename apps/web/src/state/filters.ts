@@ -10,7 +10,7 @@ export const RANGE_PRESETS = [
   { key: '7d', label: 'Last 7 days', ms: 7 * 24 * 3_600_000 },
 ] as const;
 
-export type PresetKey = (typeof RANGE_PRESETS)[number]['key'];
+type PresetKey = (typeof RANGE_PRESETS)[number]['key'];
 export type RangeKey = PresetKey | 'custom';
 
 export interface Filters {

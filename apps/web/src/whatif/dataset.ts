@@ -57,7 +57,7 @@ function stragglerHosts(calls: LeafCalls): Uint32Array {
  * PREVIEW_MIN_FANOUTS fan-outs, so its p99 still rests on a few dozen requests.
  */
 export const PREVIEW_CALLS = 200_000;
-export const PREVIEW_MIN_FANOUTS = 2_000;
+const PREVIEW_MIN_FANOUTS = 2_000;
 
 /** The preview subsample, or null when the data is already that small. */
 export function previewOf(calls: LeafCalls): LeafCalls | null {
