@@ -6,14 +6,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ApiContext } from '../server/context';
 
 /** Where `npm run build:web` (vite build in apps/web) puts the dashboard. */
-const WEB_DIST = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  '..',
-  '..',
-  'web',
-  'dist',
-);
+const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'web', 'dist');
 
 // Paths that belong to the API (or are probes): an unknown one is a JSON 404, never the app.
 const NOT_THE_APP = /^\/(api|v1|healthz|readyz)(\/|$)/;
