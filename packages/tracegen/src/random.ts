@@ -1,6 +1,8 @@
+import { SeededRandom } from '@tailscope/analysis';
+
 /**
- * The seeded PRNG behind every draw: xoshiro128** (Blackman and Vigna), 32-bit state words so
- * it runs on plain int32 arithmetic, seeded through splitmix32 from a hash of the seed text.
+ * The seeded draws behind every trace: @tailscope/analysis's one generator (SeededRandom),
+ * started from four words hashed from the seed text (FNV-1a, then splitmix32).
  * Never Math.random: the same seed must give the same traces, byte for byte.
  */
 
@@ -27,32 +29,20 @@ function seedWords(seed: string): [number, number, number, number] {
     out.push(word);
   }
   const [a = 0, b = 0, c = 0, d = 0] = out;
-  // xoshiro must not start from the all-zero state.
+  // The generator must not start from the all-zero state.
   return a | b | c | d ? [a, b, c, d] : [1, 0, 0, 0];
 }
 
 export class Rng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d: number;
+  private readonly r: SeededRandom;
 
   constructor(seed: string) {
-    [this.a, this.b, this.c, this.d] = seedWords(seed);
+    this.r = SeededRandom.fromWords(...seedWords(seed));
   }
 
   /** An unsigned 32-bit integer. */
   u32(): number {
-    const b = this.b;
-    const result = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
-    const t = b << 9;
-    this.c ^= this.a;
-    this.d ^= b;
-    this.b ^= this.c;
-    this.a ^= this.d;
-    this.c ^= t;
-    this.d = rotl(this.d, 11);
-    return result;
+    return this.r.uint32();
   }
 
   /** Uniform in [0, 1), 32 bits of resolution (enough for latencies and 1e-4 probabilities). */
@@ -85,10 +75,6 @@ export class Rng {
       }
     }
   }
-}
-
-function rotl(x: number, k: number): number {
-  return (x << k) | (x >>> (32 - k));
 }
 
 /** The stream named `label` of a run seeded with `seed`: independent of the other streams. */
