@@ -17,14 +17,20 @@ import (
 	"go.opentelemetry.io/collector/processor/batchprocessor"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/service/telemetry/otelconftelemetry"
 )
 
 func components() (otelcol.Factories, error) {
-	return otelcol.Factories{
-		Receivers:  otelcol.MakeFactoryMap[receiver.Factory](otlpreceiver.NewFactory()),
-		Processors: otelcol.MakeFactoryMap[processor.Factory](batchprocessor.NewFactory()),
-		Exporters:  otelcol.MakeFactoryMap[exporter.Factory](nopexporter.NewFactory()),
-	}, nil
+	var err error
+	f := otelcol.Factories{Telemetry: otelconftelemetry.NewFactory()}
+	if f.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](otlpreceiver.NewFactory()); err != nil {
+		return f, err
+	}
+	if f.Processors, err = otelcol.MakeFactoryMap[processor.Factory](batchprocessor.NewFactory()); err != nil {
+		return f, err
+	}
+	f.Exporters, err = otelcol.MakeFactoryMap[exporter.Factory](nopexporter.NewFactory())
+	return f, err
 }
 
 func main() {
