@@ -1,5 +1,5 @@
 /**
- * npm run bench:ingest [-- --seconds 20 --connections 4 --formats --collector PATH]
+ * npm run bench:ingest [-- --seconds 20 --connections 4 --formats --collector PATH --collector-first]
  *
  * Starts the real `tailscope serve` on a temporary data directory, sends OTLP/HTTP protobuf
  * requests of 1,000 spans over keep-alive connections and prints, measured in the same run on the
@@ -19,7 +19,12 @@ import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodeTraceRequest, jsonToProtobuf, otlpFixtures } from '@tailscope/api';
-import { collectorPhase, collectorUnavailable, findCollector } from './ingest-collector';
+import {
+  collectorPhase,
+  collectorUnavailable,
+  findCollector,
+  type CollectorResult,
+} from './ingest-collector';
 import { insertBench } from './ingest-insert';
 import { cpuSeconds, drive, type LoadOptions } from './ingest-load';
 import { formatsBench, readerBench } from './ingest-formats';
@@ -153,6 +158,14 @@ const bodies = Array.from({ length: REQUESTS }, (_, i) =>
 );
 console.log(`request size: ${fmt(bodies[0]?.length ?? 0)} bytes`);
 
+// The Collector phase runs right after the Tailscope one (--collector-first: right before), so
+// runs can alternate the order on a shared machine.
+const collectorBin = findCollector(argv);
+const collectorFirst = argv.includes('--collector-first');
+let col: CollectorResult | undefined;
+if (collectorBin !== undefined && collectorFirst) {
+  col = await collectorPhase(collectorBin, bodies, LOAD);
+}
 const e2e = await endToEnd(bodies);
 console.log(
   `end to end:  ${fmt(e2e.acked / e2e.sendS)} spans/s acknowledged (fsynced), ` +
@@ -161,15 +174,14 @@ console.log(
 console.log(
   `server CPU:  ${fmt(e2e.acked / e2e.serverCpuS)} spans per CPU-second (${e2e.serverCpuS.toFixed(1)} s of CPU, all threads: receive, decode, log, insert)`,
 );
-const collectorBin = findCollector(argv);
 if (collectorBin === undefined) console.log(collectorUnavailable);
 else {
-  const col = await collectorPhase(collectorBin, bodies, LOAD);
+  col ??= await collectorPhase(collectorBin, bodies, LOAD);
   const colRate = col.acked / col.sendS;
   const colPerCpu = col.acked / col.cpuS;
   console.log(
     `collector (nop): ${fmt(colRate)} spans/s accepted, ${fmt(colPerCpu)} per CPU-second ` +
-      `(${col.version}; OTLP/HTTP -> batch -> nop, stores nothing; ${col.cpuS.toFixed(1)} s of CPU; ${col.refused} requests refused)`,
+      `(${col.version}; OTLP/HTTP -> batch -> nop, stores nothing; ${col.cpuS.toFixed(1)} s of CPU; ${col.refused} requests refused; ${collectorFirst ? 'before' : 'after'} the Tailscope phase)`,
   );
   console.log(
     `tailscope/collector = ${(e2e.acked / e2e.sendS / colRate).toFixed(2)}x (acknowledged, fsynced) ` +
