@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { cpuSeconds, drive, type LoadOptions, type LoadResult } from './ingest-load';
 
 export const collectorUnavailable =
-  'collector:   skipped (no --collector PATH or OTELCOL_BIN). Build one (Go >= 1.26, modules from the Go proxy):\n' +
-  '             (cd bench/src/otelcol && nice -n 10 go build -trimpath -o /tmp/otelcol .) && npm run bench:ingest -- --collector /tmp/otelcol\n' +
-  '             (any Collector with the otlp receiver, batch processor and nop exporter will do, e.g. the core distribution)';
+  'collector:   skipped (no --collector PATH or OTELCOL_BIN). To build one from the released Collector modules\n' +
+  '             (Go >= 1.26 and the Go module proxy): npm run otelcol:build --workspace bench, then\n' +
+  '             npm run bench:ingest -- --collector /tmp/tailscope-otelcol. Any Collector with the otlp receiver,\n' +
+  '             batch processor and nop exporter will do (e.g. the core distribution, otelcorecol).';
 
 /** The Collector binary from `--collector PATH` or the OTELCOL_BIN environment variable. */
 export function findCollector(argv: string[]): string | undefined {
