@@ -1,24 +1,32 @@
 /**
- * npm run bench:ingest [-- --seconds 20 --connections 4 --formats]
+ * npm run bench:ingest [-- --seconds 20 --connections 4 --formats --collector PATH --collector-first]
  *
  * Starts the real `tailscope serve` on a temporary data directory, sends OTLP/HTTP protobuf
  * requests of 1,000 spans over keep-alive connections and prints, measured in the same run on the
  * same requests:
  *  - end to end: acknowledged spans/s (acknowledged = fsynced in the write-ahead log) and the
  *    rate at which those spans were all stored in the embedded engine;
+ *  - with --collector PATH (or OTELCOL_BIN): the same requests over the same connections for the
+ *    same time to an OpenTelemetry Collector that stores nothing, and Tailscope's ratio to it;
  *  - decode-only spans/s (protobuf -> Native columns, this process);
  *  - insert-only rows/s (Native batches into otel_traces, this process, its own engine);
  *  - with --formats: the engine's insert cost of the same rows as TSV, JSONEachRow, Native and
  *    RowBinary, and the protobuf reader walk (hand-rolled vs protobufjs Reader).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { decodeTraceRequest, jsonToProtobuf, otlpFixtures } from '@tailscope/api';
+import {
+  collectorPhase,
+  collectorUnavailable,
+  findCollector,
+  type CollectorResult,
+} from './ingest-collector';
 import { insertBench } from './ingest-insert';
+import { cpuSeconds, drive, type LoadOptions } from './ingest-load';
 import { formatsBench, readerBench } from './ingest-formats';
 
 const argv = process.argv.slice(2);
@@ -31,6 +39,11 @@ const SECONDS = flag('seconds', 20);
 const CONNECTIONS = flag('connections', 4);
 const REQUESTS = flag('requests', 40);
 const SPANS_PER_REQUEST = 1000;
+const LOAD: LoadOptions = {
+  connections: CONNECTIONS,
+  seconds: SECONDS,
+  spansPerRequest: SPANS_PER_REQUEST,
+};
 const repo = resolve(import.meta.dirname, '../..');
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -81,38 +94,6 @@ function startServer(dataDir: string): Promise<Server> {
   });
 }
 
-function post(agent: Agent, url: string, body: Buffer): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => {
-          resolvePromise(res.statusCode ?? 0);
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** CPU seconds (user + system, all threads) a process has used, from /proc (Linux). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
 async function storedSpans(api: string): Promise<number> {
   const res = await fetch(`${api}/api/v1/stats`);
   const body = (await res.json()) as { spans: number };
@@ -130,35 +111,16 @@ interface EndToEnd {
 async function endToEnd(bodies: Buffer[]): Promise<EndToEnd> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tailscope-bench-ingest-'));
   const server = await startServer(dataDir);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const url = `${server.otlp}/v1/traces`;
   try {
-    let acked = 0;
-    let refused = 0;
-    let next = 0;
     const cpu0 = cpuSeconds(server.child.pid);
     const t0 = performance.now();
-    const deadline = t0 + SECONDS * 1000;
-    const worker = async () => {
-      while (performance.now() < deadline) {
-        const body = bodies[next++ % bodies.length] ?? Buffer.alloc(0);
-        const status = await post(agent, url, body);
-        if (status === 200) acked += SPANS_PER_REQUEST;
-        else if (status === 429) {
-          refused++;
-          await new Promise((r) => setTimeout(r, 50));
-        } else throw new Error(`unexpected status ${status}`);
-      }
-    };
-    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-    const t1 = performance.now();
+    const { acked, refused, sendS } = await drive(`${server.otlp}/v1/traces`, bodies, LOAD);
     // Stored: wait until the engine holds every acknowledged span.
     while ((await storedSpans(server.api)) < acked) await new Promise((r) => setTimeout(r, 50));
     const t2 = performance.now();
     const serverCpuS = cpuSeconds(server.child.pid) - cpu0;
-    return { acked, sendS: (t1 - t0) / 1000, storeS: (t2 - t0) / 1000, refused, serverCpuS };
+    return { acked, sendS, storeS: (t2 - t0) / 1000, refused, serverCpuS };
   } finally {
-    agent.destroy();
     server.child.kill('SIGTERM');
     await new Promise((r) => server.child.once('exit', r));
     rmSync(dataDir, { recursive: true, force: true });
@@ -196,6 +158,14 @@ const bodies = Array.from({ length: REQUESTS }, (_, i) =>
 );
 console.log(`request size: ${fmt(bodies[0]?.length ?? 0)} bytes`);
 
+// The Collector phase runs right after the Tailscope one (--collector-first: right before), so
+// runs can alternate the order on a shared machine.
+const collectorBin = findCollector(argv);
+const collectorFirst = argv.includes('--collector-first');
+let col: CollectorResult | undefined;
+if (collectorBin !== undefined && collectorFirst) {
+  col = await collectorPhase(collectorBin, bodies, LOAD);
+}
 const e2e = await endToEnd(bodies);
 console.log(
   `end to end:  ${fmt(e2e.acked / e2e.sendS)} spans/s acknowledged (fsynced), ` +
@@ -204,6 +174,20 @@ console.log(
 console.log(
   `server CPU:  ${fmt(e2e.acked / e2e.serverCpuS)} spans per CPU-second (${e2e.serverCpuS.toFixed(1)} s of CPU, all threads: receive, decode, log, insert)`,
 );
+if (collectorBin === undefined) console.log(collectorUnavailable);
+else {
+  col ??= await collectorPhase(collectorBin, bodies, LOAD);
+  const colRate = col.acked / col.sendS;
+  const colPerCpu = col.acked / col.cpuS;
+  console.log(
+    `collector (nop): ${fmt(colRate)} spans/s accepted, ${fmt(colPerCpu)} per CPU-second ` +
+      `(${col.version}; OTLP/HTTP -> batch -> nop, stores nothing; ${col.cpuS.toFixed(1)} s of CPU; ${col.refused} requests refused; ${collectorFirst ? 'before' : 'after'} the Tailscope phase)`,
+  );
+  console.log(
+    `tailscope/collector = ${(e2e.acked / e2e.sendS / colRate).toFixed(2)}x (acknowledged, fsynced) ` +
+      `and per CPU-second ${(e2e.acked / e2e.serverCpuS / colPerCpu).toFixed(2)}x`,
+  );
+}
 const decode = decodeOnly(bodies);
 console.log(
   `decode-only: ${fmt(decode.perSecond)} spans/s (protobuf -> Native columns, one thread; ${fmt(decode.perCpuSecond)} per CPU-second)`,
