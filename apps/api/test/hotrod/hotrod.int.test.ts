@@ -38,13 +38,26 @@ function dispatchShape(trace: TraceResponse) {
   return { t, root, calls, mysql };
 }
 
+/**
+ * Each HotROD service (and its `mysql` and `redis` tracers) exports through its own batch
+ * exporter, so a trace arrives in parts: whole once every part is in.
+ */
 const complete = (trace: TraceResponse): boolean => {
   const { root, calls, mysql, t } = dispatchShape(trace);
+  const has = (kind: Span['kind'], service: string, name: string) =>
+    t.spans.some((s) => is(s, kind, service, name));
+  const redisOk = t.spans.filter(
+    (s) => is(s, 'internal', 'redis', 'GetDriver') && s.status.code !== 'error',
+  );
   return (
     root !== undefined &&
     calls.filter((c) => c.server !== undefined).length === ROUTE_CALLS &&
     mysql.length === 1 &&
-    t.spans.some((s) => is(s, 'server', 'driver', '/driver.DriverService/FindNearest'))
+    has('server', 'customer', 'HTTP GET /customer') &&
+    has('server', 'driver', '/driver.DriverService/FindNearest') &&
+    has('internal', 'redis', 'FindDriverIDs') &&
+    // Each of the 10 drivers is found once, after any timeouts, which end (and export) first.
+    redisOk.length === 10
   );
 };
 
@@ -173,6 +186,22 @@ describe.skipIf(skip !== undefined)(
       expect(
         events.some((e) => /^Acquired lock with \d+ transactions waiting behind/.test(e)),
       ).toBe(true);
+    });
+
+    it('looks up drivers in Redis one call at a time, retrying timeouts in the loop', () => {
+      for (const trace of phases.one?.traces ?? []) {
+        const t = tree(trace);
+        const server = t.spans.find((s) =>
+          is(s, 'server', 'driver', '/driver.DriverService/FindNearest'),
+        );
+        const calls = server
+          ? t.children(server).filter((s) => is(s, 'internal', 'redis', 'GetDriver'))
+          : [];
+        // 10 drivers plus one retry per simulated "redis timeout" (an error span).
+        const errors = calls.filter((s) => s.status.code === 'error').length;
+        expect(calls.length).toBe(10 + errors);
+        expect(concurrency(calls)).toBe(1);
+      }
     });
 
     it('sends no host attributes: every resource is service.name alone', () => {
