@@ -68,6 +68,8 @@ export function hotrodSkipReason(): string | undefined {
   } catch {
     return '`ip netns` does not work here';
   }
+  const pinned = process.env.HOTROD_BIN;
+  if (pinned && !executable(pinned)) return `HOTROD_BIN (${pinned}) is not an executable`;
   if (!findHotrod() && !onPath('go'))
     return `no hotrod binary (HOTROD_BIN, $GOBIN, ~/go/bin, ${HOTROD_CACHE_DIR}) and no \`go\` to build it`;
   return undefined;

@@ -14,6 +14,8 @@ import { concurrency, median, spanMs, tree } from './trace-shape';
 const skip = hotrodSkipReason();
 // .ci/run sets HOTROD_REQUIRED where it prepared HotROD: there a skip would hide a broken harness.
 if (skip && process.env.HOTROD_REQUIRED === '1') throw new Error(`HotROD test cannot run: ${skip}`);
+// A skipped file is one line in the summary: say why where it is seen.
+if (skip) console.warn(`hotrod.int.test.ts skipped: ${skip}`);
 
 const REQUESTS = 24;
 const CONCURRENCY = 3;
