@@ -24,14 +24,22 @@ export class Netns {
   private readonly onExit = (): void => {
     this.deleteSync();
   };
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    this.deleteSync();
+    process.kill(process.pid, signal);
+  };
 
   private constructor(readonly name: string) {
-    // The last resort if the test process dies before afterAll: never leave a namespace behind.
+    // The last resort if the test process is stopped before afterAll: never leave a namespace
+    // (and HotROD in it) behind. A SIGKILL is caught by the next run's sweep instead.
     process.once('exit', this.onExit);
+    process.once('SIGTERM', this.onSignal);
+    process.once('SIGINT', this.onSignal);
   }
 
-  /** Creates `tailscope-<prefix>-<pid>-<random>` and brings its loopback up. */
+  /** Creates `ts-<prefix>-<pid>-<random>` and brings its loopback up. */
   static async create(prefix: string): Promise<Netns> {
+    Netns.sweep(prefix);
     const name = `ts-${prefix}-${String(process.pid)}-${Math.random().toString(36).slice(2, 8)}`;
     await run('ip', ['netns', 'add', name]);
     const ns = new Netns(name);
@@ -104,27 +112,61 @@ export class Netns {
     this.deleteSync();
   }
 
+  /**
+   * Deletes the namespaces of earlier runs whose test process is gone (killed before it could
+   * clean up): named `ts-<prefix>-<pid>-...` with that pid no longer alive.
+   */
+  static sweep(prefix: string): void {
+    let names: string[] = [];
+    try {
+      names = execFileSync('ip', ['netns', 'list']).toString().split('\n');
+    } catch {
+      return;
+    }
+    for (const line of names) {
+      const m = new RegExp(`^(ts-${prefix}-(\\d+)-[a-z0-9]+)\\b`).exec(line);
+      if (!m?.[1] || !m[2] || alive(Number(m[2]))) continue;
+      deleteNamespace(m[1]);
+    }
+  }
+
   private deleteSync(): void {
     if (this.deleted) return;
     this.deleted = true;
     process.removeListener('exit', this.onExit);
-    try {
-      // Only processes inside this namespace, which this test created: all of them are ours.
-      const pids = execFileSync('ip', ['netns', 'pids', this.name]).toString().split(/\s+/);
-      for (const pid of pids.filter(Boolean)) {
-        try {
-          process.kill(Number(pid), 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
+    process.removeListener('SIGTERM', this.onSignal);
+    process.removeListener('SIGINT', this.onSignal);
+    deleteNamespace(this.name);
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Kills what runs inside the namespace (all of it started by this harness), then deletes it. */
+function deleteNamespace(name: string): void {
+  try {
+    // Only processes inside this namespace, which this test created: all of them are ours.
+    const pids = execFileSync('ip', ['netns', 'pids', name]).toString().split(/\s+/);
+    for (const pid of pids.filter(Boolean)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // Already gone.
       }
-    } catch {
-      // The namespace may already be gone.
     }
-    try {
-      execFileSync('ip', ['netns', 'delete', this.name], { stdio: 'ignore' });
-    } catch {
-      // Already deleted.
-    }
+  } catch {
+    // The namespace may already be gone.
+  }
+  try {
+    execFileSync('ip', ['netns', 'delete', name], { stdio: 'ignore' });
+  } catch {
+    // Already deleted.
   }
 }
