@@ -4,7 +4,7 @@ import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
-import { clampRange, MAX_FANOUTS_CAP, optionalNumber, parseRange, requireText } from './fanouts';
+import { clampRange, parseRange, requireText } from './fanouts';
 
 /** `a,b,c` -> distinct non-empty keys, at most MAX_ATTRIBUTE_KEYS (400 names `name`). */
 function parseAttributeKeys(name: string, raw: string | undefined): string[] {
@@ -24,11 +24,10 @@ export function leavesRoutes(app: RouteApp, ctx: ApiContext): void {
     const leafOperation = requireText('leafOperation', q.leafOperation);
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const attributeKeys = parseAttributeKeys('attrs', q.attrs);
-    const maxFanouts = optionalNumber('maxFanouts', q.maxFanouts, 1, MAX_FANOUTS_CAP);
     const loaded = await loadLeafCalls(
       ctx.store,
       { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      { attributeKeys, maxFanouts: maxFanouts ?? 200_000 },
+      { attributeKeys, maxFanouts: q.maxFanouts ?? 200_000 },
     );
     const meta = {
       leafService,

@@ -9,14 +9,7 @@ import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
 import { analysisPool, clientGone } from '../whatif-worker/pool';
-import {
-  clampRange,
-  MAX_FANOUTS_CAP,
-  MAX_THRESHOLD_MS,
-  optionalNumber,
-  parseRange,
-  requireText,
-} from './fanouts';
+import { clampRange, optionalNumber, parseRange, requireText } from './fanouts';
 
 const MAX_DIMENSIONS = 12;
 
@@ -48,14 +41,13 @@ export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
     const leafOperation = requireText('leafOperation', q.leafOperation);
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const dimensions = parseDimensions(q.by);
-    const thresholdMs = optionalNumber('thresholdMs', q.thresholdMs, 0, MAX_THRESHOLD_MS);
-    const maxFanouts = optionalNumber('maxFanouts', q.maxFanouts, 1, MAX_FANOUTS_CAP);
+    const { thresholdMs } = q;
     const tailQuantile = optionalNumber('tailQuantile', q.tailQuantile, 0.5, 0.9999);
     const attributeKeys = dimensions.map(attributeKey).filter((k): k is string => k !== null);
     const loaded = await loadLeafCalls(
       ctx.store,
       { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      { attributeKeys, maxFanouts: maxFanouts ?? DEFAULT_MAX_FANOUTS },
+      { attributeKeys, maxFanouts: q.maxFanouts ?? DEFAULT_MAX_FANOUTS },
     );
     // Off the main thread: up to maxFanouts (1M) fan-outs of Fisher tests and re-draws.
     const a = await pool.run(
