@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ErrorBody, MAX_DURATION_MS, MAX_SEED, Name, Quantiles, RangeQuery } from './bounds';
+import { EdgeStructure } from './edges';
 
 /** GET /api/v1/fanouts: Table 1, tail amplification and its curve per fan-out operation. */
 
@@ -7,6 +8,7 @@ export const Verdict = Type.Union([
   Type.Literal('independent'),
   Type.Literal('correlated'),
   Type.Literal('insufficient-data'),
+  Type.Literal('queueing'),
 ]);
 
 export const CurvePoint = Type.Object({
@@ -47,8 +49,32 @@ export const Fanout = Type.Object({
   }),
   amplification: Amplification,
   curve: Type.Array(CurvePoint),
+  structure: Type.Optional(
+    Type.Union([Type.Literal('parallel'), Type.Literal('pool')], {
+      description: 'How most requests ran the calls (sequential edges are in /api/v1/edges)',
+    }),
+  ),
+  concurrency: Type.Optional(
+    Type.Object(
+      { p50: Type.Number(), max: Type.Integer() },
+      { description: 'Most calls in flight at once, per request' },
+    ),
+  ),
+  poolSize: Type.Optional(Type.Integer({ description: 'Estimated workers k of a pool' })),
+  queueWaitMs: Type.Optional(Quantiles),
 });
 export type Fanout = Static<typeof Fanout>;
+
+/** An edge named in an empty fan-out answer. */
+export const EdgeStructureSummary = Type.Object({
+  parentService: Type.String(),
+  parentOperation: Type.String(),
+  leafService: Type.String(),
+  leafOperation: Type.String(),
+  requests: Type.Integer(),
+  structure: EdgeStructure,
+});
+export type EdgeStructureSummary = Static<typeof EdgeStructureSummary>;
 
 export const FanoutsQuery = Type.Object({
   ...RangeQuery,
@@ -76,6 +102,14 @@ export const FanoutsResponse = Type.Object({
   from: Type.Number(),
   to: Type.Number(),
   fanouts: Type.Array(Fanout),
+  hint: Type.Optional(
+    Type.String({ description: 'Why no fan-out was found, when none was (and what was found)' }),
+  ),
+  edges: Type.Optional(
+    Type.Array(EdgeStructureSummary, {
+      description: 'When no fan-out was found: the edges with repeated calls, to show instead',
+    }),
+  ),
 });
 export type FanoutsResponse = Static<typeof FanoutsResponse>;
 

@@ -3,6 +3,7 @@
  * derived from them, and the route descriptions the API registers (and documents) as they are.
  */
 export * from './bounds';
+export * from './edges';
 export * from './fanouts';
 export * from './stragglers';
 export * from './hosts';

@@ -35,7 +35,13 @@ const quantiles = obj<Quantiles>({ p50: num, p95: num, p99: num, p999: num });
 
 type CurvePoint = C.CurvePoint;
 
-export type FanoutOp = Omit<C.Fanout, 'amplification'> & {
+type FanoutStructureFields = 'structure' | 'concurrency' | 'poolSize' | 'queueWaitMs';
+export type FanoutOp = Omit<C.Fanout, 'amplification' | FanoutStructureFields> & {
+  /** Absent from servers older than the structure analysis (#12). */
+  structure?: 'parallel' | 'pool' | undefined;
+  concurrency?: { p50: number; max: number } | undefined;
+  poolSize?: number | undefined;
+  queueWaitMs?: Quantiles | undefined;
   amplification: Pick<
     C.Amplification,
     'thresholdMs' | 'observedTailProbability' | 'predictedTailProbability'
@@ -46,7 +52,28 @@ export type FanoutOp = Omit<C.Fanout, 'amplification'> & {
     singleCallCdf?: number | undefined;
   };
 };
-export const decodeFanouts: Decoder<{ fanouts: FanoutOp[] }> = obj({
+export type EdgeStructureSummary = C.EdgeStructureSummary;
+export interface Fanouts {
+  fanouts: FanoutOp[];
+  /** Why no fan-out was found, when none was. */
+  hint?: string | undefined;
+  edges?: EdgeStructureSummary[] | undefined;
+}
+const edgeStructure = oneOf(['parallel', 'pool', 'sequential', 'single'] as const);
+export const decodeFanouts: Decoder<Fanouts> = obj<Fanouts>({
+  hint: optional(str),
+  edges: optional(
+    arr(
+      obj<EdgeStructureSummary>({
+        parentService: str,
+        parentOperation: str,
+        leafService: str,
+        leafOperation: str,
+        requests: num,
+        structure: edgeStructure,
+      }),
+    ),
+  ),
   fanouts: arr(
     obj<FanoutOp>({
       parentService: str,
@@ -79,6 +106,10 @@ export const decodeFanouts: Decoder<{ fanouts: FanoutOp[] }> = obj({
         ),
         [],
       ),
+      structure: optional(oneOf(['parallel', 'pool'] as const)),
+      concurrency: optional(obj({ p50: num, max: num })),
+      poolSize: optional(num),
+      queueWaitMs: optional(quantiles),
     }),
   ),
 });
