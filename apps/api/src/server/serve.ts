@@ -5,6 +5,7 @@ import { startIngest, type IngestHandle, type IngestTuning } from '../ingest';
 import { buildApi } from './app';
 import { startSelfTrace } from './self-trace';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
+import { applyRetention } from '../store/retention';
 
 export interface Running {
   settings: Settings;
@@ -38,6 +39,8 @@ export async function serve(
   opts: ServeOptions = {},
 ): Promise<Running> {
   const log = opts.log ?? false;
+  if (settings.readOnly)
+    throw new Error('TAILSCOPE_READ_ONLY is set: start the read-only server (serveReadOnly)');
   const store = openStore({
     dataDir: settings.dataDir,
     url: settings.clickhouseUrl,
@@ -45,9 +48,11 @@ export async function serve(
     password: settings.clickhousePassword,
     database: settings.clickhouseDatabase,
     cluster: settings.clickhouseCluster,
+    tracesTable: settings.tracesTable,
   });
   let ready = false;
   await migrate(store);
+  await applyRetention(store, settings);
   // The receivers open as soon as the log is read; its replay into the store goes on behind
   // them (/api/v1/stats shows the backlog), so a log the store refuses cannot keep them shut.
   const ingest = await startIngest({
