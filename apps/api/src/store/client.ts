@@ -66,6 +66,8 @@ export interface Store {
   accelerators: Accelerators;
   query<T>(q: Sql): Promise<T[]>;
   command(q: Sql): Promise<void>;
+  /** A query's parameters with the table names bound: for calls made on `client` directly. */
+  params(q: Sql): Record<string, unknown>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -148,6 +150,7 @@ export function openStore(opts: StoreOptions): Store {
     tracesTable,
     readOnly: opts.readOnly ?? false,
     accelerators: { traceIdTs: true, fanouts: true, typedAttributes: true },
+    params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
       return withinBudget(budget, () =>
         drain(async () => {

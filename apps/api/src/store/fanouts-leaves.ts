@@ -209,7 +209,7 @@ function cmp(a: string, b: string): number {
 async function execBytes(store: Store, q: Sql): Promise<Buffer> {
   const rs = await store.client.exec({
     query: `${q.text}\nFORMAT RowBinary`,
-    query_params: q.params,
+    query_params: store.params(q),
   });
   const chunks: Buffer[] = [];
   for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
