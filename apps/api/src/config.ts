@@ -178,7 +178,10 @@ export function loadSettings(
       'TAILSCOPE_TRACES_TABLE',
       pick('tracesTable', 'TAILSCOPE_TRACES_TABLE') || 'otel_traces',
     ),
-    retentionDays: days('TAILSCOPE_RETENTION_DAYS', pick('retentionDays', 'TAILSCOPE_RETENTION_DAYS')),
+    retentionDays: days(
+      'TAILSCOPE_RETENTION_DAYS',
+      pick('retentionDays', 'TAILSCOPE_RETENTION_DAYS'),
+    ),
     retentionDaysTraces: days(
       'TAILSCOPE_RETENTION_DAYS_TRACES',
       pick('retentionDaysTraces', 'TAILSCOPE_RETENTION_DAYS_TRACES'),

@@ -42,9 +42,7 @@ function richTrace(): OtlpJson {
                 endTimeUnixNano: t(40),
                 attributes: [str('http.route', '/x')],
                 status: { code: 2, message: 'upstream failed' },
-                events: [
-                  { timeUnixNano: t(5), name: 'retry', attributes: [str('attempt', '2')] },
-                ],
+                events: [{ timeUnixNano: t(5), name: 'retry', attributes: [str('attempt', '2')] }],
                 links: [
                   {
                     traceId: '0123456789abcdef0123456789abcdef',
@@ -100,9 +98,9 @@ async function views(base: string, traceIds: string[]): Promise<Views> {
     fanouts,
     stragglers: await json(`/api/v1/stragglers?${range}&${leaf}`),
     hosts: await json(`/api/v1/hosts?${range}&${leaf}`),
-    leaves: Buffer.from(await (await get(`/api/v1/leaves?${range}&${leaf}`)).arrayBuffer()).toString(
-      'base64',
-    ),
+    leaves: Buffer.from(
+      await (await get(`/api/v1/leaves?${range}&${leaf}`)).arrayBuffer(),
+    ).toString('base64'),
     traces: await Promise.all(traceIds.map((id) => json(`/api/v1/traces/${id}`))),
   };
 }
@@ -195,7 +193,10 @@ describe('read-only over a Collector table', () => {
       expect(JSON.stringify(got.traces[1])).toContain('upstream failed');
       expect(JSON.stringify(got.traces[1])).toContain('retry');
 
-      const ready = (await (await fetch(`${ro.urls.api}/readyz`)).json()) as Record<string, unknown>;
+      const ready = (await (await fetch(`${ro.urls.api}/readyz`)).json()) as Record<
+        string,
+        unknown
+      >;
       expect(ready).toMatchObject({ status: 'ready', readOnly: true });
       // The engine itself refuses writes on the read-only connection.
       await expect(

@@ -33,5 +33,9 @@ function retention(ctx: ApiContext): {
   const r = retentionOf(ctx.settings);
   const day = (d: number | undefined): number | null =>
     ctx.store.readOnly || d === undefined ? null : d;
-  return { traces: day(r.traces), typedAttributes: day(r.typedAttributes), fanouts: day(r.fanouts) };
+  return {
+    traces: day(r.traces),
+    typedAttributes: day(r.typedAttributes),
+    fanouts: day(r.fanouts),
+  };
 }

@@ -46,7 +46,6 @@ export interface Accelerators {
   typedAttributes: boolean;
 }
 
-
 /**
  * The one handle on ClickHouse: `@clickhouse/client`, over HTTP to a server or over the
  * in-process chDB connection. `embedded` exposes chDB's raw escape hatch for the ingest hot path.
