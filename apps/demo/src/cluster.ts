@@ -11,6 +11,8 @@ import type {
   ProbationOptions,
   RootStats,
 } from './messages';
+import { ProbeCoordinator } from './probe-coordinator';
+import type { ProbeBaseline } from './probe-judge';
 import { placementPrefix, planCluster, type ClusterPlan, type LeafProcessPlan } from './topology';
 
 export interface SlowHostOption {
@@ -50,6 +52,13 @@ export interface ClusterOptions {
   /** Hog duty cycle (default 30 ms busy, 6 ms idle: ~83% busy). */
   hogBusyMs?: number;
   hogIdleMs?: number;
+  /**
+   * Warm up before recording: children start with their recording gate closed and trace
+   * nothing until `startRecording()` (recording-gate.ts). Default false: record from the start.
+   */
+  warmup?: boolean;
+  /** The probe's calm baseline (measureProbeBaseline, before anything started); null: none. */
+  probeBaseline?: ProbeBaseline | null;
   log?: (line: string) => void;
 }
 
@@ -63,6 +72,12 @@ export interface Cluster {
   sharingModes(): Map<string, SharingMode | 'unknown'>;
   /** Process ids of every child (hogs, leaves, root). */
   pids(): number[];
+  /** Every leaf's probe has its ruling (or probing is off). */
+  probesSettled(): boolean;
+  /** Ends probing: leaves still without a ruling get `unknown`. */
+  settleProbes(): void;
+  /** Opens every child's recording gate (after the warm-up). */
+  startRecording(): void;
   stop(): Promise<void>;
 }
 
@@ -118,6 +133,7 @@ function leafConfig(opts: ClusterOptions, p: LeafProcessPlan): ChildConfig {
     compactionEntries: opts.compactionEntries ?? 250_000,
     gcAllocPerRequest: opts.gcAllocPerRequest ?? 2000,
     gcRetained: opts.gcRetained ?? 300_000,
+    recording: !(opts.warmup ?? false),
   };
 }
 
@@ -141,7 +157,7 @@ async function startLeaves(
   children: DemoChild[],
   modes: Map<string, SharingMode | 'unknown'>,
   log: (line: string) => void,
-): Promise<{ leaves: StartedLeaf[]; endpoints: LeafEndpoint[] }> {
+): Promise<{ leaves: StartedLeaf[]; endpoints: LeafEndpoint[]; probes: ProbeCoordinator }> {
   const leaves = plan.leaves.map((p) => {
     const prefix = placementPrefix(p.cpuList, p.nice);
     const config = leafConfig(opts, p);
@@ -157,6 +173,20 @@ async function startLeaves(
     });
     return { plan: p, child };
   });
+  // Leaves on the hogs' core may read contended; one elsewhere means the machine is saturated.
+  const hogCpu = plan.hogs[0]?.cpuList ?? (plan.leaves.some((p) => p.cpuList === '0') ? '0' : null);
+  const probes = new ProbeCoordinator(
+    opts.probe === false
+      ? []
+      : leaves.map((l) => ({
+          name: l.plan.name,
+          onHogCore: hogCpu !== null && l.plan.cpuList === hogCpu,
+          child: l.child,
+        })),
+    opts.probeBaseline ?? null,
+    hogCpu !== null,
+    log,
+  );
   const readies = await Promise.all(leaves.map((l) => l.child.waitFor('ready', 60_000)));
   const endpoints: LeafEndpoint[] = [];
   for (const [i, r] of readies.entries()) {
@@ -169,7 +199,7 @@ async function startLeaves(
       endpoints.push({ ...h, process: p.name, role: p.role, shard });
     }
   }
-  return { leaves, endpoints };
+  return { leaves, endpoints, probes };
 }
 
 function rootChild(opts: ClusterOptions, plan: ClusterPlan, endpoints: LeafEndpoint[]): DemoChild {
@@ -187,6 +217,7 @@ function rootChild(opts: ClusterOptions, plan: ClusterPlan, endpoints: LeafEndpo
       probation: { ...DEFAULT_PROBATION, ...opts.probation },
       callTimeoutMs: opts.callTimeoutMs ?? 5000,
       controlFraction: opts.controlFraction ?? 0,
+      recording: !(opts.warmup ?? false),
     },
   });
 }
@@ -243,7 +274,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       const config = hogConfig(opts);
       children.push(new DemoChild({ name: hog.name, entry: 'hog-main.ts', config, prefix }));
     }
-    const { leaves, endpoints } = await startLeaves(opts, plan, children, modes, log);
+    const { leaves, endpoints, probes } = await startLeaves(opts, plan, children, modes, log);
     const root = rootChild(opts, plan, endpoints);
     children.push(root);
     let latest: RootStats | null = null;
@@ -264,6 +295,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       stats: () => latest,
       sharingModes: () => new Map(modes),
       pids: () => children.map((c) => c.pid),
+      probesSettled: () => probes.done,
+      settleProbes: () => {
+        probes.giveUp();
+      },
+      startRecording: () => {
+        for (const c of children) if (!c.name.startsWith('hog')) c.send({ type: 'record' });
+      },
       stop: async () => {
         stopping = true;
         await stopAll(children);

@@ -6,6 +6,7 @@ import { buildApi } from './app';
 import { startSelfTrace } from './self-trace';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
 import { applyRetention } from '../store/retention';
+import { prettyLogStream } from './log-stream';
 
 export interface Running {
   settings: Settings;
@@ -27,6 +28,19 @@ export interface ServeOptions {
   log?: boolean;
   /** Ingest knobs for tests (docs/ingest.md). */
   ingestTuning?: Partial<IngestTuning>;
+  /**
+   * With `log`: write request logs (JSON) to this file instead of stdout (the demo keeps its
+   * terminal for status lines). Without it: JSON, made readable when stdout is a terminal.
+   */
+  requestLogFile?: string;
+}
+
+/** Fastify's logger: off, JSON to a file, pretty on a terminal, else JSON on stdout. */
+function loggerOf(settings: Settings, opts: ServeOptions): false | object {
+  if (!(opts.log ?? false)) return false;
+  const level = settings.logLevel;
+  if (opts.requestLogFile) return { level, file: opts.requestLogFile };
+  return process.stdout.isTTY ? { level, stream: prettyLogStream() } : { level };
 }
 
 /**
@@ -80,7 +94,7 @@ export async function serve(
       ingestRate: () => ingest.spansPerSecond(),
       ingestStatus: () => ingest.status(),
     },
-    { logger: log ? { level: settings.logLevel } : false, ...(selfTrace ? { selfTrace } : {}) },
+    { logger: loggerOf(settings, opts), ...(selfTrace ? { selfTrace } : {}) },
   );
   await api.listen({ host: settings.host, port: settings.port });
   const address = api.server.address();
