@@ -1,22 +1,34 @@
 import type { Store } from '../src/store';
 
 /**
- * The OpenTelemetry Collector clickhouseexporter's traces tables, as the exporter emits them
- * (exporter/clickhouseexporter/internal/sql_templates/traces_table.sql,
- * traces_id_ts_lookup_table.sql and traces_id_ts_lookup_mv.sql): database, table name, TTL
- * and engine filled in the way its config does (`ttl` 0: no TTL clause; engine MergeTree()).
- * Written out here rather than taken from schema.ts, so the read-only test reads a table
- * Tailscope did not make: the exporter's codecs (Delta, not Delta(8); Duration without T64),
- * no PRIMARY KEY, ORDER BY without Timestamp, a plain MergeTree trace-id table with DateTime
- * Start/End ordered by (TraceId, Start), and no ALIAS columns.
+ * The OpenTelemetry Collector clickhouseexporter's traces tables, as the exporter emits them,
+ * database, table name, TTL and engine filled in the way its config does (`ttl` 0: no TTL
+ * clause; engine MergeTree). Two generations, both found in the field:
+ *  - `legacy`: internal/sql_templates/traces_table.sql, traces_id_ts_lookup_table.sql and
+ *    traces_id_ts_lookup_mv.sql of earlier releases: codec Delta (not Delta(8)), Duration without
+ *    T64, no PRIMARY KEY, ORDER BY without Timestamp, no ALIAS columns, a plain MergeTree
+ *    trace-id table of DateTime Start/End ordered by (TraceId, Start);
+ *  - `current`: internal/sqltemplates/ (bloom-filter branch, servers without full-text indexes):
+ *    Delta(8), T64, PRIMARY KEY and ORDER BY with Timestamp, the ALIAS item columns, and an
+ *    AggregatingMergeTree trace-id table of SimpleAggregateFunction(min/max, DateTime).
+ * Written out here rather than taken from schema.ts, so the read-only test reads tables
+ * Tailscope did not make.
  */
-export function exporterTracesDdl(db: string, table: string, ttlDays = 0): string[] {
+export type ExporterSchema = 'legacy' | 'current';
+
+export function exporterTracesDdl(
+  db: string,
+  table: string,
+  schema: ExporterSchema = 'legacy',
+  ttlDays = 0,
+): string[] {
   const ttl = (col: string): string =>
     ttlDays > 0 ? `TTL toDateTime(${col}) + toIntervalDay(${ttlDays})` : '';
+  const current = schema === 'current';
   return [
     `CREATE DATABASE IF NOT EXISTS "${db}"`,
     `CREATE TABLE IF NOT EXISTS "${db}"."${table}"  (
-    Timestamp DateTime64(9) CODEC(Delta, ZSTD(1)),
+    Timestamp DateTime64(9) CODEC(${current ? 'Delta(8)' : 'Delta'}, ZSTD(1)),
     TraceId String CODEC(ZSTD(1)),
     SpanId String CODEC(ZSTD(1)),
     ParentSpanId String CODEC(ZSTD(1)),
@@ -28,7 +40,7 @@ export function exporterTracesDdl(db: string, table: string, ttlDays = 0): strin
     ScopeName String CODEC(ZSTD(1)),
     ScopeVersion String CODEC(ZSTD(1)),
     SpanAttributes Map(LowCardinality(String), String) CODEC(ZSTD(1)),
-    Duration UInt64 CODEC(ZSTD(1)),
+    Duration UInt64 CODEC(${current ? 'T64, ' : ''}ZSTD(1)),
     StatusCode LowCardinality(String) CODEC(ZSTD(1)),
     StatusMessage String CODEC(ZSTD(1)),
     Events Nested (
@@ -41,19 +53,45 @@ export function exporterTracesDdl(db: string, table: string, ttlDays = 0): strin
         SpanId String,
         TraceState String,
         Attributes Map(LowCardinality(String), String)
-    ) CODEC(ZSTD(1)),
+    ) CODEC(ZSTD(1)),${
+      current
+        ? `
+    ResourceAttributeItems Array(String) ALIAS arrayMap(kv -> concat(kv.1, '=', kv.2), CAST(ResourceAttributes, 'Array(Tuple(String, String))')),
+    SpanAttributeItems Array(String) ALIAS arrayMap(kv -> concat(kv.1, '=', kv.2), CAST(SpanAttributes, 'Array(Tuple(String, String))')),`
+        : ''
+    }
     INDEX idx_trace_id TraceId TYPE bloom_filter(0.001) GRANULARITY 1,
     INDEX idx_res_attr_key mapKeys(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_res_attr_value mapValues(ResourceAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_span_attr_key mapKeys(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
     INDEX idx_span_attr_value mapValues(SpanAttributes) TYPE bloom_filter(0.01) GRANULARITY 1,
-    INDEX idx_duration Duration TYPE minmax GRANULARITY 1
+    INDEX idx_duration Duration TYPE minmax GRANULARITY 1${
+      current
+        ? `,
+    INDEX idx_lower_span_name lower(SpanName) TYPE tokenbf_v1(32768, 3, 0) GRANULARITY 8`
+        : ''
+    }
 ) ENGINE = MergeTree()
 PARTITION BY toDate(Timestamp)
-ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))
+${
+  current
+    ? `PRIMARY KEY (ServiceName, SpanName, toDateTime(Timestamp))
+ORDER BY (ServiceName, SpanName, toDateTime(Timestamp), Timestamp)`
+    : 'ORDER BY (ServiceName, SpanName, toDateTime(Timestamp))'
+}
 ${ttl('Timestamp')}
-SETTINGS index_granularity=8192, ttl_only_drop_parts = 1`,
-    `CREATE TABLE IF NOT EXISTS "${db}"."${table}_trace_id_ts"  (
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1`,
+    current
+      ? `CREATE TABLE IF NOT EXISTS "${db}"."${table}_trace_id_ts"  (
+    TraceId String CODEC(ZSTD(1)),
+    Start SimpleAggregateFunction(min, DateTime) CODEC(ZSTD(1)),
+    End SimpleAggregateFunction(max, DateTime) CODEC(ZSTD(1))
+) ENGINE = AggregatingMergeTree()
+PARTITION BY toStartOfWeek(Start)
+ORDER BY (TraceId)
+${ttl('Start')}
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1`
+      : `CREATE TABLE IF NOT EXISTS "${db}"."${table}_trace_id_ts"  (
     TraceId String CODEC(ZSTD(1)),
     Start DateTime CODEC(Delta, ZSTD(1)),
     End DateTime CODEC(Delta, ZSTD(1)),

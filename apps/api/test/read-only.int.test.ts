@@ -16,8 +16,11 @@ import { exportToTable, exporterTracesDdl, type OtlpJson } from './collector-tab
  * the same, with and without the exporter's trace-id table, and nothing may be written.
  */
 
-const DB = 'collector';
-const TABLE = 'spans';
+/** The two exporter schema generations, each in its own database under its own table name. */
+const TABLES = [
+  { schema: 'legacy', db: 'collector', table: 'spans' },
+  { schema: 'current', db: 'clickstack', table: 'otel_traces' },
+] as const;
 const START_MS = Date.parse('2026-01-05T10:00:00Z');
 
 /** One hand-made trace with what tracegen does not send: events, links, an error status. */
@@ -153,9 +156,11 @@ describe('read-only over a Collector table', () => {
     // The exporter's tables, filled as the exporter fills them, one insert per request.
     const store = openStore({ dataDir: join(dir, 'collector') });
     try {
-      for (const statement of exporterTracesDdl(DB, TABLE))
-        await store.client.command({ query: statement });
-      for (const body of requests) await exportToTable(store, DB, TABLE, body);
+      for (const t of TABLES) {
+        for (const statement of exporterTracesDdl(t.db, t.table, t.schema))
+          await store.client.command({ query: statement });
+        for (const body of requests) await exportToTable(store, t.db, t.table, body);
+      }
     } finally {
       await store.close();
     }
@@ -165,63 +170,68 @@ describe('read-only over a Collector table', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const readOnlySettings = () =>
+  const readOnlySettings = (t: (typeof TABLES)[number]) =>
     loadSettings(
-      { TAILSCOPE_READ_ONLY: '1', CLICKHOUSE_DATABASE: DB, TAILSCOPE_TRACES_TABLE: TABLE },
+      { TAILSCOPE_READ_ONLY: '1', CLICKHOUSE_DATABASE: t.db, TAILSCOPE_TRACES_TABLE: t.table },
       { dataDir: join(dir, 'collector'), port: '0' },
     );
 
-  it('answers every view as the same spans ingested over OTLP do, and writes nothing', async () => {
-    const ro = await serveReadOnly(readOnlySettings());
-    try {
-      const got = await views(ro.urls.api, traceIds);
-      expect(storeStats(got.stats)).toEqual(storeStats(expected.stats));
-      expect(got.stats.spans).toBeGreaterThan(1000);
-      expect(got.stats.readOnly).toBe(true);
-      expect(got.stats.accelerators).toEqual({
-        traceIdTs: true,
-        fanouts: false,
-        typedAttributes: false,
-      });
-      expect(expected.stats.readOnly).toBe(false);
-      expect(got.fanouts).toEqual(expected.fanouts);
-      expect(got.stragglers).toEqual(expected.stragglers);
-      expect(got.hosts).toEqual(expected.hosts);
-      expect(got.leaves).toEqual(expected.leaves);
-      expect(got.traces).toEqual(expected.traces);
-      // The hand-made trace keeps its events, links and status through the exporter's columns.
-      expect(JSON.stringify(got.traces[1])).toContain('upstream failed');
-      expect(JSON.stringify(got.traces[1])).toContain('retry');
+  it.each(TABLES)(
+    'answers every view as over OTLP, and writes nothing ($schema exporter schema)',
+    async (t) => {
+      const ro = await serveReadOnly(readOnlySettings(t));
+      try {
+        const got = await views(ro.urls.api, traceIds);
+        expect(storeStats(got.stats)).toEqual(storeStats(expected.stats));
+        expect(got.stats.spans).toBeGreaterThan(1000);
+        expect(got.stats.readOnly).toBe(true);
+        expect(got.stats.accelerators).toEqual({
+          traceIdTs: true,
+          fanouts: false,
+          typedAttributes: false,
+        });
+        expect(expected.stats.readOnly).toBe(false);
+        expect(got.fanouts).toEqual(expected.fanouts);
+        expect(got.stragglers).toEqual(expected.stragglers);
+        expect(got.hosts).toEqual(expected.hosts);
+        expect(got.leaves).toEqual(expected.leaves);
+        expect(got.traces).toEqual(expected.traces);
+        // The hand-made trace keeps its events, links and status through the exporter's columns.
+        expect(JSON.stringify(got.traces[1])).toContain('upstream failed');
+        expect(JSON.stringify(got.traces[1])).toContain('retry');
 
-      const ready = (await (await fetch(`${ro.urls.api}/readyz`)).json()) as Record<
-        string,
-        unknown
-      >;
-      expect(ready).toMatchObject({ status: 'ready', readOnly: true });
-      // The engine itself refuses writes on the read-only connection.
-      await expect(
-        ro.store.command(sql`CREATE TABLE should_not_exist (a UInt8) ENGINE = Memory`),
-      ).rejects.toThrow(/readonly/i);
-      const ours = await ro.store.query<{ name: string }>(
-        sql`SELECT name FROM system.tables WHERE name LIKE 'tailscope%' OR name = 'should_not_exist'`,
-      );
-      expect(ours).toEqual([]);
-    } finally {
-      await ro.close();
-    }
-    // No write-ahead log, no ingest directory: nothing but the engine's own files.
-    expect(existsSync(join(dir, 'collector', 'ingest'))).toBe(false);
-  }, 300_000);
+        const ready = (await (await fetch(`${ro.urls.api}/readyz`)).json()) as Record<
+          string,
+          unknown
+        >;
+        expect(ready).toMatchObject({ status: 'ready', readOnly: true });
+        // The engine itself refuses writes on the read-only connection.
+        await expect(
+          ro.store.command(sql`CREATE TABLE should_not_exist (a UInt8) ENGINE = Memory`),
+        ).rejects.toThrow(/readonly/i);
+        const ours = await ro.store.query<{ name: string }>(
+          sql`SELECT name FROM system.tables WHERE name LIKE 'tailscope%' OR name = 'should_not_exist'`,
+        );
+        expect(ours).toEqual([]);
+      } finally {
+        await ro.close();
+      }
+      // No write-ahead log, no ingest directory: nothing but the engine's own files.
+      expect(existsSync(join(dir, 'collector', 'ingest'))).toBe(false);
+    },
+    300_000,
+  );
 
   it('without the trace-id table, traces are found by their id alone', async () => {
+    const t = TABLES[0];
     const store = openStore({ dataDir: join(dir, 'collector') });
     try {
-      await store.client.command({ query: `DROP VIEW ${DB}.${TABLE}_trace_id_ts_mv` });
-      await store.client.command({ query: `DROP TABLE ${DB}.${TABLE}_trace_id_ts` });
+      await store.client.command({ query: `DROP VIEW ${t.db}.${t.table}_trace_id_ts_mv` });
+      await store.client.command({ query: `DROP TABLE ${t.db}.${t.table}_trace_id_ts` });
     } finally {
       await store.close();
     }
-    const ro = await serveReadOnly(readOnlySettings());
+    const ro = await serveReadOnly(readOnlySettings(t));
     try {
       const got = await views(ro.urls.api, traceIds);
       expect(got.stats.accelerators).toEqual({
@@ -242,7 +252,11 @@ describe('read-only over a Collector table', () => {
     await expect(
       serveReadOnly(
         loadSettings(
-          { TAILSCOPE_READ_ONLY: '1', CLICKHOUSE_DATABASE: DB, TAILSCOPE_TRACES_TABLE: 'nope' },
+          {
+            TAILSCOPE_READ_ONLY: '1',
+            CLICKHOUSE_DATABASE: 'collector',
+            TAILSCOPE_TRACES_TABLE: 'nope',
+          },
           { dataDir: join(dir, 'collector'), port: '0' },
         ),
       ),
