@@ -57,4 +57,30 @@ describe('settings', () => {
       /TAILSCOPE_PORT must be an integer between 0 and 65535/,
     );
   });
+
+  it('reads read-only, the table name and retention days, refusing bad ones', () => {
+    expect(loadSettings({})).toMatchObject({
+      readOnly: false,
+      tracesTable: 'otel_traces',
+      retentionDays: undefined,
+    });
+    const s = loadSettings({
+      TAILSCOPE_READ_ONLY: '1',
+      TAILSCOPE_TRACES_TABLE: 'my_spans',
+      TAILSCOPE_RETENTION_DAYS: '7',
+      TAILSCOPE_RETENTION_DAYS_TRACES: '0',
+    });
+    expect(s).toMatchObject({
+      readOnly: true,
+      tracesTable: 'my_spans',
+      retentionDays: 7,
+      retentionDaysTraces: 0,
+    });
+    expect(() => loadSettings({ TAILSCOPE_TRACES_TABLE: 'x; DROP TABLE y' })).toThrow(
+      /TAILSCOPE_TRACES_TABLE must be a plain ClickHouse identifier/,
+    );
+    expect(() => loadSettings({ TAILSCOPE_RETENTION_DAYS: '-1' })).toThrow(
+      /TAILSCOPE_RETENTION_DAYS must be an integer/,
+    );
+  });
 });

@@ -1,3 +1,5 @@
+import { checkIdent } from './store/ddl';
+
 /**
  * Every setting Tailscope reads, by flag and by environment variable (flags win). The README's
  * settings table is generated from the same names; keep the two in step.
@@ -29,6 +31,21 @@ export interface Settings {
   /** Send Tailscope's own traces (API and ingest) to its own OTLP endpoint. */
   selfTrace: boolean;
   logLevel: string;
+  /**
+   * Read an existing spans table only (docs/storage.md, "Read-only"): no migrations, no
+   * writes, no ingest listeners, no write-ahead log.
+   */
+  readOnly: boolean;
+  /** The spans table (the clickhouseexporter's `traces_table_name`); default `otel_traces`. */
+  tracesTable: string;
+  /**
+   * Days to keep, as a TTL on each table (docs/storage.md, "Retention"); unset: the tables' TTL
+   * is left as it is, 0: removed. The per-table settings override `retentionDays`.
+   */
+  retentionDays: number | undefined;
+  retentionDaysTraces: number | undefined;
+  retentionDaysTypedAttributes: number | undefined;
+  retentionDaysFanouts: number | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -50,12 +67,26 @@ function int(
   return n;
 }
 
+/** A table name that passes the DDL identifier check (store/ddl.ts). */
+function identifier(name: string, raw: string): string {
+  try {
+    return checkIdent(raw);
+  } catch {
+    throw new Error(`${name} must be a plain ClickHouse identifier, got ${JSON.stringify(raw)}`);
+  }
+}
+
 function bool(raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') return fallback;
   return !['0', 'false', 'no', 'off'].includes(raw.toLowerCase());
 }
 
 export const MiB = 1024 * 1024;
+
+/** An optional day count: undefined when unset. */
+function days(name: string, raw: string | undefined): number | undefined {
+  return raw === undefined || raw === '' ? undefined : int(name, raw, 0, 0, 100_000);
+}
 
 /** Settings from the environment, with `overrides` (from flags) taking precedence. */
 export function loadSettings(
@@ -142,5 +173,26 @@ export function loadSettings(
     ),
     selfTrace: bool(pick('selfTrace', 'TAILSCOPE_SELF_TRACE'), false),
     logLevel: pick('logLevel', 'TAILSCOPE_LOG_LEVEL') ?? 'info',
+    readOnly: bool(pick('readOnly', 'TAILSCOPE_READ_ONLY'), false),
+    tracesTable: identifier(
+      'TAILSCOPE_TRACES_TABLE',
+      pick('tracesTable', 'TAILSCOPE_TRACES_TABLE') || 'otel_traces',
+    ),
+    retentionDays: days(
+      'TAILSCOPE_RETENTION_DAYS',
+      pick('retentionDays', 'TAILSCOPE_RETENTION_DAYS'),
+    ),
+    retentionDaysTraces: days(
+      'TAILSCOPE_RETENTION_DAYS_TRACES',
+      pick('retentionDaysTraces', 'TAILSCOPE_RETENTION_DAYS_TRACES'),
+    ),
+    retentionDaysTypedAttributes: days(
+      'TAILSCOPE_RETENTION_DAYS_TYPED_ATTRIBUTES',
+      pick('retentionDaysTypedAttributes', 'TAILSCOPE_RETENTION_DAYS_TYPED_ATTRIBUTES'),
+    ),
+    retentionDaysFanouts: days(
+      'TAILSCOPE_RETENTION_DAYS_FANOUTS',
+      pick('retentionDaysFanouts', 'TAILSCOPE_RETENTION_DAYS_FANOUTS'),
+    ),
   };
 }

@@ -5,6 +5,7 @@
 export { loadSettings, MiB, type Env, type Settings } from './config';
 export { buildApi, buildStoreApi, type Api } from './server/app';
 export { serve, type Running, type ServeOptions } from './server/serve';
+export { serveReadOnly, type ReadOnlyRunning } from './server/serve-read-only';
 
 // The store: one ClickHouse client, bound SQL, migrations and the queries others run directly.
 export * from './store';

@@ -54,7 +54,13 @@ describe('tailscope report', () => {
       version: 'test',
     });
     expect(report.store.spans).toBe(expectedSpans);
-    expect(report.schemaVersion).toBe(1);
+    expect(report.schemaVersion).toBe(2);
+    // The summary opens the report: the storage operation with its hosts and a verdict.
+    const sum = report.summary?.operations.find((o) => o.leafService === 'storage');
+    expect(sum?.hosts).toBe(12);
+    expect(sum?.policies.map((p) => p.kind)).toEqual(['hedge', 'probation']);
+    expect(sum?.recommendation.verdict).toMatch(/^(adopt|keep)$/);
+    expect(report.summary?.lines[0]).toMatch(/^1\. /);
     expect(JSON.parse(output ?? '{}')).toEqual(JSON.parse(JSON.stringify(report)));
     const op = report.operations.find((o) => o.fanout.leafService === 'storage');
     expect(op, 'the storage fan-out operation').toBeDefined();

@@ -28,6 +28,7 @@ const FLAGS: DemoFlags = {
   slowMs: '40',
   compactionEveryMs: '5000',
   statusEveryS: '5',
+  warmupMaxS: '60',
 };
 
 describe('clusterOptionsFromFlags', () => {

@@ -6,6 +6,7 @@ import {
   type Policy,
   type RootStats,
 } from '@tailscope/demo';
+import { availableParallelism } from 'node:os';
 import type { ServerFlags } from './index';
 
 /** `tailscope demo` flags to cluster options (every bad flag named), and its status line. */
@@ -35,7 +36,31 @@ export interface DemoFlags extends ServerFlags {
   slowMs: string;
   compactionEveryMs: string;
   statusEveryS: string;
+  warmupMaxS: string;
   otlp?: string;
+}
+
+/**
+ * `--hogs auto` and `--rate auto`, sized to the machine's cores (os.availableParallelism()).
+ * The hogs share core 0 with the contended leaf whatever the machine; on 2 cores everything else
+ * (root, four leaves, Tailscope) shares core 1, so one hog and 15 fan-outs/s keep the planted
+ * causes the story instead of the machine itself saturating; from 3 cores up, two hogs and 25/s
+ * (the rate docs/demo.md's measurements used).
+ */
+export function autoSize(cpus: number): { hogs: number; rate: number } {
+  return cpus <= 2 ? { hogs: 1, rate: 15 } : { hogs: 2, rate: 25 };
+}
+
+/** A flag that takes `auto` or a number. */
+export function numOrAuto(
+  flag: string,
+  raw: string,
+  auto: number,
+  min: number,
+  max: number,
+  integer = false,
+): number {
+  return raw === 'auto' ? auto : num(flag, raw, min, max, integer);
 }
 
 export class DemoFlagError extends Error {}
@@ -72,7 +97,7 @@ export function clusterOptionsFromFlags(f: DemoFlags, otlpUrl: string): ClusterO
     width: num('--width', f.width, 2, 64, true),
     leafProcesses: num('--leaf-processes', f.leafProcesses, 1, 32, true),
     hostsPerProcess: num('--hosts-per-process', f.hostsPerProcess, 1, 64, true),
-    hogs: num('--hogs', f.hogs, 0, 8, true),
+    hogs: numOrAuto('--hogs', f.hogs, autoSize(availableParallelism()).hogs, 0, 8, true),
     contendedNice: num('--contended-nice', f.contendedNice, 0, 19, true),
     probe: f.probe,
     compactionEveryMs: num('--compaction-every-ms', f.compactionEveryMs, 100, 3_600_000),

@@ -1,19 +1,26 @@
 import { Option, type Command } from 'commander';
+import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import {
   DEFAULT_HEDGE,
   DEFAULT_PROBATION,
   LoadGenerator,
+  measureProbeBaseline,
   startCluster,
   type Cluster,
 } from '@tailscope/demo';
 import { serve, type Running } from '@tailscope/api';
 import {
+  autoSize,
   clusterOptionsFromFlags,
   DemoFlagError,
   num,
+  numOrAuto,
   statusLine,
   type DemoFlags,
 } from './demo-flags';
+import { warmUp } from './demo-warmup';
 import { addServerOptions, extraCommands, settingsFromFlags } from './index';
 
 /**
@@ -64,14 +71,17 @@ function printStatus(
 ) {
   const started = performance.now();
   let last = started;
+  // Counted from the start of recording: the warm-up's failures are not the recording's.
+  const base = load.snapshot();
   return setInterval(() => {
     const now = performance.now();
     const spansPerSecond = running ? running.ingest.spansPerSecond() : null;
+    const snap = load.snapshot();
     console.log(
       statusLine(
         (now - started) / 1000,
         (now - last) / 1000,
-        load.snapshot(),
+        { ...snap, failed: snap.failed - base.failed, dropped: snap.dropped - base.dropped },
         cluster.stats(),
         spansPerSecond,
       ),
@@ -83,8 +93,10 @@ function printStatus(
 async function runDemo(flags: DemoFlags): Promise<void> {
   const durationS =
     flags.duration === undefined ? null : num('--duration', flags.duration, 1, 7 * 86_400);
-  const rate = num('--rate', flags.rate, 0.1, 2000);
+  const sized = autoSize(availableParallelism());
+  const rate = numOrAuto('--rate', flags.rate, sized.rate, 0.1, 2000);
   const statusEveryS = num('--status-every-s', flags.statusEveryS, 1, 3600);
+  const warmupMaxS = num('--warmup-max-s', flags.warmupMaxS, 0, 3600);
   if (flags.otlp !== undefined && !/^https?:\/\/[^/]+/.test(flags.otlp)) {
     throw new DemoFlagError(
       `--otlp must be an http(s) URL such as http://127.0.0.1:4318/v1/traces, got '${flags.otlp}'`,
@@ -93,9 +105,17 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   // Validate everything before starting anything.
   clusterOptionsFromFlags(flags, flags.otlp ?? 'http://127.0.0.1:4318/v1/traces');
 
+  // The probe's calm baseline, before anything of the demo loads the machine.
+  const probeBaseline = flags.probe && warmupMaxS > 0 ? await measureProbeBaseline() : null;
   const parts: DemoParts = { running: null, cluster: null, load: null };
-  if (flags.otlp === undefined)
-    parts.running = await serve(settingsFromFlags(flags), { log: true });
+  if (flags.otlp === undefined) {
+    const settings = settingsFromFlags(flags);
+    // The terminal is for status lines; request logs go to a file in the data directory.
+    mkdirSync(settings.dataDir, { recursive: true });
+    const requestLogFile = join(settings.dataDir, 'requests.log');
+    parts.running = await serve(settings, { log: true, requestLogFile });
+    console.log(`tailscope: request log ${requestLogFile}`);
+  }
   const otlpUrl = flags.otlp ?? `${parts.running?.urls.otlpHttp ?? ''}/v1/traces`;
   const stop = stopper(parts);
   exitOnSignals(stop);
@@ -105,29 +125,48 @@ async function runDemo(flags: DemoFlags): Promise<void> {
     console.log('demo: starting the cluster (hogs, leaves, root)');
     cluster = await startCluster({
       ...clusterOptionsFromFlags(flags, otlpUrl),
+      warmup: warmupMaxS > 0,
+      probeBaseline,
       log: (line) => {
         console.log(`demo: ${line}`);
       },
     });
     parts.cluster = cluster;
     console.log(
-      `demo: ${String(cluster.hosts.length)} hosts, width ${flags.width}, policy ${flags.policy}, ${String(rate)} fan-outs/s to ${cluster.rootUrl}/fanout`,
+      `demo: ${String(cluster.hosts.length)} hosts, width ${flags.width}, policy ${flags.policy}, ${String(rate)} fan-outs/s to ${cluster.rootUrl}/fanout (${String(cluster.plan.hogs.length)} hog(s), ${String(availableParallelism())} cores)`,
     );
     load = new LoadGenerator(cluster.rootUrl, rate);
     parts.load = load;
     load.start();
+    if (warmupMaxS > 0) {
+      // Nothing is recorded until the latency has settled and the probes have ruled.
+      const w = await warmUp(cluster, load, {
+        maxS: warmupMaxS,
+        log: (line) => {
+          console.log(`demo: ${line}`);
+        },
+      });
+      console.log(
+        w.settled
+          ? `demo: warmed up in ${w.seconds.toFixed(0)} s (p99 ${w.p99Ms.toFixed(1)} ms); recording from now`
+          : `demo: latency did not settle in ${w.seconds.toFixed(0)} s (--warmup-max-s); recording from now anyway`,
+      );
+    }
   } catch (err) {
     await stop('startup failed');
     throw err;
   }
+  const before = cluster.stats();
   const ticker = printStatus(cluster, load, parts.running, statusEveryS);
   if (durationS === null) return; // until Ctrl-C / SIGTERM
   await new Promise((resolve) => setTimeout(resolve, durationS * 1000));
   clearInterval(ticker);
   await stop(`${String(durationS)} s done`);
   const s = cluster.stats();
+  const recorded = (s?.fanouts ?? 0) - (before?.fanouts ?? 0);
+  const failed = (s?.fanoutErrors ?? 0) - (before?.fanoutErrors ?? 0);
   console.log(
-    `demo: done. ${String(s?.fanouts ?? 0)} fan-outs, ${String(s?.fanoutErrors ?? 0)} failed` +
+    `demo: done. ${String(recorded)} fan-outs recorded, ${String(failed)} failed` +
       (parts.running ? `; the spans are in ${parts.running.settings.dataDir}` : ''),
   );
   // Everything is stopped and flushed; do not wait on whatever handle a library left open.
@@ -149,11 +188,19 @@ extraCommands.push((program: Command) => {
         .choices(['none', 'hedge', 'probation'])
         .default('none'),
     )
-    .option('--rate <rps>', 'fan-out requests per second (open loop)', '25')
+    .option(
+      '--rate <rps>',
+      'fan-out requests per second (open loop); auto: 15 on 2 cores, 25 above',
+      'auto',
+    )
     .option('--width <n>', 'fan-out width: shards called per request', '8')
     .option('--leaf-processes <n>', 'leaf OS processes', '5')
     .option('--hosts-per-process <n>', 'virtual hosts (host.name) per leaf process', '8')
-    .option('--hogs <n>', 'CPU hog processes on the contended core', '2')
+    .option(
+      '--hogs <n>',
+      'CPU hog processes on the contended core; auto: 1 on 2 cores, 2 above',
+      'auto',
+    )
     .option('--contended-nice <n>', 'niceness of the leaf sharing the core with the hogs', '10')
     .option('--no-probe', "use each leaf role's sharing mode instead of measuring it")
     .option(
@@ -209,6 +256,11 @@ extraCommands.push((program: Command) => {
     .option('--slow-ms <ms>', 'mean extra wait per request on the slow host', '40')
     .option('--compaction-every-ms <ms>', 'mean period of the compaction leaf', '2500')
     .option('--status-every-s <s>', 'print a status line this often', '5')
+    .option(
+      '--warmup-max-s <s>',
+      'warm up (nothing recorded) until latency settles and the probes rule, at most this long; 0: record from the start',
+      '60',
+    )
     .option('--otlp <url>', 'send traces to this OTLP/HTTP endpoint and start no server')
     .showHelpAfterError('(tailscope demo --help lists the options)');
   addServerOptions(cmd).action(async (flags: DemoFlags, command: Command) => {

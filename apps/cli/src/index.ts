@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { loadSettings, serve } from '@tailscope/api';
+import { loadSettings, serve, serveReadOnly } from '@tailscope/api';
 
 /** Flags shared by every command that starts the server (`serve`, `demo`). */
 export function addServerOptions(cmd: Command): Command {
@@ -97,7 +97,11 @@ export function buildCli(): Command {
       .command('serve')
       .description('start the OTLP receivers (HTTP and gRPC), the REST API and the web app'),
   ).action(async (flags: ServerFlags) => {
-    const running = await serve(settingsFromFlags(flags), { log: true });
+    const settings = settingsFromFlags(flags);
+    // Read-only: the API over a table the Collector writes; no receivers, no migrations.
+    const running = settings.readOnly
+      ? await serveReadOnly(settings, { log: true })
+      : await serve(settings, { log: true });
     onShutdown(() => running.close());
   });
 

@@ -68,7 +68,7 @@ extraCommands.push((program: Command) => {
           )
         : undefined;
       let started = false;
-      const { output } = await runReport({
+      const { output, report } = await runReport({
         url: flags.url,
         dataDir: flags.dataDir,
         clickhouseUrl: flags.clickhouseUrl,
@@ -92,6 +92,10 @@ extraCommands.push((program: Command) => {
       });
       bar?.stop();
       if (output !== undefined) process.stdout.write(output);
-      else if (flags.out) console.error(`tailscope: wrote ${format} report to ${flags.out}`);
+      else if (flags.out) {
+        // Written to a file: the summary's ranked lines on the terminal, the rest in the file.
+        for (const line of report.summary?.lines ?? []) console.error(line);
+        console.error(`tailscope: wrote ${format} report to ${flags.out}`);
+      }
     });
 });

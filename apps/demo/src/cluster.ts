@@ -2,79 +2,24 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import type { SharingMode } from '@tailscope/collectors';
 import { DemoChild } from './child';
-import type {
-  ChildConfig,
-  HedgeOptions,
-  LeafEndpoint,
-  LeafRole,
-  Policy,
-  ProbationOptions,
-  RootStats,
-} from './messages';
+import {
+  DEFAULT_HEDGE,
+  DEFAULT_PROBATION,
+  type Cluster,
+  type ClusterOptions,
+  type SlowHostOption,
+} from './cluster-options';
+import type { ChildConfig, LeafEndpoint, LeafRole, RootStats } from './messages';
+import { ProbeCoordinator } from './probe-coordinator';
 import { placementPrefix, planCluster, type ClusterPlan, type LeafProcessPlan } from './topology';
 
-export interface SlowHostOption {
-  host: string;
-  /** Seconds after the cluster is ready. */
-  fromS: number;
-  forS: number;
-  delayMs: number;
-}
-
-export interface ClusterOptions {
-  /** OTLP/HTTP traces endpoint (…/v1/traces), protobuf. */
-  otlpUrl: string;
-  width?: number;
-  leafProcesses?: number;
-  hostsPerProcess?: number;
-  hogs?: number;
-  contendedNice?: number;
-  policy?: Policy;
-  hedge?: Partial<HedgeOptions>;
-  probation?: Partial<ProbationOptions>;
-  /** Measure each leaf process's sharing mode at startup (default), or use the role's mode. */
-  probe?: boolean;
-  probeSamples?: number;
-  /** The probe starts this long after a leaf's first request, to measure it under load. */
-  probeDelayMs?: number;
-  slow?: SlowHostOption | null;
-  compactionEveryMs?: number;
-  compactionEntries?: number;
-  gcAllocPerRequest?: number;
-  gcRetained?: number;
-  callTimeoutMs?: number;
-  /** Share of fan-outs served without the policy and marked as the control group (0 to 1). */
-  controlFraction?: number;
-  /** The hogs stop themselves after this long whatever happens (default 6 h). */
-  hogLifetimeMs?: number;
-  /** Hog duty cycle (default 30 ms busy, 6 ms idle: ~83% busy). */
-  hogBusyMs?: number;
-  hogIdleMs?: number;
-  log?: (line: string) => void;
-}
-
-export interface Cluster {
-  rootUrl: string;
-  plan: ClusterPlan;
-  hosts: LeafEndpoint[];
-  /** The root's latest counters (hedges, shadows, probation). */
-  stats(): RootStats | null;
-  /** Sharing mode per leaf process, once measured. */
-  sharingModes(): Map<string, SharingMode | 'unknown'>;
-  /** Process ids of every child (hogs, leaves, root). */
-  pids(): number[];
-  stop(): Promise<void>;
-}
-
-export const DEFAULT_HEDGE: HedgeOptions = { delayMs: 10, percentile: null, cancel: 'discard' };
-export const DEFAULT_PROBATION: ProbationOptions = {
-  windowMs: 5000,
-  factor: 3,
-  minLatencyMs: 10,
-  holdMs: 5000,
-  shadowFraction: 0.2,
-  maxExcludedFraction: 0.4,
-};
+export {
+  DEFAULT_HEDGE,
+  DEFAULT_PROBATION,
+  type Cluster,
+  type ClusterOptions,
+  type SlowHostOption,
+} from './cluster-options';
 
 /** The mode a role stands for when probing is off (`--no-probe`). */
 const CONFIGURED_MODE: Record<LeafRole, SharingMode> = {
@@ -118,6 +63,7 @@ function leafConfig(opts: ClusterOptions, p: LeafProcessPlan): ChildConfig {
     compactionEntries: opts.compactionEntries ?? 250_000,
     gcAllocPerRequest: opts.gcAllocPerRequest ?? 2000,
     gcRetained: opts.gcRetained ?? 300_000,
+    recording: !(opts.warmup ?? false),
   };
 }
 
@@ -141,7 +87,7 @@ async function startLeaves(
   children: DemoChild[],
   modes: Map<string, SharingMode | 'unknown'>,
   log: (line: string) => void,
-): Promise<{ leaves: StartedLeaf[]; endpoints: LeafEndpoint[] }> {
+): Promise<{ leaves: StartedLeaf[]; endpoints: LeafEndpoint[]; probes: ProbeCoordinator }> {
   const leaves = plan.leaves.map((p) => {
     const prefix = placementPrefix(p.cpuList, p.nice);
     const config = leafConfig(opts, p);
@@ -157,6 +103,20 @@ async function startLeaves(
     });
     return { plan: p, child };
   });
+  // Leaves on the hogs' core may read contended; one elsewhere means the machine is saturated.
+  const hogCpu = plan.hogs[0]?.cpuList ?? (plan.leaves.some((p) => p.cpuList === '0') ? '0' : null);
+  const probes = new ProbeCoordinator(
+    opts.probe === false
+      ? []
+      : leaves.map((l) => ({
+          name: l.plan.name,
+          onHogCore: hogCpu !== null && l.plan.cpuList === hogCpu,
+          child: l.child,
+        })),
+    opts.probeBaseline ?? null,
+    hogCpu !== null,
+    log,
+  );
   const readies = await Promise.all(leaves.map((l) => l.child.waitFor('ready', 60_000)));
   const endpoints: LeafEndpoint[] = [];
   for (const [i, r] of readies.entries()) {
@@ -169,7 +129,7 @@ async function startLeaves(
       endpoints.push({ ...h, process: p.name, role: p.role, shard });
     }
   }
-  return { leaves, endpoints };
+  return { leaves, endpoints, probes };
 }
 
 function rootChild(opts: ClusterOptions, plan: ClusterPlan, endpoints: LeafEndpoint[]): DemoChild {
@@ -187,6 +147,7 @@ function rootChild(opts: ClusterOptions, plan: ClusterPlan, endpoints: LeafEndpo
       probation: { ...DEFAULT_PROBATION, ...opts.probation },
       callTimeoutMs: opts.callTimeoutMs ?? 5000,
       controlFraction: opts.controlFraction ?? 0,
+      recording: !(opts.warmup ?? false),
     },
   });
 }
@@ -243,7 +204,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       const config = hogConfig(opts);
       children.push(new DemoChild({ name: hog.name, entry: 'hog-main.ts', config, prefix }));
     }
-    const { leaves, endpoints } = await startLeaves(opts, plan, children, modes, log);
+    const { leaves, endpoints, probes } = await startLeaves(opts, plan, children, modes, log);
     const root = rootChild(opts, plan, endpoints);
     children.push(root);
     let latest: RootStats | null = null;
@@ -264,6 +225,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       stats: () => latest,
       sharingModes: () => new Map(modes),
       pids: () => children.map((c) => c.pid),
+      probesSettled: () => probes.done,
+      settleProbes: () => {
+        probes.giveUp();
+      },
+      startRecording: () => {
+        for (const c of children) if (!c.name.startsWith('hog')) c.send({ type: 'record' });
+      },
       stop: async () => {
         stopping = true;
         await stopAll(children);

@@ -30,6 +30,7 @@ function runner(
     probation: { ...DEFAULT_PROBATION, shadowFraction: 0.5 },
     callTimeoutMs: 5000,
     controlFraction,
+    recording: true,
   };
   return { ...fake, runner: new FanoutRunner(fake.client, config) };
 }

@@ -19,12 +19,17 @@ alignAutogroupNice();
 installContext();
 
 const sharing = new LeafSharing(config);
-const tracers = new HostTracers(config.otlpUrl, 'demo-leaf', {
-  ...sharing.attributes,
-  'tailscope.demo.process': config.processName,
-  'tailscope.demo.role': config.role,
-  'process.pid': process.pid,
-});
+const tracers = new HostTracers(
+  config.otlpUrl,
+  'demo-leaf',
+  {
+    ...sharing.attributes,
+    'tailscope.demo.process': config.processName,
+    'tailscope.demo.role': config.role,
+    'process.pid': process.pid,
+  },
+  { recording: config.recording },
+);
 for (const host of config.hosts) tracers.add(host, {});
 const hostOfPort = new Map<number, string>();
 const http = instrumentHttp({
@@ -38,6 +43,7 @@ const garbage = config.role === 'gc' ? new GarbageMaker(config.gcRetained) : nul
 let slow: SlowHostPlan | null = null;
 process.on('message', (msg: SupervisorMessage) => {
   if (msg.type === 'slow') slow = msg.plan;
+  else if (msg.type === 'record') tracers.gate.start();
 });
 
 function slowDelayMs(host: string, now: number): number {

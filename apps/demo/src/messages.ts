@@ -32,6 +32,8 @@ export interface LeafConfig {
   /** GC pressure: objects allocated per request, and objects retained in the old generation. */
   gcAllocPerRequest: number;
   gcRetained: number;
+  /** Record traces from the start; false: only after the supervisor's `record` (warm-up). */
+  recording: boolean;
 }
 
 export interface LeafEndpoint {
@@ -92,6 +94,8 @@ export interface RootConfig {
    * `tailscope.arm` = `control` or `treatment`. 0: no split, no mark.
    */
   controlFraction: number;
+  /** As for leaves: false holds traces back until the supervisor's `record`. */
+  recording: boolean;
 }
 
 /** Which group of a randomized split a fan-out belongs to (`tailscope.arm`). */
@@ -118,12 +122,23 @@ export type ChildMessage =
       sharingMode: SharingMode | 'unknown';
       probe: { p99Ms: number; longFraction: number; samples: number } | null;
     }
+  | {
+      type: 'probe-result';
+      mode: SharingMode;
+      probe: { p99Ms: number; longFraction: number; noticeableFraction: number; samples: number };
+    }
   | { type: 'root-ready'; port: number }
   | { type: 'stats'; stats: RootStats };
 
 /** Supervisor -> child. */
 export type SupervisorMessage =
-  { type: 'probe' } | { type: 'stop' } | { type: 'slow'; plan: SlowHostPlan };
+  | { type: 'probe' }
+  | { type: 'stop' }
+  | { type: 'slow'; plan: SlowHostPlan }
+  | { type: 'record' }
+  /** The supervisor's ruling on a probe: this mode, or measure again (machine saturated). */
+  | { type: 'sharing-verdict'; mode: SharingMode | 'unknown' }
+  | { type: 'reprobe' };
 
 export interface RootStats {
   fanouts: number;

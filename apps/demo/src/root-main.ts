@@ -10,6 +10,7 @@ import { reportGcPauses } from '@tailscope/collectors';
 import { alignAutogroupNice, onStop, readChildConfig, send } from './child-ipc';
 import { FanoutRunner } from './fanout';
 import { LeafClient } from './leaf-client';
+import type { SupervisorMessage } from './messages';
 import type { ProbationEpisode } from './probation';
 import { HostTracers, installContext, instrumentHttp } from './telemetry';
 
@@ -17,9 +18,17 @@ const ROOT_HOST = 'root-01';
 const config = readChildConfig('root');
 alignAutogroupNice();
 installContext();
-const tracers = new HostTracers(config.otlpUrl, 'demo-root', {
-  'tailscope.demo.policy': config.policy,
-  'process.pid': process.pid,
+const tracers = new HostTracers(
+  config.otlpUrl,
+  'demo-root',
+  {
+    'tailscope.demo.policy': config.policy,
+    'process.pid': process.pid,
+  },
+  { recording: config.recording },
+);
+process.on('message', (msg: SupervisorMessage) => {
+  if (msg.type === 'record') tracers.gate.start();
 });
 const tracer = tracers.add(ROOT_HOST, {});
 const http = instrumentHttp({ provider: tracers.router(ROOT_HOST), peerService: 'demo-leaf' });

@@ -16,7 +16,8 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { resourceFromAttributes, type DetectedResourceAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, ParentBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
+import { RecordingGate } from './recording-gate';
 
 /**
  * OpenTelemetry for the demo's processes. A leaf process answers as several virtual hosts, and a
@@ -66,19 +67,37 @@ export function markAttributes(headers: OutgoingHttpHeaders | IncomingMessage['h
 
 export class HostTracers {
   private readonly processor: BatchSpanProcessor;
+  private readonly exporter: OTLPTraceExporter;
   private readonly tracers = new Map<string, Tracer>();
+  private warmTimer: NodeJS.Timeout | undefined;
+  /** Closed until the supervisor says to record (the warm-up); open from the start otherwise. */
+  readonly gate: RecordingGate;
 
   constructor(
     otlpUrl: string,
     private readonly serviceName: string,
     private readonly processAttributes: DetectedResourceAttributes,
+    opts: { recording?: boolean } = {},
   ) {
+    this.gate = new RecordingGate(opts.recording ?? true);
+    this.exporter = new OTLPTraceExporter({ url: otlpUrl });
     this.processor = new BatchSpanProcessor({
-      exporter: new OTLPTraceExporter({ url: otlpUrl }),
+      exporter: this.exporter,
       scheduledDelayMillis: 1000,
       maxQueueSize: 16_384,
       maxExportBatchSize: 2048,
     });
+    // While warming up nothing is exported, so the export path (serializer, HTTP connection,
+    // the receiver) would start cold the moment recording starts: a burst of late fan-outs in the
+    // recording's first seconds. An empty export every second keeps it warm and stores nothing.
+    if (!this.gate.recording) {
+      const warm = () => {
+        if (this.gate.recording) return;
+        this.exporter.export([], () => undefined);
+        this.warmTimer = setTimeout(warm, 1000);
+      };
+      warm();
+    }
   }
 
   /** A provider for one host; its spans carry `host.name` = host and `attributes`. */
@@ -92,6 +111,7 @@ export class HostTracers {
         'host.name': host,
       }),
       spanProcessors: [this.processor],
+      sampler: new ParentBasedSampler({ root: this.gate }),
     });
     const tracer = provider.getTracer('@tailscope/demo');
     this.tracers.set(host, tracer);
@@ -134,6 +154,7 @@ export class HostTracers {
   }
 
   async shutdown(): Promise<void> {
+    clearTimeout(this.warmTimer);
     await this.processor.forceFlush();
     await this.processor.shutdown();
   }

@@ -19,6 +19,34 @@ export const StatsResponse = Type.Object({
       { description: 'What log replay skipped: damaged records and a torn tail' },
     ),
   ),
+  readOnly: Type.Optional(
+    Type.Boolean({
+      description:
+        'TAILSCOPE_READ_ONLY: reading a table something else writes; no ingest, no writes',
+    }),
+  ),
+  accelerators: Type.Optional(
+    Type.Object(
+      { traceIdTs: Type.Boolean(), fanouts: Type.Boolean(), typedAttributes: Type.Boolean() },
+      {
+        description:
+          'Which optional tables the store has (read-only stores may lack them; reads fall back)',
+      },
+    ),
+  ),
+  retentionDays: Type.Optional(
+    Type.Object(
+      {
+        traces: Type.Union([Type.Number(), Type.Null()]),
+        typedAttributes: Type.Union([Type.Number(), Type.Null()]),
+        fanouts: Type.Union([Type.Number(), Type.Null()]),
+      },
+      {
+        description:
+          'TAILSCOPE_RETENTION_DAYS* per table (null: not set, the table keeps its own TTL; 0: none). oldestUnixNano is the oldest span kept.',
+      },
+    ),
+  ),
   deadLetter: Type.Optional(
     Type.Object(
       {
@@ -46,7 +74,11 @@ export const ReadyRoute = {
   summary:
     'The store answers, the schema is in place and ingest can store what it accepts (503 otherwise)',
   response: {
-    200: Type.Object({ status: Type.Literal('ready'), store: Type.String() }),
+    200: Type.Object({
+      status: Type.Literal('ready'),
+      store: Type.String(),
+      readOnly: Type.Optional(Type.Boolean()),
+    }),
     503: Type.Object({
       status: Type.Union([Type.Literal('starting'), Type.Literal('stuck')]),
       store: Type.String(),

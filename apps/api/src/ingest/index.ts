@@ -117,7 +117,11 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
   await rm(scratchDir, { recursive: true, force: true });
   await mkdir(scratchDir, { recursive: true });
   await mkdir(walDir, { recursive: true });
-  for (const table of ['otel_traces', 'otel_traces_trace_id_ts', TYPED_ATTRIBUTES_TABLE])
+  for (const table of [
+    store.tracesTable,
+    `${store.tracesTable}_trace_id_ts`,
+    TYPED_ATTRIBUTES_TABLE,
+  ])
     await prepareForIngest(store, table);
 
   const batchLog = await BatchLog.open(walDir);

@@ -305,7 +305,7 @@ export class SpanWriter {
           recorded = true;
         }
         if (!spansIn) {
-          await this.insert(TRACE_NAMES, traces, token, `t-${first}`, 'otel_traces');
+          await this.insert(TRACE_NAMES, traces, token, `t-${first}`, store.tracesTable);
           spansIn = true;
         }
         await this.insert(TYPED_NAMES, typed, token, `a-${first}`, TYPED_ATTRIBUTES_TABLE);

@@ -11,6 +11,7 @@ import {
   type PolicyRun,
   type Report,
 } from './types';
+import { summarizeReport } from './summary';
 
 /**
  * A report is built from the REST API itself, so its numbers are the dashboard's numbers: either
@@ -157,5 +158,6 @@ export async function collectReport(call: ApiCall, opts: ReportOptions): Promise
     range: { fromMs: opts.fromMs, toMs: opts.toMs },
     store,
     operations,
+    summary: summarizeReport({ operations }),
   };
 }

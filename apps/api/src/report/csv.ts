@@ -1,4 +1,5 @@
 import type { Report } from './types';
+import { summarizeReport } from './summary';
 
 /**
  * The report as one long CSV table, one measured number per line, so a spreadsheet can pivot it
@@ -89,6 +90,23 @@ export function reportToCsv(report: Report): string {
         row(section, 'completeness.requestsComplete', c.requestsComplete);
         row(section, 'completeness.lost', c.lost);
       }
+    }
+  }
+  // The summary's numbers (schemaVersion 2), one section per operation, rank first.
+  for (const s of (report.summary ?? summarizeReport(report)).operations) {
+    const key = [s.parentService, s.parentOperation, s.leafService, s.leafOperation];
+    const row = (name: string, value: number | string | null, low?: number, high?: number) => {
+      lines.push([...key, 'summary', name, value, low, high].map(cell).join(','));
+    };
+    row('rank', s.rank);
+    row('hosts', s.hosts);
+    row('tailRequests', s.tailRequests);
+    row('recommendation', s.recommendation.verdict);
+    row('recommendation.policy', s.recommendation.policy);
+    for (const p of s.policies) {
+      row(`${p.label}.p99ChangeMs`, p.p99ChangeMs.value, p.p99ChangeMs.low, p.p99ChangeMs.high);
+      row(`${p.label}.extraMachines`, p.extraMachines);
+      row(`${p.label}.removedMachines`, p.removedMachines);
     }
   }
   return `${lines.join('\r\n')}\r\n`;

@@ -1,4 +1,6 @@
 import type { OperationReport, Report, StragglerRow } from './types';
+import { summarizeReport } from './summary';
+import { summaryHtml } from './summary-html';
 
 /**
  * The report as one self-contained HTML document (inline CSS and SVG, no scripts, nothing
@@ -127,6 +129,7 @@ th, td { border-bottom: 1px solid var(--border, #e2e2dd); padding: 4px 8px; text
 table.num td, table.num thead th { font-variant-numeric: tabular-nums; text-align: right; }
 table.num td.t, table.num thead th:first-child { text-align: left; }
 tr.cause td, tr.cause th { color: var(--accent, #c2410c); font-weight: 600; }
+.summary .gain b { color: var(--accent, #c2410c); } .summary p { margin: 4px 0; }
 small { color: var(--muted, #62625d); } .charts svg { max-width: 100%; height: auto; display: block; margin: 8px 0; }
 table, .charts svg { break-inside: avoid; }
 @media print { body { margin: 0; } h2 { break-after: avoid; } }
@@ -140,6 +143,7 @@ export function reportToHtml(report: Report, charts?: ReportCharts): string {
 <style>${charts?.stylesheet ?? ''}${CSS}</style></head><body>
 <h1>Tailscope: fan-out tail report</h1>
 <p class="meta">${esc(isoRange(report.range))} · generated ${esc(report.generatedAt)} · ${s.spans.toLocaleString('en-US')} spans, ${s.traces.toLocaleString('en-US')} traces, ${s.services} services in the store</p>
+${summaryHtml(report.summary ?? summarizeReport(report))}
 ${report.operations.length === 0 ? '<p>No fan-out operations in this range. Send traces (see the README) or run <code>npm run demo</code>.</p>' : ''}
 ${report.operations.map((op) => operationSection(op, charts)).join('\n')}
 </body></html>

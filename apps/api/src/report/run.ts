@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadSettings } from '../config';
 import { openStore, migrate } from '../store';
+import { detectAccelerators } from '../store/accelerators';
 import { buildStoreApi } from '../server/app';
 import { collectReport, httpCaller, injectCaller, type ApiCall } from './collect';
 import { reportToCsv } from './csv';
@@ -62,9 +63,13 @@ async function withCaller<T>(run: ReportRun, use: (call: ApiCall) => Promise<T>)
     password: settings.clickhousePassword,
     database: settings.clickhouseDatabase,
     cluster: settings.clickhouseCluster,
+    tracesTable: settings.tracesTable,
+    readOnly: settings.readOnly,
   });
   try {
-    await migrate(store);
+    // Read-only (a Collector's table): no migration, the optional tables as they are.
+    if (settings.readOnly) await detectAccelerators(store);
+    else await migrate(store);
     const app = await buildStoreApi(store, settings);
     try {
       return await use(injectCaller(app));

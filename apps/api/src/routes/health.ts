@@ -15,6 +15,10 @@ export function healthRoutes(app: RouteApp, ctx: ApiContext): void {
       return reply
         .status(503)
         .send({ status: 'stuck' as const, store: ctx.store.description, reason: writer.reason });
-    return { status: 'ready' as const, store: ctx.store.description };
+    return {
+      status: 'ready' as const,
+      store: ctx.store.description,
+      ...(ctx.store.readOnly ? { readOnly: true } : {}),
+    };
   });
 }

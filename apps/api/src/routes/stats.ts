@@ -2,6 +2,7 @@ import { StatsRoute } from '@tailscope/contracts';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
 import { selectStats } from '../store';
+import { retentionOf } from '../store/retention';
 
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/stats', { schema: StatsRoute }, async () => {
@@ -9,6 +10,9 @@ export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
     return {
       ...(await selectStats(ctx.store)),
       ingestSpansPerSecond: ctx.ingestRate(),
+      readOnly: ctx.store.readOnly,
+      accelerators: ctx.store.accelerators,
+      retentionDays: retention(ctx),
       ...(ingest
         ? {
             replayBacklogSpans: ingest.replayBacklogSpans,
@@ -18,4 +22,20 @@ export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
         : {}),
     };
   });
+}
+
+/** The retention settings as applied (none on a read-only store, which never alters a table). */
+function retention(ctx: ApiContext): {
+  traces: number | null;
+  typedAttributes: number | null;
+  fanouts: number | null;
+} {
+  const r = retentionOf(ctx.settings);
+  const day = (d: number | undefined): number | null =>
+    ctx.store.readOnly || d === undefined ? null : d;
+  return {
+    traces: day(r.traces),
+    typedAttributes: day(r.typedAttributes),
+    fanouts: day(r.fanouts),
+  };
 }

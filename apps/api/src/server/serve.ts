@@ -5,6 +5,8 @@ import { startIngest, type IngestHandle, type IngestTuning } from '../ingest';
 import { buildApi } from './app';
 import { startSelfTrace } from './self-trace';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
+import { applyRetention } from '../store/retention';
+import { prettyLogStream } from './log-stream';
 
 export interface Running {
   settings: Settings;
@@ -26,6 +28,19 @@ export interface ServeOptions {
   log?: boolean;
   /** Ingest knobs for tests (docs/ingest.md). */
   ingestTuning?: Partial<IngestTuning>;
+  /**
+   * With `log`: write request logs (JSON) to this file instead of stdout (the demo keeps its
+   * terminal for status lines). Without it: JSON, made readable when stdout is a terminal.
+   */
+  requestLogFile?: string;
+}
+
+/** Fastify's logger: off, JSON to a file, pretty on a terminal, else JSON on stdout. */
+function loggerOf(settings: Settings, opts: ServeOptions): false | object {
+  if (!(opts.log ?? false)) return false;
+  const level = settings.logLevel;
+  if (opts.requestLogFile) return { level, file: opts.requestLogFile };
+  return process.stdout.isTTY ? { level, stream: prettyLogStream() } : { level };
 }
 
 /**
@@ -38,6 +53,8 @@ export async function serve(
   opts: ServeOptions = {},
 ): Promise<Running> {
   const log = opts.log ?? false;
+  if (settings.readOnly)
+    throw new Error('TAILSCOPE_READ_ONLY is set: start the read-only server (serveReadOnly)');
   const store = openStore({
     dataDir: settings.dataDir,
     url: settings.clickhouseUrl,
@@ -45,9 +62,11 @@ export async function serve(
     password: settings.clickhousePassword,
     database: settings.clickhouseDatabase,
     cluster: settings.clickhouseCluster,
+    tracesTable: settings.tracesTable,
   });
   let ready = false;
   await migrate(store);
+  await applyRetention(store, settings);
   // The receivers open as soon as the log is read; its replay into the store goes on behind
   // them (/api/v1/stats shows the backlog), so a log the store refuses cannot keep them shut.
   const ingest = await startIngest({
@@ -75,7 +94,7 @@ export async function serve(
       ingestRate: () => ingest.spansPerSecond(),
       ingestStatus: () => ingest.status(),
     },
-    { logger: log ? { level: settings.logLevel } : false, ...(selfTrace ? { selfTrace } : {}) },
+    { logger: loggerOf(settings, opts), ...(selfTrace ? { selfTrace } : {}) },
   );
   await api.listen({ host: settings.host, port: settings.port });
   const address = api.server.address();

@@ -3,6 +3,8 @@ import { resolve } from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
 import type { Sql } from './sql';
+import { checkIdent } from './ddl';
+import { TRACES_PARAM, TRACE_ID_TS_PARAM } from './tables';
 import {
   budgetKindOf,
   budgetSettings,
@@ -25,6 +27,23 @@ export interface StoreOptions {
   cluster?: string | undefined;
   /** Limits on every query (default: TAILSCOPE_QUERY_* from the environment, else built in). */
   budget?: QueryBudget | undefined;
+  /** The spans table (default `otel_traces`); its trace-id table is `<name>_trace_id_ts`. */
+  tracesTable?: string | undefined;
+  /** Read-only: the engine refuses writes and DDL on this connection (`readonly = 2`). */
+  readOnly?: boolean | undefined;
+}
+
+/**
+ * Which of the optional tables are there to read. A store Tailscope migrated has all of them; a
+ * Collector's table opened read-only may have none of ours (accelerators.ts finds out once).
+ */
+export interface Accelerators {
+  /** `<traces>_trace_id_ts`: narrows one trace's time range before reading it. */
+  traceIdTs: boolean;
+  /** `tailscope_fanouts` and its chunk records: stored fan-out detection. */
+  fanouts: boolean;
+  /** `tailscope_typed_attributes`: non-string attribute values. */
+  typedAttributes: boolean;
 }
 
 /**
@@ -39,8 +58,15 @@ export interface Store {
   readonly description: string;
   /** The limits every query and command here runs with; over them: QueryBudgetError. */
   readonly budget: QueryBudget;
+  /** The spans table every query reads (`{tracesTable:Identifier}` in SQL text). */
+  readonly tracesTable: string;
+  readonly readOnly: boolean;
+  /** Set once at start (all true after migrate; detected on a read-only store). */
+  accelerators: Accelerators;
   query<T>(q: Sql): Promise<T[]>;
   command(q: Sql): Promise<void>;
+  /** A query's parameters with the table names bound: for calls made on `client` directly. */
+  params(q: Sql): Record<string, unknown>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -54,7 +80,19 @@ export function openStore(opts: StoreOptions): Store {
   // The client's defaults, so every call through it (queries, commands, exec, inserts) carries
   // the whole budget: the embedded engine turns settings into session-wide SETs, so a call
   // without them would inherit whatever the last one set.
-  const clickhouse_settings = budgetSettings(budget);
+  const clickhouse_settings = {
+    ...budgetSettings(budget),
+    ...(opts.readOnly ? { readonly: '2' as const } : {}),
+  };
+  const tracesTable = checkIdent(opts.tracesTable ?? 'otel_traces');
+  // The table names are bound as Identifier parameters, so SQL builders stay pure text and
+  // a store pointed at another table (TAILSCOPE_TRACES_TABLE) needs no other change.
+  const tableParams = (text: string): Record<string, string> => ({
+    ...(text.includes(`{${TRACES_PARAM}:`) ? { [TRACES_PARAM]: tracesTable } : {}),
+    ...(text.includes(`{${TRACE_ID_TS_PARAM}:`)
+      ? { [TRACE_ID_TS_PARAM]: `${tracesTable}_trace_id_ts` }
+      : {}),
+  });
   if (opts.url) {
     client = createClient({
       url: opts.url,
@@ -74,12 +112,22 @@ export function openStore(opts: StoreOptions): Store {
       connection: embedded as unknown as NonNullable<ClientConnection>,
       clickhouse_settings,
     });
-    description = `embedded ClickHouse (chDB) at ${path}`;
+    description = `embedded ClickHouse (chDB) at ${path}${database !== 'default' ? ` database ${database}` : ''}`;
   }
+  if (opts.readOnly) description += `, read-only on ${tracesTable}`;
   // Measured on chDB: rows a query had produced before the budget stopped it come back at the
   // head of the next query's answer on the session. One throwaway query takes them, so the
   // next real query answers only its own rows.
+  // chDB ignores the client's database; `USE` on its session is the same thing, done once before
+  // the first query through the store (migrate creates the database before that).
+  let used: Promise<void> | undefined;
+  const useDatabase = (): Promise<void> => {
+    if (!embedded || database === 'default') return Promise.resolve();
+    used ??= client.command({ query: `USE ${checkIdent(database)}` }).then(() => undefined);
+    return used;
+  };
   const drain = async <R>(run: () => Promise<R>): Promise<R> => {
+    await useDatabase();
     try {
       return await run();
     } catch (err) {
@@ -98,12 +146,16 @@ export function openStore(opts: StoreOptions): Store {
     embedded,
     description,
     budget,
+    tracesTable,
+    readOnly: opts.readOnly ?? false,
+    accelerators: { traceIdTs: true, fanouts: true, typedAttributes: true },
+    params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
       return withinBudget(budget, () =>
         drain(async () => {
           const rs = await client.query({
             query: q.text,
-            query_params: q.params,
+            query_params: { ...q.params, ...tableParams(q.text) },
             format: 'JSONEachRow',
           });
           return rs.json<T>();
@@ -113,7 +165,10 @@ export function openStore(opts: StoreOptions): Store {
     command(q: Sql): Promise<void> {
       return withinBudget(budget, () =>
         drain(async () => {
-          await client.command({ query: q.text, query_params: q.params });
+          await client.command({
+            query: q.text,
+            query_params: { ...q.params, ...tableParams(q.text) },
+          });
         }),
       );
     },

@@ -12,6 +12,8 @@
 export interface DdlContext {
   database: string;
   cluster: string | undefined;
+  /** The spans table (TAILSCOPE_TRACES_TABLE); default `otel_traces`. */
+  tracesTable?: string | undefined;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -4,6 +4,7 @@ import { CHUNK_NS, CHUNKS_TABLE, FANOUTS_TABLE } from './fanouts-tables';
 import { inWindow, ns, type FanoutScope } from './fanouts-sql';
 import { storeFanoutsSql, type Coverage } from './fanouts-stored';
 import { join, param, raw, sql } from './sql';
+import { TRACES } from './tables';
 
 /**
  * A materialized copy of detected fan-outs, one row per fan-out (table `tailscope_fanouts`), so
@@ -23,8 +24,14 @@ import { join, param, raw, sql } from './sql';
 /** Span counts are taken per bucket of this length, ns (10 s; divides CHUNK_NS and EDGE_SLACK_NS). */
 const BUCKET_NS = 10_000_000_000n;
 
-/** The cache is off in cluster mode (queries stay live there). The tables come from MIGRATIONS. */
-const cacheOn = (store: Store): boolean => !store.cluster;
+/**
+ * The cache is off in cluster mode (queries stay live there) and on a store without its tables
+ * (a Collector's table opened read-only). The tables come from MIGRATIONS.
+ */
+const cacheOn = (store: Store): boolean => !store.cluster && store.accelerators.fanouts;
+
+/** Only a store Tailscope writes to stores fan-outs (read-only: reads only, all live). */
+const cacheWritable = (store: Store): boolean => cacheOn(store) && !store.readOnly;
 
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
@@ -56,7 +63,7 @@ async function currentCounts(
   const hi = ((chunks[chunks.length - 1] as bigint) + 1n) * CHUNK_NS + EDGE_SLACK_NS;
   const rows = await store.query<{ b: string; n: string }>(sql`
     SELECT toString(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(BUCKET_NS)})) AS b, toString(count()) AS n
-    FROM otel_traces WHERE ${inWindow(lo, hi)} GROUP BY b`);
+    FROM ${TRACES} WHERE ${inWindow(lo, hi)} GROUP BY b`);
   for (const r of rows) {
     // Bucket [t, t + B) lies in chunk c's window [cC - S, (c + 1)C + S) (B divides C and S)
     // for c from ceil((t + B - S - C) / C) to floor((t + S) / C): two or three chunks.
@@ -134,7 +141,7 @@ export async function materializeFanouts(
   store: Store,
   range: { fromNs: bigint; toNs: bigint; nowNs: bigint },
 ): Promise<{ chunks: number }> {
-  if (!cacheOn(store)) return { chunks: 0 };
+  if (!cacheWritable(store)) return { chunks: 0 };
   const closed = chunksOf(range.fromNs, range.toNs).filter(
     (c) => (c + 1n) * CHUNK_NS + EDGE_SLACK_NS <= range.nowNs,
   );

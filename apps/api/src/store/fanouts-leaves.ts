@@ -14,6 +14,7 @@ import { fanoutArrays } from './fanouts-queries';
 import { hostOf, inWindow, JOIN_SETTINGS, ns, withCtes, type FanoutScope } from './fanouts-sql';
 import { uncovered, type Coverage } from './fanouts-stored';
 import { join, raw, sql, type Sql } from './sql';
+import { TRACES } from './tables';
 
 /**
  * Loading the leaf calls of one operation: ClickHouse detects the fan-outs and returns one
@@ -129,7 +130,7 @@ export function backgroundWindowsSql(scope: FanoutScope, baseNs: bigint): Sql {
   start + toFloat64(Duration) AS end,
   SpanAttributes[${BACKGROUND_KEY}] AS kind,
   ${hostOf('ResourceAttributes')} AS resourceHost
-FROM otel_traces
+FROM ${TRACES}
 WHERE ${win} AND mapContains(SpanAttributes, ${BACKGROUND_KEY}) AND SpanAttributes[${BACKGROUND_KEY}] != ''`;
 }
 
@@ -208,7 +209,7 @@ function cmp(a: string, b: string): number {
 async function execBytes(store: Store, q: Sql): Promise<Buffer> {
   const rs = await store.client.exec({
     query: `${q.text}\nFORMAT RowBinary`,
-    query_params: q.params,
+    query_params: store.params(q),
   });
   const chunks: Buffer[] = [];
   for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {

@@ -11,6 +11,7 @@ import {
   UNKNOWN_MODE,
 } from '@tailscope/analysis';
 import { join, param, raw, sql, type Sql } from './sql';
+import { TRACES } from './tables';
 
 /**
  * Live fan-out detection over `otel_traces` as pure SQL builders (DESIGN.md "Definitions"):
@@ -105,7 +106,7 @@ function clientSpans(s: FanoutScope, c: CallColumns): Sql {
     toInt64(Duration) AS clientDurationNs,
     SpanAttributes[${PEER_SERVICE_KEY}] AS peerService,
     SpanAttributes[${SERVER_ADDRESS_KEY}] AS serverAddress${join(attrs, '')}
-  FROM otel_traces
+  FROM ${TRACES}
   WHERE ${scopeWindow(s)} AND ${kindIn(CLIENT_KINDS)}`;
 }
 
@@ -134,7 +135,7 @@ function serverSpans(s: FanoutScope, c: CallColumns): Sql {
     SpanName AS serverOperation,
     toUnixTimestamp64Nano(Timestamp) AS serverStartNs,
     toInt64(Duration) AS serverDurationNs${placement}
-  FROM otel_traces
+  FROM ${TRACES}
   WHERE ${scopeWindow(s)} AND ${kindIn(SERVER_KINDS)}${leafService}`;
 }
 
@@ -250,7 +251,7 @@ export function liveNamedFanoutCtes(s: FanoutScope, columns: CallColumns): Cte[]
       name: 'parent_spans',
       body: sql`
   SELECT cityHash64(TraceId, SpanId) AS parentKey, ServiceName AS parentService, SpanName AS parentOperation
-  FROM otel_traces
+  FROM ${TRACES}
   WHERE ${scopeWindow(s)}`,
     },
     {

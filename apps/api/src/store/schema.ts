@@ -13,8 +13,10 @@ import { typedAttributesDdl } from './typed-attributes';
  */
 export const TRACES_TABLE = 'otel_traces';
 
+const tracesName = (ctx: DdlContext): string => ctx.tracesTable ?? TRACES_TABLE;
+
 function tracesTable(ctx: DdlContext): string {
-  return `${createTable(ctx, TRACES_TABLE)} (
+  return `${createTable(ctx, tracesName(ctx))} (
     Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
     TraceId String CODEC(ZSTD(1)),
     SpanId String CODEC(ZSTD(1)),
@@ -58,7 +60,7 @@ SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1`;
 }
 
 function traceIdTsTable(ctx: DdlContext): string {
-  return `${createTable(ctx, `${TRACES_TABLE}_trace_id_ts`)} (
+  return `${createTable(ctx, `${tracesName(ctx)}_trace_id_ts`)} (
     TraceId String CODEC(ZSTD(1)),
     Start SimpleAggregateFunction(min, DateTime) CODEC(ZSTD(1)),
     End SimpleAggregateFunction(max, DateTime) CODEC(ZSTD(1))
@@ -69,13 +71,13 @@ SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1`;
 }
 
 function traceIdTsView(ctx: DdlContext): string {
-  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${qualified(ctx, `${TRACES_TABLE}_trace_id_ts_mv`)}${onCluster(ctx)}
-TO ${qualified(ctx, `${TRACES_TABLE}_trace_id_ts`)}
+  return `CREATE MATERIALIZED VIEW IF NOT EXISTS ${qualified(ctx, `${tracesName(ctx)}_trace_id_ts_mv`)}${onCluster(ctx)}
+TO ${qualified(ctx, `${tracesName(ctx)}_trace_id_ts`)}
 AS SELECT
     TraceId,
     min(Timestamp) as Start,
     max(Timestamp) as End
-FROM ${qualified(ctx, TRACES_TABLE)}
+FROM ${qualified(ctx, tracesName(ctx))}
 WHERE TraceId != ''
 GROUP BY TraceId`;
 }
@@ -134,8 +136,8 @@ export function bootstrapDdl(ctx: DdlContext): string[] {
 }
 
 /** The context of a store: its database, and its cluster in cluster mode. */
-function ddlContext(store: Pick<Store, 'database' | 'cluster'>): DdlContext {
-  return { database: store.database, cluster: store.cluster };
+function ddlContext(store: Pick<Store, 'database' | 'cluster' | 'tracesTable'>): DdlContext {
+  return { database: store.database, cluster: store.cluster, tracesTable: store.tracesTable };
 }
 
 /**
@@ -144,6 +146,7 @@ function ddlContext(store: Pick<Store, 'database' | 'cluster'>): DdlContext {
  * is the only place Tailscope creates tables: nothing creates them on the query or ingest path.
  */
 export async function migrate(store: Store): Promise<number> {
+  if (store.readOnly) throw new Error('a read-only store is never migrated');
   const ctx = ddlContext(store);
   for (const statement of bootstrapDdl(ctx)) await store.client.command({ query: statement });
   const current = await schemaVersion(store);

@@ -1,5 +1,6 @@
 import type { Store } from './client';
 import { param, raw, sql, type Sql } from './sql';
+import { TRACES, TRACE_ID_TS } from './tables';
 
 /** SQL over `otel_traces` (and its trace-id time-range table). All values are bound. */
 
@@ -45,10 +46,19 @@ const DATETIME_MAX_S = 4_294_967_295;
  * id alone, so it is still found. Null: no such trace.
  */
 async function traceFilter(store: Store, traceId: string): Promise<Sql | null> {
-  const range = await store.query<{ start: string; end: string; n: string }>(sql`
+  // Without the trace-id table (a Collector's table opened read-only) the range comes from the
+  // spans themselves: the exporter's bloom-filter index on TraceId keeps that read short.
+  const range = await store.query<{ start: string; end: string; n: string }>(
+    store.accelerators.traceIdTs
+      ? sql`
     SELECT toString(toUnixTimestamp(min(Start))) AS start, toString(toUnixTimestamp(max(End))) AS end,
       toString(count()) AS n
-    FROM otel_traces_trace_id_ts WHERE TraceId = ${traceId}`);
+    FROM ${TRACE_ID_TS} WHERE TraceId = ${traceId}`
+      : sql`
+    SELECT toString(toUnixTimestamp(min(Timestamp))) AS start,
+      toString(toUnixTimestamp(max(Timestamp))) AS end, toString(count()) AS n
+    FROM ${TRACES} WHERE TraceId = ${traceId}`,
+  );
   const r = range[0];
   if (!r || r.n === '0') return null;
   const startS = Number(r.start);
@@ -110,7 +120,7 @@ export async function selectTrace(
           + arraySum(m -> ${over(sql`length(m)`)}, \`Links.Attributes\`) AS omittedAttributes,
         ${over(sql`length(\`Events.Name\`)`)} AS omittedEvents,
         ${over(sql`length(\`Links.TraceId\`)`)} AS omittedLinks
-      FROM otel_traces
+      FROM ${TRACES}
       WHERE ${where}
       ORDER BY Timestamp, SpanId
       LIMIT ${param(limits.maxSpans, 'UInt64')}
@@ -123,7 +133,7 @@ export async function countTraceSpans(store: Store, traceId: string): Promise<nu
   const where = await traceFilter(store, traceId);
   if (!where) return 0;
   const rows = await store.query<{ n: string }>(
-    sql`SELECT toString(count()) AS n FROM otel_traces WHERE ${where}`,
+    sql`SELECT toString(count()) AS n FROM ${TRACES} WHERE ${where}`,
   );
   return Number(rows[0]?.n ?? 0);
 }
@@ -158,7 +168,7 @@ export async function selectStats(store: Store): Promise<StoreStats> {
     SELECT toString(count()) AS spans, toString(uniqExact(TraceId)) AS traces,
       toString(uniqExact(ServiceName)) AS services, toString(countIf(ok)) AS sane,
       toString(minIf(t, ok)) AS oldest, toString(maxIf(t, ok)) AS newest
-    FROM otel_traces`);
+    FROM ${TRACES}`);
   const r = rows[0];
   const spans = Number(r?.spans ?? 0);
   const sane = r !== undefined && r.sane !== '0';
@@ -186,7 +196,7 @@ export async function selectStoredBounds(store: Store): Promise<StoredBounds | n
   const rows = await store.query<{ n: string; lo: string; hi: string }>(sql`
     SELECT toString(count()) AS n, toString(toUnixTimestamp64Nano(min(Timestamp))) AS lo,
       toString(toUnixTimestamp64Nano(max(Timestamp))) AS hi
-    FROM otel_traces`);
+    FROM ${TRACES}`);
   const r = rows[0];
   if (!r || r.n === '0') return null;
   return { minNs: BigInt(r.lo), maxNs: BigInt(r.hi) };

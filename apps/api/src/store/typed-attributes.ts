@@ -36,17 +36,15 @@ export interface TypedAttributesRow {
 
 /**
  * The typed values of one trace's spans, whose start times lie in [minStartNs, maxStartNs]
- * (which prunes partitions). A missing table (a store not yet migrated to version 2) has none.
+ * (which prunes partitions). A store without the table (a Collector's, read-only) has none:
+ * readers fall back to the strings.
  */
 export async function selectTypedAttributes(
   store: Store,
   traceId: string,
   range: { minStartNs: string; maxStartNs: string },
 ): Promise<TypedAttributesRow[]> {
-  const exists = await store.query<{ n: string }>(
-    sql`SELECT toString(count()) AS n FROM system.tables WHERE database = currentDatabase() AND name = ${TYPED_ATTRIBUTES_TABLE}`,
-  );
-  if (exists[0]?.n !== '1') return [];
+  if (!store.accelerators.typedAttributes) return [];
   return store.query<TypedAttributesRow>(sql`
     SELECT SpanId, toString(toUnixTimestamp64Nano(Timestamp)) AS StartNs, Attributes
     FROM ${raw(TYPED_ATTRIBUTES_TABLE)}

@@ -19,8 +19,12 @@ import {
   type Decoder,
 } from './decode';
 
-// Ingest's own state (replay backlog, log damage, dead letters) is not shown by the dashboard.
-export type Stats = Omit<C.StatsResponse, 'replayBacklogSpans' | 'walDamage' | 'deadLetter'>;
+// Ingest's own state (replay backlog, log damage, dead letters) and the store's set-up (read-only,
+// optional tables, retention) are not shown by the dashboard.
+export type Stats = Omit<
+  C.StatsResponse,
+  'replayBacklogSpans' | 'walDamage' | 'deadLetter' | 'readOnly' | 'accelerators' | 'retentionDays'
+>;
 export const decodeStats: Decoder<Stats> = obj<Stats>({
   spans: num,
   traces: num,

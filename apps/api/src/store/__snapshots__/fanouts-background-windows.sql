@@ -4,7 +4,7 @@ SELECT
   start + toFloat64(Duration) AS end,
   SpanAttributes[{p2:String}] AS kind,
   multiIf(ResourceAttributes[{p3:String}] != '', ResourceAttributes[{p4:String}], ResourceAttributes[{p5:String}] != '', ResourceAttributes[{p6:String}], ResourceAttributes[{p7:String}] != '', ResourceAttributes[{p8:String}], ResourceAttributes[{p9:String}] != '', ResourceAttributes[{p10:String}], '') AS resourceHost
-FROM otel_traces
+FROM {tracesTable:Identifier}
 WHERE Timestamp >= fromUnixTimestamp64Nano({p11:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p12:Int64}) AND mapContains(SpanAttributes, {p13:String}) AND SpanAttributes[{p14:String}] != ''
 
 -- p0: String = "unknown"

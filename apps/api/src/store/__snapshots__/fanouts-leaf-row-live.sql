@@ -13,7 +13,7 @@ client_spans AS (
     SpanAttributes[{p1:String}] AS serverAddress,
     if(SpanAttributes[{p2:String}] != '', SpanAttributes[{p3:String}], ResourceAttributes[{p4:String}]) AS clientAttr0,
     if(SpanAttributes[{p5:String}] != '', SpanAttributes[{p6:String}], ResourceAttributes[{p7:String}]) AS clientAttr1
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p8:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p9:Int64}) AND SpanKind IN ({p10:String}, {p11:String})
 ),
 server_spans AS (
@@ -30,7 +30,7 @@ server_spans AS (
     ResourceAttributes[{p20:String}] AS serverMode,
     if(SpanAttributes[{p21:String}] != '', SpanAttributes[{p22:String}], ResourceAttributes[{p23:String}]) AS serverAttr0,
     if(SpanAttributes[{p24:String}] != '', SpanAttributes[{p25:String}], ResourceAttributes[{p26:String}]) AS serverAttr1
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p27:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p28:Int64}) AND SpanKind IN ({p29:String}, {p30:String}) AND ServiceName = {p31:String}
 ),
 leaf_calls AS (

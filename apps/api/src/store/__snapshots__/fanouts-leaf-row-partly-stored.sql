@@ -22,7 +22,7 @@ client_spans AS (
     toInt64(Duration) AS clientDurationNs,
     SpanAttributes[{p6:String}] AS peerService,
     SpanAttributes[{p7:String}] AS serverAddress
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p8:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p9:Int64}) AND SpanKind IN ({p10:String}, {p11:String})
 ),
 server_spans AS (
@@ -37,7 +37,7 @@ server_spans AS (
     toInt64(Duration) AS serverDurationNs,
     multiIf(ResourceAttributes[{p12:String}] != '', ResourceAttributes[{p13:String}], ResourceAttributes[{p14:String}] != '', ResourceAttributes[{p15:String}], ResourceAttributes[{p16:String}] != '', ResourceAttributes[{p17:String}], ResourceAttributes[{p18:String}] != '', ResourceAttributes[{p19:String}], '') AS serverHost,
     ResourceAttributes[{p20:String}] AS serverMode
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p21:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p22:Int64}) AND SpanKind IN ({p23:String}, {p24:String}) AND ServiceName = {p25:String}
 ),
 leaf_calls AS (

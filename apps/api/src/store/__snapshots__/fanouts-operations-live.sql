@@ -11,7 +11,7 @@ client_spans AS (
     toInt64(Duration) AS clientDurationNs,
     SpanAttributes[{p0:String}] AS peerService,
     SpanAttributes[{p1:String}] AS serverAddress
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p2:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p3:Int64}) AND SpanKind IN ({p4:String}, {p5:String})
 ),
 server_spans AS (
@@ -24,7 +24,7 @@ server_spans AS (
     SpanName AS serverOperation,
     toUnixTimestamp64Nano(Timestamp) AS serverStartNs,
     toInt64(Duration) AS serverDurationNs
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p6:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p7:Int64}) AND SpanKind IN ({p8:String}, {p9:String})
 ),
 leaf_calls AS (
@@ -66,7 +66,7 @@ live_fanouts AS (
 ),
 parent_spans AS (
   SELECT cityHash64(TraceId, SpanId) AS parentKey, ServiceName AS parentService, SpanName AS parentOperation
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p12:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p13:Int64})
 ),
 live_named_fanouts AS (

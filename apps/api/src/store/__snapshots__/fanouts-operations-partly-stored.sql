@@ -20,7 +20,7 @@ client_spans AS (
     toInt64(Duration) AS clientDurationNs,
     SpanAttributes[{p4:String}] AS peerService,
     SpanAttributes[{p5:String}] AS serverAddress
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p6:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p7:Int64}) AND SpanKind IN ({p8:String}, {p9:String})
 ),
 server_spans AS (
@@ -33,7 +33,7 @@ server_spans AS (
     SpanName AS serverOperation,
     toUnixTimestamp64Nano(Timestamp) AS serverStartNs,
     toInt64(Duration) AS serverDurationNs
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p10:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p11:Int64}) AND SpanKind IN ({p12:String}, {p13:String})
 ),
 leaf_calls AS (
@@ -75,7 +75,7 @@ live_fanouts AS (
 ),
 parent_spans AS (
   SELECT cityHash64(TraceId, SpanId) AS parentKey, ServiceName AS parentService, SpanName AS parentOperation
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p16:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p17:Int64})
 ),
 live_named_fanouts AS (

@@ -13,7 +13,7 @@ client_spans AS (
     toInt64(Duration) AS clientDurationNs,
     SpanAttributes[{p0:String}] AS peerService,
     SpanAttributes[{p1:String}] AS serverAddress
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p2:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p3:Int64}) AND SpanKind IN ({p4:String}, {p5:String})
 ),
 server_spans AS (
@@ -28,7 +28,7 @@ server_spans AS (
     toInt64(Duration) AS serverDurationNs,
     multiIf(ResourceAttributes[{p6:String}] != '', ResourceAttributes[{p7:String}], ResourceAttributes[{p8:String}] != '', ResourceAttributes[{p9:String}], ResourceAttributes[{p10:String}] != '', ResourceAttributes[{p11:String}], ResourceAttributes[{p12:String}] != '', ResourceAttributes[{p13:String}], '') AS serverHost,
     ResourceAttributes[{p14:String}] AS serverMode
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p15:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p16:Int64}) AND SpanKind IN ({p17:String}, {p18:String})
 ),
 leaf_calls AS (
@@ -72,7 +72,7 @@ live_fanouts AS (
 ),
 parent_spans AS (
   SELECT cityHash64(TraceId, SpanId) AS parentKey, ServiceName AS parentService, SpanName AS parentOperation
-  FROM otel_traces
+  FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p24:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p25:Int64})
 ),
 live_named_fanouts AS (

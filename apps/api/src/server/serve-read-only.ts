@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify';
+import type { Settings } from '../config';
+import { openStore, type Store } from '../store';
+import { detectAccelerators } from '../store/accelerators';
+import { buildApi } from './app';
+
+export interface ReadOnlyRunning {
+  settings: Settings;
+  store: Store;
+  api: FastifyInstance;
+  urls: { api: string };
+  close(): Promise<void>;
+}
+
+/**
+ * `tailscope serve` with TAILSCOPE_READ_ONLY=1: the REST API and web app over a spans table
+ * something else writes (the OpenTelemetry Collector's clickhouseexporter). No migrations, no
+ * ingest listeners, no write-ahead log, no stored fan-outs: the connection itself is
+ * `readonly = 2`, so the engine refuses any write or DDL. Our own tables are used when they
+ * happen to be there (detectAccelerators), never created.
+ */
+export async function serveReadOnly(
+  settings: Settings,
+  opts: { log?: boolean } = {},
+): Promise<ReadOnlyRunning> {
+  const log = opts.log ?? false;
+  const store = openStore({
+    dataDir: settings.dataDir,
+    url: settings.clickhouseUrl,
+    user: settings.clickhouseUser,
+    password: settings.clickhousePassword,
+    database: settings.clickhouseDatabase,
+    cluster: settings.clickhouseCluster,
+    tracesTable: settings.tracesTable,
+    readOnly: true,
+  });
+  let accelerators;
+  try {
+    accelerators = await detectAccelerators(store);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const api = await buildApi(
+    { store, settings, ready: () => true, ingestRate: () => 0 },
+    { logger: log ? { level: settings.logLevel } : false },
+  );
+  await api.listen({ host: settings.host, port: settings.port });
+  const address = api.server.address();
+  const apiPort = typeof address === 'object' && address ? address.port : settings.port;
+  const urls = { api: `http://${settings.host}:${apiPort}` };
+  if (log) {
+    const missing = Object.entries(accelerators)
+      .filter(([, has]) => !has)
+      .map(([name]) => name);
+    console.log(`tailscope: store      ${store.description}`);
+    console.log(`tailscope: read-only  no ingest, no migrations, no writes`);
+    if (missing.length > 0)
+      console.log(`tailscope: without    ${missing.join(', ')} (reads fall back, slower)`);
+    console.log(`tailscope: API and UI ${urls.api}`);
+  }
+  let closed = false;
+  return {
+    settings,
+    store,
+    api,
+    urls,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await api.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import type { Accelerators, Store } from './client';
+import { CHUNKS_TABLE, FANOUTS_TABLE } from './fanouts-tables';
+import { sql } from './sql';
+import { TYPED_ATTRIBUTES_TABLE } from './typed-attributes';
+
+/**
+ * Which optional tables a store has, found once at start. Tailscope's own tables (stored
+ * fan-outs, typed attributes) and the trace-id time-range table only make reads faster or
+ * richer: a Collector's table opened read-only may lack any of them, and every read then takes
+ * its fallback (live fan-out detection, string attribute values, a trace looked up by its id
+ * alone). Also checks the spans table is there, so a wrong name fails at start, not per query.
+ */
+export async function detectAccelerators(store: Store): Promise<Accelerators> {
+  const rows = await store.query<{ name: string }>(
+    sql`SELECT name FROM system.tables WHERE database = currentDatabase()
+      AND name IN (${[
+        store.tracesTable,
+        `${store.tracesTable}_trace_id_ts`,
+        FANOUTS_TABLE,
+        CHUNKS_TABLE,
+        TYPED_ATTRIBUTES_TABLE,
+      ]})`,
+  );
+  const has = new Set(rows.map((r) => r.name));
+  if (!has.has(store.tracesTable))
+    throw new Error(`the spans table ${store.tracesTable} does not exist in ${store.description}`);
+  const found: Accelerators = {
+    traceIdTs: has.has(`${store.tracesTable}_trace_id_ts`),
+    fanouts: has.has(FANOUTS_TABLE) && has.has(CHUNKS_TABLE),
+    typedAttributes: has.has(TYPED_ATTRIBUTES_TABLE),
+  };
+  store.accelerators = found;
+  return found;
+}
