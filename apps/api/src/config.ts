@@ -1,3 +1,5 @@
+import { accessSettings } from './server/access-settings';
+
 /**
  * Every setting Tailscope reads, by flag and by environment variable (flags win). The README's
  * settings table is generated from the same names; keep the two in step.
@@ -29,6 +31,19 @@ export interface Settings {
   /** Send Tailscope's own traces (API and ingest) to its own OTLP endpoint. */
   selfTrace: boolean;
   logLevel: string;
+  /** Bearer tokens OTLP clients must send (empty: ingest is open). docs/operations.md. */
+  ingestTokens: readonly string[];
+  /** Bearer tokens (or the dashboard's session cookie) for /api and /metrics (empty: open). */
+  apiTokens: readonly string[];
+  /** Allow binding a non-loopback address without tokens. */
+  insecure: boolean;
+  /** Host header names accepted besides loopback names and IP literals (DNS rebinding check). */
+  allowedHosts: readonly string[];
+  /** Origins allowed to call the REST API from a browser (empty: CORS off). */
+  corsOrigins: readonly string[];
+  /** PEM certificate and key files: every listener speaks TLS when both are set. */
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -142,5 +157,6 @@ export function loadSettings(
     ),
     selfTrace: bool(pick('selfTrace', 'TAILSCOPE_SELF_TRACE'), false),
     logLevel: pick('logLevel', 'TAILSCOPE_LOG_LEVEL') ?? 'info',
+    ...accessSettings(pick),
   };
 }

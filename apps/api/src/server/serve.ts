@@ -5,6 +5,9 @@ import { startIngest, type IngestHandle, type IngestTuning } from '../ingest';
 import { buildApi } from './app';
 import { startSelfTrace } from './self-trace';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
+import { checkExposure } from './exposure';
+import { ServerMetrics } from './metrics';
+import { readTls } from '../ingest';
 
 export interface Running {
   settings: Settings;
@@ -38,6 +41,10 @@ export async function serve(
   opts: ServeOptions = {},
 ): Promise<Running> {
   const log = opts.log ?? false;
+  // Before anything opens: an exposed, open server is refused with the reason (exposure.ts).
+  checkExposure(settings);
+  const { tls } = await readTls(settings);
+  const metrics = new ServerMetrics();
   const store = openStore({
     dataDir: settings.dataDir,
     url: settings.clickhouseUrl,
@@ -54,8 +61,10 @@ export async function serve(
     store,
     settings,
     log,
+    observer: metrics,
     ...(opts.ingestTuning ? { tuning: opts.ingestTuning } : {}),
   });
+  metrics.watch({ ingest, store });
   // Fan-outs of closed 10-minute chunks are detected once and stored, so analysis over long
   // ranges reads them instead of joining every CLIENT and SERVER span again.
   const materializer = startFanoutMaterializer(store, {
@@ -65,7 +74,10 @@ export async function serve(
   });
   ready = true;
   const selfTrace = settings.selfTrace
-    ? startSelfTrace(`http://${loopback(settings.host)}:${ingest.httpPort}`)
+    ? startSelfTrace(`${tls ? 'https' : 'http'}://${loopback(settings.host)}:${ingest.httpPort}`, {
+        ...(settings.ingestTokens[0] ? { token: settings.ingestTokens[0] } : {}),
+        ...(tls ? { cert: tls.cert } : {}),
+      })
     : undefined;
   const api = await buildApi(
     {
@@ -75,14 +87,20 @@ export async function serve(
       ingestRate: () => ingest.spansPerSecond(),
       ingestStatus: () => ingest.status(),
     },
-    { logger: log ? { level: settings.logLevel } : false, ...(selfTrace ? { selfTrace } : {}) },
+    {
+      logger: log ? { level: settings.logLevel } : false,
+      metrics,
+      ...(selfTrace ? { selfTrace } : {}),
+      ...(tls ? { https: tls } : {}),
+    },
   );
   await api.listen({ host: settings.host, port: settings.port });
   const address = api.server.address();
   const apiPort = typeof address === 'object' && address ? address.port : settings.port;
+  const scheme = tls ? 'https' : 'http';
   const urls = {
-    api: `http://${settings.host}:${apiPort}`,
-    otlpHttp: `http://${settings.host}:${ingest.httpPort}`,
+    api: `${scheme}://${settings.host}:${apiPort}`,
+    otlpHttp: `${scheme}://${settings.host}:${ingest.httpPort}`,
     otlpGrpc: `${settings.host}:${ingest.grpcPort}`,
   };
   if (log) {

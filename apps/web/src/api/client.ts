@@ -1,4 +1,5 @@
 import type { Decoder } from './decode';
+import { announceUnauthorized } from './session';
 
 /** A failed API call, with the server's own message (it names the bad parameter on a 400). */
 export class ApiError extends Error {
@@ -41,6 +42,7 @@ export async function getJson<T>(
 ): Promise<T> {
   const url = apiUrl(path, params);
   const res = await fetch(url, signal ? { signal } : {});
+  if (res.status === 401) announceUnauthorized();
   if (!res.ok) throw await readError(res, url);
   return decode(await res.json(), '');
 }
