@@ -15,11 +15,14 @@ export const MIN_TOKEN_LENGTH = 16;
 /** Bearer tokens are header values: visible ASCII without spaces or commas. */
 const TOKEN_CHARS = /^[\x21-\x2b\x2d-\x7e]+$/;
 
+/** Items separated by commas or new lines; lines starting with `#` are comments. */
 function list(raw: string | undefined): string[] {
   return (raw ?? '')
-    .split(/[,\n]/)
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('#'))
+    .flatMap((line) => line.split(','))
     .map((s) => s.trim())
-    .filter((s) => s !== '' && !s.startsWith('#'));
+    .filter((s) => s !== '');
 }
 
 /** Tokens from a comma-separated list or from the file the value names. */
