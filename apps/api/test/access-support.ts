@@ -95,7 +95,8 @@ export function parseMetrics(text: string): Sample[] {
       labels[l[1] ?? ''] = l[2] ?? '';
     const raw = m[3] ?? '';
     const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw);
-    if (Number.isNaN(value) && raw !== 'NaN') throw new Error(`bad value in: ${line}`);
+    // prom-client writes NaN as `Nan`; Prometheus parses it case-insensitively (ParseFloat).
+    if (Number.isNaN(value) && raw.toLowerCase() !== 'nan') throw new Error(`bad value in: ${line}`);
     samples.push({ name: m[1] ?? '', labels, value });
   }
   return samples;
