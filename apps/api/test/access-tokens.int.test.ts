@@ -185,6 +185,12 @@ describe('the dashboard session', () => {
       required: true,
       authenticated: true,
     });
+    // The same cookie sent by a page of another origin on this host (same site) opens nothing.
+    const sameSite = await fetch(`${running.urls.api}/api/v1/stats`, {
+      headers: { Cookie: pair, 'Sec-Fetch-Site': 'same-site' },
+    });
+    expect(sameSite.status).toBe(401);
+    expect(((await sameSite.json()) as { error: string }).error).toMatch(/dashboard's own pages/);
     const out = await session('DELETE', undefined, { Cookie: pair });
     expect(out.status).toBe(200);
     expect(out.headers.get('set-cookie')).toMatch(/^tailscope_session=;.*Expires=Thu, 01 Jan 1970/);

@@ -66,10 +66,16 @@ export function apiTokenProblem(req: FastifyRequest, tokens: TokenSet): string |
       : 'the bearer token in the Authorization header is not one of TAILSCOPE_API_TOKENS';
   }
   const session = req.cookies[SESSION_COOKIE];
-  if (session !== undefined)
+  if (session !== undefined) {
+    // SameSite=Strict still sends the cookie from another port of the same host (same site):
+    // the browser's Sec-Fetch-Site tells such a page from the dashboard's own.
+    const site = req.headers['sec-fetch-site'];
+    if (site === 'same-site' || site === 'cross-site')
+      return 'the session cookie only works from the dashboard\'s own pages: other origins send "Authorization: Bearer <token>"';
     return tokens.matches(session)
       ? undefined
       : 'the dashboard session is no longer valid (its token is not in TAILSCOPE_API_TOKENS): log in again';
+  }
   return 'this endpoint needs an API token (TAILSCOPE_API_TOKENS is set): send "Authorization: Bearer <token>", or log in to the dashboard';
 }
 

@@ -78,11 +78,12 @@ export async function buildApi(
   });
 
   opts.selfTrace?.instrument(app);
-  // Headers, the Host and cross-origin checks and the API token, before any route (access.ts).
-  await installAccess(app, ctx.settings);
+  // Timed first, so requests the access checks refuse (401, 403, 421) are counted too.
   const metrics = opts.metrics ?? new ServerMetrics();
   metrics.watch({ store: ctx.store });
   metrics.instrument(app);
+  // Headers, the Host and cross-origin checks and the API token, before any route (access.ts).
+  await installAccess(app, ctx.settings);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

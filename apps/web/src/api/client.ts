@@ -41,7 +41,10 @@ export async function getJson<T>(
   signal?: AbortSignal,
 ): Promise<T> {
   const url = apiUrl(path, params);
-  const res = await fetch(url, signal ? { signal } : {});
+  let res = await fetch(url, signal ? { signal } : {});
+  // index.html preloads /api/v1/stats before the log-in: that 401 is stale once logged in.
+  if (res.status === 401)
+    res = await fetch(url, { cache: 'no-store', ...(signal ? { signal } : {}) });
   if (res.status === 401) announceUnauthorized();
   if (!res.ok) throw await readError(res, url);
   return decode(await res.json(), '');
