@@ -31,7 +31,11 @@ export async function exportSpans(
 export function rawRequest(
   url: string,
   opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
       let body = '';
@@ -96,7 +100,8 @@ export function parseMetrics(text: string): Sample[] {
     const raw = m[3] ?? '';
     const value = raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw);
     // prom-client writes NaN as `Nan`; Prometheus parses it case-insensitively (ParseFloat).
-    if (Number.isNaN(value) && raw.toLowerCase() !== 'nan') throw new Error(`bad value in: ${line}`);
+    if (Number.isNaN(value) && raw.toLowerCase() !== 'nan')
+      throw new Error(`bad value in: ${line}`);
     samples.push({ name: m[1] ?? '', labels, value });
   }
   return samples;

@@ -10,7 +10,7 @@ import { otlpFixtures } from '../src';
 import type { Running } from '../src/server/serve';
 import { sql } from '../src/store';
 import { API_TOKEN, exportSpans, INGEST_TOKEN } from './access-support';
-import { grpcExport, PROTO, startServer } from './ingest-support';
+import { grpcExport, startServer } from './ingest-support';
 
 /**
  * With TAILSCOPE_API_TOKENS and TAILSCOPE_INGEST_TOKENS set, every listener of a real server
@@ -26,7 +26,10 @@ const WRONG = 'wrong-token-0123456789abcdef';
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tailscope-access-tokens-'));
   const tokenFile = join(dir, 'api-tokens');
-  writeFileSync(tokenFile, `# API tokens, one a line\n${API_TOKEN}\nsecond-token-0123456789abcdef\n`);
+  writeFileSync(
+    tokenFile,
+    `# API tokens, one a line\n${API_TOKEN}\nsecond-token-0123456789abcdef\n`,
+  );
   running = await startServer(join(dir, 'data'), {
     host: '127.0.0.1',
     apiTokens: tokenFile,

@@ -126,7 +126,9 @@ describe('tailscope serve beyond loopback', () => {
       });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('exit', () => resolve(out));
+      child.on('exit', () => {
+        resolve(out);
+      });
     });
     expect(help).toMatch(/--insecure\s+listen on a non-loopback --host without/);
   });

@@ -101,7 +101,10 @@ describe.skipIf(!haveBrowser && !process.env.CI)('access control in the browser'
   afterAll(async () => {
     await started.browser?.close();
     await new Promise<void>((resolve) => {
-      if (started.attacker) started.attacker.close(() => resolve());
+      if (started.attacker)
+        started.attacker.close(() => {
+          resolve();
+        });
       else resolve();
     });
     await started.server?.close();
@@ -109,6 +112,11 @@ describe.skipIf(!haveBrowser && !process.env.CI)('access control in the browser'
 
   it('asks for the token once, then every page loads', async () => {
     const page = await context.newPage();
+    // The Content-Security-Policy allows no inline script or style: the app must not need any.
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (m.text().includes('Content Security Policy')) violations.push(m.text());
+    });
     await page.goto(server().url);
     const form = page.getByRole('form', { name: 'Log in' });
     await form.waitFor({ timeout: 20_000 });
@@ -131,6 +139,9 @@ describe.skipIf(!haveBrowser && !process.env.CI)('access control in the browser'
       await page.locator('[data-chart]').first().waitFor({ timeout: 30_000 });
       expect(await page.locator('form[aria-label="Log in"]').count(), path).toBe(0);
     }
+    await page.goto(`${server().url}/whatif`);
+    await page.locator('[data-chart]').first().waitFor({ timeout: 30_000 });
+    expect(violations).toEqual([]);
     await page.close();
   });
 
