@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { OTLPTraceExporter as GrpcExporter } from '@opentelemetry/exporter-trace
 import { otlpFixtures } from '../src';
 import type { Running } from '../src/server/serve';
 import { sql } from '../src/store';
+import { httpCaller } from '../src/report/collect';
 import { API_TOKEN, exportSpans, INGEST_TOKEN } from './access-support';
 import { grpcExport, startServer } from './ingest-support';
 
@@ -86,6 +88,50 @@ describe('OTLP/HTTP with an ingest token', () => {
   });
 });
 
+describe('tailscope generate with TAILSCOPE_INGEST_TOKEN', () => {
+  it('is refused without it and delivers with it', async () => {
+    const cli = join(import.meta.dirname, '..', '..', 'cli', 'bin', 'tailscope.js');
+    // Spawned, not spawnSync: the server answering it runs in this process.
+    const generate = (env: Record<string, string>) =>
+      new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        const child = spawn(
+          process.execPath,
+          [
+            cli,
+            'generate',
+            '--scenario',
+            'sick-host',
+            '--requests',
+            '20',
+            '--seed',
+            '3',
+            '--otlp',
+            `${running.urls.otlpHttp}/v1/traces`,
+          ],
+          {
+            env: { ...process.env, TAILSCOPE_INGEST_TOKEN: '', ...env },
+            stdio: ['ignore', 'ignore', 'pipe'],
+          },
+        );
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+        child.on('exit', (status) => {
+          clearTimeout(timer);
+          resolve({ status, stderr });
+        });
+      });
+    const before = await storedSpans();
+    const refused = await generate({});
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/401/);
+    expect(await storedSpans()).toBe(before);
+    const sent = await generate({ TAILSCOPE_INGEST_TOKEN: INGEST_TOKEN });
+    expect(sent.status, sent.stderr).toBe(0);
+    expect(await storedSpans()).toBeGreaterThan(before);
+  });
+});
+
 describe('OTLP/gRPC with an ingest token', () => {
   const withToken = (token: string | undefined) => {
     const metadata = new Metadata();
@@ -144,6 +190,15 @@ describe('REST API with an API token', () => {
     const metrics = await get('/metrics', bearer(API_TOKEN));
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+  });
+
+  it('lets `tailscope report --url` through with TAILSCOPE_API_TOKEN, and says why not without', async () => {
+    await expect(
+      httpCaller(running.urls.api, API_TOKEN)('GET', '/api/v1/stats'),
+    ).resolves.toMatchObject({ spans: expect.any(Number) });
+    await expect(httpCaller(running.urls.api)('GET', '/api/v1/stats')).rejects.toThrow(
+      /TAILSCOPE_API_TOKENS/,
+    );
   });
 
   it('keeps the probes and the dashboard shell open', async () => {
