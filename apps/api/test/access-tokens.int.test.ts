@@ -193,9 +193,10 @@ describe('REST API with an API token', () => {
   });
 
   it('lets `tailscope report --url` through with TAILSCOPE_API_TOKEN, and says why not without', async () => {
-    await expect(
-      httpCaller(running.urls.api, API_TOKEN)('GET', '/api/v1/stats'),
-    ).resolves.toMatchObject({ spans: expect.any(Number) });
+    const stats = (await httpCaller(running.urls.api, API_TOKEN)('GET', '/api/v1/stats')) as {
+      spans: unknown;
+    };
+    expect(typeof stats.spans).toBe('number');
     await expect(httpCaller(running.urls.api)('GET', '/api/v1/stats')).rejects.toThrow(
       /TAILSCOPE_API_TOKENS/,
     );
