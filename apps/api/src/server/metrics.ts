@@ -101,8 +101,12 @@ export class ServerMetrics implements IngestObserver {
       registers,
       collect: async () => {
         if (!this.store) return;
-        // A busy or unreachable store leaves the gauge out rather than failing the scrape.
-        const bytes = await selectEngineMemoryBytes(this.store).catch(() => undefined);
+        // A busy store (the embedded engine runs one query at a time, an analysis may take
+        // seconds) or an unreachable one keeps the last value rather than stalling the scrape.
+        const bytes = await Promise.race([
+          selectEngineMemoryBytes(this.store).catch(() => undefined),
+          new Promise<undefined>((resolve) => setTimeout(resolve, ENGINE_WAIT_MS).unref()),
+        ]);
         if (bytes !== undefined) engine.set(bytes);
       },
     });
@@ -156,6 +160,9 @@ export class ServerMetrics implements IngestObserver {
     this.storedSpans.inc(spans);
   }
 }
+
+/** How long a scrape waits for the engine's memory figure. */
+const ENGINE_WAIT_MS = 1000;
 
 function gaugeOf(name: string, registry: Registry): Gauge {
   return registry.getSingleMetric(name) as Gauge;
