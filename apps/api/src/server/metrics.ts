@@ -54,8 +54,12 @@ export class ServerMetrics implements IngestObserver {
     registers: [this.registry],
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
+  /**
+   * `processMetrics`: prom-client's process and Node.js metrics too (RSS, event loop lag, GC). A
+   * server wants them; an in-process API (reports, tests) would only add GC observers per build.
+   */
+  constructor(opts: { processMetrics?: boolean } = {}) {
+    if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     const ingestGauge = (name: string, help: string, read: (i: IngestHandle) => number) =>
       new Gauge({

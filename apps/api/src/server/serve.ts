@@ -44,7 +44,7 @@ export async function serve(
   // Before anything opens: an exposed, open server is refused with the reason (exposure.ts).
   checkExposure(settings);
   const { tls } = await readTls(settings);
-  const metrics = new ServerMetrics();
+  const metrics = new ServerMetrics({ processMetrics: true });
   const store = openStore({
     dataDir: settings.dataDir,
     url: settings.clickhouseUrl,
