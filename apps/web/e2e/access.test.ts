@@ -182,4 +182,16 @@ describe.skipIf(!haveBrowser && !process.env.CI)('access control in the browser'
     await dash.locator('[data-chart]').first().waitFor({ timeout: 30_000 });
     await dash.close();
   });
+
+  it('logs out: the cookie is cleared and the form is back, also after a reload', async () => {
+    const page = await context.newPage();
+    await page.goto(`${server().url}/fanouts`);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('form', { name: 'Log in' }).waitFor({ timeout: 20_000 });
+    const cookies = await context.cookies(server().url);
+    expect(cookies.find((c) => c.name === 'tailscope_session')).toBeUndefined();
+    await page.reload();
+    await page.getByRole('form', { name: 'Log in' }).waitFor({ timeout: 20_000 });
+    await page.close();
+  });
 });

@@ -107,10 +107,16 @@ export class ServerMetrics implements IngestObserver {
         if (!this.store) return;
         // A busy store (the embedded engine runs one query at a time, an analysis may take
         // seconds) or an unreachable one keeps the last value rather than stalling the scrape.
+        let timer: ReturnType<typeof setTimeout> | undefined;
         const bytes = await Promise.race([
           selectEngineMemoryBytes(this.store).catch(() => undefined),
-          new Promise<undefined>((resolve) => setTimeout(resolve, ENGINE_WAIT_MS).unref()),
+          new Promise<undefined>((resolve) => {
+            timer = setTimeout(() => {
+              resolve(undefined);
+            }, ENGINE_WAIT_MS);
+          }),
         ]);
+        clearTimeout(timer);
         if (bytes !== undefined) engine.set(bytes);
       },
     });

@@ -1,5 +1,6 @@
-import { useEffect, useState, type ReactNode } from 'react';
-import { getSession, UNAUTHORIZED_EVENT } from '../api/session';
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { getSession, logOut, UNAUTHORIZED_EVENT } from '../api/session';
+import { SessionContext } from '../state/session-context';
 import { Login } from './Login';
 import { Loading } from './states';
 
@@ -11,12 +12,26 @@ type Gate = 'checking' | 'open' | 'login' | 'expired';
  */
 export function SessionGate({ children }: { children: ReactNode }) {
   const [gate, setGate] = useState<Gate>('checking');
+  const [required, setRequired] = useState(false);
+  const control = useMemo(
+    () => ({
+      required,
+      logOut: () => {
+        void logOut().finally(() => {
+          setGate('login');
+        });
+      },
+    }),
+    [required],
+  );
 
   useEffect(() => {
     let live = true;
     getSession()
       .then((s) => {
-        if (live) setGate(!s.required || s.authenticated ? 'open' : 'login');
+        if (!live) return;
+        setRequired(s.required);
+        setGate(!s.required || s.authenticated ? 'open' : 'login');
       })
       // A server without /api/v1/session (older) or unreachable: let the pages say what is wrong.
       .catch(() => {
@@ -33,7 +48,8 @@ export function SessionGate({ children }: { children: ReactNode }) {
   }, []);
 
   if (gate === 'checking') return <Loading label="Checking the session…" />;
-  if (gate === 'open') return <>{children}</>;
+  if (gate === 'open')
+    return <SessionContext.Provider value={control}>{children}</SessionContext.Provider>;
   return (
     <Login
       expired={gate === 'expired'}
