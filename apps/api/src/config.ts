@@ -1,4 +1,5 @@
 import { checkIdent } from './store/ddl';
+import { accessSettings } from './server/access-settings';
 
 /**
  * Every setting Tailscope reads, by flag and by environment variable (flags win). The README's
@@ -46,6 +47,19 @@ export interface Settings {
   retentionDaysTraces: number | undefined;
   retentionDaysTypedAttributes: number | undefined;
   retentionDaysFanouts: number | undefined;
+  /** Bearer tokens OTLP clients must send (empty: ingest is open). docs/operations.md. */
+  ingestTokens: readonly string[];
+  /** Bearer tokens (or the dashboard's session cookie) for /api and /metrics (empty: open). */
+  apiTokens: readonly string[];
+  /** Allow binding a non-loopback address without tokens. */
+  insecure: boolean;
+  /** Host header names accepted besides loopback names and IP literals (DNS rebinding check). */
+  allowedHosts: readonly string[];
+  /** Origins allowed to call the REST API from a browser (empty: CORS off). */
+  corsOrigins: readonly string[];
+  /** PEM certificate and key files: every listener speaks TLS when both are set. */
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -194,5 +208,6 @@ export function loadSettings(
       'TAILSCOPE_RETENTION_DAYS_FANOUTS',
       pick('retentionDaysFanouts', 'TAILSCOPE_RETENTION_DAYS_FANOUTS'),
     ),
+    ...accessSettings(pick),
   };
 }

@@ -151,7 +151,7 @@ describe('OpenAPI document', () => {
   });
 
   it('answers what it documents: real responses fit the documented schema of their status', async () => {
-    const requests: (string | ReturnType<typeof whatif>)[] = [
+    const requests: (string | { method: 'POST'; url: string; payload: Json })[] = [
       '/healthz',
       '/readyz',
       '/api/v1/stats',
@@ -174,6 +174,9 @@ describe('OpenAPI document', () => {
       whatif({ kind: 'canary' }),
       whatif({ kind: 'hedge' }, { leafOperation: 'none' }),
       whatif({ kind: 'hedge', delayMs: -1 }),
+      '/api/v1/session',
+      { method: 'POST' as const, url: '/api/v1/session', payload: { token: 'a'.repeat(32) } },
+      { method: 'POST' as const, url: '/api/v1/session', payload: { token: '' } },
     ];
     const seen = new Set<string>();
     for (const req of requests) {
@@ -212,6 +215,9 @@ describe('OpenAPI document', () => {
         'post /api/v1/whatif 200',
         'post /api/v1/whatif 404',
         'post /api/v1/whatif 400',
+        'get /api/v1/session 200',
+        'post /api/v1/session 200',
+        'post /api/v1/session 400',
       ]),
     );
   });

@@ -117,6 +117,11 @@ async function runDemo(flags: DemoFlags): Promise<void> {
     console.log(`tailscope: request log ${requestLogFile}`);
   }
   const otlpUrl = flags.otlp ?? `${parts.running?.urls.otlpHttp ?? ''}/v1/traces`;
+  // With TAILSCOPE_INGEST_TOKENS the cluster's exporters (child processes) need one: the OTel
+  // SDK reads this variable, and the children inherit it.
+  const ingestToken = parts.running?.settings.ingestTokens[0];
+  if (ingestToken !== undefined && process.env.OTEL_EXPORTER_OTLP_TRACES_HEADERS === undefined)
+    process.env.OTEL_EXPORTER_OTLP_TRACES_HEADERS = `Authorization=Bearer ${ingestToken}`;
   const stop = stopper(parts);
   exitOnSignals(stop);
   let cluster: Cluster;

@@ -123,6 +123,10 @@ export async function runGenerate(flags: GenerateFlags, io: GenerateIo): Promise
             gzip: flags.gzip === true,
             concurrency: positiveInt('--concurrency', flags.concurrency) ?? 2,
             onBatch,
+            // From the environment, like `report`'s TAILSCOPE_API_TOKEN: never a flag.
+            ...(process.env.TAILSCOPE_INGEST_TOKEN
+              ? { token: process.env.TAILSCOPE_INGEST_TOKEN }
+              : {}),
           })
         : await writeOtlpFiles(gen, flags.out ?? '', { format: flags.format, onBatch });
   } finally {

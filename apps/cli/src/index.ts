@@ -37,6 +37,14 @@ export function addServerOptions(cmd: Command): Command {
       new Option('--self-trace', "send Tailscope's own traces to its OTLP endpoint").env(
         'TAILSCOPE_SELF_TRACE',
       ),
+    )
+    .addOption(
+      // Not .env(): Commander turns any value of a boolean's variable into true, and
+      // TAILSCOPE_INSECURE=0 must mean off; loadSettings reads the variable itself.
+      new Option(
+        '--insecure',
+        'listen on a non-loopback --host without TAILSCOPE_API_TOKENS / TAILSCOPE_INGEST_TOKENS (env: TAILSCOPE_INSECURE=1)',
+      ),
     );
 }
 
@@ -49,6 +57,7 @@ export interface ServerFlags {
   otlpMaxBytes: string;
   clickhouseUrl?: string;
   selfTrace?: boolean;
+  insecure?: boolean;
 }
 
 export function settingsFromFlags(flags: ServerFlags) {
@@ -61,6 +70,7 @@ export function settingsFromFlags(flags: ServerFlags) {
     otlpMaxBytes: flags.otlpMaxBytes,
     clickhouseUrl: flags.clickhouseUrl,
     selfTrace: flags.selfTrace === undefined ? undefined : String(flags.selfTrace),
+    insecure: flags.insecure ? 'true' : undefined,
   });
 }
 

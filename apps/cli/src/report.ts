@@ -70,6 +70,9 @@ extraCommands.push((program: Command) => {
       let started = false;
       const { output, report } = await runReport({
         url: flags.url,
+        // A server with TAILSCOPE_API_TOKENS: one of them, from the environment (not a flag,
+        // so it stays out of shell history and `ps`).
+        apiToken: process.env.TAILSCOPE_API_TOKEN || undefined,
         dataDir: flags.dataDir,
         clickhouseUrl: flags.clickhouseUrl,
         fromMs: flags.from === undefined ? undefined : parseTime('--from', flags.from),

@@ -56,11 +56,13 @@ export interface TestServer {
   url: string;
   otlpHttp: string;
   running: Running;
+  /** Sent as a bearer token by the harness's own API calls (when the server has API tokens). */
+  apiToken?: string;
   close(): Promise<void>;
 }
 
-/** `tailscope serve` on a temporary store and ephemeral ports. */
-export async function startServer(): Promise<TestServer> {
+/** `tailscope serve` on a temporary store and ephemeral ports; `apiToken` sets TAILSCOPE_API_TOKENS. */
+export async function startServer(opts: { apiToken?: string } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tailscope-e2e-'));
   const settings = loadSettings(process.env, {
     dataDir,
@@ -68,12 +70,14 @@ export async function startServer(): Promise<TestServer> {
     port: '0',
     otlpHttpPort: '0',
     otlpGrpcPort: '0',
+    ...(opts.apiToken !== undefined ? { apiTokens: opts.apiToken } : {}),
   });
   const running = await serve(settings);
   return {
     url: running.urls.api,
     otlpHttp: running.urls.otlpHttp,
     running,
+    ...(opts.apiToken !== undefined ? { apiToken: opts.apiToken } : {}),
     async close() {
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -120,7 +124,9 @@ export async function sendScenario(
   });
   // Every span the receiver acknowledged is in the store once the write queue is flushed.
   await server.running.ingest.flush();
-  const res = await fetch(`${server.url}/api/v1/stats`);
+  const res = await fetch(`${server.url}/api/v1/stats`, {
+    headers: server.apiToken ? { Authorization: `Bearer ${server.apiToken}` } : {},
+  });
   const { spans } = (await res.json()) as { spans: number };
   if (!(spans > 0)) throw new Error('tailscope generate sent nothing to the store');
   return { spans, ms: performance.now() - t0 };

@@ -2,14 +2,17 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router';
 import { App } from './App';
+import { SessionGate } from './components/SessionGate';
 import '@tailscope/charts/styles.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root');
 createRoot(root).render(
   <StrictMode>
-    <BrowserRouter>
-      <App />
-    </BrowserRouter>
+    <SessionGate>
+      <BrowserRouter>
+        <App />
+      </BrowserRouter>
+    </SessionGate>
   </StrictMode>,
 );

@@ -12,3 +12,4 @@ export * from './traces';
 export * from './stats';
 export * from './whatif';
 export * from './report';
+export * from './session';

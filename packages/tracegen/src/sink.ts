@@ -77,6 +77,8 @@ function count(p: Progress, requests: number, spans: number, bytes: number) {
 
 export interface PostOptions {
   format?: OtlpFormat;
+  /** Sent as `Authorization: Bearer` (a receiver with TAILSCOPE_INGEST_TOKENS). */
+  token?: string;
   gzip?: boolean;
   /** Attempts per request, first included; default 8. */
   maxAttempts?: number;
@@ -152,6 +154,7 @@ async function send(
     'content-type': format === 'json' ? 'application/json' : 'application/x-protobuf',
   };
   if (o.gzip) headers['content-encoding'] = 'gzip';
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
   let last = '';
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     let retryAfterMs: number | null = null;

@@ -14,6 +14,8 @@ import { DecodeError } from './proto-reader';
 import { exportResponseProto, statusProto } from './otlp-response';
 import type { InflightBudget } from './inflight';
 import type { Pipeline } from './pipeline';
+import { NO_OBSERVER, type IngestObserver, type RequestOutcome } from './observer';
+import { checkBearer, type TokenSet } from '../server/tokens';
 
 /**
  * OTLP/gRPC: opentelemetry.proto.collector.trace.v1.TraceService/Export. Messages stay bytes
@@ -42,6 +44,11 @@ export interface GrpcReceiverOptions {
   budget: InflightBudget;
   pipeline: Pipeline;
   log: (message: string) => void;
+  /** Bearer tokens a call's `authorization` metadata must carry (open when empty). */
+  tokens: TokenSet;
+  observer?: IngestObserver;
+  /** PEM certificate and key: the receiver speaks TLS. */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 export interface GrpcReceiver {
@@ -101,19 +108,58 @@ function budgetInterceptor(budget: InflightBudget): ServerInterceptor {
     });
 }
 
+/**
+ * Refuses a call without a valid ingest token in its `authorization` metadata (UNAUTHENTICATED)
+ * as soon as the metadata arrives, before its message is read.
+ */
+function authInterceptor(tokens: TokenSet, observer: IngestObserver): ServerInterceptor {
+  return (_method, call) =>
+    new ServerInterceptingCall(call, {
+      start: (next) => {
+        next(
+          new ServerListenerBuilder()
+            .withOnReceiveMetadata((metadata, nextMetadata) => {
+              const header = metadata.get('authorization').map(String);
+              const verdict = checkBearer(tokens, header.length > 0 ? header : undefined);
+              if (verdict === 'ok') {
+                nextMetadata(metadata);
+                return;
+              }
+              observer.request('grpc', 'unauthenticated');
+              call.sendStatus({
+                code: GrpcStatus.UNAUTHENTICATED,
+                details:
+                  verdict === 'missing'
+                    ? 'OTLP needs an ingest token (TAILSCOPE_INGEST_TOKENS is set): send metadata "authorization: Bearer <token>" (the exporter\'s headers setting)'
+                    : 'the bearer token is not one of TAILSCOPE_INGEST_TOKENS',
+                metadata: new Metadata(),
+              });
+            })
+            .build(),
+        );
+      },
+    });
+}
+
 export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiver> {
+  const observer = opts.observer ?? NO_OBSERVER;
   const server = new Server({
     'grpc.max_receive_message_length': opts.maxBytes,
-    interceptors: [budgetInterceptor(opts.budget)],
+    interceptors: [authInterceptor(opts.tokens, observer), budgetInterceptor(opts.budget)],
   });
+  const failed = (outcome: RequestOutcome) => {
+    observer.request('grpc', outcome);
+  };
   server.addService(TRACE_SERVICE, {
     Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
       if (opts.pipeline.isFull()) {
+        failed('queue_full');
         fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
         return;
       }
       const size = call.request.length;
       if (!opts.budget.tryAcquire(size)) {
+        failed('over_inflight_budget');
         fail(callback, GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(opts.budget), 1);
         return;
       }
@@ -121,11 +167,12 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
         opts.budget.release(size);
       };
       opts.pipeline
-        .submit(call.request)
+        .submit(call.request, 'grpc')
         .finally(done)
         .then(
           (result) => {
             if (result.status === 'full') {
+              failed('queue_full');
               fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
               return;
             }
@@ -133,14 +180,17 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
               result.message !== ''
                 ? { rejectedSpans: result.rejected, errorMessage: result.message }
                 : undefined;
+            observer.request('grpc', 'accepted');
             callback(null, exportResponseProto(partial));
           },
           (err: unknown) => {
             if (err instanceof DecodeError) {
+              failed('undecodable');
               fail(callback, GrpcStatus.INVALID_ARGUMENT, `undecodable request: ${err.message}`);
               return;
             }
             opts.log(`otlp/grpc: ${String(err)}`);
+            failed('store_error');
             fail(callback, GrpcStatus.UNAVAILABLE, 'could not store the request: retry later', 1);
           },
         );
@@ -149,7 +199,12 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
   // An IPv6 address needs brackets before the port.
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return new Promise((resolve, reject) => {
-    server.bindAsync(`${host}:${opts.port}`, ServerCredentials.createInsecure(), (err, port) => {
+    const credentials = opts.tls
+      ? ServerCredentials.createSsl(null, [
+          { cert_chain: opts.tls.cert, private_key: opts.tls.key },
+        ])
+      : ServerCredentials.createInsecure();
+    server.bindAsync(`${host}:${opts.port}`, credentials, (err, port) => {
       if (err) {
         reject(err);
         return;

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { DecodeError } from './proto-reader';
 import { jsonToProtobuf } from './decode-json';
@@ -21,6 +22,8 @@ import {
   tooLarge,
 } from './http-body';
 import type { Pipeline } from './pipeline';
+import { NO_OBSERVER, outcomeOfStatus, type IngestObserver } from './observer';
+import { checkBearer, type TokenSet } from '../server/tokens';
 
 /**
  * OTLP/HTTP: `POST /v1/traces` with application/x-protobuf or application/json, optionally
@@ -85,6 +88,11 @@ export interface HttpReceiverOptions {
   budget: InflightBudget;
   pipeline: Pipeline;
   log: (message: string) => void;
+  /** Bearer tokens a request must carry (open when empty). */
+  tokens: TokenSet;
+  observer?: IngestObserver;
+  /** PEM certificate and key: the receiver speaks HTTPS. */
+  tls?: { cert: Buffer; key: Buffer };
 }
 
 export interface HttpReceiver {
@@ -101,6 +109,17 @@ async function handle(
   const path = (req.url ?? '').split('?')[0];
   const enc = requestEncoding(req.headers['content-type']);
   const replyEnc: Encoding = enc ?? 'json';
+  const verdict = checkBearer(opts.tokens, req.headers.authorization);
+  if (verdict !== 'ok') {
+    res.setHeader('WWW-Authenticate', 'Bearer realm="tailscope-otlp"');
+    throw new HttpFailure(
+      401,
+      GrpcCode.UNAUTHENTICATED,
+      verdict === 'missing'
+        ? 'OTLP needs an ingest token (TAILSCOPE_INGEST_TOKENS is set): send "Authorization: Bearer <token>" (the exporter\'s headers setting)'
+        : 'the bearer token is not one of TAILSCOPE_INGEST_TOKENS',
+    );
+  }
   if (path !== '/v1/traces') {
     throw new HttpFailure(
       404,
@@ -150,8 +169,9 @@ async function handle(
     if (!hold.take(raw.length)) throw overBudget(opts.budget);
   }
   const payload = enc === 'json' ? jsonToProtobuf(raw) : raw;
-  const result = await opts.pipeline.submit(payload);
+  const result = await opts.pipeline.submit(payload, 'http');
   if (result.status === 'full') throw queueFull();
+  (opts.observer ?? NO_OBSERVER).request('http', 'accepted');
   const partial =
     result.message !== ''
       ? { rejectedSpans: result.rejected, errorMessage: result.message }
@@ -171,51 +191,49 @@ function queueFull(): HttpFailure {
 export function startHttpReceiver(opts: HttpReceiverOptions): Promise<HttpReceiver> {
   // The whole request within 2 minutes (Node's default is 5); a stalled body meets the idle
   // timeout in readBody much sooner.
-  const server: Server = createServer(
-    { keepAliveTimeout: 65_000, requestTimeout: 120_000 },
-    (req, res) => {
-      const hold = new Hold(opts.budget);
-      res.once('close', () => {
-        hold.release();
-      });
-      handle(req, res, opts, hold).catch((err: unknown) => {
-        hold.release();
-        const enc = requestEncoding(req.headers['content-type']) ?? 'json';
-        if (isClientAbort(err, req)) {
-          // Clients give up (timeouts, shutdowns): routine, not a server error.
-          res.destroy();
-          return;
-        }
-        let f: HttpFailure;
-        if (err instanceof HttpFailure) f = err;
-        else if (err instanceof DecodeError)
-          f = new HttpFailure(
-            400,
-            GrpcCode.INVALID_ARGUMENT,
-            `undecodable request: ${err.message}`,
-          );
-        else {
-          opts.log(`otlp/http: ${String(err)}`);
-          f = new HttpFailure(
-            503,
-            GrpcCode.UNAVAILABLE,
-            'could not store the request: retry later',
-            1,
-          );
-        }
-        if (req.complete) sendFailure(res, enc, f, false);
-        else if (f.status === 429) {
-          // Answered at once; the rest of the body is read and thrown away, never held.
-          sendFailure(res, enc, f, false);
-          drainThen(req, opts.maxBytes, () => undefined);
-        } else {
-          // A body that was not read to the end leaves the connection unusable: close it.
-          sendFailure(res, enc, f, true);
-          res.once('finish', () => req.destroy());
-        }
-      });
-    },
-  );
+  const serverOptions = { keepAliveTimeout: 65_000, requestTimeout: 120_000, ...opts.tls };
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const hold = new Hold(opts.budget);
+    res.once('close', () => {
+      hold.release();
+    });
+    handle(req, res, opts, hold).catch((err: unknown) => {
+      hold.release();
+      const enc = requestEncoding(req.headers['content-type']) ?? 'json';
+      if (isClientAbort(err, req)) {
+        // Clients give up (timeouts, shutdowns): routine, not a server error.
+        res.destroy();
+        return;
+      }
+      let f: HttpFailure;
+      if (err instanceof HttpFailure) f = err;
+      else if (err instanceof DecodeError)
+        f = new HttpFailure(400, GrpcCode.INVALID_ARGUMENT, `undecodable request: ${err.message}`);
+      else {
+        opts.log(`otlp/http: ${String(err)}`);
+        f = new HttpFailure(
+          503,
+          GrpcCode.UNAVAILABLE,
+          'could not store the request: retry later',
+          1,
+        );
+      }
+      (opts.observer ?? NO_OBSERVER).request('http', outcomeOfStatus(f.status, f.code));
+      if (req.complete) sendFailure(res, enc, f, false);
+      else if (f.status === 429 || f.status === 401) {
+        // Answered at once; the rest of the body is read and thrown away, never held.
+        sendFailure(res, enc, f, false);
+        drainThen(req, opts.maxBytes, () => undefined);
+      } else {
+        // A body that was not read to the end leaves the connection unusable: close it.
+        sendFailure(res, enc, f, true);
+        res.once('finish', () => req.destroy());
+      }
+    });
+  };
+  const server: Server = opts.tls
+    ? createHttpsServer(serverOptions, onRequest)
+    : createServer(serverOptions, onRequest);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

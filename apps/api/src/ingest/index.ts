@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../store';
 import type { Settings } from '../config';
@@ -16,6 +16,10 @@ import { Pipeline } from './pipeline';
 import { RateMeter } from './rate';
 import { WriteAheadLog, type WalDamage } from './wal';
 import { SpanWriter, type QueuedRequest, type WriterHealth, type WriterTuning } from './writer';
+import type { IngestObserver } from './observer';
+import { TokenSet } from '../server/tokens';
+
+export type { IngestObserver, OtlpProtocol, RequestOutcome, SpanRejectReason } from './observer';
 
 /**
  * The OTLP ingest pipeline: receivers (HTTP :4318, gRPC :4317) -> decode straight to columns ->
@@ -28,6 +32,8 @@ export interface IngestOptions {
   log: boolean;
   /** Knobs for tests and benchmarks; the defaults suit production. */
   tuning?: Partial<IngestTuning>;
+  /** Told about requests, spans and inserts (the server's /metrics). */
+  observer?: IngestObserver;
 }
 
 export interface IngestTuning extends WriterTuning {
@@ -62,6 +68,10 @@ export interface IngestHandle {
   spansPerSecond(): number;
   /** Spans acknowledged but not yet in the store. */
   queuedSpans(): number;
+  /** Bytes of those spans held in memory (decoded blocks and records still to replay). */
+  queuedBytes(): number;
+  /** Bytes of write-ahead-log segments on disk. */
+  walBytes(): Promise<number>;
   status(): IngestStatus;
   /** Resolves when every span acknowledged so far is in the store. */
   flush(): Promise<void>;
@@ -102,6 +112,27 @@ async function recoverBatchLog(
     `ingest: the batch log says records up to ${local.applied} are stored, the store says ${state.applied}: the batch log was lost or damaged, using the store's record`,
   );
   batchLog.adopt(state);
+}
+
+/** The certificate and key both receivers speak TLS with, when configured. */
+export async function readTls(
+  settings: Settings,
+): Promise<{ tls?: { cert: Buffer; key: Buffer } }> {
+  if (settings.tlsCert === undefined || settings.tlsKey === undefined) return {};
+  return { tls: { cert: await readFile(settings.tlsCert), key: await readFile(settings.tlsKey) } };
+}
+
+async function directoryBytes(dir: string, name: RegExp): Promise<number> {
+  let total = 0;
+  for (const f of await readdir(dir).catch(() => [])) {
+    // A segment removed between the listing and its stat counts as nothing.
+    if (name.test(f))
+      total += await stat(join(dir, f)).then(
+        (s) => s.size,
+        () => 0,
+      );
+  }
+  return total;
 }
 
 export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
@@ -157,6 +188,7 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
     maxQueueSpans: settings.queueMaxSpans,
     decode,
     log,
+    ...(opts.observer ? { observer: opts.observer } : {}),
   });
   // Replay goes on in the background, ahead of new requests: the receivers open at once.
   const backlog = records.map((r) => ({ ...r, spans: countSpans(r.payload) }));
@@ -172,7 +204,7 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
   }
 
   const meter = new RateMeter();
-  const pipeline = new Pipeline(writer, wal, meter, limits);
+  const pipeline = new Pipeline(writer, wal, meter, limits, opts.observer);
   const budget = new InflightBudget(settings.otlpMaxInflightBytes);
   const receiverOpts = {
     host: settings.host,
@@ -181,6 +213,9 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
     budget,
     pipeline,
     log,
+    tokens: new TokenSet(settings.ingestTokens),
+    ...(opts.observer ? { observer: opts.observer } : {}),
+    ...(await readTls(settings)),
   };
   const http = await startHttpReceiver({ ...receiverOpts, port: settings.otlpHttpPort });
   const grpc = await startGrpcReceiver({ ...receiverOpts, port: settings.otlpGrpcPort }).catch(
@@ -196,6 +231,8 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
     grpcPort: grpc.port,
     spansPerSecond: () => meter.perSecond(),
     queuedSpans: () => writer.queuedSpans,
+    queuedBytes: () => writer.queuedBytes,
+    walBytes: () => directoryBytes(walDir, /\.log$/),
     status: () => ({
       replayBacklogSpans: writer.replayBacklogSpans,
       walDamage: { ...wal.damage },

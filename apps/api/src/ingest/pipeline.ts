@@ -1,6 +1,7 @@
 import { decodeTraceRequest } from './decode-protobuf';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import type { RateMeter } from './rate';
+import { NO_OBSERVER, type IngestObserver, type OtlpProtocol } from './observer';
 import type { WriteAheadLog } from './wal';
 import type { SpanWriter } from './writer';
 
@@ -25,14 +26,17 @@ export class Pipeline {
     private readonly wal: WriteAheadLog,
     private readonly meter: RateMeter,
     private readonly limits: IngestLimits = DEFAULT_LIMITS,
+    private readonly observer: IngestObserver = NO_OBSERVER,
   ) {}
 
   isFull(): boolean {
     return this.writer.isFull();
   }
 
-  async submit(payload: Buffer): Promise<SubmitResult> {
+  async submit(payload: Buffer, protocol: OtlpProtocol = 'http'): Promise<SubmitResult> {
     const d = decodeTraceRequest(payload, this.limits);
+    this.observer.spansReceived(protocol, d.accepted + d.rejected);
+    if (d.rejected > 0) this.observer.spansRejected(protocol, 'invalid_span', d.rejected);
     const message = [
       d.rejected > 0 ? `${d.rejected} span(s) rejected: ${d.rejectReason}` : '',
       d.dropMessage,
@@ -49,6 +53,7 @@ export class Pipeline {
     }
     if (!this.writer.tryReserve(d.accepted)) {
       release();
+      this.observer.spansRejected(protocol, 'queue_full', d.accepted);
       return { status: 'full', ...result, accepted: 0 };
     }
     const traces = d.columns.tracesBlock();

@@ -8,6 +8,7 @@ import type { BatchLog } from './batch-log';
 import type { DeadLetters } from './dead-letter';
 import { isPermanent } from './dead-letter';
 import type { WalRecord, WriteAheadLog } from './wal';
+import { NO_OBSERVER, type IngestObserver } from './observer';
 
 /** One acknowledged request waiting for the store: its log seq and its Native blocks. */
 export interface QueuedRequest {
@@ -54,7 +55,10 @@ export interface WriterOptions extends WriterTuning {
   /** Decodes a replayed record (the same decoder and limits as live requests). */
   decode: (payload: Buffer) => QueuedRequest;
   log: (message: string) => void;
+  observer?: IngestObserver;
 }
+
+const blockBytes = (parts: readonly Buffer[]) => parts.reduce((n, b) => n + b.length, 0);
 
 const TRACE_NAMES = TRACE_COLUMNS.map(([name]) => name);
 const TYPED_NAMES = TYPED_COLUMNS.map(([name]) => name);
@@ -106,6 +110,14 @@ export class SpanWriter {
 
   get queuedSpans(): number {
     return this.reserved;
+  }
+
+  /** Bytes waiting: decoded blocks in the queue and undecoded records still to replay. */
+  get queuedBytes(): number {
+    let n = 0;
+    for (const r of this.queue) n += blockBytes(r.traces) + blockBytes(r.typed);
+    for (const r of this.replay) n += r.payload.length;
+    return n;
   }
 
   isFull(): boolean {
@@ -336,7 +348,9 @@ export class SpanWriter {
     }
     this.consecutiveFailures = 0;
     await batchLog.commit(last);
-    this.insertedSpans += batch.reduce((n, r) => n + r.spans, 0);
+    const spans = batch.reduce((n, r) => n + r.spans, 0);
+    this.insertedSpans += spans;
+    (this.opts.observer ?? NO_OBSERVER).stored(spans);
   }
 
   /** The engine refused the batch for good: one request at a time, or into quarantine. */
@@ -369,6 +383,7 @@ export class SpanWriter {
     scratch: string,
     table: string,
   ): Promise<void> {
+    const t0 = performance.now();
     return insertNative(this.opts.store, {
       table,
       columns,
@@ -376,6 +391,8 @@ export class SpanWriter {
       dedupToken: token,
       maxPartitions: this.opts.maxPartitionsPerInsert,
       scratchPath: join(this.opts.scratchDir, `${scratch}.native`),
+    }).then(() => {
+      (this.opts.observer ?? NO_OBSERVER).inserted(table, (performance.now() - t0) / 1000);
     });
   }
 }

@@ -50,12 +50,13 @@ export function injectCaller(app: FastifyInstance): ApiCall {
   };
 }
 
-export function httpCaller(baseUrl: string): ApiCall {
+export function httpCaller(baseUrl: string, apiToken?: string): ApiCall {
   const base = baseUrl.replace(/\/+$/, '');
+  const auth: Record<string, string> = apiToken ? { authorization: `Bearer ${apiToken}` } : {};
   return async (method, path, body) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: body === undefined ? auth : { ...auth, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return checked(res.status, await res.text(), method, path);

@@ -15,6 +15,8 @@ export type ReportFormat = 'json' | 'csv' | 'html' | 'pdf';
 export interface ReportRun {
   /** A running server to ask; without it the store under `dataDir` (or CLICKHOUSE_URL) is opened here. */
   url?: string | undefined;
+  /** Sent as `Authorization: Bearer` to `url` (a server with TAILSCOPE_API_TOKENS). */
+  apiToken?: string | undefined;
   dataDir: string;
   clickhouseUrl?: string | undefined;
   /** Epoch ms; default: the oldest span in the store. */
@@ -51,7 +53,7 @@ export function renderReport(
 }
 
 async function withCaller<T>(run: ReportRun, use: (call: ApiCall) => Promise<T>): Promise<T> {
-  if (run.url) return use(httpCaller(run.url));
+  if (run.url) return use(httpCaller(run.url, run.apiToken));
   const settings = loadSettings(process.env, {
     dataDir: run.dataDir,
     clickhouseUrl: run.clickhouseUrl,
@@ -70,7 +72,8 @@ async function withCaller<T>(run: ReportRun, use: (call: ApiCall) => Promise<T>)
     // Read-only (a Collector's table): no migration, the optional tables as they are.
     if (settings.readOnly) await detectAccelerators(store);
     else await migrate(store);
-    const app = await buildStoreApi(store, settings);
+    // In-process, never listening: the API tokens guard a network no request crosses here.
+    const app = await buildStoreApi(store, { ...settings, apiTokens: [] });
     try {
       return await use(injectCaller(app));
     } finally {

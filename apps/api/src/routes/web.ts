@@ -11,10 +11,9 @@ const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..',
 // Paths that belong to the API (or are probes): an unknown one is a JSON 404, never the app.
 const NOT_THE_APP = /^\/(api|v1|healthz|readyz)(\/|$)/;
 
+// No inline style: the Content-Security-Policy (server/access.ts) allows none.
 const NOT_BUILT = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Tailscope: dashboard not built</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}
-code{background:#8882;padding:.1rem .3rem;border-radius:4px}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>Tailscope: dashboard not built</title></head>
 <body><h1>The dashboard is not built yet</h1>
 <p>Run <code>npm run build:web</code> (or start with <code>npm start</code>, which builds it first),
 then reload this page. The API is up: see <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>

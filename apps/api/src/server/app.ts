@@ -18,6 +18,9 @@ import { stragglerRoutes } from '../routes/stragglers';
 import { hostRoutes } from '../routes/hosts';
 import { leavesRoutes } from '../routes/leaves';
 import { whatIfRoutes } from '../routes/whatif';
+import { sessionRoutes } from '../routes/session';
+import { installAccess } from './access';
+import { ServerMetrics } from './metrics';
 
 export type Api = FastifyInstance;
 
@@ -40,13 +43,21 @@ routeGroups.push(stragglerRoutes);
 routeGroups.push(hostRoutes);
 routeGroups.push(leavesRoutes);
 routeGroups.push(whatIfRoutes);
+routeGroups.push(sessionRoutes);
 
 export async function buildApi(
   ctx: ApiContext,
-  opts: { logger?: boolean | object; selfTrace?: SelfTracer } = {},
+  opts: {
+    logger?: boolean | object;
+    selfTrace?: SelfTracer;
+    metrics?: ServerMetrics;
+    /** PEM certificate and key: the API speaks HTTPS. */
+    https?: { cert: Buffer; key: Buffer };
+  } = {},
 ): Promise<Api> {
   const app = Fastify({
     logger: opts.logger ?? false,
+    ...(opts.https ? { https: opts.https } : {}),
     // verbose: errors carry the schema and the value, so the 400 can name the bounds.
     ajv: {
       customOptions: {
@@ -67,6 +78,12 @@ export async function buildApi(
   });
 
   opts.selfTrace?.instrument(app);
+  // Timed first, so requests the access checks refuse (401, 403, 421) are counted too.
+  const metrics = opts.metrics ?? new ServerMetrics();
+  metrics.watch({ store: ctx.store });
+  metrics.instrument(app);
+  // Headers, the Host and cross-origin checks and the API token, before any route (access.ts).
+  await installAccess(app, ctx.settings);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -120,6 +137,10 @@ export async function buildApi(
   }
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  // Prometheus text format, not JSON: outside the OpenAPI document (docs/operations.md).
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
   await app.ready();
   return app;
 }

@@ -16,12 +16,27 @@ export interface SelfTracer {
   shutdown(): Promise<void>;
 }
 
-export function startSelfTrace(otlpHttpUrl: string): SelfTracer {
+/** How to reach our own receiver when it asks for a token or speaks TLS. */
+export interface SelfTraceAccess {
+  /** One of TAILSCOPE_INGEST_TOKENS. */
+  token?: string;
+  /** Our own certificate: trusted as the only CA, for this one loopback connection. */
+  cert?: Buffer;
+}
+
+export function startSelfTrace(otlpHttpUrl: string, access: SelfTraceAccess = {}): SelfTracer {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'tailscope', 'host.name': hostname() }),
     spanProcessors: [
       new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter({ url: `${otlpHttpUrl}/v1/traces` }),
+        exporter: new OTLPTraceExporter({
+          url: `${otlpHttpUrl}/v1/traces`,
+          ...(access.token ? { headers: { Authorization: `Bearer ${access.token}` } } : {}),
+          // The certificate names the public host, not 127.0.0.1: pin it instead of the name.
+          ...(access.cert
+            ? { httpAgentOptions: { ca: access.cert, checkServerIdentity: () => undefined } }
+            : {}),
+        }),
         scheduledDelayMillis: 1000,
       }),
     ],

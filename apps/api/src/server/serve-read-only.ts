@@ -3,6 +3,9 @@ import type { Settings } from '../config';
 import { openStore, type Store } from '../store';
 import { detectAccelerators } from '../store/accelerators';
 import { buildApi } from './app';
+import { checkExposure } from './exposure';
+import { ServerMetrics } from './metrics';
+import { readTls } from '../ingest';
 
 export interface ReadOnlyRunning {
   settings: Settings;
@@ -24,6 +27,9 @@ export async function serveReadOnly(
   opts: { log?: boolean } = {},
 ): Promise<ReadOnlyRunning> {
   const log = opts.log ?? false;
+  // No OTLP listener here, so only the API must not be open beyond this machine.
+  checkExposure(settings, { ingest: false });
+  const { tls } = await readTls(settings);
   const store = openStore({
     dataDir: settings.dataDir,
     url: settings.clickhouseUrl,
@@ -43,12 +49,16 @@ export async function serveReadOnly(
   }
   const api = await buildApi(
     { store, settings, ready: () => true, ingestRate: () => 0 },
-    { logger: log ? { level: settings.logLevel } : false },
+    {
+      logger: log ? { level: settings.logLevel } : false,
+      metrics: new ServerMetrics({ processMetrics: true }),
+      ...(tls ? { https: tls } : {}),
+    },
   );
   await api.listen({ host: settings.host, port: settings.port });
   const address = api.server.address();
   const apiPort = typeof address === 'object' && address ? address.port : settings.port;
-  const urls = { api: `http://${settings.host}:${apiPort}` };
+  const urls = { api: `${tls ? 'https' : 'http'}://${settings.host}:${apiPort}` };
   if (log) {
     const missing = Object.entries(accelerators)
       .filter(([, has]) => !has)

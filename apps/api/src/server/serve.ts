@@ -7,6 +7,9 @@ import { startSelfTrace } from './self-trace';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
 import { applyRetention } from '../store/retention';
 import { prettyLogStream } from './log-stream';
+import { checkExposure } from './exposure';
+import { ServerMetrics } from './metrics';
+import { readTls } from '../ingest';
 
 export interface Running {
   settings: Settings;
@@ -55,6 +58,10 @@ export async function serve(
   const log = opts.log ?? false;
   if (settings.readOnly)
     throw new Error('TAILSCOPE_READ_ONLY is set: start the read-only server (serveReadOnly)');
+  // Before anything opens: an exposed, open server is refused with the reason (exposure.ts).
+  checkExposure(settings);
+  const { tls } = await readTls(settings);
+  const metrics = new ServerMetrics({ processMetrics: true });
   const store = openStore({
     dataDir: settings.dataDir,
     url: settings.clickhouseUrl,
@@ -73,8 +80,10 @@ export async function serve(
     store,
     settings,
     log,
+    observer: metrics,
     ...(opts.ingestTuning ? { tuning: opts.ingestTuning } : {}),
   });
+  metrics.watch({ ingest, store });
   // Fan-outs of closed 10-minute chunks are detected once and stored, so analysis over long
   // ranges reads them instead of joining every CLIENT and SERVER span again.
   const materializer = startFanoutMaterializer(store, {
@@ -84,7 +93,10 @@ export async function serve(
   });
   ready = true;
   const selfTrace = settings.selfTrace
-    ? startSelfTrace(`http://${loopback(settings.host)}:${ingest.httpPort}`)
+    ? startSelfTrace(`${tls ? 'https' : 'http'}://${loopback(settings.host)}:${ingest.httpPort}`, {
+        ...(settings.ingestTokens[0] ? { token: settings.ingestTokens[0] } : {}),
+        ...(tls ? { cert: tls.cert } : {}),
+      })
     : undefined;
   const api = await buildApi(
     {
@@ -94,14 +106,20 @@ export async function serve(
       ingestRate: () => ingest.spansPerSecond(),
       ingestStatus: () => ingest.status(),
     },
-    { logger: loggerOf(settings, opts), ...(selfTrace ? { selfTrace } : {}) },
+    {
+      logger: loggerOf(settings, opts),
+      metrics,
+      ...(selfTrace ? { selfTrace } : {}),
+      ...(tls ? { https: tls } : {}),
+    },
   );
   await api.listen({ host: settings.host, port: settings.port });
   const address = api.server.address();
   const apiPort = typeof address === 'object' && address ? address.port : settings.port;
+  const scheme = tls ? 'https' : 'http';
   const urls = {
-    api: `http://${settings.host}:${apiPort}`,
-    otlpHttp: `http://${settings.host}:${ingest.httpPort}`,
+    api: `${scheme}://${settings.host}:${apiPort}`,
+    otlpHttp: `${scheme}://${settings.host}:${ingest.httpPort}`,
     otlpGrpc: `${settings.host}:${ingest.grpcPort}`,
   };
   if (log) {

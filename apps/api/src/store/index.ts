@@ -11,3 +11,4 @@ export {
   type StoredBounds,
   type TraceReadLimits,
 } from './traces';
+export { selectEngineMemoryBytes } from './engine-metrics';

@@ -1,4 +1,5 @@
 import type { Decoder } from './decode';
+import { announceUnauthorized } from './session';
 
 /** A failed API call, with the server's own message (it names the bad parameter on a 400). */
 export class ApiError extends Error {
@@ -40,7 +41,11 @@ export async function getJson<T>(
   signal?: AbortSignal,
 ): Promise<T> {
   const url = apiUrl(path, params);
-  const res = await fetch(url, signal ? { signal } : {});
+  let res = await fetch(url, signal ? { signal } : {});
+  // index.html preloads /api/v1/stats before the log-in: that 401 is stale once logged in.
+  if (res.status === 401)
+    res = await fetch(url, { cache: 'no-store', ...(signal ? { signal } : {}) });
+  if (res.status === 401) announceUnauthorized();
   if (!res.ok) throw await readError(res, url);
   return decode(await res.json(), '');
 }

@@ -1,4 +1,6 @@
+import { useContext } from 'react';
 import { NavLink, Outlet, useLocation } from 'react-router';
+import { SessionContext } from '../state/session-context';
 import { TimeRangePicker } from './TimeRangePicker';
 import { OperationPicker } from './OperationPicker';
 import { FILTER_KEYS } from '../state/filters';
@@ -39,6 +41,7 @@ function Logo() {
 
 export function Shell() {
   const loc = useLocation();
+  const session = useContext(SessionContext);
   const search = sharedSearch(loc.search);
   const withOperation = ['/fanouts', '/stragglers', '/whatif'].some((p) =>
     loc.pathname.startsWith(p),
@@ -62,6 +65,11 @@ export function Shell() {
             ))}
           </nav>
           <span className="spacer" />
+          {session.required && (
+            <button type="button" onClick={session.logOut}>
+              Log out
+            </button>
+          )}
         </div>
         <div className="filters" role="search" aria-label="Time range and filters">
           <TimeRangePicker />

@@ -1,0 +1,47 @@
+import { DeleteSessionRoute, GetSessionRoute, PostSessionRoute } from '@tailscope/contracts';
+import { apiTokenProblem, SESSION_COOKIE } from '../server/access';
+import type { ApiContext } from '../server/context';
+import { HttpError } from '../server/errors';
+import type { RouteApp } from '../server/route-app';
+import { TokenSet } from '../server/tokens';
+
+/** Kept for 30 days: the dashboard asks for the token once, not every visit. */
+const SESSION_MAX_AGE_S = 30 * 86_400;
+
+/**
+ * The dashboard's log-in: a valid API token becomes an HttpOnly, SameSite=Strict cookie (the
+ * page's scripts never see it; other sites never send it). docs/operations.md.
+ */
+export function sessionRoutes(app: RouteApp, ctx: ApiContext): void {
+  const tokens = new TokenSet(ctx.settings.apiTokens);
+  const secure = ctx.settings.tlsCert !== undefined;
+  const state = (authenticated: boolean) => ({ required: !tokens.open, authenticated });
+
+  app.get('/api/v1/session', { schema: GetSessionRoute }, (req) =>
+    state(apiTokenProblem(req, tokens) === undefined),
+  );
+
+  app.post('/api/v1/session', { schema: PostSessionRoute }, (req, reply) => {
+    if (tokens.open) return state(true);
+    if (!tokens.matches(req.body.token))
+      throw new HttpError(401, 'that token is not one of TAILSCOPE_API_TOKENS');
+    void reply.setCookie(SESSION_COOKIE, req.body.token, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure,
+      maxAge: SESSION_MAX_AGE_S,
+    });
+    return state(true);
+  });
+
+  app.delete('/api/v1/session', { schema: DeleteSessionRoute }, (_req, reply) => {
+    void reply.clearCookie(SESSION_COOKIE, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'strict',
+      secure,
+    });
+    return state(tokens.open);
+  });
+}
