@@ -1,11 +1,6 @@
 /** Named scenarios after the papers' figures; every parameter can be overridden. */
 import type { LatencySpec } from './distributions';
-import {
-  TracegenError,
-  type PresetParams,
-  type ScenarioSpec,
-  type Slowdown,
-} from './spec';
+import { TracegenError, type PresetParams, type ScenarioSpec, type Slowdown } from './spec';
 import { microservicesSpec, microservicesSummary } from './preset-microservices';
 import { checkWidthFits } from './validate';
 
