@@ -6,6 +6,7 @@ import { selectStats } from '../store';
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/stats', { schema: StatsRoute }, async () => {
     const ingest = ctx.ingestStatus?.();
+    const listen = ctx.listen?.();
     return {
       ...(await selectStats(ctx.store)),
       ingestSpansPerSecond: ctx.ingestRate(),
@@ -16,6 +17,7 @@ export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
             deadLetter: ingest.deadLetter,
           }
         : {}),
+      ...(listen ? { listen } : {}),
     };
   });
 }

@@ -67,9 +67,12 @@ export async function serve(
   const selfTrace = settings.selfTrace
     ? startSelfTrace(`http://${loopback(settings.host)}:${ingest.httpPort}`)
     : undefined;
+  // Filled once the listeners are bound; /api/v1/stats reports it.
+  const bound: { urls?: Running['urls'] } = {};
   const api = await buildApi(
     {
       store,
+      listen: () => bound.urls,
       settings,
       ready: () => ready,
       ingestRate: () => ingest.spansPerSecond(),
@@ -85,6 +88,7 @@ export async function serve(
     otlpHttp: `http://${settings.host}:${ingest.httpPort}`,
     otlpGrpc: `${settings.host}:${ingest.grpcPort}`,
   };
+  bound.urls = urls;
   if (log) {
     console.log(`tailscope: store      ${store.description}`);
     console.log(`tailscope: API and UI ${urls.api}`);
