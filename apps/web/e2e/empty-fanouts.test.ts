@@ -143,4 +143,55 @@ describe.skipIf(!haveBrowser && !process.env.CI)('dashboard without fan-outs', (
     await page.screenshot({ path: artifactPath('no-fanouts.png'), fullPage: true });
     await page.close();
   });
+
+  it('a pool answer shows its size, queue wait and the queueing verdict', async () => {
+    // The fan-out answer of #12 for HotROD's route pool, shaped as the contract says; the rest
+    // of the page talks to the real server.
+    const q = (p50: number, p99: number) => ({ p50, p95: p99 * 0.9, p99, p999: p99 * 1.2 });
+    const pool = {
+      parentService: 'frontend',
+      parentOperation: 'HTTP GET /dispatch',
+      leafService: 'route',
+      leafOperation: 'HTTP GET /route',
+      requests: 500,
+      width: { p50: 10, max: 10 },
+      table1: {
+        oneLeaf: q(12, 40),
+        p95Leaves: q(50, 90),
+        allLeaves: q(55, 95),
+        slowest5pctShareOfP99: 0.3,
+      },
+      amplification: {
+        thresholdMs: 60,
+        observedTailProbability: 0.4,
+        predictedTailProbability: 0.1,
+        verdict: 'queueing',
+      },
+      curve: [],
+      structure: 'pool',
+      concurrency: { p50: 3, max: 3 },
+      poolSize: 3,
+      queueWaitMs: q(18, 45),
+    };
+    const page = await newPage(browser());
+    await page.route('**/api/v1/fanouts*', (r) =>
+      r.fulfill({ json: { from: 0, to: Date.now(), fanouts: [pool] } }),
+    );
+    await page.goto(`${server().url}/fanouts?range=all`);
+    const verdict = page.getByTestId('verdict');
+    await verdict.waitFor({ timeout: 20_000 });
+    const text = await verdict.innerText();
+    expect(text).toContain('Queueing for workers');
+    expect(text).toContain('Waiting for a worker, not slow calls, makes requests slow');
+    expect(text).toContain('hedging will not help');
+    await expect(page.getByTestId('structure').innerText()).resolves.toContain(
+      'go through 3 workers',
+    );
+    const structure = await page.getByTestId('structure-table').innerText();
+    expect(structure).toContain('pool of 3');
+    expect(structure).toContain('Queue wait 99%ile');
+    expect(structure).toContain('45 ms');
+    await page.screenshot({ path: artifactPath('fanouts-pool.png'), fullPage: true });
+    await page.close();
+  });
 });

@@ -11,7 +11,7 @@ export function Structure({ op }: { op: FanoutOp }) {
   return (
     <Panel id="structure" title="How the calls ran" hint={s.label}>
       <p data-testid="structure">{s.detail}</p>
-      <table>
+      <table data-testid="structure-table">
         <tbody>
           <tr>
             <th scope="row">Structure</th>
