@@ -57,6 +57,16 @@ export const StatsResponse = Type.Object({
       { description: 'Requests the engine refused for good, quarantined under the data dir' },
     ),
   ),
+  listen: Type.Optional(
+    Type.Object(
+      {
+        api: Type.String({ description: 'API and UI, e.g. http://127.0.0.1:8080' }),
+        otlpHttp: Type.String({ description: 'OTLP/HTTP base URL (POST {otlpHttp}/v1/traces)' }),
+        otlpGrpc: Type.String({ description: 'OTLP/gRPC host:port' }),
+      },
+      { description: 'The addresses this server is bound to (ports resolved when 0 was asked)' },
+    ),
+  ),
 });
 export type StatsResponse = Static<typeof StatsResponse>;
 

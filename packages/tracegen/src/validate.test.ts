@@ -56,3 +56,32 @@ describe('validateSpec', () => {
     expect(() => validateSpec(spec)).toThrow(message);
   });
 });
+
+describe('validateSpec: app', () => {
+  const app = () =>
+    JSON.parse(JSON.stringify(presetSpec('microservices'))) as Record<string, unknown>;
+  const withApp = (patch: Record<string, unknown>) => {
+    const spec = app();
+    spec.app = { ...(spec.app as Record<string, unknown>), ...patch };
+    return spec;
+  };
+
+  it('refuses a pool no smaller than its calls, an unknown kind and a backwards fault', () => {
+    expect(() => validateSpec(withApp({ poolWorkers: 10 }))).toThrow(
+      /app.poolWorkers must be below app.poolCalls/,
+    );
+    expect(() => validateSpec(withApp({ kind: 'monolith' }))).toThrow(/app.kind must be one of/);
+    expect(() =>
+      validateSpec(
+        withApp({ fault: { startFraction: 0.6, endFraction: 0.4, factorMin: 10, factorMax: 40 } }),
+      ),
+    ).toThrow(/app.fault.endFraction must be > 0.6/);
+  });
+
+  it('microservices takes the pool calls from width and the parallel hosts from hosts', () => {
+    const spec = presetSpec('microservices', { width: 12, hosts: 6 });
+    expect(spec.app).toMatchObject({ poolCalls: 12, poolWorkers: 3, parallelHosts: 6 });
+    expect(() => presetSpec('microservices', { width: 3 })).toThrow(/must exceed its 3 workers/);
+    expect(() => presetSpec('microservices', { shape: 'server-only' })).toThrow(/fixed/);
+  });
+});

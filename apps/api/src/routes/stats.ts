@@ -7,6 +7,7 @@ import { retentionOf } from '../store/retention';
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/stats', { schema: StatsRoute }, async () => {
     const ingest = ctx.ingestStatus?.();
+    const listen = ctx.listen?.();
     return {
       ...(await selectStats(ctx.store)),
       ingestSpansPerSecond: ctx.ingestRate(),
@@ -20,6 +21,7 @@ export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
             deadLetter: ingest.deadLetter,
           }
         : {}),
+      ...(listen ? { listen } : {}),
     };
   });
 }

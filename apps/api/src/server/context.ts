@@ -12,4 +12,6 @@ export interface ApiContext {
   ingestRate: () => number;
   /** Replay backlog, log damage, dead letters and writer health (absent without ingest). */
   ingestStatus?: () => IngestStatus;
+  /** The bound addresses, once the server listens (absent in tests without listeners). */
+  listen?: () => { api: string; otlpHttp: string; otlpGrpc: string } | undefined;
 }

@@ -98,9 +98,12 @@ export async function serve(
         ...(tls ? { cert: tls.cert } : {}),
       })
     : undefined;
+  // Filled once the listeners are bound; /api/v1/stats reports it.
+  const bound: { urls?: Running['urls'] } = {};
   const api = await buildApi(
     {
       store,
+      listen: () => bound.urls,
       settings,
       ready: () => ready,
       ingestRate: () => ingest.spansPerSecond(),
@@ -122,6 +125,7 @@ export async function serve(
     otlpHttp: `${scheme}://${settings.host}:${ingest.httpPort}`,
     otlpGrpc: `${settings.host}:${ingest.grpcPort}`,
   };
+  bound.urls = urls;
   if (log) {
     console.log(`tailscope: store      ${store.description}`);
     console.log(`tailscope: API and UI ${urls.api}`);

@@ -32,6 +32,7 @@ export const decodeStats: Decoder<Stats> = obj<Stats>({
   oldestUnixNano: nullable(str),
   newestUnixNano: nullable(str),
   ingestSpansPerSecond: withDefault(num, 0),
+  listen: optional(obj({ api: str, otlpHttp: str, otlpGrpc: str })),
 });
 
 export type Quantiles = C.Quantiles;
@@ -198,4 +199,46 @@ export const decodeTrace: Decoder<Trace> = obj<Trace>({
       }),
     }),
   ),
+});
+
+/** GET /api/v1/edges (#12): every caller -> callee edge and how its repeated calls ran. */
+export type Edge = Pick<
+  C.Edge,
+  | 'parentService'
+  | 'parentOperation'
+  | 'leafService'
+  | 'leafOperation'
+  | 'requests'
+  | 'callsPerRequest'
+  | 'structure'
+  | 'concurrency'
+  | 'poolSize'
+  | 'callLatency'
+  | 'queueWaitMs'
+  | 'shareOfParent'
+>;
+export type Edges = Pick<C.EdgesResponse, 'edges' | 'duplicates' | 'skew' | 'hint'>;
+export const decodeEdges: Decoder<Edges> = obj<Edges>({
+  edges: arr(
+    obj<Edge>({
+      parentService: str,
+      parentOperation: str,
+      leafService: str,
+      leafOperation: str,
+      requests: num,
+      callsPerRequest: obj({ p50: num, max: num }),
+      structure: edgeStructure,
+      concurrency: obj({ p50: num, max: num }),
+      poolSize: optional(num),
+      callLatency: quantiles,
+      queueWaitMs: optional(quantiles),
+      shareOfParent: quantiles,
+    }),
+  ),
+  duplicates: withDefault(num, 0),
+  skew: withDefault(
+    arr(obj<C.SkewPair>({ clientHost: str, serverHost: str, calls: num, maxMs: num })),
+    [],
+  ),
+  hint: optional(str),
 });

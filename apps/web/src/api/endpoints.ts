@@ -1,11 +1,13 @@
 // One function per /api/v1 route the dashboard reads; each returns decoded, checked data.
-import { getJson } from './client';
+import { ApiError, getJson } from './client';
 import {
+  decodeEdges,
   decodeFanouts,
   decodeStats,
   decodeStragglers,
   decodeTrace,
-  type FanoutOp,
+  type Edges,
+  type Fanouts,
   type Stats,
   type Stragglers,
   type Trace,
@@ -24,13 +26,23 @@ export function fetchStats(signal: AbortSignal): Promise<Stats> {
   return getJson('/api/v1/stats', {}, decodeStats, signal);
 }
 
-export async function fetchFanouts(
+/** The whole answer: fan-outs, and when there are none, why (hint) and the edges found. */
+export function fetchFanouts(
   r: TimeRange,
   opts: { parentService?: string; thresholdMs?: number },
   signal: AbortSignal,
-): Promise<FanoutOp[]> {
-  const res = await getJson('/api/v1/fanouts', { ...range(r), ...opts }, decodeFanouts, signal);
-  return res.fanouts;
+): Promise<Fanouts> {
+  return getJson('/api/v1/fanouts', { ...range(r), ...opts }, decodeFanouts, signal);
+}
+
+/** Every caller -> callee edge; null from a server without the endpoint (404). */
+export async function fetchEdges(r: TimeRange, signal: AbortSignal): Promise<Edges | null> {
+  try {
+    return await getJson('/api/v1/edges', range(r), decodeEdges, signal);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
 }
 
 export function fetchStragglers(

@@ -37,5 +37,6 @@ describe('operations', () => {
     );
     expect(verdictKind('uncorrelated')).toBe('independent');
     expect(verdictKind('insufficient data')).toBe('unknown');
+    expect(verdictKind('queueing')).toBe('queueing');
   });
 });

@@ -54,9 +54,15 @@ export function pickOperation(
   return ranked[0];
 }
 
-/** Is the slowness independent across a request's calls? From the API's verdict text. */
-export function verdictKind(verdict: string): 'independent' | 'correlated' | 'unknown' {
+export type VerdictKind = 'independent' | 'correlated' | 'queueing' | 'unknown';
+
+/**
+ * Is the slowness independent across a request's calls, correlated, or waiting for a worker of
+ * a pool (#12)? From the API's verdict text.
+ */
+export function verdictKind(verdict: string): VerdictKind {
   const v = verdict.toLowerCase();
+  if (v.includes('queue')) return 'queueing';
   if (v.includes('correlated') && !v.includes('uncorrelated')) return 'correlated';
   if (v.includes('independent') || v.includes('uncorrelated')) return 'independent';
   return 'unknown';

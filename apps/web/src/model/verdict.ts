@@ -1,9 +1,9 @@
 import type { FanoutOp } from '../api/contracts';
 import { formatMs, formatPct } from '@tailscope/charts';
-import { verdictKind } from './operations';
+import { verdictKind, type VerdictKind } from './operations';
 
 export interface Verdict {
-  kind: 'independent' | 'correlated' | 'unknown';
+  kind: VerdictKind;
   headline: string;
   detail: string;
 }
@@ -15,6 +15,18 @@ export function verdictFor(op: FanoutOp): Verdict {
   const obs = formatPct(a.observedTailProbability);
   const pred = formatPct(a.predictedTailProbability);
   const t = formatMs(a.thresholdMs);
+  if (kind === 'queueing') {
+    const k = op.poolSize !== undefined ? `${op.poolSize} workers` : 'a bounded pool of workers';
+    const wait =
+      op.queueWaitMs !== undefined
+        ? ` A call waits ${formatMs(op.queueWaitMs.p50)} for a worker at the median, ${formatMs(op.queueWaitMs.p99)} at p99.`
+        : '';
+    return {
+      kind,
+      headline: 'Queueing for workers',
+      detail: `${obs} of requests take longer than ${t}. Waiting for a worker, not slow calls, makes requests slow: the ${Math.round(op.width.p50)} calls of a request go through ${k}.${wait} Add parallelism (more workers); hedging will not help.`,
+    };
+  }
   if (kind === 'independent')
     return {
       kind,

@@ -19,6 +19,9 @@ import { useOperations } from '../state/use-operations';
 import { useResource, type Resource } from '../state/use-resource';
 import { operationId, operationLabel, tailAmplification } from '../model/operations';
 import { verdictFor } from '../model/verdict';
+import { EdgesTable } from '../components/EdgesTable';
+import { Structure } from './fanouts/Structure';
+import { structureSummary } from '../model/structure';
 import { useLeafData, useOpenExample, type LeafData } from '../whatif/use-leaves';
 import type { ExampleQuery } from '../whatif/dataset';
 import { leafClient } from '../whatif/leaf-client';
@@ -196,6 +199,7 @@ function AllOperations({ selected }: { selected: FanoutOp }) {
               <th>Operation</th>
               <th className="n">Requests</th>
               <th className="n">Width p50</th>
+              <th>Structure</th>
               <th className="n">Call p99</th>
               <th className="n">Request p99</th>
               <th className="n">Amplification</th>
@@ -212,6 +216,7 @@ function AllOperations({ selected }: { selected: FanoutOp }) {
                 </td>
                 <td className="n">{formatCount(o.requests)}</td>
                 <td className="n">{formatCount(o.width.p50)}</td>
+                <td>{structureSummary(o)?.label ?? '–'}</td>
                 <td className="n">{formatMs(o.table1.oneLeaf.p99)}</td>
                 <td className="n">{formatMs(o.table1.allLeaves.p99)}</td>
                 <td className="n">{formatRatio(tailAmplification(o))}</td>
@@ -247,8 +252,10 @@ function FanoutDetail({
         <Table1 op={op} />
         <Amplification op={op} open={example.open} />
       </div>
+      <Structure op={op} />
       <Distributions op={op} leaves={leaves} example={example} />
       <AllOperations selected={op} />
+      <EdgesTable range={range} rangeKey={rangeKey} />
     </div>
   );
 }
@@ -260,7 +267,7 @@ export function Fanouts() {
         <h1>Fan-outs</h1>
         <p>How a request's latency grows with the number of calls it waits for.</p>
       </div>
-      <WithOperation>
+      <WithOperation empty={(range, rangeKey) => <EdgesTable range={range} rangeKey={rangeKey} />}>
         {(op, range, rangeKey) => <FanoutDetail op={op} range={range} rangeKey={rangeKey} />}
       </WithOperation>
     </>

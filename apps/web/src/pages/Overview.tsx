@@ -3,7 +3,7 @@ import { utcFormat } from 'd3-time-format';
 import { WithRange } from '../components/Guards';
 import { Card, Panel } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
-import { Empty, ErrorState, Loading } from '../components/states';
+import { Empty, ErrorState, Loading, NoFanouts } from '../components/states';
 import {
   DumbbellView,
   layoutDumbbell,
@@ -13,7 +13,7 @@ import {
   formatRate,
   formatRatio,
 } from '@tailscope/charts';
-import { useOperations } from '../state/use-operations';
+import { useFanoutsAnswer, useOperations } from '../state/use-operations';
 import { useResource } from '../state/use-resource';
 import { fetchStragglers, requestKey } from '../api/endpoints';
 import type { FanoutOp, StragglerRow } from '../api/contracts';
@@ -232,6 +232,7 @@ function Services({ ops }: { ops: FanoutOp[] }) {
 
 export function Overview() {
   const ops = useOperations();
+  const answer = useFanoutsAnswer();
   return (
     <>
       <div className="page-head">
@@ -250,13 +251,7 @@ export function Overview() {
               <Loading label="Finding fan-outs" />
             ) : ops.data.length === 0 ? (
               <Panel id="worst-ops" title="Fan-out operations">
-                <Empty title="No fan-outs in this time range">
-                  <p>
-                    A fan-out is a span with two or more overlapping calls to the same operation.
-                    Pick “All data”, or send traces from a service that fans out (
-                    <code>npm run demo</code>).
-                  </p>
-                </Empty>
+                <NoFanouts answer={answer.state === 'ready' ? answer.data : {}} />
               </Panel>
             ) : (
               <>
