@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
 import { criticalPath, criticalPathByOperation, type PathSpan } from './critical-path';
+import { compareCriticalPaths } from './critical-path-bands';
 
 const span = (spanId: string, parentSpanId: string, startMs: number, durationMs: number) => ({
   spanId,
@@ -177,4 +178,32 @@ describe('critical path properties', () => {
       }
     },
   );
+});
+
+describe('critical path bands', () => {
+  const trace = (mysqlMs: number, redisMs: number) => [
+    { ...span('r', '', 0, mysqlMs + redisMs + 5), service: 'frontend', operation: 'GET /dispatch' },
+    { ...span('m', 'r', 0, mysqlMs), service: 'mysql', operation: 'SQL SELECT' },
+    { ...span('x', 'r', mysqlMs, redisMs), service: 'redis', operation: 'GetDriver' },
+  ];
+  it('puts the operation that grew most in the tail first, shares summing to 1', () => {
+    const entries = compareCriticalPaths(
+      [trace(1000, 20), trace(1200, 20)],
+      [trace(100, 20), trace(100, 30), trace(100, 10)],
+    );
+    expect(entries[0]).toMatchObject({
+      service: 'mysql',
+      slowMs: 1100,
+      typicalMs: 100,
+      deltaMs: 1000,
+    });
+    expect(entries.reduce((a, e) => a + e.slowShare, 0)).toBeCloseTo(1, 12);
+    expect(entries.reduce((a, e) => a + e.typicalShare, 0)).toBeCloseTo(1, 12);
+    const redis = entries.find((e) => e.service === 'redis');
+    expect(redis?.deltaMs).toBeCloseTo(0, 12);
+  });
+  it('an empty band gives zero means and shares', () => {
+    const entries = compareCriticalPaths([], [trace(1, 1)]);
+    expect(entries.every((e) => e.slowMs === 0 && e.slowShare === 0)).toBe(true);
+  });
 });

@@ -18,3 +18,4 @@ export * from './background';
 export * from './confounding';
 export * from './select-fanouts';
 export * from './critical-path';
+export * from './critical-path-bands';
