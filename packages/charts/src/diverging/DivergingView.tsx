@@ -25,7 +25,7 @@ export function DivergingView({
       <title>{title}</title>
       <AxisBottom f={f} ticks={layout.ticks} title={layout.xTitle} />
       <text className="ts-col-head" x={layout.deltaX} y={f.top - 8}>
-        slow − typical
+        Δ
       </text>
       {layout.rows.map((r) => (
         <g

@@ -51,7 +51,7 @@ const signed = (ms: number): string =>
  */
 export function layoutDiverging(rows: readonly DivergingInput[], width: number): DivergingLayout {
   const labelW = Math.min(280, Math.max(150, width * 0.3));
-  const deltaW = 80;
+  const deltaW = 90;
   const f = frame(width, 30 + rows.length * ROW + 40, {
     top: 30,
     right: deltaW,
