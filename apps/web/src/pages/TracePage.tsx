@@ -4,7 +4,7 @@ import { unpackLeafCalls } from '@tailscope/analysis';
 import { Panel, Card } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
-import { WaterfallView, layoutWaterfall, formatCount, formatMs } from '@tailscope/charts';
+import { formatCount, formatMs } from '@tailscope/charts';
 import { fetchTrace } from '../api/endpoints';
 import { apiUrl, ApiError } from '../api/client';
 import type { Trace } from '../api/contracts';
@@ -16,6 +16,7 @@ import { backgroundByCall } from '../model/match-calls';
 import { opSearch } from './links';
 import { SpanDetails } from './trace/SpanDetails';
 import { CriticalPathTable } from './trace/CriticalPathTable';
+import { WindowedWaterfall } from './trace/WindowedWaterfall';
 
 const TRACE_ID = /^[0-9a-f]{32}$/i;
 
@@ -124,9 +125,11 @@ function TraceView({ trace }: { trace: Trace }) {
         </p>
         <ChartBox minWidth={640}>
           {(w) => (
-            <WaterfallView
+            <WindowedWaterfall
               title={`Trace ${trace.traceId}`}
-              layout={layoutWaterfall(rows, tree.totalMs, w)}
+              rows={rows}
+              totalMs={tree.totalMs}
+              width={w}
               selected={selected?.span.spanId}
               onSelect={setPicked}
             />
