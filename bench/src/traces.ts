@@ -217,12 +217,14 @@ async function openInBrowser(base: string, traceId: string): Promise<void> {
       await page.goto(`${base}/traces/${traceId}`);
       await page.locator('[data-testid="critical-path"]').waitFor({ timeout: 60_000 });
       // A string: the bench compiles without the DOM library.
-      const t = await page.evaluate<{ wf: number; cp: number }>(
-        '({ wf: window.__wf ?? NaN, cp: window.__cp ?? NaN })',
+      const t = await page.evaluate<{ wf: number; cp: number; api: number; script: number }>(
+        `({ wf: window.__wf ?? NaN, cp: window.__cp ?? NaN,
+            api: performance.getEntriesByType('resource').find((e) => e.name.includes('/api/v1/traces/'))?.responseEnd ?? NaN,
+            script: performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.js')).reduce((a, e) => Math.max(a, e.responseEnd), 0) })`,
       );
       const rows = await page.locator('.ts-wf-row').count();
       console.log(
-        `trace page (${TRACE_SPANS.toLocaleString()} spans, ${rows} rows): waterfall at ${t.wf.toFixed(0)} ms, critical-path table at ${t.cp.toFixed(0)} ms after navigation`,
+        `trace page (${TRACE_SPANS.toLocaleString()} spans, ${rows} rows drawn): scripts loaded at ${t.script.toFixed(0)} ms, trace fetched at ${t.api.toFixed(0)} ms, waterfall at ${t.wf.toFixed(0)} ms, critical-path table at ${t.cp.toFixed(0)} ms after navigation`,
       );
       await page.close();
     }

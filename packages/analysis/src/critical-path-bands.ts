@@ -18,21 +18,33 @@ export interface BandEntry {
   deltaMs: number;
 }
 
-/** Sum of critical-path ms per `service\0operation` over traces, and the trace count. */
-function bandTotals(traces: readonly (readonly NamedPathSpan[])[]): {
+/**
+ * Critical-path ms per `service\0operation` summed over a band's traces, and the trace count.
+ * Filled one trace at a time (`addToBand`), so a caller can yield between traces.
+ */
+export interface BandTotals {
   n: number;
   total: number;
   byKey: Map<string, number>;
-} {
-  const byKey = new Map<string, number>();
-  let total = 0;
-  for (const spans of traces) {
-    for (const [key, ms] of criticalPathByOperation(spans)) {
-      byKey.set(key, (byKey.get(key) ?? 0) + ms);
-      total += ms;
-    }
+}
+
+export function emptyBand(): BandTotals {
+  return { n: 0, total: 0, byKey: new Map() };
+}
+
+/** Adds one trace's critical path to a band. O(spans log spans). */
+export function addToBand(band: BandTotals, spans: readonly NamedPathSpan[]): void {
+  band.n += 1;
+  for (const [key, ms] of criticalPathByOperation(spans)) {
+    band.byKey.set(key, (band.byKey.get(key) ?? 0) + ms);
+    band.total += ms;
   }
-  return { n: traces.length, total, byKey };
+}
+
+function bandTotals(traces: readonly (readonly NamedPathSpan[])[]): BandTotals {
+  const band = emptyBand();
+  for (const spans of traces) addToBand(band, spans);
+  return band;
 }
 
 /**
@@ -43,8 +55,11 @@ export function compareCriticalPaths(
   slow: readonly (readonly NamedPathSpan[])[],
   typical: readonly (readonly NamedPathSpan[])[],
 ): BandEntry[] {
-  const s = bandTotals(slow);
-  const t = bandTotals(typical);
+  return compareBands(bandTotals(slow), bandTotals(typical));
+}
+
+/** The entries of two filled bands (see compareCriticalPaths). */
+export function compareBands(s: BandTotals, t: BandTotals): BandEntry[] {
   const keys = new Set([...s.byKey.keys(), ...t.byKey.keys()]);
   const mean = (sum: number, n: number): number => (n > 0 ? sum / n : 0);
   const share = (sum: number, total: number): number => (total > 0 ? sum / total : 0);
