@@ -2,6 +2,9 @@ import { formatMs, formatPct } from '@tailscope/charts';
 import type { TraceTree } from '../../model/trace-tree';
 import { pathRows } from '../../model/span-details';
 
+/** Rows listed at most: a big trace can have thousands of spans on its path. */
+const MAX_ROWS = 50;
+
 /** The trace's critical path by self time: what held the root's end, largest first. */
 export function CriticalPathTable({
   path,
@@ -12,7 +15,8 @@ export function CriticalPathTable({
   tree: TraceTree;
   onSelect: (spanId: string) => void;
 }) {
-  const rows = pathRows(path, tree.byId);
+  const all = pathRows(path, tree.byId);
+  const rows = all.slice(0, MAX_ROWS);
   if (rows.length === 0) return <p className="caption">No critical path (no root span).</p>;
   return (
     <div className="table-wrap">
@@ -46,6 +50,11 @@ export function CriticalPathTable({
           ))}
         </tbody>
       </table>
+      {all.length > rows.length && (
+        <p className="caption">
+          The {MAX_ROWS} largest of {all.length} spans on the path; the waterfall marks them all.
+        </p>
+      )}
     </div>
   );
 }
