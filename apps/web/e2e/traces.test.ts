@@ -153,4 +153,25 @@ describe.skipIf(!haveBrowser && !process.env.CI)('traces, trace details, critica
     await page.locator('[data-testid="critical-path"]').waitFor({ timeout: 20_000 });
     await page.close();
   });
+
+  it('Table 1 and the tail summary link to their requests as traces', async () => {
+    const page = await open('/fanouts');
+    const link = page.getByTestId('table1').locator('a').last();
+    await link.waitFor({ timeout: 30_000 });
+    expect(await link.innerText()).toMatch(/^traces ≥/);
+    await link.click();
+    await page.waitForURL(/\/traces\?/);
+    await page.locator('[data-testid="trace-table"] tbody tr').first().waitFor({ timeout: 20_000 });
+    const floor = Number(new URL(page.url()).searchParams.get('minMs'));
+    const durations = await page
+      .locator('[data-testid="trace-table"] tbody tr td:nth-child(4)')
+      .allInnerTexts();
+    expect(durations.length).toBeGreaterThan(0);
+    expect(floor).toBeGreaterThan(0);
+    await page.goto(`${started.server?.url ?? ''}/stragglers`);
+    await page.getByTestId('tail-traces').click();
+    await page.waitForURL(/\/traces\?/);
+    await page.locator('[data-testid="trace-table"] tbody tr').first().waitFor({ timeout: 20_000 });
+    await page.close();
+  });
 });
