@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { criticalPath, criticalPathByOperation, type PathSpan } from './critical-path';
+import {
+  criticalPath,
+  criticalPathByOperation,
+  markSyncAnswers,
+  type PathSpan,
+} from './critical-path';
 import { compareCriticalPaths } from './critical-path-bands';
 
 const span = (spanId: string, parentSpanId: string, startMs: number, durationMs: number) => ({
@@ -39,6 +44,16 @@ describe('critical path, named scenarios', () => {
   it('an async child ending after its parent is not on the path', () => {
     const spans = [span('r', '', 0, 10), span('async', 'r', 5, 100)];
     expect(selfOf(spans)).toEqual({ r: 10 });
+  });
+
+  it('a SERVER answer overrunning its CLIENT (skew) is clipped and stays on the path', () => {
+    const spans = [
+      span('r', '', 0, 100),
+      span('client', 'r', 10, 80),
+      { ...span('server', 'client', 12, 80), sync: true },
+    ];
+    // The server ends at 92 on its own clock, after the client's 90: clipped to 90.
+    expect(selfOf(spans)).toEqual({ r: 20, client: 2, server: 78 });
   });
 
   it('a child starting before its parent (skew) is clipped, never negative', () => {
@@ -99,6 +114,7 @@ const trees = fc
       parent: fc.nat(),
       start: fc.integer({ min: -20, max: 200 }),
       dur: fc.integer({ min: 0, max: 200 }),
+      sync: fc.boolean(),
     }),
     { minLength: 1, maxLength: 40 },
   )
@@ -150,6 +166,7 @@ describe('critical path properties', () => {
         expect(s).toBeDefined();
         if (!s) continue;
         expect(p.toMs).toBeLessThanOrEqual(s.startMs + s.durationMs);
+        expect(p.fromMs).toBeLessThan(p.toMs);
         expect(p.fromMs).toBeGreaterThanOrEqual(s.startMs);
         // Every ancestor of a span on the path is on the path too, and ends no earlier.
         const parent = byId.get(s.parentSpanId);
@@ -205,5 +222,17 @@ describe('critical path bands', () => {
   it('an empty band gives zero means and shares', () => {
     const entries = compareCriticalPaths([], [trace(1, 1)]);
     expect(entries.every((e) => e.slowMs === 0 && e.slowShare === 0)).toBe(true);
+  });
+});
+
+describe('markSyncAnswers', () => {
+  it('marks SERVER spans under CLIENT spans, whatever the spelling', () => {
+    const marked = markSyncAnswers([
+      { ...span('c', '', 0, 10), kind: 'SPAN_KIND_CLIENT' },
+      { ...span('s', 'c', 1, 10), kind: 'Server' },
+      { ...span('i', 'c', 1, 10), kind: 'internal' },
+      { ...span('s2', 'i', 1, 10), kind: 'server' },
+    ]);
+    expect(marked.map((m: PathSpan) => m.sync === true)).toEqual([false, true, false, false]);
   });
 });

@@ -8,9 +8,11 @@
  *
  * Precisely, per span S with effective interval [s, e] (its start clipped to its parent's
  * effective start, so clock skew never yields a negative segment):
- * - a child C is eligible when C.end <= e (a child that ends after its parent, an async child
- *   or one skewed late, did not hold up the parent's end and is not on the path) and
- *   C.end > s (a child wholly before its parent's start cannot have delayed it);
+ * - a child C is eligible when C.end <= e (a child that ends after its parent, an async child,
+ *   did not hold up the parent's end and is not on the path) and C.end > s (a child wholly
+ *   before its parent's start cannot have delayed it). A child marked `sync` (a SERVER span
+ *   answering its CLIENT parent) cannot outlive its caller, so an overrun is clock skew: its
+ *   end is clipped to e and it stays eligible while it starts before e;
  * - walking back from t (first e), the eligible child with the latest end <= t is taken
  *   (touching intervals are sequential: a child ending exactly at t qualifies); S owns
  *   [C.end, t]; the walk goes through C on [max(C.start, s), C.end]; then t = max(C.start, s);
@@ -26,6 +28,11 @@ export interface PathSpan {
   parentSpanId: string;
   startMs: number;
   durationMs: number;
+  /**
+   * The span answers its parent synchronously (a SERVER span under a CLIENT call): ending after
+   * the parent is then clock skew, clipped, not async work. Absent: false.
+   */
+  sync?: boolean;
 }
 
 /** A stretch of the path owned by one span, ms on the input's clock. */
@@ -129,6 +136,9 @@ function eligibleChildren(
   for (const c of kids.get(parent.span.spanId) ?? []) {
     if (visited.has(c.spanId)) continue;
     const n = node(c);
+    // A synchronous answer that overruns its caller is skew: clipped to the caller's end.
+    if (c.sync === true && n.endMs > parent.endMs && c.startMs < parent.endMs)
+      n.endMs = parent.endMs;
     if (n.endMs <= parent.endMs && n.endMs > startMs) out.push(n);
   }
   // Latest end first; ties broken by span id so input order never matters.
@@ -220,4 +230,23 @@ export function criticalPathByOperation(spans: readonly NamedPathSpan[]): Map<st
     if (key !== undefined) out.set(key, (out.get(key) ?? 0) + seg.selfMs);
   }
   return out;
+}
+
+/** `server`, `client`, ... from any stored spelling (`Server`, `SPAN_KIND_SERVER`, `server`). */
+function kindName(kind: string): string {
+  return kind.toLowerCase().replace(/^span_kind_/, '');
+}
+
+/**
+ * Marks SERVER spans whose parent is a CLIENT span as `sync` (a synchronous answer: an overrun
+ * of its caller is clock skew). O(n). `kind` is the span kind as stored, any spelling.
+ */
+export function markSyncAnswers<T extends PathSpan & { kind: string }>(spans: readonly T[]): T[] {
+  const kindById = new Map<string, string>();
+  for (const s of spans) kindById.set(s.spanId, kindName(s.kind));
+  return spans.map((s) =>
+    kindName(s.kind) === 'server' && kindById.get(s.parentSpanId) === 'client'
+      ? { ...s, sync: true }
+      : s,
+  );
 }

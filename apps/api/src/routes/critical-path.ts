@@ -9,6 +9,7 @@ import {
   addToBand,
   compareBands,
   emptyBand,
+  markSyncAnswers,
   type BandTotals,
   type NamedPathSpan,
 } from '@tailscope/analysis';
@@ -41,15 +42,16 @@ type Root = Awaited<ReturnType<typeof sampleRoots>>['roots'][number];
 /** Spans grouped per trace, times in ms from the trace's root start. */
 function byTrace(roots: readonly Root[], rows: readonly PathSpanRow[]): NamedPathSpan[][] {
   const base = new Map(roots.map((r) => [r.traceId, BigInt(r.startNs)]));
-  const out = new Map<string, NamedPathSpan[]>();
+  const out = new Map<string, (NamedPathSpan & { kind: string })[]>();
   for (const r of rows) {
     const t0 = base.get(r.traceId);
     if (t0 === undefined) continue;
-    const span: NamedPathSpan = {
+    const span = {
       spanId: r.spanId,
       parentSpanId: r.parentSpanId,
       service: r.service,
       operation: r.operation,
+      kind: r.kind,
       startMs: Number(BigInt(r.startNs) - t0) / 1e6,
       durationMs: Number(r.durationNs) / 1e6,
     };
@@ -57,7 +59,7 @@ function byTrace(roots: readonly Root[], rows: readonly PathSpanRow[]): NamedPat
     if (list) list.push(span);
     else out.set(r.traceId, [span]);
   }
-  return roots.map((r) => out.get(r.traceId) ?? []);
+  return roots.map((r) => markSyncAnswers(out.get(r.traceId) ?? []));
 }
 
 /** Spans walked between yields to the event loop (about 10 ms of work), so ingest keeps up. */

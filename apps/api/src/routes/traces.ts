@@ -5,7 +5,7 @@ import {
   type CriticalPathSegment,
   type TraceSummary,
 } from '@tailscope/contracts';
-import { criticalPath } from '@tailscope/analysis';
+import { criticalPath, markSyncAnswers } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { countTraceSpans, selectTrace, type SpanRow } from '../store';
 import { selectTypedAttributes } from '../store/typed-attributes';
@@ -42,12 +42,15 @@ function pathOf(rows: readonly SpanRow[]): CriticalPathSegment[] {
   let min = BigInt(rows[0]?.StartNs ?? '0');
   for (const r of rows) if (BigInt(r.StartNs) < min) min = BigInt(r.StartNs);
   return criticalPath(
-    rows.map((r) => ({
-      spanId: r.SpanId,
-      parentSpanId: r.ParentSpanId,
-      startMs: Number(BigInt(r.StartNs) - min) / 1e6,
-      durationMs: Number(r.Duration) / 1e6,
-    })),
+    markSyncAnswers(
+      rows.map((r) => ({
+        spanId: r.SpanId,
+        parentSpanId: r.ParentSpanId,
+        kind: r.SpanKind,
+        startMs: Number(BigInt(r.StartNs) - min) / 1e6,
+        durationMs: Number(r.Duration) / 1e6,
+      })),
+    ),
   ).segments;
 }
 

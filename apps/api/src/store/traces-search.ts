@@ -190,6 +190,7 @@ export interface PathSpanRow {
   parentSpanId: string;
   service: string;
   operation: string;
+  kind: string;
   startNs: string;
   durationNs: string;
 }
@@ -206,7 +207,7 @@ export async function selectPathSpans(
   if (roots.length === 0) return [];
   return store.query<PathSpanRow>(sql`
     SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
-      ServiceName AS service, SpanName AS operation,
+      ServiceName AS service, SpanName AS operation, SpanKind AS kind,
       toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
     FROM otel_traces
     WHERE TraceId IN ${param(
