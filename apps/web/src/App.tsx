@@ -12,6 +12,10 @@ import { NotFound } from './pages/NotFound';
 // loaded when visited, so the first chart of the other pages does not wait for them.
 const WhatIf = lazy(() => import('./pages/WhatIf').then((m) => ({ default: m.WhatIf })));
 const TracePage = lazy(() => import('./pages/TracePage').then((m) => ({ default: m.TracePage })));
+const Traces = lazy(() => import('./pages/Traces').then((m) => ({ default: m.Traces })));
+const CriticalPath = lazy(() =>
+  import('./pages/CriticalPath').then((m) => ({ default: m.CriticalPath })),
+);
 
 function Page({ children }: { children: ReactNode }) {
   return <Suspense fallback={<Loading />}>{children}</Suspense>;
@@ -30,6 +34,22 @@ export function App() {
             element={
               <Page>
                 <WhatIf />
+              </Page>
+            }
+          />
+          <Route
+            path="traces"
+            element={
+              <Page>
+                <Traces />
+              </Page>
+            }
+          />
+          <Route
+            path="criticalpath"
+            element={
+              <Page>
+                <CriticalPath />
               </Page>
             }
           />

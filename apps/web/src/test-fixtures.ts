@@ -100,6 +100,7 @@ export function fanoutTrace(): Trace {
     attributes,
     resource,
     events: [],
+    links: [],
     status: { code: 'unset', message: '' },
   });
   const hosts = [
@@ -134,7 +135,12 @@ export function fanoutTrace(): Trace {
     );
   });
   spans.push(span('db', 'root', 'render', 'internal', 'frontend', 61.5, 2));
-  return { traceId: '0af7651916cd43dd8448eb211c80319c', spans: spans.reverse() };
+  return {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    criticalPath: [],
+    truncated: false,
+    spans: spans.reverse(),
+  };
 }
 
 /** The value, or a test failure naming what was missing (instead of a non-null assertion). */

@@ -22,6 +22,20 @@ export {
 export { PercentileBarsView } from './percentile-bars/PercentileBarsView';
 export { layoutWaterfall, type WaterfallLayout, type WaterfallRow } from './waterfall/layout';
 export { WaterfallView } from './waterfall/WaterfallView';
+export {
+  layoutScatter,
+  type ScatterDot,
+  type ScatterLayout,
+  type ScatterPoint,
+} from './scatter/layout';
+export { ScatterView } from './scatter/ScatterView';
+export {
+  layoutDiverging,
+  type DivergingInput,
+  type DivergingLayout,
+  type DivergingRow,
+} from './diverging/layout';
+export { DivergingView } from './diverging/DivergingView';
 export { quantileCurve, nines, type QuantilePoint } from './quantile-curve';
 export * from './format';
 export {

@@ -113,6 +113,7 @@ describe('contracts', () => {
     expect(
       Value.Check(TraceResponse, {
         traceId: span.traceId,
+        criticalPath: [{ spanId: span.spanId, selfMs: 1.5 }],
         spans: [span],
         truncated: false,
         totalSpans: 1,

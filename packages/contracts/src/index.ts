@@ -9,6 +9,7 @@ export * from './stragglers';
 export * from './hosts';
 export * from './leaves';
 export * from './traces';
+export * from './critical-path';
 export * from './stats';
 export * from './whatif';
 export * from './report';

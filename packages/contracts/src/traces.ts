@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ErrorBody } from './bounds';
+import { ErrorBody, MAX_DURATION_MS, Name, RangeQuery } from './bounds';
 
 /** GET /api/v1/traces/:traceId: every span of one trace. */
 
@@ -75,8 +75,21 @@ export const TraceParams = Type.Object({
 });
 export type TraceParams = Static<typeof TraceParams>;
 
+export const CriticalPathSegment = Type.Object({
+  spanId: Type.String(),
+  selfMs: Type.Number({
+    description:
+      'Time this span holds on the critical path, ms (0: a wrapper the path passes through)',
+  }),
+});
+export type CriticalPathSegment = Static<typeof CriticalPathSegment>;
+
 export const TraceResponse = Type.Object({
   traceId: Type.String(),
+  criticalPath: Type.Array(CriticalPathSegment, {
+    description:
+      "The root's critical path (DESIGN.md \"Definitions\"), ordered by where each span's stretch starts; the self times sum to the root's duration. Computed over the spans returned (a truncated trace's path is over its first spans)",
+  }),
   spans: Type.Array(Span),
   truncated: Type.Boolean({
     description:
@@ -90,4 +103,73 @@ export const TraceRoute = {
   summary: 'Every span of one trace',
   params: TraceParams,
   response: { 200: TraceResponse, 400: ErrorBody, 404: ErrorBody },
+};
+
+/** GET /api/v1/traces: recent traces matching filters, newest or slowest first. */
+
+/** Traces a search returns by default and at most. */
+export const DEFAULT_TRACE_SEARCH_LIMIT = 100;
+export const MAX_TRACE_SEARCH_LIMIT = 1000;
+
+export const TraceSearchOrder = Type.Union([Type.Literal('newest'), Type.Literal('slowest')]);
+export type TraceSearchOrder = Static<typeof TraceSearchOrder>;
+
+export const TracesQuery = Type.Object({
+  ...RangeQuery,
+  service: Type.Optional(Name('Root service (exact)')),
+  operation: Type.Optional(Name('Root operation, the root span name (exact)')),
+  minDurationMs: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: MAX_DURATION_MS,
+      description: 'Root duration at least, ms',
+    }),
+  ),
+  maxDurationMs: Type.Optional(
+    Type.Number({ minimum: 0, maximum: MAX_DURATION_MS, description: 'Root duration at most, ms' }),
+  ),
+  error: Type.Optional(
+    Type.Boolean({ description: 'true: only traces with an error span; false: only without' }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_TRACE_SEARCH_LIMIT,
+      description: `Traces returned at most (default ${DEFAULT_TRACE_SEARCH_LIMIT})`,
+    }),
+  ),
+  order: Type.Optional(
+    Type.Union([Type.Literal('newest'), Type.Literal('slowest')], {
+      description: 'newest (default): latest start first; slowest: longest root first',
+    }),
+  ),
+});
+export type TracesQuery = Static<typeof TracesQuery>;
+
+export const TraceSummary = Type.Object({
+  traceId: Type.String(),
+  rootService: Type.String(),
+  rootOperation: Type.String({ description: 'The root span name' }),
+  startTimeUnixNano: Type.String(),
+  startMs: Type.Number({ description: 'Root start, epoch ms' }),
+  durationMs: Type.Number({ description: 'Root duration, ms' }),
+  spanCount: Type.Integer({ description: 'Spans stored for the trace in the range' }),
+  errorCount: Type.Integer({ description: 'Spans with status error' }),
+});
+export type TraceSummary = Static<typeof TraceSummary>;
+
+export const TracesResponse = Type.Object({
+  from: Type.Number(),
+  to: Type.Number(),
+  order: TraceSearchOrder,
+  limit: Type.Integer(),
+  traces: Type.Array(TraceSummary),
+  more: Type.Boolean({ description: 'More traces matched than the limit' }),
+});
+export type TracesResponse = Static<typeof TracesResponse>;
+
+export const TracesRoute = {
+  summary: 'Recent traces matching filters on their root span (trace search)',
+  querystring: TracesQuery,
+  response: { 200: TracesResponse, 400: ErrorBody },
 };

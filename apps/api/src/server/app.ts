@@ -21,6 +21,7 @@ import { whatIfRoutes } from '../routes/whatif';
 import { sessionRoutes } from '../routes/session';
 import { installAccess } from './access';
 import { ServerMetrics } from './metrics';
+import { criticalPathRoutes } from '../routes/critical-path';
 
 export type Api = FastifyInstance;
 
@@ -44,6 +45,7 @@ routeGroups.push(hostRoutes);
 routeGroups.push(leavesRoutes);
 routeGroups.push(whatIfRoutes);
 routeGroups.push(sessionRoutes);
+routeGroups.push(criticalPathRoutes);
 
 export async function buildApi(
   ctx: ApiContext,

@@ -170,14 +170,20 @@ export type TraceSpan = Pick<
   | 'attributes'
   | 'resource'
   | 'events'
+  | 'links'
   | 'status'
 >;
-export type Trace = Pick<C.TraceResponse, 'traceId'> & { spans: TraceSpan[] };
+export type Trace = Pick<C.TraceResponse, 'traceId' | 'criticalPath' | 'truncated'> & {
+  spans: TraceSpan[];
+};
 
 const STATUS_CODES: readonly C.StatusCode[] = ['unset', 'ok', 'error'];
 
 export const decodeTrace: Decoder<Trace> = obj<Trace>({
   traceId: str,
+  // Servers older than issue #13 send no critical path: nothing is highlighted.
+  criticalPath: withDefault(arr(obj<C.CriticalPathSegment>({ spanId: str, selfMs: num })), []),
+  truncated: withDefault(bool, false),
   spans: arr(
     obj<TraceSpan>({
       spanId: str,
@@ -191,6 +197,17 @@ export const decodeTrace: Decoder<Trace> = obj<Trace>({
       resource: withDefault(record, {}),
       events: withDefault(
         arr(obj<SpanEvent>({ name: str, timeUnixNano: str, attributes: withDefault(record, {}) })),
+        [],
+      ),
+      links: withDefault(
+        arr(
+          obj<C.Span['links'][number]>({
+            traceId: str,
+            spanId: str,
+            traceState: withDefault(str, ''),
+            attributes: withDefault(record, {}),
+          }),
+        ),
         [],
       ),
       status: withDefault(obj({ code: oneOf(STATUS_CODES), message: withDefault(str, '') }), {

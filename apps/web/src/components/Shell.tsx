@@ -10,6 +10,8 @@ const PAGES = [
   { to: '/fanouts', label: 'Fan-outs', end: false },
   { to: '/stragglers', label: 'Stragglers', end: false },
   { to: '/whatif', label: 'What-if', end: false },
+  { to: '/criticalpath', label: 'Critical path', end: false },
+  { to: '/traces', label: 'Traces', end: true },
 ];
 
 /** Carries the shared filters (not page-specific keys) to the page a nav link opens. */

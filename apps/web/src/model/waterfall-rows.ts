@@ -11,6 +11,7 @@ export function waterfallRows(
   tree: TraceTree,
   fanout: TraceFanout | undefined,
   backgroundOf: (call: FanoutCall) => string | undefined = () => undefined,
+  critical: ReadonlySet<string> = new Set(),
 ): WaterfallRow[] {
   const calls = new Map<string, { call: FanoutCall; straggler: boolean }>();
   const folded = new Set<string>();
@@ -33,6 +34,7 @@ export function waterfallRows(
       straggler: c?.straggler ?? false,
       error: t.span.status.code === 'error',
     };
+    if (critical.has(t.span.spanId)) row.critical = true;
     if (c) {
       const server = c.call.server;
       // A call is named by what answered it (the leaf), not by the caller's client span.
@@ -40,6 +42,8 @@ export function waterfallRows(
         row.label = server.span.name;
         row.service = server.span.service;
       }
+      // A folded SERVER span on the path puts its call's row on it.
+      if (server && critical.has(server.span.spanId)) row.critical = true;
       if (server && server !== c.call.measured)
         row.inner = { startMs: server.startMs, durationMs: server.durationMs };
       row.host = c.call.host;

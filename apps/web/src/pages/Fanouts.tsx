@@ -1,4 +1,5 @@
 import { Link } from 'react-router';
+import { tracesSearch } from '../state/trace-filters';
 import { WithOperation } from '../components/Guards';
 import { Panel } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
@@ -34,6 +35,18 @@ const ROWS: { key: keyof Quantiles; label: string }[] = [
   { key: 'p999', label: '99.9%ile' },
 ];
 
+/** Exemplar traces of a Table 1 band: the parent's requests at least that slow (#13). */
+function BandTraces({ op, minMs }: { op: FanoutOp; minMs: number }) {
+  if (!Number.isFinite(minMs)) return null;
+  const search = tracesSearch({
+    service: op.parentService,
+    operation: op.parentOperation,
+    minDurationMs: Math.floor(minMs),
+    order: 'slowest',
+  });
+  return <Link to={{ pathname: '/traces', search }}>traces ≥ {formatMs(minMs)}</Link>;
+}
+
 /** The paper's Table 1: rows are percentiles across requests, columns what was waited for. */
 function Table1({ op }: { op: FanoutOp }) {
   const t = op.table1;
@@ -46,6 +59,7 @@ function Table1({ op }: { op: FanoutOp }) {
             <th className="n">One random leaf finishes</th>
             <th className="n">95% of leaves finish</th>
             <th className="n">All leaves finish</th>
+            <th>Requests</th>
           </tr>
         </thead>
         <tbody>
@@ -56,6 +70,9 @@ function Table1({ op }: { op: FanoutOp }) {
               <td className="n">{formatMs(t.p95Leaves[r.key])}</td>
               <td className="n">
                 <strong>{formatMs(t.allLeaves[r.key])}</strong>
+              </td>
+              <td>
+                <BandTraces op={op} minMs={t.allLeaves[r.key]} />
               </td>
             </tr>
           ))}

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
+import { tracesSearch } from '../state/trace-filters';
 import { WithOperation } from '../components/Guards';
 import { Panel } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
@@ -23,7 +24,7 @@ import { useLeafData, useOpenExample } from '../whatif/use-leaves';
 import { DimensionPicker } from './stragglers/DimensionPicker';
 import { HostHeatmap } from './stragglers/HostHeatmap';
 
-function Summary({ data }: { data: StragglersData }) {
+function Summary({ data, op }: { data: StragglersData; op: FanoutOp }) {
   const causes = orderRows(data.rows).filter((r) => r.cause);
   return (
     <p
@@ -40,7 +41,23 @@ function Summary({ data }: { data: StragglersData }) {
               (c) =>
                 `${c.dimension === 'sharing_mode' ? 'sharing mode' : c.dimension.replace(/^attr:/, '')} ${c.value} (${formatRatio(c.riskRatio)}, p99 −${formatMs(c.p99DropMs)} without it)`,
             )
-            .join('; ')}.`}
+            .join('; ')}.`}{' '}
+      {Number.isFinite(data.tailThresholdMs) && (
+        <Link
+          data-testid="tail-traces"
+          to={{
+            pathname: '/traces',
+            search: tracesSearch({
+              service: op.parentService,
+              operation: op.parentOperation,
+              minDurationMs: Math.floor(data.tailThresholdMs),
+              order: 'slowest',
+            }),
+          }}
+        >
+          Tail requests as traces
+        </Link>
+      )}
     </p>
   );
 }
@@ -105,7 +122,7 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
   const shown = all ? plotted : plotted.slice(0, FOREST_MAX);
   return (
     <>
-      <Summary data={res.data} />
+      <Summary data={res.data} op={op} />
       <Panel
         id="forest"
         title="Who makes stragglers"

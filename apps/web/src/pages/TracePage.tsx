@@ -1,10 +1,10 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { unpackLeafCalls } from '@tailscope/analysis';
 import { Panel, Card } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
-import { WaterfallView, layoutWaterfall, formatCount, formatMs } from '@tailscope/charts';
+import { formatCount, formatMs } from '@tailscope/charts';
 import { fetchTrace } from '../api/endpoints';
 import { apiUrl, ApiError } from '../api/client';
 import type { Trace } from '../api/contracts';
@@ -14,6 +14,9 @@ import { findFanouts, type TraceFanout } from '../model/fanout';
 import { waterfallRows } from '../model/waterfall-rows';
 import { backgroundByCall } from '../model/match-calls';
 import { opSearch } from './links';
+import { SpanDetails } from './trace/SpanDetails';
+import { CriticalPathTable } from './trace/CriticalPathTable';
+import { WindowedWaterfall } from './trace/WindowedWaterfall';
 
 const TRACE_ID = /^[0-9a-f]{32}$/i;
 
@@ -47,12 +50,19 @@ function TraceView({ trace }: { trace: Trace }) {
   const t0Ms = Number(tree.t0Ns / 1_000_000n);
   const bg = useBackgrounds(trace, main, t0Ms, tree.totalMs);
   const bgMap = bg.state === 'ready' ? bg.data : null;
+  const selfById = useMemo(
+    () => new Map(trace.criticalPath.map((s) => [s.spanId, s.selfMs])),
+    [trace],
+  );
+  const critical = useMemo(() => new Set(selfById.keys()), [selfById]);
   const rows = useMemo(
-    () => waterfallRows(tree, main, (c) => bgMap?.get(c.measured.span.spanId)),
-    [tree, main, bgMap],
+    () => waterfallRows(tree, main, (c) => bgMap?.get(c.measured.span.spanId), critical),
+    [tree, main, bgMap, critical],
   );
   const straggler = main ? main.calls[main.straggler] : undefined;
   const root = tree.roots[0];
+  const [picked, setPicked] = useState<string | undefined>(undefined);
+  const selected = tree.byId.get(picked ?? '') ?? root;
   return (
     <div className="grid">
       <div className="grid cards">
@@ -101,16 +111,50 @@ function TraceView({ trace }: { trace: Trace }) {
       <Panel
         id="waterfall"
         title="Waterfall"
-        hint="the straggler (last leaf to finish) in colour; inner bar: the server span"
+        hint="click a row for its attributes, events and links; inner bar: the server span"
       >
+        <p className="caption" data-testid="waterfall-legend" style={{ marginTop: 0 }}>
+          <span className="ts-legend-swatch is-critical" />
+          critical path (what held the request's end)
+          <span className="ts-legend-swatch is-straggler" />
+          straggler (last leaf to finish)
+          <span className="ts-legend-swatch is-error" />
+          error status
+          {trace.truncated &&
+            ' · the trace was cut at the read limit: the path covers its first spans'}
+        </p>
         <ChartBox minWidth={640}>
           {(w) => (
-            <WaterfallView
+            <WindowedWaterfall
               title={`Trace ${trace.traceId}`}
-              layout={layoutWaterfall(rows, tree.totalMs, w)}
+              rows={rows}
+              totalMs={tree.totalMs}
+              width={w}
+              selected={selected?.span.spanId}
+              onSelect={setPicked}
             />
           )}
         </ChartBox>
+      </Panel>
+      {selected && (
+        <Panel
+          id="span"
+          title="Span"
+          hint="status, attributes, resource, events (with times), links"
+        >
+          <SpanDetails
+            span={selected}
+            t0Ns={tree.t0Ns}
+            selfMs={selfById.get(selected.span.spanId)}
+          />
+        </Panel>
+      )}
+      <Panel
+        id="critical-path"
+        title="Critical path"
+        hint="walking back from the request's end through the child that finished last; async children that outlive their parent are off it"
+      >
+        <CriticalPathTable path={trace.criticalPath} tree={tree} onSelect={setPicked} />
       </Panel>
       {main && (
         <Panel id="calls" title="Calls by finishing time">
@@ -121,6 +165,7 @@ function TraceView({ trace }: { trace: Trace }) {
                   <th>Host</th>
                   <th>Sharing mode</th>
                   <th>Background</th>
+                  <th className="n">Started at</th>
                   <th className="n">Latency</th>
                   <th className="n">Finished at</th>
                 </tr>
@@ -135,6 +180,7 @@ function TraceView({ trace }: { trace: Trace }) {
                       </td>
                       <td>{c.sharingMode}</td>
                       <td>{bgMap ? (bgMap.get(c.measured.span.spanId) ?? '–') : '…'}</td>
+                      <td className="n">{formatMs(c.measured.startMs)}</td>
                       <td className="n">{formatMs(c.measured.durationMs)}</td>
                       <td className="n">{formatMs(c.finishMs)}</td>
                     </tr>

@@ -1,6 +1,20 @@
 import type { WaterfallLayout } from './layout';
 
-export function WaterfallView({ layout, title }: { layout: WaterfallLayout; title: string }) {
+/**
+ * The waterfall; with `onSelect`, each row is a button that selects its span (`selected` is
+ * drawn highlighted), so a page can show the span's details beside it.
+ */
+export function WaterfallView({
+  layout,
+  title,
+  selected,
+  onSelect,
+}: {
+  layout: WaterfallLayout;
+  title: string;
+  selected?: string | undefined;
+  onSelect?: ((spanId: string) => void) | undefined;
+}) {
   const { f } = layout;
   const h = layout.rowHeight;
   return (
@@ -10,7 +24,7 @@ export function WaterfallView({ layout, title }: { layout: WaterfallLayout; titl
       width={f.width}
       height={f.height}
       viewBox={`0 0 ${f.width} ${f.height}`}
-      role="img"
+      role={onSelect ? 'group' : 'img'}
       aria-label={title}
     >
       <title>{title}</title>
@@ -33,8 +47,21 @@ export function WaterfallView({ layout, title }: { layout: WaterfallLayout; titl
       {layout.bars.map((b) => (
         <g
           key={b.id}
-          className={`ts-wf-row${b.call ? ' is-call' : ''}${b.straggler ? ' is-straggler' : ''}${b.error ? ' is-error' : ''}`}
+          className={`ts-wf-row${b.call ? ' is-call' : ''}${b.straggler ? ' is-straggler' : ''}${b.error ? ' is-error' : ''}${b.critical ? ' is-critical' : ''}${onSelect ? ' is-link' : ''}${selected === b.id ? ' is-selected' : ''}`}
           data-span={b.id}
+          {...(onSelect
+            ? {
+                role: 'button',
+                tabIndex: 0,
+                'aria-pressed': selected === b.id,
+                onClick: () => {
+                  onSelect(b.id);
+                },
+                onKeyDown: (e: { key: string }) => {
+                  if (e.key === 'Enter') onSelect(b.id);
+                },
+              }
+            : {})}
           transform={`translate(0,${b.y})`}
         >
           <rect className="ts-row-bg" x={0} y={0} width={f.width} height={h} />

@@ -16,6 +16,8 @@ export interface WaterfallRow {
   call: boolean;
   straggler: boolean;
   error: boolean;
+  /** On the trace's critical path (drawn outlined). */
+  critical?: boolean;
   /** Host, sharing mode and background activity of a call. */
   host?: string;
   mode?: string;
@@ -37,6 +39,7 @@ export interface WaterfallBar {
   call: boolean;
   straggler: boolean;
   error: boolean;
+  critical: boolean;
   background: boolean;
   host: string | undefined;
 }
@@ -113,6 +116,7 @@ export function layoutWaterfall(
         call: r.call,
         straggler: r.straggler,
         error: r.error,
+        critical: r.critical === true,
         background: r.background !== undefined,
         host: r.host,
       };

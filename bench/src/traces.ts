@@ -1,0 +1,282 @@
+// npm run bench:traces — trace search, the aggregated critical path and a 10,000-span trace
+// opened in the dashboard (issue #13), against a `tailscope serve` child process on tracegen
+// spans in the embedded engine. Prints wall time and the server's CPU time per request, and
+// the browser's time to the waterfall and to the critical-path table. Not a test.
+//
+// env: SPANS (default 10000000), SCENARIO (bigtable-multiget), RUNS (3), DATA_DIR (default: the
+// directory bench:analysis uses for the same SCENARIO and SPANS, so its load is reused),
+// TRACE_SPANS (10000), CHROMIUM_PATH (/usr/bin/chromium; the page timing is skipped without it).
+// The dashboard must be built (npm run build -w apps/web); the page timing is skipped otherwise.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+// Already in the repository for apps/web's browser tests; the bench uses it the same way.
+import { chromium } from 'playwright-core';
+import { createGenerator, encodeOtlpProtobuf, presetSpec } from '@tailscope/tracegen';
+import {
+  decodeTraceRequest,
+  insertNative,
+  migrate,
+  openStore,
+  selectStats,
+  sql,
+  TRACE_COLUMNS,
+  TRACES_TABLE,
+} from '@tailscope/api';
+
+const SPANS = Number(process.env.SPANS ?? 10_000_000);
+const SCENARIO = process.env.SCENARIO ?? 'bigtable-multiget';
+const RUNS = Number(process.env.RUNS ?? 3);
+const TRACE_SPANS = Number(process.env.TRACE_SPANS ?? 10_000);
+const DATA_DIR = resolve(
+  process.env.DATA_DIR ?? join(tmpdir(), `tailscope-bench-analysis-${SCENARIO}-${SPANS}`),
+);
+const START = '2025-01-01T00:00:00Z';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const WEB_DIST = resolve(import.meta.dirname, '../../apps/web/dist/index.html');
+
+/** Loads the scenario unless the directory already holds it; returns the time range. */
+async function load(): Promise<{ fromMs: number; toMs: number }> {
+  const spec = presetSpec(SCENARIO);
+  const probe = createGenerator(spec, { requests: 1000, seed: 1, start: START });
+  const requests = Math.floor((SPANS * 1000) / probe.expectedSpans);
+  const gen = createGenerator(spec, { requests, seed: 1, start: START });
+  const range = {
+    fromMs: gen.truth.start.epochMs,
+    toMs: gen.truth.start.epochMs + gen.truth.durationMs + 60_000,
+  };
+  const store = openStore({ dataDir: DATA_DIR });
+  try {
+    await migrate(store);
+    const have = (await selectStats(store)).spans;
+    if (have >= gen.expectedSpans * 0.99) {
+      console.log(`reusing ${have.toLocaleString()} spans in ${DATA_DIR}`);
+      return range;
+    }
+    if (have > 0) throw new Error(`${DATA_DIR} holds ${have} spans, not this load: remove it`);
+    console.log(`loading ${SCENARIO}: ~${gen.expectedSpans.toLocaleString()} spans`);
+    const t = performance.now();
+    let parts: Buffer[] = [];
+    let block = 0;
+    const flush = async (): Promise<void> => {
+      if (parts.length === 0) return;
+      await insertNative(store, {
+        table: TRACES_TABLE,
+        columns: TRACE_COLUMNS.map(([name]) => name),
+        parts,
+        dedupToken: `bench-traces-${block}`,
+        scratchPath: join(tmpdir(), `tailscope-bench-traces-${process.pid}-${block++}.native`),
+      });
+      parts = [];
+    };
+    let pending = 0;
+    for (const batch of gen.batches()) {
+      const d = decodeTraceRequest(encodeOtlpProtobuf(batch));
+      parts.push(...d.columns.tracesBlock());
+      pending += d.accepted;
+      if (pending >= 250_000) {
+        await flush();
+        pending = 0;
+      }
+    }
+    await flush();
+    await store.command(sql`OPTIMIZE TABLE otel_traces FINAL`);
+    console.log(`loaded in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+    return range;
+  } finally {
+    await store.close();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => {
+        ok(port);
+      });
+    });
+  });
+}
+
+/** CPU time (user + system) of a process, ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(stat[11] ?? 0) + Number(stat[12] ?? 0)) * 10;
+}
+
+async function startServer(port: number, otlpPort: number): Promise<ChildProcess> {
+  const bin = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
+  const args = ['serve', '--data-dir', DATA_DIR, '--port', String(port)];
+  args.push('--otlp-http-port', String(otlpPort), '--otlp-grpc-port', '0');
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error('server did not become ready in 120 s');
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** One trace of `n` spans: a root over 100 calls, each over its share of leaf spans. */
+function bigTrace(n: number, t0Ns: bigint): { traceId: string; body: string } {
+  const traceId = 'b16b16b1600000000000000000000001';
+  const hex = (i: number): string => i.toString(16).padStart(16, '0');
+  const at = (us: number): string => String(t0Ns + BigInt(Math.round(us)) * 1000n);
+  const spans: unknown[] = [];
+  const add = (id: number, parent: number, name: string, fromUs: number, toUs: number) =>
+    spans.push({
+      traceId,
+      spanId: hex(id),
+      parentSpanId: parent === 0 ? '' : hex(parent),
+      name,
+      kind: parent === 0 ? 2 : 3,
+      startTimeUnixNano: at(fromUs),
+      endTimeUnixNano: at(toUs),
+    });
+  add(1, 0, 'GET /big', 0, 1_000_000);
+  const calls = 100;
+  const leaves = Math.max(0, n - 1 - calls);
+  for (let c = 0; c < calls; c++) {
+    const from = c * 9_000;
+    add(2 + c, 1, 'call', from, from + 8_000 + (c % 7) * 100);
+    for (let l = 0; l < leaves / calls; l++) {
+      const id = 2 + calls + c * Math.ceil(leaves / calls) + l;
+      if (id > n) break;
+      add(id, 2 + c, 'leaf', from + l * 70, from + l * 70 + 60);
+    }
+  }
+  const resourceSpans = [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'big' } }] },
+      scopeSpans: [{ scope: { name: 'bench' }, spans }],
+    },
+  ];
+  return { traceId, body: JSON.stringify({ resourceSpans }) };
+}
+
+async function timeRoute(pid: number, name: string, url: string): Promise<void> {
+  const walls: number[] = [];
+  const cpus: number[] = [];
+  let summary = '';
+  for (let i = 0; i < RUNS; i++) {
+    const before = cpuMs(pid);
+    const t = performance.now();
+    const res = await fetch(url);
+    const text = await res.text();
+    walls.push(performance.now() - t);
+    cpus.push(cpuMs(pid) - before);
+    if (!res.ok) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
+    summary = describe(JSON.parse(text) as Record<string, unknown>);
+  }
+  console.log(
+    `${name.padEnd(26)} wall ${walls.map((w) => w.toFixed(0)).join(' / ')} ms   server CPU ${cpus.map((c) => c.toFixed(0)).join(' / ')} ms   ${summary}`,
+  );
+}
+
+function describe(body: Record<string, unknown>): string {
+  if (Array.isArray(body.traces)) return `${body.traces.length} traces, more: ${String(body.more)}`;
+  if (Array.isArray(body.entries)) {
+    const slow = body.slow as { requests: number; sampled?: number };
+    const typical = body.typical as { requests: number; sampled?: number };
+    return `${String(body.requests)} requests; slow ${slow.requests} (sampled ${String(slow.sampled)}), typical ${typical.requests} (sampled ${String(typical.sampled)}), ${body.entries.length} entries`;
+  }
+  return '';
+}
+
+/** Opens the trace page in Chromium: ms from navigation to the waterfall and the path table. */
+async function openInBrowser(base: string, traceId: string): Promise<void> {
+  if (!existsSync(CHROMIUM) || !existsSync(WEB_DIST)) {
+    console.log(`trace page: skipped (needs ${CHROMIUM} and a built dashboard at ${WEB_DIST})`);
+    return;
+  }
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+      await page.addInitScript(`(() => {
+        const seen = () => {
+          if (window.__wf === undefined && document.querySelector('[data-chart="waterfall"]')) window.__wf = performance.now();
+          if (window.__cp === undefined && document.querySelector('[data-testid="critical-path"]')) window.__cp = performance.now();
+        };
+        new MutationObserver(seen).observe(document, { childList: true, subtree: true });
+      })();`);
+      await page.goto(`${base}/traces/${traceId}`);
+      await page.locator('[data-testid="critical-path"]').waitFor({ timeout: 60_000 });
+      // A string: the bench compiles without the DOM library.
+      const t = await page.evaluate<{ wf: number; cp: number; api: number; script: number }>(
+        `({ wf: window.__wf ?? NaN, cp: window.__cp ?? NaN,
+            api: performance.getEntriesByType('resource').find((e) => e.name.includes('/api/v1/traces/'))?.responseEnd ?? NaN,
+            script: performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.js')).reduce((a, e) => Math.max(a, e.responseEnd), 0) })`,
+      );
+      const rows = await page.locator('.ts-wf-row').count();
+      console.log(
+        `trace page (${TRACE_SPANS.toLocaleString()} spans, ${rows} rows drawn): scripts loaded at ${t.script.toFixed(0)} ms, trace fetched at ${t.api.toFixed(0)} ms, waterfall at ${t.wf.toFixed(0)} ms, critical-path table at ${t.cp.toFixed(0)} ms after navigation`,
+      );
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const range = await load();
+  const port = await freePort();
+  const otlpPort = await freePort();
+  const server = await startServer(port, otlpPort);
+  const pid = server.pid ?? 0;
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const r = `from=${range.fromMs}&to=${range.toMs}`;
+    console.log(
+      `\nserver pid ${pid}; ${SPANS.toLocaleString()} spans of ${SCENARIO}, ${RUNS} run(s)`,
+    );
+    await timeRoute(pid, 'traces newest', `${base}/api/v1/traces?${r}`);
+    await timeRoute(pid, 'traces slowest', `${base}/api/v1/traces?${r}&order=slowest`);
+    await timeRoute(
+      pid,
+      'traces >= 50 ms, 1000',
+      `${base}/api/v1/traces?${r}&minDurationMs=50&limit=1000`,
+    );
+    await timeRoute(pid, 'criticalpath p99', `${base}/api/v1/criticalpath?${r}`);
+    await timeRoute(pid, 'criticalpath p90', `${base}/api/v1/criticalpath?${r}&band=p90`);
+    const big = bigTrace(TRACE_SPANS, BigInt(range.fromMs) * 1_000_000n + 1_000_000_000n);
+    const res = await fetch(`http://127.0.0.1:${otlpPort}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: big.body,
+    });
+    if (!res.ok) throw new Error(`OTLP export of the big trace: ${res.status}`);
+    // Ingest batches before it writes: poll until the trace is whole.
+    for (let i = 0; i < 120; i++) {
+      const t = await fetch(`${base}/api/v1/traces/${big.traceId}`);
+      if (t.ok && ((await t.json()) as { spans: unknown[] }).spans.length >= TRACE_SPANS) break;
+      await new Promise((ok) => setTimeout(ok, 500));
+    }
+    await timeRoute(
+      pid,
+      `trace of ${TRACE_SPANS} spans (API)`,
+      `${base}/api/v1/traces/${big.traceId}`,
+    );
+    await openInBrowser(base, big.traceId);
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+}
+
+await main();
