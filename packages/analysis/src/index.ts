@@ -17,3 +17,5 @@ export * from './leaf-pack';
 export * from './background';
 export * from './confounding';
 export * from './select-fanouts';
+export * from './sampling';
+export * from './episodes';
