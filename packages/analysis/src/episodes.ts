@@ -243,7 +243,7 @@ export function detectEpisodes(
 
 /** Runs of consecutive flagged windows of one series, one episode each. */
 function mergeFlagged(flagged: readonly (Tested & { q: number })[], windowMs: number) {
-  const out: DetectedEpisode[] = [];
+  const out: (DetectedEpisode & { last: number })[] = [];
   let cur: (DetectedEpisode & { last: number }) | null = null;
   for (const t of flagged) {
     if (cur && cur.key === t.key && cur.last + 1 === t.w.window) {

@@ -18,6 +18,7 @@ import { stragglerRoutes } from '../routes/stragglers';
 import { hostRoutes } from '../routes/hosts';
 import { leavesRoutes } from '../routes/leaves';
 import { whatIfRoutes } from '../routes/whatif';
+import { episodeRoutes } from '../routes/episodes';
 
 export type Api = FastifyInstance;
 
@@ -40,6 +41,7 @@ routeGroups.push(stragglerRoutes);
 routeGroups.push(hostRoutes);
 routeGroups.push(leavesRoutes);
 routeGroups.push(whatIfRoutes);
+routeGroups.push(episodeRoutes);
 
 export async function buildApi(
   ctx: ApiContext,

@@ -56,7 +56,7 @@ describe('sampling threshold in SQL', () => {
 
   it('gives the adjusted count the TypeScript reference gives, bit for bit', async () => {
     const states = traceStates();
-    const rows = await store.query<{ ts: string; w: number; info: number }>(sql`
+    const rows = await store.query<{ ts: string; w: number | string; info: number | string }>(sql`
       SELECT ts, ${adjustedCountSql('ts')} AS w, ${hasSamplingInfoSql('ts')} AS info
       FROM (SELECT arrayJoin(${states}) AS ts)`);
     expect(rows).toHaveLength(states.length);
