@@ -14,6 +14,7 @@ export { layoutForest, type ForestInput, type ForestLayout } from './forest/layo
 export { ForestView } from './forest/ForestView';
 export { layoutHeatmap, type HostMatrix } from './heatmap/layout';
 export { HeatmapChart } from './heatmap/HeatmapChart';
+export { layoutHeatMarks, type HeatMark, type HeatMarkBox } from './heatmap/marks';
 export {
   layoutPercentileBars,
   type Estimate,

@@ -20,6 +20,12 @@ import {
 } from './decode';
 
 // Ingest's own state (replay backlog, log damage, dead letters) is not shown by the dashboard.
+/** Whether statistics were weighted by OTel sampling (docs/analysis.md "Sampling"). */
+export const decodeSampling: Decoder<C.SamplingInfo> = obj<C.SamplingInfo>({
+  weighted: bool,
+  spansWithoutSamplingInfo: num,
+});
+
 export type Stats = Omit<C.StatsResponse, 'replayBacklogSpans' | 'walDamage' | 'deadLetter'>;
 export const decodeStats: Decoder<Stats> = obj<Stats>({
   spans: num,
@@ -28,6 +34,7 @@ export const decodeStats: Decoder<Stats> = obj<Stats>({
   oldestUnixNano: nullable(str),
   newestUnixNano: nullable(str),
   ingestSpansPerSecond: withDefault(num, 0),
+  sampling: optional(decodeSampling),
 });
 
 export type Quantiles = C.Quantiles;
