@@ -1,27 +1,22 @@
-import {
-  CLIENT_KINDS,
-  EDGE_SLACK_NS,
-  EPISODE_BUCKETS_PER_OCTAVE,
-  SERVER_KINDS,
-  UNKNOWN_HOST,
-} from '@tailscope/analysis';
+import { EDGE_SLACK_NS, EPISODE_BUCKETS_PER_OCTAVE } from '@tailscope/analysis';
+import { callCtes } from './calls-sql';
 import type { Store } from './client';
-import { hostOf, inWindow, ns, withCtes } from './fanouts-sql';
+import { inWindow, ns, withCtes } from './fanouts-sql';
 import { adjustedCountSql } from './sampling';
-import { join, param, raw, sql, type Sql } from './sql';
+import { param, raw, sql, type Sql } from './sql';
 
 /**
- * Per-window aggregates of the episode series (DESIGN.md "Definitions": Episode), over
- * `otel_traces`. A call here, until the shared calls definition lands, is a span entering a
- * service: a SERVER span, or any span whose parent span belongs to another service (HotROD's
- * INTERNAL `mysql` and `redis` spans). Two kinds of series:
- * - `callee`: (service, host) of the entered span, timed by the span itself;
- * - `edge`: (caller service, caller operation) -> (callee service, callee operation), the
- *   caller being the parent span; timed by the parent when it is a CLIENT span (the call as
- *   the caller saw it), else by the entered span.
- * Each (series, window) row carries stored calls, calls weighted by the sampling adjusted
- * count, weighted p50/p99 and a log-latency histogram for the rank test in
- * `@tailscope/analysis` `detectEpisodes`.
+ * Per-window aggregates of the episode series (DESIGN.md "Definitions": Episode), over the
+ * shared calls of calls-sql.ts (wrappers skipped, duplicates counted once, a call answered by
+ * several SERVER spans is one call timed by its client). A call belongs to the window of its
+ * start. Two kinds of series:
+ * - `callee`: (callee service, callee host) of every call;
+ * - `edge`: (caller service, caller operation) -> (callee service, callee operation), for calls
+ *   whose caller span is known.
+ * Calls are timed on the caller's clock (the call as the caller saw it). Each (series, window)
+ * row carries stored calls, calls weighted by the sampling adjusted count of the call's span,
+ * weighted p50/p99 and a log-latency histogram for the rank test in `@tailscope/analysis`
+ * `detectEpisodes`.
  */
 
 export interface EpisodeScope {
@@ -53,12 +48,6 @@ export interface EpisodeWindowRow {
   counts: number[];
 }
 
-const kindIn = (list: readonly string[], col: string): Sql =>
-  sql`${raw(col)} IN (${join(
-    list.map((k) => sql`${k}`),
-    ', ',
-  )})`;
-
 /**
  * Weights of the weighted quantiles: ClickHouse's exact weighted quantile takes integer
  * weights, so adjusted counts are scaled by 1024 and rounded (error < 0.05% of a weight).
@@ -68,49 +57,38 @@ const WEIGHT_SCALE = 1024;
 /** The query (pure: snapshotted in episodes.test.ts). */
 export function episodeWindowsSql(s: EpisodeScope): Sql {
   const windowNs = BigInt(Math.round(s.windowMs * 1e6));
-  const service = s.service !== undefined ? sql` AND ServiceName = ${s.service}` : raw('');
+  const service = s.service !== undefined ? sql` AND c.leafService = ${s.service}` : raw('');
   const ctes = [
+    ...callCtes({ fromNs: s.fromNs, toNs: s.toNs }),
     {
-      name: 'entered',
+      // Only spans that carry a TraceState: unsampled data builds an empty table here.
+      name: 'ep_weights',
       body: sql`
-  SELECT cityHash64(TraceId, ParentSpanId) AS parentKey, ParentSpanId != '' AS hasParent,
-    ServiceName AS service, SpanName AS operation, ${hostOf('ResourceAttributes')} AS host0,
-    ${kindIn(SERVER_KINDS, 'SpanKind')} AS isServer,
-    toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
-    ${adjustedCountSql()} AS weight
+  SELECT cityHash64(TraceId, SpanId) AS key, any(${adjustedCountSql()}) AS weight
   FROM otel_traces
-  WHERE ${inWindow(s.fromNs, s.toNs)}${service}`,
+  WHERE ${inWindow(s.fromNs - EDGE_SLACK_NS, s.toNs + EDGE_SLACK_NS)} AND TraceState != ''
+  GROUP BY key`,
     },
     {
-      name: 'parents',
+      name: 'ep_calls',
       body: sql`
-  SELECT cityHash64(TraceId, SpanId) AS key, ServiceName AS parentService,
-    SpanName AS parentOperation, ${kindIn(CLIENT_KINDS, 'SpanKind')} AS parentIsClient,
-    toInt64(Duration) AS parentDurationNs, toUInt8(1) AS found
-  FROM otel_traces
-  WHERE ${inWindow(s.fromNs - EDGE_SLACK_NS, s.toNs + EDGE_SLACK_NS)}`,
-    },
-    {
-      name: 'calls',
-      body: sql`
-  SELECT service, operation, if(host0 = '', ${UNKNOWN_HOST}, host0) AS host,
-    parentService, parentOperation, startNs, durationNs AS calleeNs,
-    if(parentIsClient, parentDurationNs, durationNs) AS edgeNs, weight,
-    found = 1 AND parentService != service AS crossService
-  FROM entered AS e
-  LEFT ANY JOIN parents AS p ON e.parentKey = p.key
-  WHERE isServer OR crossService`,
+  SELECT c.leafService AS service, c.leafOperation AS operation, c.host AS host,
+    c.callerService AS parentService, c.callerOperation AS parentOperation,
+    c.startNs AS startNs, c.durationNs AS latencyNs, if(w.weight > 0, w.weight, 1.0) AS weight
+  FROM calls AS c
+  LEFT JOIN ep_weights AS w ON cityHash64(c.traceId, c.spanId) = w.key
+  WHERE c.startNs >= ${ns(s.fromNs)} AND c.startNs < ${ns(s.toNs)}${service}`,
     },
     {
       name: 'series',
       body: sql`
   SELECT 'callee' AS kind, service, host, '' AS parentService, '' AS parentOperation,
-    '' AS operation, startNs, calleeNs AS latencyNs, weight
-  FROM calls
+    '' AS operation, startNs, latencyNs, weight
+  FROM ep_calls
   UNION ALL
   SELECT 'edge' AS kind, service, '' AS host, parentService, parentOperation, operation,
-    startNs, edgeNs AS latencyNs, weight
-  FROM calls WHERE crossService`,
+    startNs, latencyNs, weight
+  FROM ep_calls WHERE parentService != ''`,
     },
   ];
   const weightInt = sql`toUInt64(round(weight * ${param(WEIGHT_SCALE, 'UInt32')}))`;
