@@ -42,6 +42,7 @@ describe('tailscope generate', () => {
       'sick-host',
       'background-compaction',
       'bigtable-multiget',
+      'microservices',
     ])
       expect(stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
   });
@@ -156,5 +157,29 @@ describe('tailscope generate', () => {
     await expect(
       runGenerate({ ...base, spec: join(dir, 'missing.json'), out: dir }, io),
     ).rejects.toThrow(/--spec .*missing.json/);
+  });
+
+  it('--preset microservices writes the application and its truth', async () => {
+    const out = join(dir, 'microservices');
+    const { code, stdout } = await tailscope([
+      'generate',
+      '--preset',
+      'microservices',
+      '--requests',
+      '100',
+      '--out',
+      out,
+    ]);
+    expect(code).toBe(0);
+    // 59 spans a request (4 pricing hosts, 10 route calls, 10 loop calls) + 6 duplicates (2 pairs, 2 loop calls).
+    expect(stdout).toMatch(/generated 5906 spans \(100 requests/);
+    expect(stdout).toMatch(/scenario microservices, seed 1; planted causes: host=customer-00/);
+    const truth = JSON.parse(await readFile(join(out, 'truth.json'), 'utf8')) as {
+      app: { edges: { leafService: string; structure: string }[]; duplicates: { spans: number } };
+    };
+    expect(truth.app.edges.map((e) => `${e.leafService}:${e.structure}`)).toEqual(
+      expect.arrayContaining(['route:pool', 'pricing:parallel', 'redis:sequential']),
+    );
+    expect(truth.app.duplicates.spans).toBe(6);
   });
 });

@@ -19,6 +19,8 @@ import { extraCommands } from './index';
 
 export interface GenerateFlags {
   scenario?: string;
+  /** The same as --scenario (issue #12 names presets so). */
+  preset?: string;
   spec?: string;
   requests?: string;
   seed: string;
@@ -58,7 +60,10 @@ async function loadSpec(flags: GenerateFlags): Promise<ScenarioSpec> {
   const hosts = positiveInt('--hosts', flags.hosts);
   const ratePerSecond = positiveNumber('--rate', flags.rate);
   const correlation = flags.correlated ? ('request' as const) : undefined;
-  if (flags.scenario !== undefined && flags.spec !== undefined)
+  if (flags.preset !== undefined && flags.scenario !== undefined && flags.preset !== flags.scenario)
+    throw new TracegenError('give either --scenario or --preset, not both');
+  const scenario = flags.scenario ?? flags.preset;
+  if (scenario !== undefined && flags.spec !== undefined)
     throw new TracegenError('give either --scenario or --spec, not both');
   if (flags.spec !== undefined) {
     let json: unknown;
@@ -77,9 +82,9 @@ async function loadSpec(flags: GenerateFlags): Promise<ScenarioSpec> {
       ...(correlation && { correlation }),
     });
   }
-  if (flags.scenario === undefined)
+  if (scenario === undefined)
     throw new TracegenError('--scenario NAME (or --spec FILE) is required; see --help');
-  return presetSpec(flags.scenario, {
+  return presetSpec(scenario, {
     ...(width !== undefined && { width }),
     ...(hosts !== undefined && { hosts }),
     ...(ratePerSecond !== undefined && { ratePerSecond }),
@@ -157,6 +162,7 @@ extraCommands.push((program: Command) => {
     .command('generate')
     .description('generate seeded synthetic fan-out traces with planted causes, as OTLP')
     .option('--scenario <name>', 'a preset scenario (listed below)')
+    .option('--preset <name>', 'the same as --scenario')
     .option('--spec <file>', 'a JSON ScenarioSpec instead of a preset (docs/tracegen.md)')
     .option('--requests <n>', "root requests (fan-outs) to generate (default: the scenario's)")
     .option('--seed <seed>', 'seed: an integer or any text', '1')

@@ -3,12 +3,15 @@
  * windows that end within it. Times are integer nanoseconds after the run's start.
  */
 import type { Plan, WindowSpan } from './plan';
+import type { TreeSpans } from './tree';
 
 export class SpanBatch {
   requestCount = 0;
   callCount = 0;
   spanCount = 0;
   readonly windows: WindowSpan[] = [];
+  /** Application scenarios (spec.app): their spans; the per-call columns stay empty. */
+  tree: TreeSpans | null = null;
 
   // Per request.
   readonly reqStartNs: Float64Array;

@@ -1,32 +1,17 @@
 /** A run: the truth up front, then batches of whole traces streamed one at a time. */
-import type { LeafCalls } from '@tailscope/analysis';
+export type { PlantedCalls, TraceGenerator } from './generator-types';
+import { createAppGenerator } from './app-generator';
 import { SpanBatch } from './batch';
 import { hex } from './hex';
 import { maxWidth, RequestModel } from './model';
+import type { PlantedCalls, TraceGenerator } from './generator-types';
 import { createPlan, type GeneratorOptions, type Plan } from './plan';
 import { sharingModes, type ScenarioSpec } from './spec';
 import { epochMs } from './time';
-import { buildTruth, type ScenarioTruth } from './truth';
-
-/** The calls a run emits, columnar, with the planted reason behind each call's latency. */
-export interface PlantedCalls {
-  calls: LeafCalls;
-  /** CallEffect bits, one per call. */
-  effects: Uint8Array;
-}
-
-export interface TraceGenerator {
-  readonly truth: ScenarioTruth;
-  readonly plan: Plan;
-  /** Spans batches() will yield (exact for a fixed width, else the expectation). */
-  readonly expectedSpans: number;
-  /** Streams the run from the start; calling it again gives identical batches. */
-  batches(): Generator<SpanBatch, void, undefined>;
-  /** The same calls without spans, as the analysis' LeafCalls. */
-  leafCalls(): PlantedCalls;
-}
+import { buildTruth } from './truth';
 
 export function createGenerator(spec: ScenarioSpec, options: GeneratorOptions): TraceGenerator {
+  if (spec.app) return createAppGenerator(spec, spec.app, options);
   const plan = createPlan(spec, options);
   const truth = buildTruth(plan);
   const spansPerCall = spec.shape === 'client-server' ? 2 : 1;

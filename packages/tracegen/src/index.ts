@@ -21,11 +21,13 @@ export {
   type OversleepSpec,
   type EpisodeSpec,
   type BackgroundSpec,
+  type AppSpec,
 } from './spec';
 export { validateSpec } from './validate';
 export {
   presets,
   presetNames,
+  fanoutPresetNames,
   presetSpec,
   describePresets,
   isPresetName,
@@ -37,6 +39,7 @@ export { defaultStart, parseStart, type StartInput } from './time';
 export { CallEffect } from './effects';
 export { SpanBatch } from './batch';
 export type { ScenarioTruth, Effect, Dimension } from './truth';
+export type { AppTruth, EdgeTruth, EdgeStructure } from './app-truth';
 export { createGenerator, type TraceGenerator, type PlantedCalls } from './generator';
 export { encodeOtlpProtobuf } from './otlp-protobuf';
 export { encodeOtlpJson } from './otlp-json';

@@ -2,6 +2,8 @@
  * OTLP/JSON (the protobuf JSON mapping with OTLP's exceptions): lowerCamelCase names, trace and
  * span ids as lower-case hex, int64 times as decimal strings, enums as numbers.
  */
+import { encodeTreeJson } from './app-encode';
+import { topologyOf } from './app-topology';
 import { runAttributes, scope, type Attributes } from './attributes';
 import type { SpanBatch } from './batch';
 import { groupSpans, SpanKindRef } from './group';
@@ -56,6 +58,8 @@ function context(plan: Plan): Context {
 
 /** The OTLP/JSON body of a batch (an ExportTraceServiceRequest). */
 export function encodeOtlpJson(b: SpanBatch): string {
+  const app = b.plan.spec.app;
+  if (b.tree && app) return encodeTreeJson(b.tree, topologyOf(app), b.plan.start);
   const ctx = context(b.plan);
   const g = groupSpans(b);
   const groups: string[] = [];

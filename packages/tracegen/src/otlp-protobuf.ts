@@ -9,6 +9,8 @@
  * end_time_unix_nano=8 fixed64, attributes=9, flags=16 fixed32}; KeyValue{key=1, value=2};
  * AnyValue{string_value=1}; Resource{attributes=1}; InstrumentationScope{name=1, version=2}.
  */
+import { encodeTreeProtobuf } from './app-encode';
+import { topologyOf } from './app-topology';
 import { runAttributes, scope, type Attributes } from './attributes';
 import type { SpanBatch } from './batch';
 import { groupSpans, SpanKindRef } from './group';
@@ -73,6 +75,8 @@ function context(plan: Plan): Context {
 
 /** The OTLP/protobuf body of a batch: `ExportTraceServiceRequest` bytes. */
 export function encodeOtlpProtobuf(b: SpanBatch): Uint8Array {
+  const app = b.plan.spec.app;
+  if (b.tree && app) return encodeTreeProtobuf(b.tree, topologyOf(app), b.plan.start);
   const ctx = context(b.plan);
   const g = groupSpans(b);
   const n = g.kind.length;

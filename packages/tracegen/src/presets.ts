@@ -1,25 +1,10 @@
 /** Named scenarios after the papers' figures; every parameter can be overridden. */
 import type { LatencySpec } from './distributions';
-import {
-  TracegenError,
-  type Correlation,
-  type ScenarioSpec,
-  type Shape,
-  type Slowdown,
-} from './spec';
+import { TracegenError, type PresetParams, type ScenarioSpec, type Slowdown } from './spec';
+import { microservicesSpec, microservicesSummary } from './preset-microservices';
 import { checkWidthFits } from './validate';
 
-export interface PresetParams {
-  /** Fan-out width (for `paper-fanout`, also the number of servers N). */
-  width?: number;
-  /** Leaf hosts (for `bigtable-multiget`, shards; each has 3 replicas). */
-  hosts?: number;
-  ratePerSecond?: number;
-  shape?: Shape;
-  correlation?: Correlation;
-  /** The default request count carried in the spec. */
-  requests?: number;
-}
+export type { PresetParams } from './spec';
 
 interface Preset {
   summary: string;
@@ -229,10 +214,16 @@ export const presets = {
       });
     },
   },
+  microservices: {
+    summary: microservicesSummary,
+    build: microservicesSpec,
+  },
 } satisfies Record<string, Preset>;
 
 export type PresetName = keyof typeof presets;
 export const presetNames = Object.keys(presets) as PresetName[];
+/** Presets of one root -> leaf fan-out (all but the applications). */
+export const fanoutPresetNames = presetNames.filter((n) => n !== 'microservices');
 
 export function isPresetName(name: string): name is PresetName {
   return Object.hasOwn(presets, name);

@@ -72,6 +72,42 @@ export interface ScenarioSpec {
   decoys: { zones: string[]; buildIds: string[] };
   /** Microseconds: root work before the first call, gap between dispatches, network, after. */
   timing: { preUs: number; dispatchGapUs: number; rttUs: number; postUs: number };
+  /**
+   * A built-in multi-service application instead of the root -> leaf fan-out (docs/tracegen.md,
+   * preset `microservices`); `root`, `leaf`, `width` and `latency` then describe its pool edge.
+   */
+  app?: AppSpec;
+}
+
+/** The `microservices` application's knobs; its services and operations are fixed. */
+export interface AppSpec {
+  kind: 'microservices';
+  /** Worker-pool fan-out: calls per request and the workers they go through. */
+  poolCalls: number;
+  poolWorkers: number;
+  /** True parallel fan-out: one call to each of this many hosts of one service. */
+  parallelHosts: number;
+  /** Sequential loop: calls per request, one after another. */
+  loopCalls: number;
+  /** The one skewed host pair: the server's clock runs this far ahead. */
+  skewMs: number;
+  /** Requests i with i % duplicateEvery in the planted offsets send some spans twice. */
+  duplicateEvery: number;
+  /** Calls into the faulty single-replica service are factor U(min, max) slower. */
+  fault: { startFraction: number; endFraction: number; factorMin: number; factorMax: number };
+}
+
+/** Overrides of a preset's defaults. */
+export interface PresetParams {
+  /** Fan-out width (for `paper-fanout`, also the number of servers N). */
+  width?: number;
+  /** Leaf hosts (for `bigtable-multiget`, shards; each has 3 replicas). */
+  hosts?: number;
+  ratePerSecond?: number;
+  shape?: Shape;
+  correlation?: Correlation;
+  /** The default request count carried in the spec. */
+  requests?: number;
 }
 
 export class TracegenError extends Error {

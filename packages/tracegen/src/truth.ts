@@ -1,4 +1,5 @@
 /** The planted truth of a run: what the analysis should find, in the analysis' own terms. */
+import type { AppTruth } from './app-truth';
 import { distribution, type Distribution, type LatencySpec } from './distributions';
 import { maxWidth } from './model';
 import type { LeafHost, Plan } from './plan';
@@ -17,7 +18,17 @@ export type Dimension = 'host' | 'mode' | 'background';
 export type Effect =
   | { kind: 'oversleep'; mode: SharingMode; probability: number; minMs: number; maxMs: number }
   | { kind: 'episode'; host: string; startMs: number; endMs: number; slowdown: Slowdown }
-  | { kind: 'background'; activity: string; slowdown: Slowdown | null; hosts: string[] };
+  | { kind: 'background'; activity: string; slowdown: Slowdown | null; hosts: string[] }
+  | {
+      /** A fault on one pod of an application (spec.app): calls into it factor U(min, max) slower. */
+      kind: 'fault';
+      service: string;
+      host: string;
+      startMs: number;
+      endMs: number;
+      factorMin: number;
+      factorMax: number;
+    };
 
 export interface ScenarioTruth {
   scenario: string;
@@ -48,6 +59,12 @@ export interface ScenarioTruth {
   decoys: { scope: 'resource' | 'span'; key: string; values: string[]; balanced: boolean }[];
   backgroundWindows: { host: string; activity: string; startMs: number; endMs: number }[];
   episodes: { host: string; startMs: number; endMs: number }[];
+  /**
+   * Application scenarios (preset `microservices`): every edge's structure, the duplicated
+   * spans, the skewed host pair, the ms-truncated service and the fault. The fields above then
+   * describe the application's worker-pool edge.
+   */
+  app?: AppTruth;
   /** The latency law of a call starting at `atMs` (ms after start) on leaf host `host`. */
   callLatency(host: string, atMs: number): Distribution;
 }

@@ -11,52 +11,8 @@ import {
   type WidthSpec,
 } from './spec';
 
-type Obj = Record<string, unknown>;
-
-function fail(path: string, why: string): never {
-  throw new TracegenError(`scenario spec: ${path} ${why}`);
-}
-
-function obj(v: unknown, path: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(path, 'must be an object');
-  return v as Obj;
-}
-
-function arr(v: unknown, path: string): unknown[] {
-  if (!Array.isArray(v)) fail(path, 'must be an array');
-  return v;
-}
-
-function str(o: Obj, key: string, path: string): string {
-  const v = o[key];
-  if (typeof v !== 'string' || v === '') fail(`${path}.${key}`, 'must be a non-empty string');
-  return v;
-}
-
-interface Range {
-  min?: number;
-  max?: number;
-  above?: number;
-  int?: boolean;
-}
-
-function num(o: Obj, key: string, path: string, r: Range = {}): number {
-  const v = o[key];
-  const p = `${path}.${key}`;
-  if (typeof v !== 'number' || !Number.isFinite(v)) fail(p, 'must be a finite number');
-  if (r.int && !Number.isInteger(v)) fail(p, 'must be an integer');
-  if (r.min !== undefined && v < r.min) fail(p, `must be >= ${r.min}`);
-  if (r.above !== undefined && v <= r.above) fail(p, `must be > ${r.above}`);
-  if (r.max !== undefined && v > r.max) fail(p, `must be <= ${r.max}`);
-  return v;
-}
-
-function oneOf<T extends string>(o: Obj, key: string, path: string, values: readonly T[]): T {
-  const v = o[key];
-  if (typeof v !== 'string' || !(values as readonly string[]).includes(v))
-    fail(`${path}.${key}`, `must be one of ${values.join(', ')}`);
-  return v as T;
-}
+import { validateApp } from './validate-app';
+import { arr, fail, num, obj, oneOf, str, type Obj } from './validate-fields';
 
 function validateLatency(v: unknown, path: string): LatencySpec {
   const o = obj(v, path);
@@ -273,6 +229,7 @@ export function validateSpec(v: unknown): ScenarioSpec {
       buildIds: strings(decoys.buildIds, 'decoys.buildIds'),
     },
     timing: validateTiming(o.timing),
+    ...(o.app !== undefined && { app: validateApp(o.app) }),
   };
   // The model tracks applied activities in a 31-bit mask.
   if (spec.background.length > 16) fail('background', 'must list at most 16 activities');
@@ -282,6 +239,8 @@ export function validateSpec(v: unknown): ScenarioSpec {
 
 /** Each call of a fan-out goes to a distinct shard, so the width cannot exceed the shards. */
 export function checkWidthFits(spec: ScenarioSpec): void {
+  // An application's pool edge calls one service many times, not distinct shards.
+  if (spec.app) return;
   const w = spec.width;
   const max =
     w.kind === 'fixed'

@@ -3,12 +3,12 @@ import {
   createGenerator,
   encodeOtlpJson,
   encodeOtlpProtobuf,
-  presetNames,
+  fanoutPresetNames,
   presetSpec,
 } from './index';
 import { decodeJson, decodeProtobuf, type ReferenceSpan } from './otlp-reference';
 
-function firstBatch(name: (typeof presetNames)[number], requests = 20) {
+function firstBatch(name: (typeof fanoutPresetNames)[number], requests = 20) {
   const gen = createGenerator(presetSpec(name), { requests, seed: 3 });
   const batch = gen.batches().next().value;
   if (!batch) throw new Error('no batch');
@@ -16,7 +16,7 @@ function firstBatch(name: (typeof presetNames)[number], requests = 20) {
 }
 
 describe('OTLP protobuf decodes with protobufjs and the opentelemetry-proto definitions', () => {
-  it.each(presetNames)('%s: every span, id, time and attribute round-trips', (name) => {
+  it.each(fanoutPresetNames)('%s: every span, id, time and attribute round-trips', (name) => {
     const { gen, batch } = firstBatch(name);
     const spans = decodeProtobuf(encodeOtlpProtobuf(batch));
     expect(spans).toHaveLength(batch.spanCount);
@@ -89,7 +89,7 @@ describe('OTLP/JSON', () => {
   const normalise = (spans: ReferenceSpan[]) =>
     spans.map((s) => ({ ...s, parentSpanId: s.parentSpanId || '' }));
 
-  it.each(presetNames)('%s: says exactly what the protobuf says', (name) => {
+  it.each(fanoutPresetNames)('%s: says exactly what the protobuf says', (name) => {
     const { batch } = firstBatch(name);
     const json = encodeOtlpJson(batch);
     expect(normalise(decodeJson(json))).toEqual(
