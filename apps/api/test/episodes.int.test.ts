@@ -126,3 +126,41 @@ describe('episodes on steady data', () => {
     expect(runsWithEpisodes).toBe(0);
   }, 300_000);
 });
+
+// The `microservices` preset (issue #12's application): customer, one pod, is 10-40x slower
+// from 40% to 60% of the run, and so are its MySQL calls. 6,000 requests at 5/s: 20 minutes.
+describe('episodes on the microservices preset', () => {
+  it('finds the planted fault on customer, start and end within one window', async () => {
+    const { store, close } = await openTempStore('episodes-micro');
+    const api = await buildStoreApi(store);
+    try {
+      const { truth } = await ingestScenario(
+        store,
+        presetSpec('microservices', { ratePerSecond: 5 }),
+        { requests: 6000, seed: 3, start: START },
+      );
+      const fault = truth.app?.fault;
+      expect(fault).toBeDefined();
+      if (!fault) return;
+      const body = await episodesOf(api, START_MS, START_MS + 20 * 60_000);
+      if (process.env.EPISODES_PRINT) console.log(JSON.stringify(body, null, 1));
+      const windowMs = body.windowSeconds * 1000;
+      const near = (e: { fromMs: number; toMs: number }): boolean =>
+        Math.abs(e.fromMs - (START_MS + fault.startMs)) <= windowMs &&
+        Math.abs(e.toMs - (START_MS + fault.endMs)) <= windowMs;
+      const callee = body.episodes.filter((e) => e.kind === 'callee' && e.service === fault.service);
+      expect(callee.map((e) => e.host)).toEqual([fault.host]);
+      expect(callee.every(near)).toBe(true);
+      const edge = body.episodes.find((e) => e.kind === 'edge' && e.service === fault.service);
+      expect(edge?.parentService).toBe('frontend');
+      expect(edge && near(edge)).toBe(true);
+      // Only the faulty service, its MySQL calls (slowed with it) and nothing unplanted.
+      expect(new Set(body.episodes.map((e) => e.service))).toEqual(
+        new Set([fault.service, 'mysql']),
+      );
+    } finally {
+      await api.close();
+      await close();
+    }
+  }, 300_000);
+});
