@@ -148,7 +148,9 @@ describe('episodes on the microservices preset', () => {
       const near = (e: { fromMs: number; toMs: number }): boolean =>
         Math.abs(e.fromMs - (START_MS + fault.startMs)) <= windowMs &&
         Math.abs(e.toMs - (START_MS + fault.endMs)) <= windowMs;
-      const callee = body.episodes.filter((e) => e.kind === 'callee' && e.service === fault.service);
+      const callee = body.episodes.filter(
+        (e) => e.kind === 'callee' && e.service === fault.service,
+      );
       expect(callee.map((e) => e.host)).toEqual([fault.host]);
       expect(callee.every(near)).toBe(true);
       const edge = body.episodes.find((e) => e.kind === 'edge' && e.service === fault.service);
