@@ -116,6 +116,7 @@ describe('episodes on steady data', () => {
         await ingestScenario(store, spec, { requests: 6000, seed, start: START });
         const body = await episodesOf(api, START_MS, START_MS + 10 * 60_000);
         tested += body.windowsTested ?? 0;
+        if (process.env.EPISODES_PRINT) console.log(seed, body.windowsTested, body.episodes.length);
         if (body.episodes.length > 0) runsWithEpisodes++;
       } finally {
         await api.close();
