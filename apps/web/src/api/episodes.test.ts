@@ -52,6 +52,14 @@ describe('episodes in words', () => {
     );
   });
 
+  it('names seconds when the episode does not start or end on a whole minute', () => {
+    const a = callee.episodes[0];
+    if (!a) throw new Error('fixture');
+    expect(describeEpisode({ ...a, fromMs: at(5, 19) + 10_000 })).toContain(
+      'from 05:19:10 to 05:21:00 UTC',
+    );
+  });
+
   it('links the hosts heatmap and the traces over the episode with a window of margin', () => {
     const b = callee.episodes[1];
     if (!b) throw new Error('fixture');

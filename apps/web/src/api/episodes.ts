@@ -50,10 +50,11 @@ export function fetchEpisodes(
 }
 
 const pad = (n: number): string => String(n).padStart(2, '0');
-/** HH:MM (UTC) of an epoch ms. */
-export function clock(ms: number): string {
+/** HH:MM (UTC) of an epoch ms, HH:MM:SS when `seconds`. */
+export function clock(ms: number, seconds = false): string {
   const d = new Date(ms);
-  return `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+  const hm = `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`;
+  return seconds ? `${hm}:${pad(d.getUTCSeconds())}` : hm;
 }
 
 /** "40x", "3.2x", "1.6x": a slowdown factor as people say it. */
@@ -71,5 +72,7 @@ export function describeEpisode(e: Episode): string {
     e.kind === 'edge' || e.parentService !== undefined
       ? `calls from ${e.parentService ?? '?'} into ${e.service}${e.operation ? ` ${e.operation}` : ''}`
       : `calls into ${e.service}${e.host !== '' && e.host !== '*' ? ` on ${e.host}` : ''}`;
-  return `${into} were ${timesSlower(e.ratio)} slower from ${clock(e.fromMs)} to ${clock(e.toMs)} UTC`;
+  // Seconds only when a bound is not on a whole minute (windows under a minute).
+  const s = e.fromMs % 60_000 !== 0 || e.toMs % 60_000 !== 0;
+  return `${into} were ${timesSlower(e.ratio)} slower from ${clock(e.fromMs, s)} to ${clock(e.toMs, s)} UTC`;
 }

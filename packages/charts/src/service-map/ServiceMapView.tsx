@@ -30,8 +30,9 @@ export function ServiceMapView({
           viewBox="0 0 10 10"
           refX="9"
           refY="5"
-          markerWidth="6"
-          markerHeight="6"
+          markerWidth="8"
+          markerHeight="8"
+          markerUnits="userSpaceOnUse"
           orient="auto-start-reverse"
         >
           <path d="M0,0 L10,5 L0,10 z" className="ts-map-arrow" />
@@ -67,7 +68,7 @@ export function ServiceMapView({
               strokeWidth={e.strokeWidth}
               markerEnd="url(#ts-map-arrow)"
             />
-            <text className="ts-map-label" x={e.labelX} y={e.labelY} textAnchor="middle">
+            <text className="ts-map-label" x={e.labelX} y={e.labelY} textAnchor={e.anchor}>
               {e.label}
             </text>
           </g>

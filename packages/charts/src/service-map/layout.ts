@@ -38,6 +38,8 @@ export interface MapEdge extends MapEdgeInput {
   strokeWidth: number;
   labelX: number;
   labelY: number;
+  /** SVG text-anchor of the label. */
+  anchor: 'middle' | 'end';
   label: string;
   /** True when the callee is not in a later layer (a call back or sideways). */
   back: boolean;
@@ -170,8 +172,11 @@ export function layoutServiceMap(
       key: `${e.parentService}->${e.leafService}`,
       path,
       strokeWidth: px(stroke(Math.max(e.callsPerSecond, 1e-3))),
-      labelX: px((x0 + x1) / 2),
-      labelY: px((y0 + y1) / 2 + (back ? NODE_H * 1.1 : -6)),
+      // Forward labels sit just before the callee, above the line: the callees of one caller
+      // are a row apart there, while near the caller all its edges start at one point.
+      labelX: px(back ? (x0 + x1) / 2 : x1 - 10),
+      labelY: px(back ? (y0 + y1) / 2 + NODE_H * 1.1 : y1 - 7),
+      anchor: back ? 'middle' : 'end',
       label: `${callRate(e.callsPerSecond)} · p99 ${formatMs(e.p99Ms)} · ${e.structure}${widthText}`,
       back,
     };
