@@ -93,6 +93,11 @@ describe('episodes on a single-replica fault', () => {
     expect(only.episodes.every((e) => e.service === 'storage')).toBe(true);
     const bad = await api.inject({ method: 'GET', url: '/api/v1/episodes?from=10&to=5' });
     expect(bad.statusCode).toBe(400);
+    expect(bad.json<{ error: string }>().error).toMatch(/from/);
+    // A range with no stored span: an empty answer, not an error.
+    const none = await episodesOf(api, START_MS - 7_200_000, START_MS - 3_600_000);
+    expect(none.episodes).toEqual([]);
+    expect(none.windowsTested).toBe(0);
     const stats = await api.inject({ method: 'GET', url: '/api/v1/stats' });
     expect(stats.json<StatsResponse>().sampling).toEqual({
       weighted: false,

@@ -77,6 +77,16 @@ export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
     // asked twice over a growing store keeps its windows.
     const windowSeconds = episodeWindowSeconds(asked.toMs - asked.fromMs);
     const windowMs = windowSeconds * 1000;
+    // No stored span in the range: nothing to judge, and no query to run.
+    if (range.fromNs >= range.toNs)
+      return {
+        windowSeconds,
+        episodes: [],
+        from: asked.fromMs,
+        to: asked.toMs,
+        windowsTested: 0,
+        sampling: { weighted: false, spansWithoutSamplingInfo: 0 },
+      };
     const scope = { fromNs: range.fromNs, toNs: range.toNs, windowMs, service: q.service };
     const rows = await selectEpisodeWindows(ctx.store, scope);
     const sampling = await selectSamplingInfo(ctx.store, range);
