@@ -6,6 +6,7 @@ import { StoreProvider } from './state/store-context';
 import { Overview } from './pages/Overview';
 import { Fanouts } from './pages/Fanouts';
 import { Stragglers } from './pages/Stragglers';
+import { ServiceMap } from './pages/ServiceMap';
 import { NotFound } from './pages/NotFound';
 
 // The what-if and trace pages carry the simulator's parameter tables and the leaf-data decoder:
@@ -29,6 +30,7 @@ export function App() {
           <Route index element={<Overview />} />
           <Route path="fanouts" element={<Fanouts />} />
           <Route path="stragglers" element={<Stragglers />} />
+          <Route path="map" element={<ServiceMap />} />
           <Route
             path="whatif"
             element={

@@ -15,6 +15,16 @@ export { ForestView } from './forest/ForestView';
 export { layoutHeatmap, type HostMatrix } from './heatmap/layout';
 export { HeatmapChart } from './heatmap/HeatmapChart';
 export {
+  layoutServiceMap,
+  callDepths,
+  type MapEdge,
+  type MapEdgeInput,
+  type MapNode,
+  type ServiceMapLayout,
+} from './service-map/layout';
+export { ServiceMapView } from './service-map/ServiceMapView';
+export { layoutHeatMarks, type HeatMark, type HeatMarkBox } from './heatmap/marks';
+export {
   layoutPercentileBars,
   type Estimate,
   type PercentileBarsLayout,

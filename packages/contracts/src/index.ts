@@ -4,6 +4,8 @@
  */
 export * from './bounds';
 export * from './edges';
+export * from './episodes';
+export * from './sampling';
 export * from './fanouts';
 export * from './stragglers';
 export * from './hosts';

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SamplingInfo } from './sampling';
 
 /** GET /api/v1/stats, /healthz, /readyz. */
 
@@ -9,6 +10,7 @@ export const StatsResponse = Type.Object({
   oldestUnixNano: Type.Union([Type.String(), Type.Null()]),
   newestUnixNano: Type.Union([Type.String(), Type.Null()]),
   ingestSpansPerSecond: Type.Number(),
+  sampling: Type.Optional(SamplingInfo),
   // Ingest's own state (docs/ingest.md): absent on a server without ingest.
   replayBacklogSpans: Type.Optional(
     Type.Number({ description: 'Spans in the write-ahead log still being replayed' }),

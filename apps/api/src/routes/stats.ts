@@ -3,6 +3,7 @@ import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
 import { selectStats } from '../store';
 import { retentionOf } from '../store/retention';
+import { selectSamplingInfo } from '../store/sampling';
 
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/stats', { schema: StatsRoute }, async () => {
@@ -14,6 +15,7 @@ export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
       readOnly: ctx.store.readOnly,
       accelerators: ctx.store.accelerators,
       retentionDays: retention(ctx),
+      sampling: await selectSamplingInfo(ctx.store),
       ...(ingest
         ? {
             replayBacklogSpans: ingest.replayBacklogSpans,

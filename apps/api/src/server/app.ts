@@ -14,6 +14,7 @@ import { traceRoutes } from '../routes/traces';
 import { statsRoutes } from '../routes/stats';
 import { webRoutes } from '../routes/web';
 import { fanoutRoutes } from '../routes/fanouts';
+import { edgeRoutes } from '../routes/edges';
 import { stragglerRoutes } from '../routes/stragglers';
 import { hostRoutes } from '../routes/hosts';
 import { leavesRoutes } from '../routes/leaves';
@@ -22,6 +23,7 @@ import { sessionRoutes } from '../routes/session';
 import { installAccess } from './access';
 import { ServerMetrics } from './metrics';
 import { criticalPathRoutes } from '../routes/critical-path';
+import { episodeRoutes } from '../routes/episodes';
 
 export type Api = FastifyInstance;
 
@@ -40,12 +42,14 @@ export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute
 
 const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes, webRoutes];
 routeGroups.push(fanoutRoutes);
+routeGroups.push(edgeRoutes);
 routeGroups.push(stragglerRoutes);
 routeGroups.push(hostRoutes);
 routeGroups.push(leavesRoutes);
 routeGroups.push(whatIfRoutes);
 routeGroups.push(sessionRoutes);
 routeGroups.push(criticalPathRoutes);
+routeGroups.push(episodeRoutes);
 
 export async function buildApi(
   ctx: ApiContext,

@@ -25,6 +25,12 @@ export type Stats = Omit<
   C.StatsResponse,
   'replayBacklogSpans' | 'walDamage' | 'deadLetter' | 'readOnly' | 'accelerators' | 'retentionDays'
 >;
+/** Whether statistics were weighted by OTel sampling (docs/analysis.md "Sampling"). */
+export const decodeSampling: Decoder<C.SamplingInfo> = obj<C.SamplingInfo>({
+  weighted: bool,
+  spansWithoutSamplingInfo: num,
+});
+
 export const decodeStats: Decoder<Stats> = obj<Stats>({
   spans: num,
   traces: num,
@@ -33,6 +39,7 @@ export const decodeStats: Decoder<Stats> = obj<Stats>({
   newestUnixNano: nullable(str),
   ingestSpansPerSecond: withDefault(num, 0),
   listen: optional(obj({ api: str, otlpHttp: str, otlpGrpc: str })),
+  sampling: optional(decodeSampling),
 });
 
 export type Quantiles = C.Quantiles;

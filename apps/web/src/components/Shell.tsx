@@ -9,6 +9,7 @@ const PAGES = [
   { to: '/', label: 'Overview', end: true },
   { to: '/fanouts', label: 'Fan-outs', end: false },
   { to: '/stragglers', label: 'Stragglers', end: false },
+  { to: '/map', label: 'Service map', end: false },
   { to: '/whatif', label: 'What-if', end: false },
   { to: '/criticalpath', label: 'Critical path', end: false },
   { to: '/traces', label: 'Traces', end: true },

@@ -20,6 +20,7 @@ import type { FanoutOp, StragglerRow } from '../api/contracts';
 import { nanoToMs, type TimeRange } from '../state/filters';
 import { operationId, operationLabel, tailAmplification, verdictKind } from '../model/operations';
 import { opSearch } from './links';
+import { WorstEpisodes } from './overview/WorstEpisodes';
 
 const when = utcFormat('%Y-%m-%d %H:%M:%S');
 
@@ -245,6 +246,7 @@ export function Overview() {
         {(r) => (
           <div className="grid">
             <StoreCards stats={r.stats} ops={ops.state === 'ready' ? ops.data.length : undefined} />
+            <WorstEpisodes range={r.range} rangeKey={r.key} />
             {ops.state === 'error' ? (
               <ErrorState error={ops.error} what="fan-out operations" />
             ) : ops.state !== 'ready' ? (

@@ -3,6 +3,7 @@ import { scaleLinear } from 'd3-scale';
 import { cellAt, layoutHeatmap, type HostMatrix } from './layout';
 import { drawHeatmap } from './draw';
 import { HeatmapAxesView } from './HeatmapAxesView';
+import { layoutHeatMarks, type HeatMark } from './marks';
 import { formatCount, formatMs } from '../format';
 import { utcFormat } from 'd3-time-format';
 
@@ -26,13 +27,20 @@ export function HeatmapChart({
   width,
   onPick,
   highlight,
+  marks,
 }: {
   matrix: HostMatrix;
   width: number;
   onPick?: (q: { host: string; fromMs?: number; toMs?: number }) => void;
   highlight?: ReadonlySet<string>;
+  /** Intervals to outline (episodes), drawn over the cells. */
+  marks?: readonly HeatMark[];
 }) {
   const layout = useMemo(() => layoutHeatmap(matrix, width), [matrix, width]);
+  const boxes = useMemo(
+    () => (marks ? layoutHeatMarks(layout, matrix, marks) : []),
+    [layout, matrix, marks],
+  );
   const canvas = useRef<HTMLCanvasElement>(null);
   const [hover, setHover] = useState<{ x: number; y: number; text: string } | null>(null);
   const gradientId = `${useId()}-heat`;
@@ -99,6 +107,32 @@ export function HeatmapChart({
           : {})}
         {...(highlight ? { highlight } : {})}
       />
+      {boxes.length > 0 && (
+        <svg
+          className="ts-heat-marks"
+          width={layout.f.width}
+          height={layout.f.height}
+          style={{ position: 'absolute', left: 0, top: 0, pointerEvents: 'none' }}
+          aria-hidden="true"
+        >
+          {boxes.map((b) => (
+            <rect
+              key={b.key}
+              data-testid="episode-mark"
+              x={b.x}
+              y={b.y}
+              width={b.w}
+              height={b.h}
+              fill="none"
+              stroke="currentColor"
+              strokeWidth={2}
+              strokeDasharray="4 2"
+            >
+              <title>{b.label}</title>
+            </rect>
+          ))}
+        </svg>
+      )}
       {hover && (
         <div
           className="tooltip"

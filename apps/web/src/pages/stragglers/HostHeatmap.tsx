@@ -6,6 +6,7 @@ import { Empty, ErrorState, Loading } from '../../components/states';
 import { HeatmapChart, formatMs } from '@tailscope/charts';
 import { fetchHosts, requestKey } from '../../api/endpoints';
 import { autoWindowSeconds, hostMatrix } from '../../api/hosts';
+import { describeEpisode, fetchEpisodes } from '../../api/episodes';
 import type { FanoutOp } from '../../api/contracts';
 import type { TimeRange } from '../../state/filters';
 import { useResource } from '../../state/use-resource';
@@ -40,6 +41,25 @@ export function HostHeatmap({
   const key = requestKey('hosts', { rangeKey, op: operationLabel(op), seconds });
   const res = useResource(key, (signal) => fetchHosts(range, op, seconds, signal));
   const matrix = useMemo(() => (res.state === 'ready' ? hostMatrix(res.data) : null), [res]);
+  // Episodes of the leaf service against its own history, outlined on their host rows.
+  const eps = useResource(
+    requestKey('heatmap-episodes', { rangeKey, service: op.leafService }),
+    (signal) => fetchEpisodes(range, op.leafService, signal),
+  );
+  const marks = useMemo(
+    () =>
+      eps.state === 'ready'
+        ? eps.data.episodes
+            .filter((e) => e.kind !== 'edge' && e.host !== '*')
+            .map((e) => ({
+              host: e.host,
+              fromMs: e.fromMs,
+              toMs: e.toMs,
+              label: describeEpisode(e),
+            }))
+        : [],
+    [eps],
+  );
   const id = useId();
   return (
     <Panel
@@ -83,8 +103,25 @@ export function HostHeatmap({
       ) : (
         <>
           <ChartBox minWidth={480}>
-            {(w) => <HeatmapChart matrix={matrix} width={w} onPick={open} highlight={causes} />}
+            {(w) => (
+              <HeatmapChart
+                matrix={matrix}
+                width={w}
+                onPick={open}
+                highlight={causes}
+                marks={marks}
+              />
+            )}
           </ChartBox>
+          {marks.length > 0 && (
+            <p className="caption" data-testid="service-episodes">
+              Outlined:{' '}
+              {marks
+                .slice(0, 4)
+                .map((m) => m.label)
+                .join('; ')}
+            </p>
+          )}
           {res.data.episodes.length > 0 && (
             <p className="caption" data-testid="episodes">
               Episodes:{' '}

@@ -1,0 +1,108 @@
+import { EpisodesRoute, type ServiceEpisode } from '@tailscope/contracts';
+import {
+  detectEpisodes,
+  episodeWindowSeconds,
+  type DetectedEpisode,
+  type Series,
+} from '@tailscope/analysis';
+import type { ApiContext } from '../server/context';
+import type { RouteApp } from '../server/route-app';
+import { selectEpisodeWindows, type EpisodeWindowRow } from '../store/episodes';
+import { selectSamplingInfo } from '../store/sampling';
+import { clampRange, parseRange } from './fanouts';
+
+/** The identity of a series: what an episode names. */
+type SeriesName = Pick<
+  EpisodeWindowRow,
+  'kind' | 'service' | 'host' | 'parentService' | 'parentOperation' | 'operation'
+>;
+
+/** Groups the store's (series, window) rows into the series detectEpisodes judges. */
+export function toSeries(rows: readonly EpisodeWindowRow[]): {
+  series: Series[];
+  names: Map<string, SeriesName>;
+} {
+  const bySeries = new Map<string, Series & { windows: EpisodeWindowRow[] }>();
+  const names = new Map<string, SeriesName>();
+  for (const r of rows) {
+    const name: SeriesName = {
+      kind: r.kind,
+      service: r.service,
+      host: r.host,
+      parentService: r.parentService,
+      parentOperation: r.parentOperation,
+      operation: r.operation,
+    };
+    const key = JSON.stringify(Object.values(name));
+    let s = bySeries.get(key);
+    if (!s) {
+      bySeries.set(key, (s = { key, windows: [] }));
+      names.set(key, name);
+    }
+    s.windows.push(r);
+  }
+  return { series: [...bySeries.values()], names };
+}
+
+/** The API record of a detected episode. */
+export function toApiEpisode(e: DetectedEpisode, n: SeriesName): ServiceEpisode {
+  const edge = n.kind === 'edge';
+  return {
+    service: n.service,
+    host: edge ? '*' : n.host,
+    ...(edge
+      ? {
+          parentService: n.parentService,
+          parentOperation: n.parentOperation,
+          operation: n.operation,
+        }
+      : {}),
+    kind: n.kind,
+    fromMs: e.fromMs,
+    toMs: e.toMs,
+    p99Ms: e.p99Ms,
+    baselineP99Ms: e.baselineP99Ms,
+    ratio: Number.isFinite(e.ratio) ? e.ratio : Number.MAX_VALUE,
+    calls: e.calls,
+    qValue: e.qValue,
+  };
+}
+
+export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
+  app.get('/api/v1/episodes', { schema: EpisodesRoute }, async (req) => {
+    const q = req.query;
+    const asked = parseRange(q, Date.now());
+    const range = await clampRange(ctx.store, asked);
+    // The window follows the range asked (not the stored part), so the same question
+    // asked twice over a growing store keeps its windows.
+    const windowSeconds = episodeWindowSeconds(asked.toMs - asked.fromMs);
+    const windowMs = windowSeconds * 1000;
+    // No stored span in the range: nothing to judge, and no query to run.
+    if (range.fromNs >= range.toNs)
+      return {
+        windowSeconds,
+        episodes: [],
+        from: asked.fromMs,
+        to: asked.toMs,
+        windowsTested: 0,
+        sampling: { weighted: false, spansWithoutSamplingInfo: 0 },
+      };
+    const scope = { fromNs: range.fromNs, toNs: range.toNs, windowMs, service: q.service };
+    const rows = await selectEpisodeWindows(ctx.store, scope);
+    const sampling = await selectSamplingInfo(ctx.store, range);
+    const { series, names } = toSeries(rows);
+    const found = detectEpisodes(series, { windowMs });
+    const episodes = found.episodes.flatMap((e) => {
+      const n = names.get(e.key);
+      return n ? [toApiEpisode(e, n)] : [];
+    });
+    return {
+      windowSeconds,
+      episodes,
+      from: asked.fromMs,
+      to: asked.toMs,
+      windowsTested: found.windowsTested,
+      sampling,
+    };
+  });
+}

@@ -1,0 +1,97 @@
+// Episodes and the service map in a real browser (Debian's Chromium) against a real server fed
+// tracegen's `microservices` preset over OTLP: the Overview words the planted fault (customer,
+// one pod, 10-40x slower from 40% to 60% of the run), the service map draws the application's
+// edges and a click on one opens its fan-outs, and a server without /api/v1/edges gets a clear
+// message. Screenshots go to artifacts/e2e/.
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import {
+  artifactPath,
+  CHROMIUM,
+  ensureBuilt,
+  launchBrowser,
+  sendScenario,
+  startServer,
+  type TestServer,
+} from './harness';
+import { newPage } from './page-tools';
+
+const started: { server?: TestServer; browser?: Browser } = {};
+function server(): TestServer {
+  if (!started.server) throw new Error('the server did not start');
+  return started.server;
+}
+function browser(): Browser {
+  if (!started.browser) throw new Error('the browser did not start');
+  return started.browser;
+}
+
+const haveBrowser = existsSync(CHROMIUM);
+
+describe.skipIf(!haveBrowser && !process.env.CI)('episodes and the service map', () => {
+  beforeAll(async () => {
+    ensureBuilt();
+    started.server = await startServer();
+    // 3,000 requests at 20/s: 150 s, 10 s windows; the fault covers 60-90 s.
+    await sendScenario(server(), 'microservices', { requests: 3000, seed: 5 });
+    started.browser = await launchBrowser();
+  }, 300_000);
+  afterAll(async () => {
+    await started.browser?.close();
+    await started.server?.close();
+  });
+
+  it('overview: the planted fault in words, with links', async () => {
+    const page = await newPage(browser());
+    await page.goto(`${server().url}/`);
+    const list = page.getByTestId('episodes-overview');
+    await list.waitFor({ timeout: 30_000 });
+    const text = await list.innerText();
+    expect(text).toMatch(
+      /calls (into|from frontend into) customer[^\n]* were \d+(\.\d)?x slower from \d\d:\d\d(:\d\d)? to \d\d:\d\d(:\d\d)? UTC/,
+    );
+    expect(await list.getByRole('link', { name: 'hosts' }).count()).toBeGreaterThan(0);
+    await page.screenshot({ path: artifactPath('episodes-overview.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('service map: the application edges; a click opens that edge on the Fan-outs page', async () => {
+    const page = await newPage(browser());
+    await page.goto(`${server().url}/map`);
+    const map = page.locator('[data-chart="service-map"]');
+    await map.waitFor({ timeout: 30_000 });
+    const edges = await map
+      .locator('[data-edge]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-edge')));
+    for (const e of [
+      'frontend->customer',
+      'frontend->route',
+      'frontend->pricing',
+      'customer->mysql',
+    ])
+      expect(edges).toContain(e);
+    await page.screenshot({ path: artifactPath('service-map.png'), fullPage: true });
+    await map.locator('[data-edge="frontend->route"]').click();
+    await page.waitForURL(/\/fanouts\?/);
+    const params = new URL(page.url()).searchParams;
+    expect(params.get('parentService')).toBe('frontend');
+    expect(params.get('leafService')).toBe('route');
+    await page.close();
+  });
+
+  it('service map: says so when the server has no /api/v1/edges', async () => {
+    const page = await newPage(browser());
+    await page.route('**/api/v1/edges*', (r) =>
+      r.fulfill({
+        status: 404,
+        json: { error: 'Route GET:/api/v1/edges not found', statusCode: 404 },
+      }),
+    );
+    await page.goto(`${server().url}/map`);
+    await expect(
+      page.getByText('This server does not offer /api/v1/edges').innerText(),
+    ).resolves.toContain('/api/v1/edges');
+    await page.close();
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { decodeEpisodes, describeEpisode } from './episodes';
+import { episodeLinks } from '../pages/overview/WorstEpisodes';
+
+const at = (hh: number, mm: number): number => Date.UTC(2024, 2, 1, hh, mm);
+
+describe('episodes in words', () => {
+  const callee = decodeEpisodes(
+    {
+      windowSeconds: 10,
+      episodes: [
+        {
+          service: 'currencyservice',
+          host: 'node-3',
+          kind: 'callee',
+          fromMs: at(5, 19),
+          toMs: at(5, 21),
+          p99Ms: 400,
+          baselineP99Ms: 10,
+          ratio: 40,
+          calls: 1200,
+          qValue: 1e-9,
+        },
+        {
+          service: 'mysql',
+          host: '*',
+          kind: 'edge',
+          parentService: 'customer',
+          parentOperation: 'HTTP GET /customer',
+          operation: 'SQL SELECT',
+          fromMs: at(7, 0),
+          toMs: at(7, 3),
+          p99Ms: 900,
+          baselineP99Ms: 300,
+          ratio: 3,
+          calls: 90,
+          qValue: 0.01,
+        },
+      ],
+      sampling: { weighted: false, spansWithoutSamplingInfo: 1 },
+    },
+    '',
+  );
+
+  it('says which service, how much slower and when', () => {
+    const [a, b] = callee.episodes;
+    expect(a && describeEpisode(a)).toBe(
+      'calls into currencyservice on node-3 were 40x slower from 05:19 to 05:21 UTC',
+    );
+    expect(b && describeEpisode(b)).toBe(
+      'calls from customer into mysql SQL SELECT were 3.0x slower from 07:00 to 07:03 UTC',
+    );
+  });
+
+  it('names seconds when the episode does not start or end on a whole minute', () => {
+    const a = callee.episodes[0];
+    if (!a) throw new Error('fixture');
+    expect(describeEpisode({ ...a, fromMs: at(5, 19) + 10_000 })).toContain(
+      'from 05:19:10 to 05:21:00 UTC',
+    );
+  });
+
+  it('links the hosts heatmap and the traces over the episode with a window of margin', () => {
+    const b = callee.episodes[1];
+    if (!b) throw new Error('fixture');
+    const l = episodeLinks(b, 10_000);
+    const s = new URLSearchParams(l.stragglers.split('?')[1]);
+    expect(s.get('leafService')).toBe('mysql');
+    expect(s.get('parentService')).toBe('customer');
+    expect(s.get('leafOperation')).toBe('SQL SELECT');
+    expect(Number(s.get('from'))).toBe(at(7, 0) - 10_000);
+    expect(Number(s.get('to'))).toBe(at(7, 3) + 10_000);
+    expect(l.traces).toContain('/traces?');
+  });
+
+  it('refuses an episode without its times', () => {
+    expect(() => decodeEpisodes({ windowSeconds: 10, episodes: [{ service: 'x' }] }, '')).toThrow(
+      /episodes\.0\.host|episodes\[0\]/,
+    );
+  });
+});

@@ -1,0 +1,60 @@
+import { Type, type Static } from 'typebox';
+import { ErrorBody, Name, RangeQuery } from './bounds';
+import { SamplingInfo } from './sampling';
+
+/**
+ * GET /api/v1/episodes: windows in which calls into a service (per host) or along an edge were
+ * slower than the same series' own baseline (DESIGN.md "Definitions": Episode;
+ * docs/analysis.md "Episodes").
+ */
+
+export const EpisodesQuery = Type.Object({
+  ...RangeQuery,
+  service: Type.Optional(Name('Only episodes of calls into this service')),
+});
+export type EpisodesQuery = Static<typeof EpisodesQuery>;
+
+export const ServiceEpisode = Type.Object({
+  service: Type.String({ description: 'Callee service' }),
+  host: Type.String({
+    description: "Callee host ('*' for an edge series, which spans the callee's hosts)",
+  }),
+  parentService: Type.Optional(Type.String({ description: 'Caller service (edge series)' })),
+  parentOperation: Type.Optional(Type.String({ description: 'Caller operation (edge series)' })),
+  operation: Type.Optional(Type.String({ description: 'Callee operation (edge series)' })),
+  kind: Type.Optional(
+    Type.Union([Type.Literal('callee'), Type.Literal('edge')], {
+      description: 'callee: calls into (service, host); edge: caller -> callee operation',
+    }),
+  ),
+  fromMs: Type.Number({ description: 'Start of the first slow window, epoch ms' }),
+  toMs: Type.Number({ description: 'End of the last slow window (exclusive), epoch ms' }),
+  p99Ms: Type.Number({ description: "The worst window's call latency p99, ms" }),
+  baselineP99Ms: Type.Number({
+    description: "Median p99 of the series' baseline windows (its own history), ms",
+  }),
+  ratio: Type.Number({ description: 'p99Ms / baselineP99Ms' }),
+  calls: Type.Number({ description: 'Calls in the episode (weighted by sampling)' }),
+  qValue: Type.Number({
+    description: "Smallest Benjamini-Hochberg q-value of the episode's windows",
+  }),
+});
+export type ServiceEpisode = Static<typeof ServiceEpisode>;
+
+export const EpisodesResponse = Type.Object({
+  windowSeconds: Type.Number({ description: 'Window length the range was judged in, seconds' }),
+  episodes: Type.Array(ServiceEpisode, { description: 'Worst (largest ratio) first' }),
+  from: Type.Optional(Type.Number()),
+  to: Type.Optional(Type.Number()),
+  windowsTested: Type.Optional(
+    Type.Integer({ description: 'Windows tested over all series (the BH family)' }),
+  ),
+  sampling: Type.Optional(SamplingInfo),
+});
+export type EpisodesResponse = Static<typeof EpisodesResponse>;
+
+export const EpisodesRoute = {
+  summary: 'Windows where calls into a service or along an edge were slower than their own history',
+  querystring: EpisodesQuery,
+  response: { 200: EpisodesResponse, 400: ErrorBody },
+};
