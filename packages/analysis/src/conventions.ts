@@ -54,3 +54,33 @@ export function parseDimension(token: string): Dimension | null {
 export function attributeKey(d: Dimension): string | null {
   return d.startsWith('attr:') ? d.slice('attr:'.length) : null;
 }
+
+/** The other span kinds, both spellings (calls, issue #12). */
+export const PRODUCER_KINDS = ['Producer', 'SPAN_KIND_PRODUCER'] as const;
+export const CONSUMER_KINDS = ['Consumer', 'SPAN_KIND_CONSUMER'] as const;
+export const INTERNAL_KINDS = ['Internal', 'SPAN_KIND_INTERNAL'] as const;
+
+/**
+ * Client attributes (DESIGN.md "Definitions": Call). An INTERNAL span is a call when it carries
+ * one of HTTP_METHOD_KEYS together with one of HTTP_TARGET_KEYS, or any of CALL_SYSTEM_KEYS, or
+ * `peer.service` alone: that attribute names the remote service a span calls (HotROD's
+ * simulated MySQL sends `peer.service=mysql` and nothing else; docs/analysis.md).
+ */
+export const HTTP_METHOD_KEYS = ['http.request.method', 'http.method'] as const;
+export const HTTP_TARGET_KEYS = ['url.full', 'http.url', 'server.address', 'peer.service'] as const;
+export const CALL_SYSTEM_KEYS = ['rpc.system', 'db.system', 'messaging.system'] as const;
+
+/**
+ * Wrapper hops walked from a call to its caller: a call's caller is its nearest ancestor that is
+ * not a wrapper (an INTERNAL span with exactly one child and no client attributes); at most
+ * this many wrappers are skipped (the span reached after them is the caller, whatever it is).
+ * Each hop is one join in SQL; HotROD needs 1, Go's otelhttp handler plus one own span 2.
+ */
+export const MAX_WRAPPER_HOPS = 3;
+
+/**
+ * Send jitter, ns: calls on one edge of one request whose starts all lie within this of the
+ * first start were sent at once; with concurrency >= 2 they are `parallel` even when a short
+ * one ended before the last was sent (1 ms).
+ */
+export const SEND_JITTER_NS = 1_000_000n;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { detectFanouts, type SpanRecord } from './detect';
+import { detectFanouts } from './detect';
+import type { SpanRecord } from './span-record';
 import { hostEpisodes, hostWindowStats } from './hosts';
 import { buildLeafCalls, type CallRecord } from './leaf-calls-builder';
 
@@ -130,7 +131,7 @@ describe('detectFanouts (the TypeScript reference)', () => {
     expect(op?.calls.modes).toEqual(['unknown']);
   });
 
-  it('takes SERVER children directly under the parent, drops non-overlapping calls, marks background', () => {
+  it('takes SERVER children directly under the parent, keeps all of a request calls, marks background', () => {
     const spans = [
       root,
       span({
@@ -153,7 +154,7 @@ describe('detectFanouts (the TypeScript reference)', () => {
         startNs: T0 + 50n * MS,
         durationNs: 10n * MS,
         resource: {},
-      }), // alone
+      }), // overlaps neither, but one request's calls on one edge are one fan-out (width 3)
       span({
         spanId: 'bg1',
         parentSpanId: '',
@@ -183,11 +184,14 @@ describe('detectFanouts (the TypeScript reference)', () => {
       }),
     ];
     const [op] = detectFanouts(spans, { fromNs: T0, toNs: T0 + 1000n * MS });
-    expect(Array.from(op?.calls.fanoutOffsets ?? [])).toEqual([0, 2]);
+    expect(Array.from(op?.calls.fanoutOffsets ?? [])).toEqual([0, 3]);
+    // 2 of 3 in flight at once, not sent at once: a pool of 2.
+    expect(op?.structures).toEqual([{ concurrency: 2, structure: 'pool' }]);
     // h1's call overlaps gc and backup: the alphabetically first; h2's ends as bg3 starts: none.
-    expect(op?.calls.hosts).toEqual(['h1', 'h2']);
+    expect(op?.calls.hosts).toEqual(['h1', 'h2', 'unknown']);
     expect(Array.from(op?.calls.background ?? []).map((b) => op?.calls.backgrounds[b])).toEqual([
       'backup',
+      'none',
       'none',
     ]);
   });

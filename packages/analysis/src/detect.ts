@@ -1,49 +1,30 @@
+import { dedupeSpans, extractCalls, type Call } from './calls';
 import {
   ABSENT_ATTRIBUTE,
   BACKGROUND_KEY,
   BACKGROUND_LOOKBACK_NS,
-  CLIENT_KINDS,
   EDGE_SLACK_NS,
-  HOST_KEYS,
   NO_BACKGROUND,
-  PEER_SERVICE_KEY,
-  SERVER_ADDRESS_KEY,
-  SERVER_KINDS,
-  SHARING_MODE_KEY,
   UNKNOWN_HOST,
-  UNKNOWN_MODE,
 } from './conventions';
 import { buildLeafCalls, type CallRecord, type FanoutRecord } from './leaf-calls-builder';
 import type { FanoutOperation, LeafCalls } from './types';
+import { resourceHost, type SpanRecord } from './span-record';
+import { groupRequestEdges } from './structure';
 
 /**
  * Fan-out detection over span records in TypeScript: the reference the SQL pushdown is tested
- * against, written for clarity (pairwise overlap, plain maps), not speed. DESIGN.md
- * "Definitions" and "Conventions", exactly:
- * - a call is a CLIENT span (measured by its own duration; host, mode and leaf names from its
- *   SERVER child when there is one, else `server.address` / `peer.service` and its own name),
- *   or a SERVER span whose parent is not a CLIENT span (its own duration and resource);
- * - a fan-out is a parent span with >= 2 calls to the same (leafService, leafOperation) that
- *   overlap in time; calls overlapping none of their siblings are not part of it; two calls
- *   overlap when their closed intervals [start, end] intersect (so zero-length calls at the
- *   same instant do);
+ * against, written for clarity (plain maps), not speed. DESIGN.md "Definitions", exactly:
+ * - spans are deduplicated by (traceId, spanId) and calls found by `extractCalls` (calls.ts:
+ *   CLIENT, PRODUCER, INTERNAL with client attributes, direct SERVER and cross-service INTERNAL
+ *   spans; callers found through wrappers; several SERVER answers are one call);
+ * - a fan-out is one request's (caller span's) calls to one (leafService, leafOperation) whose
+ *   structure (structure.ts) is `parallel` or `pool`: concurrency >= 2 on half-open intervals,
+ *   so touching calls are sequential and sequential loops, single calls and a PRODUCER's
+ *   CONSUMERs (answers, not calls) are no fan-out. Width = all of the request's calls on it;
  * - background = the alphabetically first `background.activity` kind among background spans on
  *   the call's host whose half-open interval [start, end) intersects the call's, else 'none'.
  */
-
-export interface SpanRecord {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  /** 'Server' / 'SPAN_KIND_SERVER' etc., as stored. */
-  kind: string;
-  service: string;
-  name: string;
-  startNs: bigint;
-  durationNs: bigint;
-  resource: Readonly<Record<string, string>>;
-  attributes: Readonly<Record<string, string>>;
-}
 
 export interface DetectOptions {
   /** Fan-outs whose earliest call starts in [fromNs, toNs) are kept. */
@@ -53,21 +34,17 @@ export interface DetectOptions {
   attributeKeys?: readonly string[];
 }
 
+/** How one fan-out ran: its concurrency and structure. */
+export interface FanoutStructure {
+  concurrency: number;
+  structure: 'parallel' | 'pool';
+}
+
 export interface DetectedOperation {
   operation: FanoutOperation;
   calls: LeafCalls;
-}
-
-const isServer = (k: string): boolean => (SERVER_KINDS as readonly string[]).includes(k);
-const isClient = (k: string): boolean => (CLIENT_KINDS as readonly string[]).includes(k);
-
-/** The host of a resource by the HOST_KEYS chain, '' when none is set. */
-export function resourceHost(resource: Readonly<Record<string, string>>): string {
-  for (const k of HOST_KEYS) {
-    const v = resource[k];
-    if (v) return v;
-  }
-  return '';
+  /** One per fan-out, in the order of `calls`' fan-outs. */
+  structures: FanoutStructure[];
 }
 
 /**
@@ -75,7 +52,7 @@ export function resourceHost(resource: Readonly<Record<string, string>>): string
  * trace id and parent span id; calls in a fan-out by start, then duration). Spans outside
  * [from - EDGE_SLACK_NS, to + EDGE_SLACK_NS) are ignored (background spans: from
  * BACKGROUND_LOOKBACK_NS before). A missing parent span leaves the parent names empty.
- * O(spans + sum of N^2 over fan-outs).
+ * O(spans log spans).
  */
 export function detectFanouts(
   spans: readonly SpanRecord[],
@@ -83,126 +60,51 @@ export function detectFanouts(
 ): DetectedOperation[] {
   const lo = opts.fromNs - EDGE_SLACK_NS;
   const hi = opts.toNs + EDGE_SLACK_NS;
-  const inRange = spans.filter((s) => s.startNs >= lo && s.startNs < hi);
-  const byId = new Map(inRange.map((s) => [`${s.traceId}/${s.spanId}`, s]));
-  const serverChildren = new Map<string, SpanRecord[]>();
-  for (const s of inRange) {
-    if (!isServer(s.kind)) continue;
-    const key = `${s.traceId}/${s.parentSpanId}`;
-    serverChildren.set(key, [...(serverChildren.get(key) ?? []), s]);
-  }
-  const background = backgroundByHost(spans, opts.fromNs - BACKGROUND_LOOKBACK_NS, hi);
+  const unique = dedupeSpans(spans).spans;
+  const inRange = unique.filter((s) => s.startNs >= lo && s.startNs < hi);
+  const background = backgroundByHost(unique, opts.fromNs - BACKGROUND_LOOKBACK_NS, hi);
   const keys = opts.attributeKeys ?? [];
-  const groups = new Map<
+  const perOperation = new Map<
     string,
-    { trace: string; parent: string; svc: string; op: string; calls: RawCall[] }
+    { op: FanoutOperation; fanouts: { record: FanoutRecord; structure: FanoutStructure }[] }
   >();
-  const add = (trace: string, parent: string, call: RawCall): void => {
-    if (parent === '') return;
-    const key = JSON.stringify([trace, parent, call.svc, call.op]);
-    let g = groups.get(key);
-    if (!g) groups.set(key, (g = { trace, parent, svc: call.svc, op: call.op, calls: [] }));
-    g.calls.push(call);
-  };
-  for (const c of inRange.filter((s) => isClient(s.kind))) {
-    const servers = serverChildren.get(`${c.traceId}/${c.spanId}`) ?? [];
-    for (const s of servers) add(c.traceId, c.parentSpanId, pairCall(c, s, keys));
-    if (servers.length === 0) add(c.traceId, c.parentSpanId, clientOnlyCall(c, keys));
-  }
-  for (const s of inRange.filter((x) => isServer(x.kind))) {
-    const parent = byId.get(`${s.traceId}/${s.parentSpanId}`);
-    if (parent && isClient(parent.kind)) continue;
-    add(s.traceId, s.parentSpanId, directCall(s, keys));
-  }
-  const perOperation = new Map<string, { op: FanoutOperation; fanouts: FanoutRecord[] }>();
-  for (const g of groups.values()) {
-    const kept = g.calls.filter((c) =>
-      g.calls.some((o) => o !== c && o.startNs <= c.endNs && c.startNs <= o.endNs),
-    );
-    if (kept.length < 2) continue;
-    const s0 = kept.reduce((m, c) => (c.startNs < m ? c.startNs : m), kept[0]?.startNs ?? 0n);
-    if (s0 < opts.fromNs || s0 >= opts.toNs) continue;
-    const parent = byId.get(`${g.trace}/${g.parent}`);
+  for (const e of groupRequestEdges(extractCalls(inRange, { attributeKeys: keys }))) {
+    if (e.structure !== 'parallel' && e.structure !== 'pool') continue;
+    if (e.firstStartNs < opts.fromNs || e.firstStartNs >= opts.toNs) continue;
     const op: FanoutOperation = {
-      parentService: parent?.service ?? '',
-      parentOperation: parent?.name ?? '',
-      leafService: g.svc,
-      leafOperation: g.op,
+      parentService: e.callerService,
+      parentOperation: e.callerOperation,
+      leafService: e.leafService,
+      leafOperation: e.leafOperation,
     };
     const opKey = JSON.stringify(op);
     let entry = perOperation.get(opKey);
     if (!entry) perOperation.set(opKey, (entry = { op, fanouts: [] }));
-    entry.fanouts.push(toFanout(g.trace, g.parent, s0, kept, background, keys));
+    entry.fanouts.push({
+      record: toFanout(e.traceId, e.callerSpanId, e.firstStartNs, e.calls, background, keys),
+      structure: { concurrency: e.concurrency, structure: e.structure },
+    });
   }
-  return [...perOperation.values()].map((e) => ({
-    operation: e.op,
-    calls: buildLeafCalls(e.fanouts, keys),
-  }));
-}
-
-interface RawCall {
-  svc: string;
-  op: string;
-  startNs: bigint;
-  endNs: bigint;
-  durationNs: bigint;
-  host: string;
-  mode: string;
-  attrs: string[];
-}
-
-function attrs(
-  keys: readonly string[],
-  sources: readonly Readonly<Record<string, string>>[],
-): string[] {
-  return keys.map((k) => {
-    for (const src of sources) {
-      const v = src[k];
-      if (v !== undefined && v !== '') return v;
-    }
-    return ABSENT_ATTRIBUTE;
+  return [...perOperation.values()].map((e) => {
+    // Sorted as buildLeafCalls sorts (it keeps this order), so `structures` lines up.
+    const sorted = [...e.fanouts].sort(
+      (a, b) =>
+        a.record.startMs - b.record.startMs ||
+        cmpText(a.record.traceId, b.record.traceId) ||
+        cmpText(a.record.parentSpanId, b.record.parentSpanId),
+    );
+    return {
+      operation: e.op,
+      calls: buildLeafCalls(
+        sorted.map((f) => f.record),
+        keys,
+      ),
+      structures: sorted.map((f) => f.structure),
+    };
   });
 }
 
-function pairCall(c: SpanRecord, s: SpanRecord, keys: readonly string[]): RawCall {
-  return {
-    svc: s.service,
-    op: s.name,
-    startNs: c.startNs,
-    endNs: c.startNs + c.durationNs,
-    durationNs: c.durationNs,
-    host: resourceHost(s.resource) || UNKNOWN_HOST,
-    mode: s.resource[SHARING_MODE_KEY] || UNKNOWN_MODE,
-    attrs: attrs(keys, [s.attributes, s.resource, c.attributes, c.resource]),
-  };
-}
-
-function clientOnlyCall(c: SpanRecord, keys: readonly string[]): RawCall {
-  const addr = c.attributes[SERVER_ADDRESS_KEY] ?? '';
-  return {
-    svc: c.attributes[PEER_SERVICE_KEY] || addr,
-    op: c.name,
-    startNs: c.startNs,
-    endNs: c.startNs + c.durationNs,
-    durationNs: c.durationNs,
-    host: addr || UNKNOWN_HOST,
-    mode: UNKNOWN_MODE,
-    attrs: attrs(keys, [c.attributes, c.resource]),
-  };
-}
-
-function directCall(s: SpanRecord, keys: readonly string[]): RawCall {
-  return {
-    svc: s.service,
-    op: s.name,
-    startNs: s.startNs,
-    endNs: s.startNs + s.durationNs,
-    durationNs: s.durationNs,
-    host: resourceHost(s.resource) || UNKNOWN_HOST,
-    mode: s.resource[SHARING_MODE_KEY] || UNKNOWN_MODE,
-    attrs: attrs(keys, [s.attributes, s.resource]),
-  };
-}
+const cmpText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 type Windows = Map<string, { startNs: bigint; endNs: bigint; kind: string }[]>;
 
@@ -224,7 +126,7 @@ function toFanout(
   traceId: string,
   parentSpanId: string,
   s0: bigint,
-  kept: RawCall[],
+  kept: readonly Call[],
   background: Windows,
   keys: readonly string[],
 ): FanoutRecord {
@@ -236,11 +138,13 @@ function toFanout(
         .sort();
       return {
         startMs: Number(c.startNs - s0) / 1e6,
-        durationMs: Number(c.durationNs) / 1e6,
+        durationMs: Number(c.endNs - c.startNs) / 1e6,
         host: c.host,
         mode: c.mode,
         background: kinds[0] ?? NO_BACKGROUND,
-        attributes: Object.fromEntries(keys.map((k, i) => [k, c.attrs[i] ?? ABSENT_ATTRIBUTE])),
+        attributes: Object.fromEntries(
+          keys.map((k, i) => [k, c.attributes[i] ?? ABSENT_ATTRIBUTE]),
+        ),
       };
     })
     .sort((a, b) => a.startMs - b.startMs || a.durationMs - b.durationMs);

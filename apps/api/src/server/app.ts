@@ -14,6 +14,7 @@ import { traceRoutes } from '../routes/traces';
 import { statsRoutes } from '../routes/stats';
 import { webRoutes } from '../routes/web';
 import { fanoutRoutes } from '../routes/fanouts';
+import { edgeRoutes } from '../routes/edges';
 import { stragglerRoutes } from '../routes/stragglers';
 import { hostRoutes } from '../routes/hosts';
 import { leavesRoutes } from '../routes/leaves';
@@ -36,6 +37,7 @@ export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute
 
 const routeGroups: RoutePlugin[] = [healthRoutes, statsRoutes, traceRoutes, webRoutes];
 routeGroups.push(fanoutRoutes);
+routeGroups.push(edgeRoutes);
 routeGroups.push(stragglerRoutes);
 routeGroups.push(hostRoutes);
 routeGroups.push(leavesRoutes);

@@ -1,0 +1,54 @@
+import { EdgesRoute, type Edge, type EdgesResponse } from '@tailscope/contracts';
+import type { EdgeSummary } from '@tailscope/analysis';
+import type { ApiContext } from '../server/context';
+import type { RouteApp } from '../server/route-app';
+import { selectDuplicates, selectEdges, selectSkew } from '../store/edges';
+import { clampRange, parseRange } from './fanouts';
+
+/** The API record of one edge (queue wait and pool size only for pools). */
+export function toApiEdge(e: EdgeSummary): Edge {
+  return {
+    parentService: e.parentService,
+    parentOperation: e.parentOperation,
+    leafService: e.leafService,
+    leafOperation: e.leafOperation,
+    requests: e.requests,
+    calls: e.calls,
+    callsPerRequest: e.callsPerRequest,
+    structure: e.structure,
+    structureShares: e.structureShares,
+    concurrency: e.concurrency,
+    ...(e.poolSize !== undefined ? { poolSize: e.poolSize } : {}),
+    callLatency: e.callLatency,
+    ...(e.queueWaitMs !== undefined ? { queueWaitMs: e.queueWaitMs } : {}),
+    shareOfParent: e.shareOfParent,
+  };
+}
+
+/** GET /api/v1/edges: every caller -> callee edge, duplicates and skew (docs/analysis.md). */
+export function edgeRoutes(app: RouteApp, ctx: ApiContext): void {
+  app.get('/api/v1/edges', { schema: EdgesRoute }, async (req): Promise<EdgesResponse> => {
+    const q = req.query;
+    const range = await clampRange(ctx.store, parseRange(q, Date.now()));
+    const scope = { fromNs: range.fromNs, toNs: range.toNs };
+    const [edges, duplicates, skew] = await Promise.all([
+      selectEdges(ctx.store, {
+        ...scope,
+        parentService: q.parentService,
+        leafService: q.leafService,
+      }),
+      selectDuplicates(ctx.store, scope),
+      selectSkew(ctx.store, scope),
+    ]);
+    return {
+      from: range.fromMs,
+      to: range.toMs,
+      edges: edges.map(toApiEdge),
+      duplicates,
+      skew,
+      ...(edges.length === 0
+        ? { hint: 'No calls in this range (no span has a parent span).' }
+        : {}),
+    };
+  });
+}

@@ -1,0 +1,126 @@
+import { SEND_JITTER_NS } from '@tailscope/analysis';
+import { callCtes, type CallScope } from './calls-sql';
+import { inWindow, JOIN_SETTINGS, ns, withCtes, type Cte } from './fanouts-sql';
+import { join, raw, sql, type Sql } from './sql';
+
+/**
+ * The structure of repeated calls per request and edge, and the `/api/v1/edges` aggregate, as
+ * pure SQL builders on the `calls` CTE (calls-sql.ts); `@tailscope/analysis` structure.ts and
+ * edge-summary.ts are the reference they are tested against.
+ */
+
+/** Which request edges: first call in [fromNs, toNs); optional caller / callee service. */
+export interface EdgeScope extends CallScope {
+  parentService?: string | undefined;
+  leafService?: string | undefined;
+  leafOperation?: string | undefined;
+}
+
+/**
+ * Extra per-call fields carried in each request edge's `keptCalls` tuples after
+ * (startNs, durationNs): `'timing'` none; else (host, mode, attr0..attrK).
+ */
+export type CallFields = 'timing' | { readonly attributeKeys: readonly string[] };
+
+const keysOf = (c: CallFields): readonly string[] => (c === 'timing' ? [] : c.attributeKeys);
+
+/**
+ * `request_edges`: one row per (request, callee operation) whose first call starts in range:
+ * fanoutKey (the request: callerKey), traceId, parentSpanId (the caller span id),
+ * parentService, parentOperation, leafService, leafOperation, keptCalls (tuples sorted by
+ * (startNs, durationNs, ...)), width (calls), fanoutStartNs, lastEndNs, concurrency (most in
+ * flight on half-open intervals: a sweep where ends sort before starts), structure
+ * ('single' | 'sequential' | 'parallel' | 'pool', structure.ts), callerDurationNs.
+ */
+function requestEdges(s: EdgeScope, c: CallFields): Sql {
+  const fields = raw(
+    [
+      'startNs',
+      'durationNs',
+      ...(c === 'timing' ? [] : ['host', 'mode']),
+      ...keysOf(c).map((_, i) => `attr${i}`),
+    ].join(', '),
+  );
+  const filters = [
+    ...(s.parentService !== undefined ? [sql`callerService = ${s.parentService}`] : []),
+    ...(s.leafService !== undefined ? [sql`leafService = ${s.leafService}`] : []),
+    ...(s.leafOperation !== undefined ? [sql`leafOperation = ${s.leafOperation}`] : []),
+  ];
+  const where = filters.length > 0 ? sql`\n  WHERE ${join(filters, ' AND ')}` : raw('');
+  return sql`
+  SELECT
+    callerKey AS fanoutKey, leafService, leafOperation,
+    any(traceId) AS traceId, any(callerSpanId) AS parentSpanId,
+    any(callerService) AS parentService, any(callerOperation) AS parentOperation,
+    any(callerDurationNs) AS callerDurationNs,
+    arraySort(groupArray((${fields}))) AS keptCalls,
+    toUInt32(length(keptCalls)) AS width,
+    arrayMap(call -> call.1, keptCalls) AS starts,
+    arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
+    starts[1] AS fanoutStartNs,
+    arrayMax(ends) AS lastEndNs,
+    toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
+      arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
+    multiIf(width = 1, 'single', concurrency = 1, 'sequential',
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= ${ns(SEND_JITTER_NS)}, 'parallel', 'pool') AS structure
+  FROM calls${where}
+  GROUP BY callerKey, leafService, leafOperation
+  HAVING fanoutStartNs >= ${ns(s.fromNs)} AND fanoutStartNs < ${ns(s.toNs)}`;
+}
+
+/** The calls CTEs plus `request_edges` (columns as requestEdges says). */
+export function requestEdgeCtes(s: EdgeScope, c: CallFields): Cte[] {
+  return [...callCtes(s, keysOf(c)), { name: 'request_edges', body: requestEdges(s, c) }];
+}
+
+/**
+ * GET /api/v1/edges: per edge, requests, calls, callsPerRequest (type-7 p50, max), structure
+ * counts, concurrency (p50, max), the lower median concurrency of pool requests, call latency,
+ * queue wait of pool requests' calls and share of the parent, quantiles type 7 (ms; shares
+ * 0..1). Ordered by requests (descending), then names. edge-summary.ts picks the structure.
+ */
+export function edgesSql(s: EdgeScope): Sql {
+  const q = (combinator = ''): Sql =>
+    raw(`quantilesExactInclusive${combinator}(0.5, 0.95, 0.99, 0.999)`);
+  const main = sql`SELECT parentService, parentOperation, leafService, leafOperation,
+  toUInt32(count()) AS requests,
+  toUInt32(sum(width)) AS calls,
+  quantileExactInclusive(0.5)(width) AS callsP50,
+  toUInt32(max(width)) AS callsMax,
+  toUInt32(countIf(structure = 'parallel')) AS parallelRequests,
+  toUInt32(countIf(structure = 'pool')) AS poolRequests,
+  toUInt32(countIf(structure = 'sequential')) AS sequentialRequests,
+  toUInt32(countIf(structure = 'single')) AS singleRequests,
+  quantileExactInclusive(0.5)(concurrency) AS concurrencyP50,
+  toUInt32(max(concurrency)) AS concurrencyMax,
+  arraySort(groupArrayIf(concurrency, structure = 'pool')) AS poolConcurrency,
+  toUInt32(poolConcurrency[intDiv(length(poolConcurrency) + 1, 2)]) AS poolSize,
+  ${q('Array')}(arrayMap(call -> toFloat64(call.2) / 1e6, keptCalls)) AS callLatency,
+  ${q('Array')}(if(structure = 'pool', arrayMap(call -> toFloat64(call.1 - fanoutStartNs) / 1e6, keptCalls), CAST([], 'Array(Float64)'))) AS queueWaitMs,
+  ${q('If')}(toFloat64(lastEndNs - fanoutStartNs) / toFloat64(callerDurationNs), callerDurationNs > 0) AS shareOfParent
+FROM request_edges
+GROUP BY parentService, parentOperation, leafService, leafOperation
+ORDER BY requests DESC, parentService, parentOperation, leafService, leafOperation
+SETTINGS ${JOIN_SETTINGS}`;
+  return withCtes(requestEdgeCtes(s, 'timing'), main);
+}
+
+/** Extra copies of spans in [fromNs, toNs): rows minus distinct (TraceId, SpanId). */
+export function duplicatesSql(s: CallScope): Sql {
+  return sql`SELECT toUInt64(count() - uniqExact(cityHash64(TraceId, SpanId))) AS duplicates
+FROM otel_traces
+WHERE ${inWindow(s.fromNs, s.toNs)}`;
+}
+
+/** Calls whose SERVER answers lay outside them, per (clientHost, serverHost), calls in range. */
+export function skewSql(s: CallScope): Sql {
+  return withCtes(
+    callCtes(s),
+    sql`SELECT clientHost, host AS serverHost, toUInt32(count()) AS calls, max(skewNs) / 1e6 AS maxMs
+FROM calls
+WHERE skewNs > 0 AND startNs >= ${ns(s.fromNs)} AND startNs < ${ns(s.toNs)}
+GROUP BY clientHost, serverHost
+ORDER BY clientHost, serverHost
+SETTINGS ${JOIN_SETTINGS}`,
+  );
+}

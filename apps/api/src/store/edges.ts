@@ -1,0 +1,96 @@
+import { dominantStructure, type EdgeSummary, type SkewPairCount } from '@tailscope/analysis';
+import type { Store } from './client';
+import { duplicatesSql, edgesSql, skewSql, type EdgeScope } from './edges-sql';
+
+/**
+ * `/api/v1/edges` from the store: every caller -> callee edge with the structure of its
+ * repeated calls (edgesSql, one query), the duplicates and the clock skew of the range. Always
+ * detected live from `otel_traces` (there is no stored copy of edges yet).
+ */
+
+interface EdgeRow {
+  parentService: string;
+  parentOperation: string;
+  leafService: string;
+  leafOperation: string;
+  requests: number;
+  calls: number;
+  callsP50: number;
+  callsMax: number;
+  parallelRequests: number;
+  poolRequests: number;
+  sequentialRequests: number;
+  singleRequests: number;
+  concurrencyP50: number;
+  concurrencyMax: number;
+  poolSize: number;
+  callLatency: (number | null)[];
+  queueWaitMs: (number | null)[];
+  shareOfParent: (number | null)[];
+}
+
+/** A quantile list as p50..p999, empty sets (NaN, null) as 0. */
+const q = (v: readonly (number | null)[]) => {
+  const at = (i: number): number => {
+    const x = v[i];
+    return typeof x === 'number' && Number.isFinite(x) ? x : 0;
+  };
+  return { p50: at(0), p95: at(1), p99: at(2), p999: at(3) };
+};
+
+function toSummary(r: EdgeRow): EdgeSummary {
+  const counts = {
+    parallel: r.parallelRequests,
+    pool: r.poolRequests,
+    sequential: r.sequentialRequests,
+    single: r.singleRequests,
+  };
+  const structure = dominantStructure(counts);
+  const out: EdgeSummary = {
+    parentService: r.parentService,
+    parentOperation: r.parentOperation,
+    leafService: r.leafService,
+    leafOperation: r.leafOperation,
+    requests: r.requests,
+    calls: r.calls,
+    callsPerRequest: { p50: r.callsP50, max: r.callsMax },
+    structure,
+    structureShares: {
+      parallel: counts.parallel / r.requests,
+      pool: counts.pool / r.requests,
+      sequential: counts.sequential / r.requests,
+      single: counts.single / r.requests,
+    },
+    concurrency: { p50: r.concurrencyP50, max: r.concurrencyMax },
+    callLatency: q(r.callLatency),
+    shareOfParent: q(r.shareOfParent),
+  };
+  if (structure === 'pool') {
+    out.poolSize = r.poolSize;
+    out.queueWaitMs = q(r.queueWaitMs);
+  }
+  return out;
+}
+
+/** Every edge whose requests start in scope (edge-summary.ts defines the fields). */
+export async function selectEdges(store: Store, scope: EdgeScope): Promise<EdgeSummary[]> {
+  const rows = await store.query<EdgeRow>(edgesSql(scope));
+  return rows.map(toSummary);
+}
+
+/** Extra copies of spans stored in [fromNs, toNs). */
+export async function selectDuplicates(
+  store: Store,
+  scope: { fromNs: bigint; toNs: bigint },
+): Promise<number> {
+  const rows = await store.query<{ duplicates: string | number }>(duplicatesSql(scope));
+  return Number(rows[0]?.duplicates ?? 0);
+}
+
+/** Calls whose SERVER answers lay outside them, per host pair, calls starting in range. */
+export async function selectSkew(
+  store: Store,
+  scope: { fromNs: bigint; toNs: bigint },
+): Promise<SkewPairCount[]> {
+  return store.query<SkewPairCount>(skewSql(scope));
+}
