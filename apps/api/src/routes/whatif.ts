@@ -115,6 +115,9 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         extraLoad: r.extraLoad,
         ...(r.probation ? { probation: r.probation } : {}),
         ...(r.completeness ? { completeness: r.completeness } : {}),
+        ...(r.avoidHosts ? { avoidHosts: r.avoidHosts } : {}),
+        applicable: r.applicable,
+        ...(r.reason !== undefined ? { reason: r.reason } : {}),
         notes,
       };
     },

@@ -9,6 +9,7 @@ import { replayProbation } from './probation';
 import { replayGoodEnough } from './good-enough';
 import { replayCanary } from './canary';
 import { replaySyncBackground } from './sync-background';
+import { avoidedHosts, replayAvoidHosts, replayPool } from './avoid-hosts';
 
 /** What one policy's replay yields before percentiles are taken. */
 export interface PolicyOutcome {
@@ -17,6 +18,8 @@ export interface PolicyOutcome {
   notes: string[];
   probation?: { hosts: { host: string; seconds: number }[]; capacityRemoved: number };
   completeness?: { callsAnswered: number; requestsComplete: number; lost: number };
+  /** avoid-hosts: hosts avoided, share of hosts removed, extra load on each remaining host. */
+  avoid?: { hosts: string[]; capacityRemoved: number; loadAdded: number };
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
@@ -83,12 +86,53 @@ export function replayPolicy(
       }));
     case 'sync-background':
       return repeatReplay(replays, () => syncBackgroundOutcome(calls, p.mergeGapMs, rng, reported));
+    case 'pool':
+      return {
+        allLeavesMs: replayPool(calls, p.workers),
+        extraLoad: 0,
+        notes: [
+          `calls of each request scheduled in recorded order on ${Number.isFinite(p.workers) ? `${p.workers} workers` : 'unbounded workers (all at once)'}, each keeping its recorded latency (no queueing added at the callee by the extra concurrency)`,
+        ],
+      };
+    case 'avoid-hosts':
+      return repeatReplay(replays, () => avoidOutcome(calls, p, rng, w));
   }
+}
+
+function avoidOutcome(
+  calls: LeafCalls,
+  p: Extract<ResolvedPolicy, { kind: 'avoid-hosts' }>,
+  rng: SeededRandom,
+  wt: Weights,
+): PolicyOutcome {
+  const av = avoidedHosts(calls, p.hosts, p.sharingMode);
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
+  const r = replayAvoidHosts(ix, av.mask, rng);
+  const seen = new Set<number>(calls.host);
+  const remaining = [...seen].filter((h) => av.mask[h] === 0).length;
+  const removed = seen.size > 0 ? (seen.size - remaining) / seen.size : 0;
+  const n = wt.calls;
+  return {
+    allLeavesMs: r.allLeavesMs,
+    extraLoad: 0,
+    avoid: {
+      hosts: av.names,
+      capacityRemoved: removed,
+      loadAdded: remaining > 0 && n > 0 ? r.moved / (n - r.moved) : 0,
+    },
+    notes: [
+      `${av.picked ? 'avoiding the slowest host by p99 (no hosts or sharingMode given)' : 'avoiding'}: ${av.names.join(', ') || 'no host of the range'}; ${pct(n > 0 ? r.moved / n : 0)} of calls re-served by the other ${remaining} host(s) at the same time (assumed to keep their recorded latency under the load they take over)`,
+      ...(r.stuck > 0
+        ? [`${r.stuck} calls found no other host in reach and kept their latency`]
+        : []),
+      ...drawNote(r.draws),
+    ],
+  };
 }
 
 /** Policies whose replay draws nothing give the same answer every time: one replay. */
 export function deterministicPolicy(p: ResolvedPolicy): boolean {
-  return p.kind === 'good-enough';
+  return p.kind === 'good-enough' || p.kind === 'pool';
 }
 
 /**

@@ -27,6 +27,11 @@ export interface WhatIfResult {
   extraLoad: number;
   probation?: { hosts: { host: string; seconds: number }[]; capacityRemoved: number };
   completeness?: { callsAnswered: number; requestsComplete: number; lost: number };
+  /** avoid-hosts: hosts avoided, share of the callee's hosts removed, load added to the others. */
+  avoidHosts?: { hosts: string[]; capacityRemoved: number; loadAdded: number };
+  /** False when the policy cannot act (it needs another host and the callee has one). */
+  applicable: boolean;
+  reason?: string;
   notes: string[];
 }
 
@@ -129,9 +134,16 @@ export function simulateWhatIf(
     notes,
     allLeavesMs: replayed,
     replays,
+    applicable: true,
   };
   if (outcome.probation) result.probation = outcome.probation;
   if (outcome.completeness) result.completeness = outcome.completeness;
+  if (outcome.avoid) result.avoidHosts = outcome.avoid;
+  const why = notApplicable(resolved, calls);
+  if (why !== undefined) {
+    result.applicable = false;
+    result.reason = why;
+  }
   return result;
 }
 
@@ -151,6 +163,21 @@ function pick(values: Float64Array, reported: Uint8Array | undefined): Float64Ar
   if (!reported) return values;
   const n = reported.length;
   return values.filter((_, k) => reported[k % n] === 1);
+}
+
+/** Policies that send a call to another host of the callee. */
+const NEEDS_ANOTHER_HOST = new Set(['hedge', 'tied', 'probation', 'avoid-hosts']);
+
+/**
+ * Why the policy cannot act on these calls, or undefined: a policy that needs another host
+ * when every call went to one host. O(calls).
+ */
+export function notApplicable(p: ResolvedPolicy, calls: LeafCalls): string | undefined {
+  if (!NEEDS_ANOTHER_HOST.has(p.kind) || calls.host.length === 0) return undefined;
+  const first = calls.host[0];
+  for (let i = 1; i < calls.host.length; i++) if (calls.host[i] !== first) return undefined;
+  const name = calls.hosts[first ?? 0] ?? '?';
+  return `${p.kind} needs another host of the callee, and every call in the range went to one instance (${name})`;
 }
 
 function intervalNote(samples: number, requests: number, replays: number): string {

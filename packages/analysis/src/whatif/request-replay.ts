@@ -1,0 +1,205 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
+   bounds by construction (offsets, CSR lists), and a `?? 0` would hide an indexing bug as a zero. */
+import type { LeafCalls } from '../types';
+import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
+
+/**
+ * Whole-request replay (issue #14): the target edge's calls are re-timed by a policy (on the
+ * LeafCalls `targetBlocks` builds), then every ancestor is recomputed from its children:
+ * - a parent's children form blocks: one call, or a whole group (one parent's calls on one edge)
+ *   when the group is a target parallel group (its all-leaves time comes from the policy's
+ *   replay, so canary and good-enough act on it) or is scheduled as a pool;
+ * - a block keeps its recorded gap to the latest block that ended before it started (sequential:
+ *   recorded gaps plus the children in order; parallel: the latest child);
+ * - a pool group is list-scheduled in recorded order on k workers (its recorded concurrency, or
+ *   the pool policy's k for the target edge), each call keeping its recorded dispatch delay
+ *   after its worker freed up (so an unchanged pool replays exactly as recorded);
+ * - a parent keeps its own (self) time: its end moves with its latest block's end.
+ */
+export interface PreparedRequests {
+  trees: RequestTrees;
+  /** Children of node n: childList[childStart[n] .. childStart[n + 1]), by recorded start. */
+  childStart: Uint32Array;
+  childList: Uint32Array;
+  /** All nodes, children before parents. */
+  post: Uint32Array;
+  /** Per node: block of the target LeafCalls it is replayed in, -1 when not a target call. */
+  blockOf: Int32Array;
+  /** Per node: target group index (its fan-out), -1 when not a target call. */
+  groupOf: Int32Array;
+  groups: number;
+  /** Per target group: recorded span (first start to last end), ms. */
+  groupRecordedMs: Float64Array;
+  /** Target calls as LeafCalls: one fan-out per target parallel group or per other call. */
+  blocks: LeafCalls;
+  /** Per node: 1 when its group is a target parallel group replayed as one fan-out. */
+  wholeGroup: Uint8Array;
+  maxChildren: number;
+}
+
+export interface TargetOptions {
+  /** Per edge: 1 when the edge is replayed under the policy. */
+  target: Uint8Array;
+  /** Every target call its own block (per-call policies on pools; the pool policy). */
+  perCall: boolean;
+}
+
+/** Children CSR (by recorded start, then end) and a children-first order. O(nodes log). */
+function childrenOf(t: RequestTrees): {
+  start: Uint32Array;
+  list: Uint32Array;
+  post: Uint32Array;
+  most: number;
+} {
+  const n = t.parent.length;
+  const count = new Uint32Array(n + 1);
+  for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) count[t.parent[i]! + 1]!++;
+  for (let i = 0; i < n; i++) count[i + 1]! += count[i]!;
+  const start = Uint32Array.from(count);
+  const fill = Uint32Array.from(count);
+  const list = new Uint32Array(Math.max(0, count[n]!));
+  for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) list[fill[t.parent[i]!]!++] = i;
+  let most = 0;
+  for (let p = 0; p < n; p++) {
+    const a = start[p]!;
+    const b = start[p + 1]!;
+    if (b - a > most) most = b - a;
+    if (b - a > 1) {
+      const kids = Array.from(list.subarray(a, b)).sort(
+        (x, y) =>
+          t.startMs[x]! - t.startMs[y]! ||
+          t.startMs[x]! + t.durationMs[x]! - (t.startMs[y]! + t.durationMs[y]!) ||
+          x - y,
+      );
+      list.set(kids, a);
+    }
+  }
+  // Children-first: a breadth-first order from the roots, reversed.
+  const bfs = new Uint32Array(n);
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < n; i++) if (t.parent[i]! < 0) bfs[tail++] = i;
+  while (head < tail) {
+    const p = bfs[head++]!;
+    for (let k = start[p]!; k < start[p + 1]!; k++) bfs[tail++] = list[k]!;
+  }
+  return { start, list, post: bfs.subarray(0, tail).reverse(), most };
+}
+
+/** Prepares trees for replays of the target edges. O(nodes log). */
+export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequests {
+  const { start, list, post, most } = childrenOf(t);
+  const n = t.parent.length;
+  const blockOf = new Int32Array(n).fill(-1);
+  const groupOf = new Int32Array(n).fill(-1);
+  const wholeGroup = new Uint8Array(n);
+  const fanStart: number[] = [];
+  const offsets: number[] = [0];
+  const callStart: number[] = [];
+  const callNode: number[] = [];
+  const groupRec: number[] = [];
+  const seen = new Map<number, number>(); // edge -> group, per parent
+  for (let p = 0; p < n; p++) {
+    seen.clear();
+    const req = requestOf(t, p);
+    for (let k = start[p]!; k < start[p + 1]!; k++) {
+      const c = list[k]!;
+      const e = t.edge[c]!;
+      if (e < 0 || o.target[e] !== 1) continue;
+      let g = seen.get(e);
+      if (g === undefined) {
+        g = groupRec.length;
+        seen.set(e, g);
+        groupRec.push(groupSpan(t, start, list, p, e));
+      }
+      groupOf[c] = g;
+      const whole = !o.perCall && t.structure[c] === STRUCTURE_CODE.parallel;
+      if (whole && blockOf[c] === -1) {
+        // One fan-out for the whole parallel group, its calls relative to the first start.
+        const b = fanStart.length;
+        const first = t.startMs[c]!;
+        fanStart.push(t.requestStartMs[req]! + first);
+        for (let q = k; q < start[p + 1]!; q++) {
+          const d = list[q]!;
+          if (t.edge[d] !== e) continue;
+          blockOf[d] = b;
+          wholeGroup[d] = 1;
+          callStart.push(t.startMs[d]! - first);
+          callNode.push(d);
+        }
+        offsets.push(callNode.length);
+      } else if (!whole) {
+        blockOf[c] = fanStart.length;
+        fanStart.push(t.requestStartMs[req]! + t.startMs[c]!);
+        callStart.push(0);
+        callNode.push(c);
+        offsets.push(callNode.length);
+      }
+    }
+  }
+  return {
+    trees: t,
+    childStart: start,
+    childList: list,
+    post,
+    blockOf,
+    groupOf,
+    groups: groupRec.length,
+    groupRecordedMs: Float64Array.from(groupRec),
+    blocks: blockCalls(t, fanStart, offsets, callStart, callNode),
+    wholeGroup,
+    maxChildren: most,
+  };
+}
+
+function requestOf(t: RequestTrees, node: number): number {
+  let lo = 0;
+  let hi = t.nodeOffsets.length - 2;
+  while (lo < hi) {
+    const m = (lo + hi + 1) >>> 1;
+    if (t.nodeOffsets[m]! <= node) lo = m;
+    else hi = m - 1;
+  }
+  return lo;
+}
+
+function groupSpan(
+  t: RequestTrees,
+  start: Uint32Array,
+  list: Uint32Array,
+  p: number,
+  e: number,
+): number {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let k = start[p]!; k < start[p + 1]!; k++) {
+    const c = list[k]!;
+    if (t.edge[c] !== e) continue;
+    lo = Math.min(lo, t.startMs[c]!);
+    hi = Math.max(hi, t.startMs[c]! + t.durationMs[c]!);
+  }
+  return hi - lo;
+}
+
+function blockCalls(
+  t: RequestTrees,
+  fanStart: number[],
+  offsets: number[],
+  callStart: number[],
+  callNode: number[],
+): LeafCalls {
+  const nodes = Uint32Array.from(callNode);
+  return {
+    fanoutOffsets: Uint32Array.from(offsets),
+    fanoutStartMs: Float64Array.from(fanStart),
+    traceIds: fanStart.map((_, f) => f.toString(16).padStart(32, '0')),
+    startMs: Float64Array.from(callStart),
+    durationMs: Float64Array.from(nodes, (c) => t.durationMs[c]!),
+    host: Uint32Array.from(nodes, (c) => t.host[c]!),
+    mode: Uint32Array.from(nodes, (c) => t.mode[c]!),
+    background: new Uint32Array(nodes.length),
+    hosts: t.hosts,
+    modes: t.modes,
+    backgrounds: ['none'],
+  };
+}
