@@ -91,7 +91,7 @@ describe('POST /api/v1/whatif', () => {
     const res = await post({ ...base, policy: { kind: 'hedge', delayPercentile: 95 }, seed: 7 });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(
-      ['baseline', 'extraLoad', 'notes', 'requests', 'whatIf'].sort(),
+      ['applicable', 'baseline', 'extraLoad', 'notes', 'request', 'requests', 'whatIf'].sort(),
     );
     expect(res.json.requests).toBe(REQUESTS);
     const whatIf = res.json.whatIf as Record<string, Record<string, number>>;
@@ -110,6 +110,16 @@ describe('POST /api/v1/whatif', () => {
     expect(res.json.baseline).toEqual(direct.baseline);
     expect(res.json.whatIf).toEqual(direct.whatIf);
     expect(res.json.notes).toEqual(direct.notes);
+
+    // The whole request: the root ends 1 ms after its last kv call, so its percentiles sit
+    // about 1 ms above the fan-out's, recorded and replayed.
+    const request = res.json.request as {
+      baseline: Record<string, number>;
+      whatIf: Record<string, { value: number }>;
+    };
+    expect(res.json.applicable).toBe(true);
+    expect(request.baseline.p50).toBeCloseTo((res.json.baseline as { p50: number }).p50 + 1, 0);
+    expect(request.whatIf.p99?.value).toBeLessThan(request.baseline.p99 ?? 0);
 
     const again = await post({ ...base, policy: { kind: 'hedge', delayPercentile: 95 }, seed: 7 });
     expect(again.json).toEqual(res.json);
@@ -222,6 +232,8 @@ describe('POST /api/v1/whatif', () => {
       'good-enough',
       'canary',
       'sync-background',
+      'pool',
+      'avoid-hosts',
     ]);
   });
 });

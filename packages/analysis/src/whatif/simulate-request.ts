@@ -30,9 +30,9 @@ export interface RequestWhatIf {
   /**
    * Mean change of the request time over mean change of the edge's time per request: the share
    * of the edge's change that reaches the request (1: all of it; near 0: something else, such
-   * as a lock held elsewhere, decides the request). NaN when the edge did not change.
+   * as a lock held elsewhere, decides the request). Absent when the edge did not change.
    */
-  shareOfEdgeChange: number;
+  shareOfEdgeChange?: number;
 }
 
 export interface RequestWhatIfResult extends WhatIfResult {
@@ -134,7 +134,7 @@ export function simulateRequestWhatIf(
     request: {
       baseline: percentiles(Float64Array.from(baseReq).sort()),
       whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
-      shareOfEdgeChange: Math.abs(dFan) > 1e-9 ? dReq / dFan : Number.NaN,
+      ...(Math.abs(dFan) > 1e-9 ? { shareOfEdgeChange: dReq / dFan } : {}),
     },
   };
   if (outcome.probation) result.probation = outcome.probation;
