@@ -64,7 +64,7 @@ function childrenOf(t: RequestTrees): {
     const a = start[p]!;
     const b = start[p + 1]!;
     if (b - a > most) most = b - a;
-    if (b - a > 1) {
+    if (b - a > 1 && !inStartOrder(t, list, a, b)) {
       const kids = Array.from(list.subarray(a, b)).sort(
         (x, y) =>
           t.startMs[x]! - t.startMs[y]! ||
@@ -86,6 +86,18 @@ function childrenOf(t: RequestTrees): {
   return { start, list, post: bfs.subarray(0, tail).reverse(), most };
 }
 
+function inStartOrder(t: RequestTrees, list: Uint32Array, a: number, b: number): boolean {
+  for (let k = a + 1; k < b; k++) {
+    const x = list[k - 1]!;
+    const y = list[k]!;
+    const sx = t.startMs[x]!;
+    const sy = t.startMs[y]!;
+    if (sx > sy) return false;
+    if (sx === sy && sx + t.durationMs[x]! > sy + t.durationMs[y]!) return false;
+  }
+  return true;
+}
+
 /** Prepares trees for replays of the target edges. O(nodes log). */
 export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequests {
   const { start, list, post, most } = childrenOf(t);
@@ -93,13 +105,18 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
   const blockOf = new Int32Array(n).fill(-1);
   const groupOf = new Int32Array(n).fill(-1);
   const wholeGroup = new Uint8Array(n);
-  const fanStart: number[] = [];
-  const offsets: number[] = [0];
-  const callStart: number[] = [];
-  const callNode: number[] = [];
+  let targets = 0;
+  for (let i = 0; i < n; i++) if (t.edge[i]! >= 0 && o.target[t.edge[i]!] === 1) targets++;
+  const fanStart = new Float64Array(targets);
+  const offsets = new Uint32Array(targets + 1);
+  const callStart = new Float64Array(targets);
+  const callNode = new Uint32Array(targets);
+  let nb = 0; // blocks
+  let nc = 0; // calls placed
   const groupRec: number[] = [];
   const seen = new Map<number, number>(); // edge -> group, per parent
   for (let p = 0; p < n; p++) {
+    if (start[p] === start[p + 1]) continue;
     seen.clear();
     const req = requestOf(t, p);
     for (let k = start[p]!; k < start[p + 1]!; k++) {
@@ -116,24 +133,23 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
       const whole = !o.perCall && t.structure[c] === STRUCTURE_CODE.parallel;
       if (whole && blockOf[c] === -1) {
         // One fan-out for the whole parallel group, its calls relative to the first start.
-        const b = fanStart.length;
         const first = t.startMs[c]!;
-        fanStart.push(t.requestStartMs[req]! + first);
+        fanStart[nb] = t.requestStartMs[req]! + first;
         for (let q = k; q < start[p + 1]!; q++) {
           const d = list[q]!;
           if (t.edge[d] !== e) continue;
-          blockOf[d] = b;
+          blockOf[d] = nb;
           wholeGroup[d] = 1;
-          callStart.push(t.startMs[d]! - first);
-          callNode.push(d);
+          callStart[nc] = t.startMs[d]! - first;
+          callNode[nc++] = d;
         }
-        offsets.push(callNode.length);
+        offsets[++nb] = nc;
       } else if (!whole) {
-        blockOf[c] = fanStart.length;
-        fanStart.push(t.requestStartMs[req]! + t.startMs[c]!);
-        callStart.push(0);
-        callNode.push(c);
-        offsets.push(callNode.length);
+        blockOf[c] = nb;
+        fanStart[nb] = t.requestStartMs[req]! + t.startMs[c]!;
+        callStart[nc] = 0;
+        callNode[nc++] = c;
+        offsets[++nb] = nc;
       }
     }
   }
@@ -146,7 +162,13 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
     groupOf,
     groups: groupRec.length,
     groupRecordedMs: Float64Array.from(groupRec),
-    blocks: blockCalls(t, fanStart, offsets, callStart, callNode),
+    blocks: blockCalls(
+      t,
+      fanStart.subarray(0, nb),
+      offsets.subarray(0, nb + 1),
+      callStart,
+      callNode,
+    ),
     wholeGroup,
     maxChildren: most,
   };
@@ -183,17 +205,17 @@ function groupSpan(
 
 function blockCalls(
   t: RequestTrees,
-  fanStart: number[],
-  offsets: number[],
-  callStart: number[],
-  callNode: number[],
+  fanStart: Float64Array,
+  offsets: Uint32Array,
+  callStart: Float64Array,
+  nodes: Uint32Array,
 ): LeafCalls {
-  const nodes = Uint32Array.from(callNode);
   return {
-    fanoutOffsets: Uint32Array.from(offsets),
-    fanoutStartMs: Float64Array.from(fanStart),
-    traceIds: fanStart.map((_, f) => f.toString(16).padStart(32, '0')),
-    startMs: Float64Array.from(callStart),
+    fanoutOffsets: offsets,
+    fanoutStartMs: fanStart,
+    // The replays do not read trace ids; blocks are named by position.
+    traceIds: new Array<string>(fanStart.length).fill(''),
+    startMs: callStart,
     durationMs: Float64Array.from(nodes, (c) => t.durationMs[c]!),
     host: Uint32Array.from(nodes, (c) => t.host[c]!),
     mode: Uint32Array.from(nodes, (c) => t.mode[c]!),
