@@ -1,9 +1,5 @@
 import { WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
-import {
-  resolvePolicy,
-  type RequestWhatIfResult,
-  type WhatIfPolicy,
-} from '@tailscope/analysis';
+import { resolvePolicy, type RequestWhatIfResult, type WhatIfPolicy } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
