@@ -12,7 +12,7 @@ import {
   type WhatIfResult,
 } from './simulate';
 import type { RequestTrees } from './request-trees';
-import { prepareRequests } from './request-replay';
+import { prepareRequests, type PreparedRequests } from './request-replay';
 import { recomputeRequests, RecomputeScratch } from './request-recompute';
 
 /** The edge to replay: its callee, and optionally one caller. */
@@ -93,7 +93,9 @@ export function simulateRequestWhatIf(
     ? {
         allLeavesMs: pr.blocks.durationMs,
         extraLoad: 0,
-        notes: replayPolicy(pr.blocks, p, rng).notes,
+        notes: [
+          `the edge's calls of each request scheduled in recorded order on ${Number.isFinite(p.workers) ? `${p.workers} workers` : 'unbounded workers (all at once)'}, each keeping its recorded latency (no queueing added at the callee by the extra concurrency)`,
+        ],
       }
     : replayPolicy(pr.blocks, p, rng, undefined, R);
   const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
@@ -110,16 +112,18 @@ export function simulateRequestWhatIf(
       requestMs: reqOut,
       fanoutMs: fanOut,
     });
-    involved.forEach((q, k) => (reqAll[r * involved.length + k] = reqOut[q]!));
+    for (let k = 0; k < involved.length; k++)
+      reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
     fanAll.set(fanOut, r * pr.groups);
   }
-  const baseReq = Float64Array.from(involved, (q) => trees.durationMs[trees.nodeOffsets[q]!]!);
+  const baseReq = new Float64Array(involved.length);
+  for (let k = 0; k < involved.length; k++)
+    baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
   const baseFan = pr.groupRecordedMs;
   const mean = (a: Float64Array): number => a.reduce((s, x) => s + x, 0) / Math.max(1, a.length);
   const dReq = mean(reqAll) - mean(baseReq);
   const dFan = ((mean(fanAll) - mean(baseFan)) * pr.groups) / Math.max(1, involved.length);
-  const why =
-    notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr.groupOf, trees) : undefined);
+  const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
   const result: RequestWhatIfResult = {
     requests: pr.groups,
     baseline: percentiles(Float64Array.from(baseFan).sort()),
@@ -143,26 +147,26 @@ export function simulateRequestWhatIf(
   return result;
 }
 
-function requestsWithEdge(t: RequestTrees, groupOf: Int32Array): number[] {
-  const out: number[] = [];
+function requestsWithEdge(t: RequestTrees, groupOf: Int32Array): Uint32Array {
+  const out = new Uint32Array(t.nodeOffsets.length - 1);
+  let n = 0;
   for (let q = 0; q + 1 < t.nodeOffsets.length; q++) {
     for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++) {
       if (groupOf[i]! >= 0) {
-        out.push(q);
+        out[n++] = q;
         break;
       }
     }
   }
-  return out;
+  return out.subarray(0, n);
 }
 
-function poolNotApplicable(groupOf: Int32Array, t: RequestTrees): string | undefined {
-  const count = new Map<number, number>();
-  for (let i = 0; i < groupOf.length; i++) {
-    const g = groupOf[i]!;
-    if (g >= 0) count.set(g, (count.get(g) ?? 0) + 1);
+function poolNotApplicable(pr: PreparedRequests, t: RequestTrees): string | undefined {
+  const count = new Uint32Array(pr.groups);
+  for (let i = 0; i < pr.groupOf.length; i++) {
+    const g = pr.groupOf[i]!;
+    if (g >= 0 && ++count[g]! > 1) return undefined;
   }
-  for (const c of count.values()) if (c > 1) return undefined;
   return t.edges.length > 0
     ? 'pool needs repeated calls: every call of this edge is alone in its request'
     : 'no calls';
