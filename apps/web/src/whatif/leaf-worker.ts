@@ -78,9 +78,12 @@ async function handle(m: WorkerRequest): Promise<WorkerAnswer> {
       const t0 = performance.now();
       // The replayed samples stay here: the page gets their curve, not 100,000 numbers.
       const calls = m.preview && ds.preview ? ds.preview : ds.calls;
+      // While a slider moves, one replay (today's cost); at rest, the pooled replays whose
+      // answer does not move with the seed (docs/whatif.md, "No replay noise").
       const { allLeavesMs, ...result } = simulateWhatIf(calls, m.policy, {
         seed: m.seed,
         bootstrapSamples: m.bootstrapSamples,
+        ...(m.preview ? { replays: 1 } : {}),
       });
       const whatIfCurve = quantileCurve(allLeavesMs.sort());
       const simulateMs = performance.now() - t0;
