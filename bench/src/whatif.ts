@@ -141,7 +141,7 @@ for (const policy of policies) {
     const [r, t] = timed(() => simulateRequestWhatIf(trees, route, policy, { seed: 1 }));
     const q = r.request.whatIf.p50;
     console.log(
-      `  ${policy.kind}: ${show(t)}  (${(nodes / t.cpu / 1e3).toFixed(1)} M nodes per CPU-second, one replay each); request p50 ${r.request.baseline.p50.toFixed(1)} -> ${q.value.toFixed(1)} [${q.low.toFixed(1)}, ${q.high.toFixed(1)}] ms`,
+      `  ${policy.kind}: ${show(t)}  (${(nodes / t.cpu / 1e3).toFixed(1)} M nodes per CPU-second, ${r.notes.find((x) => x.startsWith('whole requests'))?.match(/(\d+) pooled replays/)?.[1] ?? '?'} replays); request p50 ${r.request.baseline.p50.toFixed(1)} -> ${q.value.toFixed(1)} [${q.low.toFixed(1)}, ${q.high.toFixed(1)}] ms`,
     );
   }
 }
