@@ -153,8 +153,16 @@ function groupSpans(nb: number, s: RecomputeScratch, fanoutMs: Float64Array): vo
  */
 function sweep(nb: number, s: RecomputeScratch): number {
   const { bStart, bEnd, bNewEnd, byEnd } = s;
-  for (let i = 0; i < nb; i++) byEnd[i] = i;
-  const order = byEnd.subarray(0, nb).sort((x, y) => bEnd[x]! - bEnd[y]! || x - y);
+  // Insertion sort by recorded end: blocks are few and nearly in order, and no allocation.
+  for (let i = 0; i < nb; i++) {
+    let j = i;
+    while (j > 0 && bEnd[byEnd[j - 1]!]! > bEnd[i]!) {
+      byEnd[j] = byEnd[j - 1]!;
+      j--;
+    }
+    byEnd[j] = i;
+  }
+  const order = byEnd;
   let ptr = 0;
   let recMax = -Infinity;
   let newMax = -Infinity;
