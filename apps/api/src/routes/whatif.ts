@@ -155,6 +155,11 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         cancel,
       );
       const whole = await replayWholeRequests(ctx, pool, body, asked, cancel);
+      const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
+      if (oneCaller && whole === null)
+        throw notFound(
+          `no requests in which ${body.parentService ?? '*'}/${body.parentOperation ?? '*'} calls ${body.leafService}/${body.leafOperation} between from and to`,
+        );
       if (r.requests === 0 && (whole === null || whole.result.requests === 0))
         throw notFound(
           `no fan-outs of ${body.leafService}/${body.leafOperation} start between from and to`,
