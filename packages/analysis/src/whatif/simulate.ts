@@ -63,6 +63,8 @@ export interface SimulateOptions {
    * R replays only.
    */
   replays?: number;
+  /** Caps the default replay count (the dashboard at rest: a quick answer on a busy laptop). */
+  maxReplays?: number;
 }
 
 /** Pooled replayed fan-outs aimed at by default: replay noise well under request sampling. */
@@ -107,10 +109,14 @@ export function simulateWhatIf(
   const samples = opts.bootstrapSamples ?? DEFAULT_BOOTSTRAP_SAMPLES;
   const reported = reportedFanouts(calls, opts.warmupUntilMs);
   const fanouts = calls.fanoutOffsets.length - 1;
-  const replays =
-    opts.replays !== undefined
+  const replays = deterministicPolicy(resolved)
+    ? 1
+    : opts.replays !== undefined
       ? Math.max(1, Math.floor(opts.replays))
-      : defaultReplays(resolved, fanouts, calls.durationMs.length);
+      : Math.min(
+          defaultReplays(resolved, fanouts, calls.durationMs.length),
+          Math.max(1, Math.floor(opts.maxReplays ?? Number.POSITIVE_INFINITY)),
+        );
   const outcome = replayPolicy(calls, resolved, rng, reported, replays);
   const sortedBase = pick(allLeavesMs(calls), reported).sort();
   const replayed = pick(outcome.allLeavesMs, reported);
