@@ -55,8 +55,8 @@ function childrenOf(t: RequestTrees): {
   const count = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) count[t.parent[i]! + 1]!++;
   for (let i = 0; i < n; i++) count[i + 1]! += count[i]!;
-  const start = Uint32Array.from(count);
-  const fill = Uint32Array.from(count);
+  const start = count;
+  const fill = count.slice();
   const list = new Uint32Array(Math.max(0, count[n]!));
   for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) list[fill[t.parent[i]!]!++] = i;
   let most = 0;
@@ -74,7 +74,15 @@ function childrenOf(t: RequestTrees): {
       list.set(kids, a);
     }
   }
-  // Children-first: a breadth-first order from the roots, reversed.
+  // Children-first. When every parent precedes its children (the usual storage order), that
+  // is the reverse node order; otherwise a breadth-first order from the roots, reversed.
+  let ordered = true;
+  for (let i = 0; i < n && ordered; i++) if (t.parent[i]! >= i) ordered = false;
+  if (ordered) {
+    const post = new Uint32Array(n);
+    for (let i = 0; i < n; i++) post[i] = n - 1 - i;
+    return { start, list, post, most };
+  }
   const bfs = new Uint32Array(n);
   let head = 0;
   let tail = 0;
@@ -115,10 +123,12 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
   let nc = 0; // calls placed
   const groupRec: number[] = [];
   const seen = new Map<number, number>(); // edge -> group, per parent
+  let req = 0;
   for (let p = 0; p < n; p++) {
     if (start[p] === start[p + 1]) continue;
+    // p only grows: the request owning it is found by walking forward.
+    while (t.nodeOffsets[req + 1]! <= p) req++;
     seen.clear();
-    const req = requestOf(t, p);
     for (let k = start[p]!; k < start[p + 1]!; k++) {
       const c = list[k]!;
       const e = t.edge[c]!;
@@ -172,17 +182,6 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
     wholeGroup,
     maxChildren: most,
   };
-}
-
-function requestOf(t: RequestTrees, node: number): number {
-  let lo = 0;
-  let hi = t.nodeOffsets.length - 2;
-  while (lo < hi) {
-    const m = (lo + hi + 1) >>> 1;
-    if (t.nodeOffsets[m]! <= node) lo = m;
-    else hi = m - 1;
-  }
-  return lo;
 }
 
 function groupSpan(
