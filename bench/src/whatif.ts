@@ -8,8 +8,10 @@ import {
   latencyQuantile,
   replayHedge,
   SeededRandom,
+  simulateRequestWhatIf,
   simulateWhatIf,
   synthesizeLeafCalls,
+  synthesizeRequests,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
 
@@ -102,4 +104,44 @@ for (const policy of policies) {
         ? `, on probation: ${last.probation.hosts.map((h) => `${h.host} ${h.seconds} s`).join(', ')}`
         : ''),
   );
+}
+
+// Replay noise (issue #14): the answer above pools `replays` replays; one replay alone is
+// today's cost (and noise).
+{
+  const [one, t1] = timed(() =>
+    simulateWhatIf(calls, { kind: 'hedge', delayPercentile: 95 }, { seed: 1, replays: 1 }),
+  );
+  const [pooled, tR] = timed(() =>
+    simulateWhatIf(calls, { kind: 'hedge', delayPercentile: 95 }, { seed: 1 }),
+  );
+  console.log(
+    `hedge, one replay (before issue #14): ${show(t1, n)}; pooled (${pooled.replays} replays, the default): ${show(tR, n)}`,
+  );
+  console.log(
+    `  p99 one replay ${one.whatIf.p99.value.toFixed(2)} ms, pooled ${pooled.whatIf.p99.value.toFixed(2)} ms`,
+  );
+}
+
+// Whole-request replay (issue #14): HotROD-shaped trees (16 nodes each), route edge.
+{
+  const REQ = Number(process.env.REQUESTS ?? 1_000_000);
+  const [trees, tGen] = timed(() =>
+    synthesizeRequests({ requests: REQ, workers: 3, seed: 1, routeHosts: 8 }),
+  );
+  const nodes = trees.parent.length;
+  console.log(
+    `whole requests: ${REQ} requests, ${nodes} nodes (generated in ${tGen.wall.toFixed(0)} ms)`,
+  );
+  const route = { leafService: 'route', leafOperation: 'HTTP GET /route' };
+  for (const policy of [
+    { kind: 'pool', workers: 10 },
+    { kind: 'hedge', delayPercentile: 95 },
+  ] as WhatIfPolicy[]) {
+    const [r, t] = timed(() => simulateRequestWhatIf(trees, route, policy, { seed: 1 }));
+    const q = r.request.whatIf.p50;
+    console.log(
+      `  ${policy.kind}: ${show(t)}  (${(nodes / t.cpu / 1e3).toFixed(1)} M nodes per CPU-second, ${r.notes.find((x) => x.startsWith('whole requests'))?.match(/(\d+) pooled replays/)?.[1] ?? '?'} replays); request p50 ${r.request.baseline.p50.toFixed(1)} -> ${q.value.toFixed(1)} [${q.low.toFixed(1)}, ${q.high.toFixed(1)}] ms`,
+    );
+  }
 }

@@ -91,7 +91,7 @@ describe('POST /api/v1/whatif', () => {
     const res = await post({ ...base, policy: { kind: 'hedge', delayPercentile: 95 }, seed: 7 });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(
-      ['baseline', 'extraLoad', 'notes', 'requests', 'whatIf'].sort(),
+      ['applicable', 'baseline', 'extraLoad', 'notes', 'request', 'requests', 'whatIf'].sort(),
     );
     expect(res.json.requests).toBe(REQUESTS);
     const whatIf = res.json.whatIf as Record<string, Record<string, number>>;
@@ -110,6 +110,16 @@ describe('POST /api/v1/whatif', () => {
     expect(res.json.baseline).toEqual(direct.baseline);
     expect(res.json.whatIf).toEqual(direct.whatIf);
     expect(res.json.notes).toEqual(direct.notes);
+
+    // The whole request: the root ends 1 ms after its last kv call, so its percentiles sit
+    // about 1 ms above the fan-out's, recorded and replayed.
+    const request = res.json.request as {
+      baseline: Record<string, number>;
+      whatIf: Record<string, { value: number }>;
+    };
+    expect(res.json.applicable).toBe(true);
+    expect(request.baseline.p50).toBeCloseTo((res.json.baseline as { p50: number }).p50 + 1, 0);
+    expect(request.whatIf.p99?.value).toBeLessThan(request.baseline.p99 ?? 0);
 
     const again = await post({ ...base, policy: { kind: 'hedge', delayPercentile: 95 }, seed: 7 });
     expect(again.json).toEqual(res.json);
@@ -179,12 +189,45 @@ describe('POST /api/v1/whatif', () => {
       [{ ...base, from: TO_MS, to: FROM_MS, policy: { kind: 'hedge' } }, /must be before/],
       [{ ...base, seed: -1, policy: { kind: 'hedge' } }, /seed/],
       [{ ...base, extra: 1, policy: { kind: 'hedge' } }, /extra/],
+      [{ ...base, policy: { kind: 'pool', workers: 'lots' } }, /policy\.workers/],
+      [{ ...base, policy: { kind: 'pool', workers: 0 } }, /policy\.workers/],
+      [{ ...base, policy: { kind: 'avoid-hosts', hosts: 'kv-3' } }, /policy\.hosts/],
+      [{ ...base, parentService: '', policy: { kind: 'hedge' } }, /parentService/],
     ];
     for (const [body, message] of cases) {
       const res = await post(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(String(res.json.error), JSON.stringify(body)).toMatch(message);
     }
+  });
+
+  it('replays whole requests: pool and one caller; avoid-hosts reports its costs', async () => {
+    // kv/get calls are parallel: a pool of 2 workers makes each request wait for 5 rounds.
+    const pool = await post({
+      ...base,
+      parentService: 'frontend',
+      parentOperation: 'search',
+      policy: { kind: 'pool', workers: 2 },
+    });
+    expect(pool.status).toBe(200);
+    const req = pool.json.request as {
+      baseline: { p50: number };
+      whatIf: { p50: { value: number } };
+    };
+    expect(pool.json.requests).toBe(REQUESTS);
+    expect(pool.json.applicable).toBe(true);
+    expect(req.whatIf.p50.value).toBeGreaterThan(2 * req.baseline.p50);
+    const avoid = await post({ ...base, policy: { kind: 'avoid-hosts', hosts: ['kv-3'] } });
+    expect(avoid.status).toBe(200);
+    expect(avoid.json.avoidHosts).toMatchObject({ hosts: ['kv-3'], capacityRemoved: 0.1 });
+    const other = await post({
+      ...base,
+      parentService: 'nobody',
+      policy: { kind: 'hedge' },
+    });
+    // No request has this caller: a 404 that says so, not the answer for every caller.
+    expect(other.status).toBe(404);
+    expect(String(other.json.error)).toMatch(/nobody/);
   });
 
   it('404s when the operation has no fan-outs in the range', async () => {
@@ -222,6 +265,8 @@ describe('POST /api/v1/whatif', () => {
       'good-enough',
       'canary',
       'sync-background',
+      'pool',
+      'avoid-hosts',
     ]);
   });
 });

@@ -22,6 +22,18 @@ import { ErrorBody, MAX_NAME_LENGTH, MAX_TIME_LENGTH, TIME_MAX_MS, TIME_MIN_MS }
 export const MAX_PROBATION_INTERVALS = 1_000_000;
 
 function parameterSchema(p: ParameterSpec): TSchema {
+  if (p.type === 'string' || p.type === 'strings') {
+    const item = Type.String({
+      minLength: 1,
+      ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}),
+    });
+    return p.type === 'string'
+      ? Type.String({ ...item, description: p.description })
+      : Type.Array(item, {
+          description: p.description,
+          ...(p.maxItems !== undefined ? { maxItems: p.maxItems } : {}),
+        });
+  }
   const opts = {
     description: p.description,
     ...(p.minimum !== undefined ? { minimum: p.minimum } : {}),
@@ -30,7 +42,12 @@ function parameterSchema(p: ParameterSpec): TSchema {
     ...(p.exclusiveMaximum !== undefined ? { exclusiveMaximum: p.exclusiveMaximum } : {}),
     ...(p.default !== undefined ? { default: p.default } : {}),
   };
-  return p.integer === true ? Type.Integer(opts) : Type.Number(opts);
+  const num = p.integer === true ? Type.Integer(opts) : Type.Number(opts);
+  // A numeric parameter that also takes words (pool `workers: 'unbounded'`).
+  if (p.literals === undefined || p.literals.length === 0) return num;
+  return Type.Union([num, ...p.literals.map((l) => Type.Literal(l))], {
+    description: p.description,
+  });
 }
 
 function policySchema(kind: PolicyKind): TSchema {
@@ -77,6 +94,20 @@ export const WHATIF_BODY_FIELDS = {
   ),
   to: Instant(
     'End (exclusive): epoch milliseconds or ISO-8601, between 1970-01-01 and 2200-01-01. Default: now.',
+  ),
+  parentService: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_NAME_LENGTH,
+      description: "Caller service: replay only this caller's calls to the leaf operation.",
+    }),
+  ),
+  parentOperation: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_NAME_LENGTH,
+      description: 'Caller span name (with parentService): one caller.',
+    }),
   ),
   seed: Type.Optional(
     Type.Integer({
@@ -134,6 +165,45 @@ export const WhatIfResponse = Type.Object({
       requestsComplete: Type.Number(),
       lost: Type.Number({ description: 'Share of leaf answers given up.' }),
     }),
+  ),
+  avoidHosts: Type.Optional(
+    Type.Object({
+      hosts: Type.Array(Type.String(), { description: 'Hosts avoided.' }),
+      capacityRemoved: Type.Number({ description: "Share of the callee's hosts removed." }),
+      loadAdded: Type.Number({
+        description: 'Extra calls per call on each remaining host (the moved calls they serve).',
+      }),
+    }),
+  ),
+  applicable: Type.Optional(
+    Type.Boolean({
+      description:
+        'False when the policy cannot act here (e.g. it needs another host and the callee has one instance in the range); `reason` says why.',
+    }),
+  ),
+  reason: Type.Optional(Type.String()),
+  request: Type.Optional(
+    Type.Object(
+      {
+        baseline: Type.Object({
+          p50: Type.Number(),
+          p90: Type.Number(),
+          p99: Type.Number(),
+          p999: Type.Number(),
+        }),
+        whatIf: Type.Object({ p50: Estimate, p90: Estimate, p99: Estimate, p999: Estimate }),
+        shareOfEdgeChange: Type.Optional(
+          Type.Number({
+            description:
+              "Mean change of the request time over mean change of the edge's time per request (absent when the edge did not change).",
+          }),
+        ),
+      },
+      {
+        description:
+          'Root request duration percentiles, ms, recorded and replayed through the call tree (present when whole requests were replayed).',
+      },
+    ),
   ),
   notes: Type.Array(Type.String()),
 });

@@ -1,12 +1,69 @@
-import { WhatIfRoute } from '@tailscope/contracts';
-import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
+import { WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
+import { resolvePolicy, type RequestWhatIfResult, type WhatIfPolicy } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
-import { analysisPool, clientGone } from '../whatif-worker/pool';
+import { loadRequestTrees } from '../store/request-trees';
+import { analysisPool, clientGone, type AnalysisPool } from '../whatif-worker/pool';
 import { clampRange, parseRange } from './fanouts';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
+
+/** Whole requests (traces) replayed at most, and spans loaded for them. */
+const MAX_REQUEST_TREES = 5000;
+const MAX_REQUEST_SPANS = 500_000;
+
+/**
+ * The whole-request replay (issue #14): the requests holding the leaf operation, their call
+ * trees, the edge re-timed in them. Null when no request with a root span holds the edge.
+ */
+async function replayWholeRequests(
+  ctx: ApiContext,
+  pool: AnalysisPool,
+  body: WhatIfBody,
+  asked: { fromNs: bigint; toNs: bigint },
+  cancel: AbortSignal,
+): Promise<{ result: RequestWhatIfResult; notes: string[] } | null> {
+  const { trees, sampled, truncated } = await loadRequestTrees(
+    ctx.store,
+    {
+      fromNs: asked.fromNs,
+      toNs: asked.toNs,
+      leafService: body.leafService,
+      leafOperation: body.leafOperation,
+    },
+    { maxTraces: MAX_REQUEST_TREES, maxSpans: MAX_REQUEST_SPANS },
+  );
+  if (trees.requestStartMs.length === 0) return null;
+  const target = {
+    leafService: body.leafService,
+    leafOperation: body.leafOperation,
+    ...(body.parentService !== undefined ? { parentService: body.parentService } : {}),
+    ...(body.parentOperation !== undefined ? { parentOperation: body.parentOperation } : {}),
+  };
+  const result = await pool.run(
+    {
+      kind: 'whatif-request',
+      trees,
+      target,
+      policy: body.policy,
+      options: { seed: body.seed ?? 1 },
+    },
+    cancel,
+  );
+  if (Number.isNaN(result.request.baseline.p50)) return null; // no request holds the edge
+  const notes = [
+    ...(sampled
+      ? [
+          `more than ${MAX_REQUEST_TREES} requests matched: a uniform sample of ${MAX_REQUEST_TREES} was replayed whole`,
+        ]
+      : []),
+    ...(truncated
+      ? [`span limit (${MAX_REQUEST_SPANS}) reached: the last requests may be partial`]
+      : []),
+  ];
+  return { result, notes };
+}
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
 const MAX_FANOUTS = 200_000;
@@ -58,7 +115,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         return error ? { error } : { value: data };
       },
     },
-    async (req, reply): Promise<WhatIfResult> => {
+    async (req, reply): Promise<WhatIfResponse> => {
       const cancel = clientGone(reply);
       const body = req.body;
       const text = (v: number | string | undefined): string | undefined =>
@@ -97,24 +154,45 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         },
         cancel,
       );
-      if (r.requests === 0)
+      const whole = await replayWholeRequests(ctx, pool, body, asked, cancel);
+      const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
+      if (oneCaller && whole === null)
+        throw notFound(
+          `no requests in which ${body.parentService ?? '*'}/${body.parentOperation ?? '*'} calls ${body.leafService}/${body.leafOperation} between from and to`,
+        );
+      if (r.requests === 0 && (whole === null || whole.result.requests === 0))
         throw notFound(
           `no fan-outs of ${body.leafService}/${body.leafOperation} start between from and to`,
         );
-      const notes = sampled
-        ? [
-            `more than ${MAX_FANOUTS} fan-outs matched: a uniform sample of ${MAX_FANOUTS} was replayed`,
-            ...r.notes,
-          ]
-        : r.notes;
-      // The contract's fields only (the replayed samples stayed in the worker).
+      // One caller, a pool, or an edge without fan-outs (sequential calls): the edge figures
+      // come from the whole-request replay too.
+      const byTree =
+        whole !== null &&
+        (body.parentService !== undefined ||
+          body.parentOperation !== undefined ||
+          body.policy.kind === 'pool' ||
+          r.requests === 0);
+      const main = byTree ? whole.result : r;
+      const notes = [
+        ...(sampled && !byTree
+          ? [
+              `more than ${MAX_FANOUTS} fan-outs matched: a uniform sample of ${MAX_FANOUTS} was replayed`,
+            ]
+          : []),
+        ...main.notes,
+        ...(whole ? whole.notes : []),
+      ];
       return {
-        requests: r.requests,
-        baseline: r.baseline,
-        whatIf: r.whatIf,
-        extraLoad: r.extraLoad,
-        ...(r.probation ? { probation: r.probation } : {}),
-        ...(r.completeness ? { completeness: r.completeness } : {}),
+        requests: main.requests,
+        baseline: main.baseline,
+        whatIf: main.whatIf,
+        extraLoad: main.extraLoad,
+        ...(main.probation ? { probation: main.probation } : {}),
+        ...(main.completeness ? { completeness: main.completeness } : {}),
+        ...(main.avoidHosts ? { avoidHosts: main.avoidHosts } : {}),
+        applicable: main.applicable,
+        ...(main.reason !== undefined ? { reason: main.reason } : {}),
+        ...(whole ? { request: whole.result.request } : {}),
         notes,
       };
     },

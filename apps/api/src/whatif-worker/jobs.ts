@@ -1,10 +1,15 @@
 import {
   attributeStragglers,
+  simulateRequestWhatIf,
   simulateWhatIf,
   WhatIfPolicyError,
   type Attribution,
   type AttributionOptions,
+  type EdgeTarget,
   type LeafCalls,
+  type RequestSimulateOptions,
+  type RequestTrees,
+  type RequestWhatIfResult,
   type SimulateOptions,
   type WhatIfPolicy,
   type WhatIfResult,
@@ -16,11 +21,19 @@ import {
  */
 export type AnalysisJob =
   | { kind: 'whatif'; calls: LeafCalls; policy: WhatIfPolicy; options: SimulateOptions }
-  | { kind: 'stragglers'; calls: LeafCalls; options: AttributionOptions };
+  | { kind: 'stragglers'; calls: LeafCalls; options: AttributionOptions }
+  | {
+      kind: 'whatif-request';
+      trees: RequestTrees;
+      target: EdgeTarget;
+      policy: WhatIfPolicy;
+      options: RequestSimulateOptions;
+    };
 
 export interface AnalysisResults {
   whatif: WhatIfResult;
   stragglers: Attribution;
+  'whatif-request': RequestWhatIfResult;
 }
 
 export type AnalysisResult = AnalysisResults[AnalysisJob['kind']];
@@ -35,6 +48,8 @@ export interface JobError {
 /** Runs one job; the replayed samples (`allLeavesMs`) stay here, only the contract's fields go back. */
 export function runJob(job: AnalysisJob): AnalysisResult {
   if (job.kind === 'stragglers') return attributeStragglers(job.calls, job.options);
+  if (job.kind === 'whatif-request')
+    return simulateRequestWhatIf(job.trees, job.target, job.policy, job.options);
   const { allLeavesMs: _samples, ...result } = simulateWhatIf(job.calls, job.policy, job.options);
   return result;
 }

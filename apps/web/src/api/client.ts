@@ -49,3 +49,20 @@ export async function getJson<T>(
   if (!res.ok) throw await readError(res, url);
   return decode(await res.json(), '');
 }
+
+/** POSTs a JSON body (the what-if replay); errors as getJson. */
+export async function postJson<T>(
+  path: string,
+  body: unknown,
+  decode: Decoder<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    ...(signal ? { signal } : {}),
+  });
+  if (!res.ok) throw await readError(res, path);
+  return decode(await res.json(), '');
+}

@@ -21,6 +21,7 @@ import {
 } from '../whatif/knobs';
 import { PolicyControls } from '../whatif/Knobs';
 import { Results } from './whatif/Results';
+import { WholeRequest } from './whatif/WholeRequest';
 
 /** Figures the e2e test and the bench read: last slider-to-screen time, simulation time. */
 interface Timings {
@@ -35,7 +36,7 @@ declare global {
   }
 }
 
-function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {
+function Simulator({ op, leaves, range }: { op: FanoutOp; leaves: LeafData; range: TimeRange }) {
   const [params, setParams] = useSearchParams();
   const ctx: KnobContext = useMemo(
     () => ({
@@ -120,6 +121,17 @@ function Simulator({ op, leaves }: { op: FanoutOp; leaves: LeafData }) {
             }}
           />
         )}
+        <WholeRequest
+          edge={{
+            parentService: op.parentService,
+            parentOperation: op.parentOperation,
+            leafService: op.leafService,
+            leafOperation: op.leafOperation,
+          }}
+          range={range}
+          policy={policy}
+          seed={seed}
+        />
         <p
           className="timing"
           data-testid="whatif-timing"
@@ -146,7 +158,7 @@ function WhatIfFor({ op, range, rangeKey }: { op: FanoutOp; range: TimeRange; ra
     return <Loading height={360} label="Loading recorded calls into the simulator" />;
   if (leaves.data.info.fanouts === 0)
     return <Empty title="No recorded fan-outs of this operation in the range" />;
-  return <Simulator key={leaves.data.key} op={op} leaves={leaves.data} />;
+  return <Simulator key={leaves.data.key} op={op} leaves={leaves.data} range={range} />;
 }
 
 export function WhatIf() {

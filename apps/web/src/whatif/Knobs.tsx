@@ -17,6 +17,8 @@ const POLICY_LABELS: Record<PolicyKind, string> = {
   'good-enough': 'Good enough',
   canary: 'Canary requests',
   'sync-background': 'Synchronized background',
+  pool: 'Pool size',
+  'avoid-hosts': 'Avoid hosts',
 };
 
 function formatKnob(unit: Unit, v: number): string {

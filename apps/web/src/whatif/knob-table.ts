@@ -252,6 +252,22 @@ export function knobsFor(kind: PolicyKind, c: KnobContext): Knob[] {
         primary: true,
       },
     ],
+    // Off: unbounded workers (every call at once).
+    pool: [
+      {
+        name: 'workers',
+        label: 'Pool workers',
+        unit: 'count',
+        min: 1,
+        max: 64,
+        step: 1,
+        initial: 10,
+        optional: true,
+        primary: true,
+      },
+    ],
+    // Without a host list the replay avoids the slowest host (by p99).
+    'avoid-hosts': [DRAW_WINDOW_KNOB],
   };
   return raw[kind].map((k) => ({
     ...k,

@@ -35,6 +35,13 @@ function type7(q: number, n: number): { k: number; frac: number } {
  * instead of n draws and a selection. Same distribution as resampling request indexes;
  * O(n log n + B |qs|) in total.
  *
+ * `resampleSize` n (default: all the values): each replicate draws n of the values. With the
+ * values of R replays of n requests pooled (R x n values), a replicate of n draws is n requests
+ * each with one of its replays: the interval then spreads as one replay's answer would over
+ * both the requests' sampling and the replay's draws, while the value (the pooled quantile)
+ * has the replay noise of R replays. The k-th smallest of n draws among M pooled values is
+ * sorted[floor(U_(k) M)], U_(k) still Beta(k, n - k + 1).
+ *
  * Sorts a copy of `values`. Empty input gives NaN everywhere. The answer depends on the seed
  * and on the set of quantiles asked for.
  */
@@ -43,9 +50,11 @@ export function bootstrapQuantiles(
   qs: readonly number[],
   rng: SeededRandom,
   samples = DEFAULT_BOOTSTRAP_SAMPLES,
+  resampleSize = values.length,
 ): Estimate[] {
-  const n = values.length;
-  if (n === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
+  const m = values.length;
+  const n = Math.max(1, Math.min(m, Math.floor(resampleSize)));
+  if (m === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
   const sorted = Float64Array.from(values).sort();
   const picks = qs.map((q) => type7(q, n));
   const ranks = [...new Set(picks.flatMap(({ k, frac }) => (frac > 0 ? [k, k + 1] : [k])))].sort(
@@ -61,7 +70,7 @@ export function bootstrapQuantiles(
       const k = ranks[r]!;
       u = u + (1 - u) * rng.beta(k - prev, n - k + 1);
       prev = k;
-      at[r] = sorted[Math.min(n - 1, Math.floor(u * n))]!;
+      at[r] = sorted[Math.min(m - 1, Math.floor(u * m))]!;
     }
     picks.forEach(({ k, frac }, i) => {
       const lo = at[slot.get(k)!]!;
@@ -83,7 +92,14 @@ export function bootstrapPercentiles(
   values: Float64Array,
   rng: SeededRandom,
   samples = DEFAULT_BOOTSTRAP_SAMPLES,
+  resampleSize = values.length,
 ): { p50: Estimate; p90: Estimate; p99: Estimate; p999: Estimate } {
-  const [p50, p90, p99, p999] = bootstrapQuantiles(values, [0.5, 0.9, 0.99, 0.999], rng, samples);
+  const [p50, p90, p99, p999] = bootstrapQuantiles(
+    values,
+    [0.5, 0.9, 0.99, 0.999],
+    rng,
+    samples,
+    resampleSize,
+  );
   return { p50: p50!, p90: p90!, p99: p99!, p999: p999! };
 }

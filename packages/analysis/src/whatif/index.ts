@@ -12,7 +12,9 @@ export {
   POLICY_SPECS,
   WhatIfPolicyError,
   type CanaryPolicy,
+  type AvoidHostsPolicy,
   type GoodEnoughPolicy,
+  type PoolPolicy,
   type HedgePolicy,
   type ParameterSpec,
   type PolicyKind,
@@ -39,3 +41,18 @@ export { bootstrapPercentiles } from './bootstrap';
 export { latencyQuantile } from './latency-quantile';
 export { quantileNoiseFloor, type NoiseFloorOptions } from './noise-floor';
 export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';
+// Whole-request replay (issue #14).
+export {
+  simulateRequestWhatIf,
+  type EdgeTarget,
+  type RequestSimulateOptions,
+  type RequestWhatIf,
+  type RequestWhatIfResult,
+} from './simulate-request';
+export {
+  requestTreesFromSpans,
+  STRUCTURE_CODE,
+  type RequestTrees,
+  type TreeEdge,
+} from './request-trees';
+export { synthesizeRequests, type SyntheticRequestsOptions } from './synthetic-requests';

@@ -11,13 +11,24 @@ export const POLICY_KINDS = [
   'good-enough',
   'canary',
   'sync-background',
+  'pool',
+  'avoid-hosts',
 ] as const;
 export type PolicyKind = (typeof POLICY_KINDS)[number];
 
-/** One numeric parameter of a policy. Bounds are inclusive unless marked exclusive. */
+/**
+ * One parameter of a policy: a number (bounds inclusive unless marked exclusive), or, with
+ * `type`, a string or a list of strings. `literals`: strings a numeric parameter also accepts
+ * (`workers: 'unbounded'`).
+ */
 export interface ParameterSpec {
   readonly name: string;
   readonly description: string;
+  readonly type?: 'number' | 'string' | 'strings';
+  readonly literals?: readonly string[];
+  /** Longest string (and, for lists, most items). */
+  readonly maxLength?: number;
+  readonly maxItems?: number;
   readonly integer?: boolean;
   readonly minimum?: number;
   readonly exclusiveMinimum?: number;
@@ -40,6 +51,8 @@ export interface PolicySpec {
 const MAX_MS = 366 * 86_400_000;
 const MAX_SECONDS = 86_400;
 const MAX_COUNT = 1_000_000_000;
+const MAX_NAME = 256;
+const MAX_HOSTS = 1000;
 
 const drawWindowMs: ParameterSpec = {
   name: 'drawWindowMs',
@@ -232,6 +245,40 @@ export const POLICY_SPECS: Readonly<Record<PolicyKind, PolicySpec>> = {
       },
     ],
   },
+  pool: {
+    description:
+      "Pool size: the edge's calls of one request are scheduled in their recorded order on this many workers (each call keeping its recorded latency); 'unbounded' sends them all at once.",
+    parameters: [
+      {
+        name: 'workers',
+        description: "Workers of the pool (an integer), or 'unbounded' (the default).",
+        integer: true,
+        minimum: 1,
+        maximum: 100_000,
+        literals: ['unbounded'],
+      },
+    ],
+  },
+  'avoid-hosts': {
+    description:
+      "Avoid hosts (Bobtail's remedy): calls to the listed hosts, or to hosts of a sharing mode, are served by the other hosts of the same time window. Give hosts, sharingMode or both.",
+    parameters: [
+      {
+        name: 'hosts',
+        description: 'Hosts to avoid (as the host dimension names them).',
+        type: 'strings',
+        maxLength: MAX_NAME,
+        maxItems: MAX_HOSTS,
+      },
+      {
+        name: 'sharingMode',
+        description: 'Avoid every host of this sharing mode (e.g. shared-core).',
+        type: 'string',
+        maxLength: MAX_NAME,
+      },
+      drawWindowMs,
+    ],
+  },
 };
 
 export interface HedgePolicy {
@@ -276,6 +323,16 @@ export interface SyncBackgroundPolicy {
   kind: 'sync-background';
   mergeGapMs?: number;
 }
+export interface PoolPolicy {
+  kind: 'pool';
+  workers?: number | 'unbounded';
+}
+export interface AvoidHostsPolicy {
+  kind: 'avoid-hosts';
+  hosts?: string[];
+  sharingMode?: string;
+  drawWindowMs?: number;
+}
 /** A policy as a user writes it: `kind` plus optional parameters. */
 export type WhatIfPolicy =
   | HedgePolicy
@@ -283,7 +340,9 @@ export type WhatIfPolicy =
   | ProbationPolicy
   | GoodEnoughPolicy
   | CanaryPolicy
-  | SyncBackgroundPolicy;
+  | SyncBackgroundPolicy
+  | PoolPolicy
+  | AvoidHostsPolicy;
 
 /** A policy with every default applied that does not depend on the data. */
 export type ResolvedPolicy =
@@ -294,7 +353,9 @@ export type ResolvedPolicy =
   | Required<ProbationPolicy>
   | { kind: 'good-enough'; fraction: number; deadlineMs?: number }
   | Required<CanaryPolicy>
-  | Required<SyncBackgroundPolicy>;
+  | Required<SyncBackgroundPolicy>
+  | { kind: 'pool'; workers: number }
+  | { kind: 'avoid-hosts'; hosts: string[]; sharingMode?: string; drawWindowMs: number };
 
 /** A policy that breaks a rule; `field` names it, e.g. `policy.delayMs`. */
 export class WhatIfPolicyError extends Error {

@@ -9,6 +9,7 @@ import { replayProbation } from './probation';
 import { replayGoodEnough } from './good-enough';
 import { replayCanary } from './canary';
 import { replaySyncBackground } from './sync-background';
+import { avoidedHosts, replayAvoidHosts, replayPool } from './avoid-hosts';
 
 /** What one policy's replay yields before percentiles are taken. */
 export interface PolicyOutcome {
@@ -17,6 +18,8 @@ export interface PolicyOutcome {
   notes: string[];
   probation?: { hosts: { host: string; seconds: number }[]; capacityRemoved: number };
   completeness?: { callsAnswered: number; requestsComplete: number; lost: number };
+  /** avoid-hosts: hosts avoided, share of hosts removed, extra load on each remaining host. */
+  avoid?: { hosts: string[]; capacityRemoved: number; loadAdded: number };
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
@@ -47,15 +50,16 @@ export function replayPolicy(
   p: ResolvedPolicy,
   rng: SeededRandom,
   reported?: Uint8Array,
+  replays = 1,
 ): PolicyOutcome {
   const w: Weights = { reported, calls: reportedCalls(calls, reported) };
   switch (p.kind) {
     case 'hedge':
-      return hedgeOutcome(calls, p, rng, w);
+      return hedgeOutcome(calls, p, rng, w, replays);
     case 'tied':
-      return tiedOutcome(calls, p, rng, w);
+      return repeatReplay(replays, () => tiedOutcome(calls, p, rng, w));
     case 'probation':
-      return probationOutcome(calls, p, rng, w);
+      return repeatReplay(replays, () => probationOutcome(calls, p, rng, w));
     case 'good-enough': {
       const r = replayGoodEnough(calls, p, reported);
       const lost = 1 - r.callsAnswered;
@@ -73,26 +77,101 @@ export function replayPolicy(
       };
     }
     case 'canary':
-      return {
+      return repeatReplay(replays, () => ({
         allLeavesMs: replayCanary(calls, p.canaries, rng).allLeavesMs,
         extraLoad: 0,
         notes: [
           `${p.canaries} canary call(s) per request go first; the rest wait for them (latency added = what-if minus baseline)`,
         ],
-      };
-    case 'sync-background': {
-      const r = replaySyncBackground(calls, p.mergeGapMs, rng, reported);
+      }));
+    case 'sync-background':
+      return repeatReplay(replays, () => syncBackgroundOutcome(calls, p.mergeGapMs, rng, reported));
+    case 'pool':
       return {
-        allLeavesMs: r.allLeavesMs,
+        allLeavesMs: replayPool(calls, p.workers),
         extraLoad: 0,
         notes: [
-          r.episodes === 0
-            ? 'no calls overlap background activity: nothing to align'
-            : `${r.episodes} background episodes on ${r.hostsWithBackground} hosts aligned; ${r.movedOut} calls left background, ${r.movedIn} entered it (re-timed from the same host's recorded calls)`,
+          `calls of each request scheduled in recorded order on ${Number.isFinite(p.workers) ? `${p.workers} workers` : 'unbounded workers (all at once)'}, each keeping its recorded latency (no queueing added at the callee by the extra concurrency)`,
         ],
       };
-    }
+    case 'avoid-hosts':
+      return repeatReplay(replays, () => avoidOutcome(calls, p, rng, w));
   }
+}
+
+function avoidOutcome(
+  calls: LeafCalls,
+  p: Extract<ResolvedPolicy, { kind: 'avoid-hosts' }>,
+  rng: SeededRandom,
+  wt: Weights,
+): PolicyOutcome {
+  const av = avoidedHosts(calls, p.hosts, p.sharingMode);
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
+  const r = replayAvoidHosts(ix, av.mask, rng);
+  const seen = new Set<number>(calls.host);
+  const remaining = [...seen].filter((h) => av.mask[h] === 0).length;
+  const removed = seen.size > 0 ? (seen.size - remaining) / seen.size : 0;
+  const n = wt.calls;
+  return {
+    allLeavesMs: r.allLeavesMs,
+    extraLoad: 0,
+    avoid: {
+      hosts: av.names,
+      capacityRemoved: removed,
+      loadAdded: remaining > 0 && n > 0 ? r.moved / (n - r.moved) : 0,
+    },
+    notes: [
+      `${av.picked ? 'avoiding the slowest host by p99 (no hosts or sharingMode given)' : 'avoiding'}: ${av.names.join(', ') || 'no host of the range'}; ${pct(n > 0 ? r.moved / n : 0)} of calls re-served by the other ${remaining} host(s) at the same time (assumed to keep their recorded latency under the load they take over)`,
+      ...(r.stuck > 0
+        ? [`${r.stuck} calls found no other host in reach and kept their latency`]
+        : []),
+      ...drawNote(r.draws),
+    ],
+  };
+}
+
+/** Policies whose replay draws nothing give the same answer every time: one replay. */
+export function deterministicPolicy(p: ResolvedPolicy): boolean {
+  return p.kind === 'good-enough' || p.kind === 'pool';
+}
+
+/**
+ * R independent replays (the rng stream goes on from one to the next), their all-leaves times
+ * concatenated (replay r of fan-out f at r x fan-outs + f) and extra load averaged; the other
+ * figures (probation time, notes) are the first replay's. O(R x one replay).
+ */
+function repeatReplay(replays: number, once: () => PolicyOutcome): PolicyOutcome {
+  const R = Math.max(1, Math.floor(replays));
+  const first = once();
+  if (R === 1) return first;
+  const n = first.allLeavesMs.length;
+  const all = new Float64Array(n * R);
+  all.set(first.allLeavesMs);
+  let extra = first.extraLoad;
+  for (let r = 1; r < R; r++) {
+    const o = once();
+    all.set(o.allLeavesMs, r * n);
+    extra += o.extraLoad;
+  }
+  return { ...first, allLeavesMs: all, extraLoad: extra / R };
+}
+
+function syncBackgroundOutcome(
+  calls: LeafCalls,
+  mergeGapMs: number,
+  rng: SeededRandom,
+  reported: Uint8Array | undefined,
+): PolicyOutcome {
+  const r = replaySyncBackground(calls, mergeGapMs, rng, reported);
+  return {
+    allLeavesMs: r.allLeavesMs,
+    extraLoad: 0,
+    notes: [
+      r.episodes === 0
+        ? 'no calls overlap background activity: nothing to align'
+        : `${r.episodes} background episodes on ${r.hostsWithBackground} hosts aligned; ${r.movedOut} calls left background, ${r.movedIn} entered it (re-timed from the same host's recorded calls)`,
+    ],
+  };
 }
 
 function drawNote(d: DrawStats): string[] {
@@ -107,6 +186,7 @@ function hedgeOutcome(
   p: Extract<ResolvedPolicy, { kind: 'hedge' }>,
   rng: SeededRandom,
   wt: Weights,
+  replays: number,
 ): PolicyOutcome {
   const d = p.delay;
   const delayMs =
@@ -117,7 +197,7 @@ function hedgeOutcome(
           'delayPercentile' in d ? d.delayPercentile / 100 : 1 - d.maxExtraLoad,
         );
   const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
-  const r = replayHedge(ix, delayMs, p.maxAttempts, rng, wt.reported);
+  const r = replayHedge(ix, delayMs, p.maxAttempts, rng, wt.reported, replays);
   const n = wt.calls;
   const how =
     'delayMs' in d

@@ -9,6 +9,18 @@ import {
 
 /** Why `value` breaks `spec`, or null when it does not. */
 export function checkParameter(spec: ParameterSpec, value: unknown): string | null {
+  if (spec.type === 'string') return checkString(spec, value);
+  if (spec.type === 'strings') {
+    if (!Array.isArray(value)) return 'must be a list of strings';
+    if (spec.maxItems !== undefined && value.length > spec.maxItems)
+      return `must have at most ${spec.maxItems} items`;
+    for (const v of value as unknown[]) {
+      const why = checkString(spec, v);
+      if (why !== null) return `items ${why.replace('must', 'must each')}`;
+    }
+    return null;
+  }
+  if (typeof value === 'string' && spec.literals?.includes(value) === true) return null;
   if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a finite number';
   if (spec.integer === true && !Number.isInteger(value)) return 'must be an integer';
   if (spec.minimum !== undefined && value < spec.minimum) return `must be >= ${spec.minimum}`;
@@ -17,6 +29,13 @@ export function checkParameter(spec: ParameterSpec, value: unknown): string | nu
   if (spec.maximum !== undefined && value > spec.maximum) return `must be <= ${spec.maximum}`;
   if (spec.exclusiveMaximum !== undefined && value >= spec.exclusiveMaximum)
     return `must be < ${spec.exclusiveMaximum}`;
+  return null;
+}
+
+function checkString(spec: ParameterSpec, value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  if (spec.maxLength !== undefined && value.length > spec.maxLength)
+    return `must be at most ${spec.maxLength} characters`;
   return null;
 }
 
@@ -41,6 +60,7 @@ export function resolvePolicy(input: unknown): ResolvedPolicy {
     );
   const spec = POLICY_SPECS[kind];
   const values: Record<string, number> = {};
+  const texts: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(raw)) {
     if (name === 'kind') continue;
     const p = spec.parameters.find((s) => s.name === name);
@@ -52,14 +72,20 @@ export function resolvePolicy(input: unknown): ResolvedPolicy {
     if (value === undefined) continue;
     const why = checkParameter(p, value);
     if (why !== null) throw new WhatIfPolicyError(`policy.${name}`, `policy.${name} ${why}`);
-    values[name] = value as number;
+    if (typeof value === 'number') values[name] = value;
+    else if (value === 'unbounded') values[name] = Number.POSITIVE_INFINITY;
+    else texts[name] = value as string | string[];
   }
   for (const p of spec.parameters)
     if (values[p.name] === undefined && p.default !== undefined) values[p.name] = p.default;
-  return finish(kind, values);
+  return finish(kind, values, texts);
 }
 
-function finish(kind: PolicyKind, v: Record<string, number>): ResolvedPolicy {
+function finish(
+  kind: PolicyKind,
+  v: Record<string, number>,
+  texts: Record<string, string | string[]>,
+): ResolvedPolicy {
   const num = (name: string): number => v[name] ?? Number.NaN; // defaults were applied above
   switch (kind) {
     case 'hedge': {
@@ -122,5 +148,18 @@ function finish(kind: PolicyKind, v: Record<string, number>): ResolvedPolicy {
       return { kind, canaries: num('canaries') };
     case 'sync-background':
       return { kind, mergeGapMs: num('mergeGapMs') };
+    case 'pool':
+      return { kind, workers: v.workers ?? Number.POSITIVE_INFINITY };
+    case 'avoid-hosts': {
+      const hosts = texts.hosts;
+      const mode = texts.sharingMode;
+      // Neither given: the replay avoids the slowest host (see avoid-hosts.ts).
+      return {
+        kind,
+        hosts: Array.isArray(hosts) ? hosts : [],
+        ...(typeof mode === 'string' ? { sharingMode: mode } : {}),
+        drawWindowMs: num('drawWindowMs'),
+      };
+    }
   }
 }

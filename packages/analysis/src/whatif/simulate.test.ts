@@ -51,7 +51,7 @@ describe('simulateWhatIf', () => {
     expect(r.whatIf.p50.value).toBeLessThanOrEqual(r.baseline.p50);
     const none = simulateWhatIf(calls, { kind: 'hedge', delayMs: 1e9 }, { seed: 3 });
     expect(none.extraLoad).toBe(0);
-    expect(none.whatIf.p99.value).toBe(none.baseline.p99);
+    expect(none.whatIf.p99.value).toBeCloseTo(none.baseline.p99, 9);
   });
 
   it('good-enough gives up completeness for latency; a deadline caps the time', () => {

@@ -98,6 +98,17 @@ export function Results({
   ];
   return (
     <>
+      {!r.applicable && (
+        <p
+          className="state panel"
+          data-state="empty"
+          role="status"
+          data-testid="whatif-not-applicable"
+        >
+          Does not apply: {r.reason ?? 'the policy cannot act on these calls'}. The figures below
+          are the recorded ones.
+        </p>
+      )}
       <Headline r={r} />
       <div className="grid two">
         <Panel

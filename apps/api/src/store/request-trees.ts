@@ -1,0 +1,80 @@
+import { requestTreesFromSpans, type RequestTrees, type SpanRecord } from '@tailscope/analysis';
+import type { Store } from './client';
+import { inWindow } from './fanouts-sql';
+import { param, sql } from './sql';
+
+/** Which requests: traces with a span of the leaf operation starting in [fromNs, toNs). */
+export interface RequestTreeScope {
+  fromNs: bigint;
+  toNs: bigint;
+  leafService: string;
+  leafOperation: string;
+}
+
+/** Spans of a trace may start this long before or after the leaf call (the whole request). */
+const TRACE_SLACK_NS = 60_000_000_000n;
+
+interface Row {
+  TraceId: string;
+  SpanId: string;
+  ParentSpanId: string;
+  SpanKind: string;
+  ServiceName: string;
+  SpanName: string;
+  StartNs: string;
+  Duration: string;
+  ResourceAttributes: Record<string, string>;
+  SpanAttributes: Record<string, string>;
+}
+
+/**
+ * The whole requests (root span and call tree) of up to `maxTraces` traces that hold a span of
+ * the leaf operation in the range, a deterministic uniform sample (by trace id hash) when more
+ * match, and at most `maxSpans` spans in all. Two bounded queries; the tree is built with the
+ * calls definition of issue #12 (requestTreesFromSpans).
+ */
+export async function loadRequestTrees(
+  store: Store,
+  s: RequestTreeScope,
+  limits: { maxTraces: number; maxSpans: number },
+): Promise<{ trees: RequestTrees; sampled: boolean; truncated: boolean }> {
+  const ids = await store.query<{ TraceId: string; n: string }>(sql`
+    SELECT TraceId, toString(count() OVER ()) AS n FROM (
+      SELECT DISTINCT TraceId FROM otel_traces
+      WHERE ${inWindow(s.fromNs, s.toNs)}
+        AND ServiceName = ${s.leafService} AND SpanName = ${s.leafOperation})
+    ORDER BY cityHash64(TraceId), TraceId
+    LIMIT ${param(limits.maxTraces, 'UInt64')}`);
+  const matched = Number(ids[0]?.n ?? '0');
+  if (ids.length === 0)
+    return { trees: requestTreesFromSpans([]), sampled: false, truncated: false };
+  const rows = await store.query<Row>(sql`
+    SELECT TraceId, SpanId, ParentSpanId, SpanKind, ServiceName, SpanName,
+      toString(toUnixTimestamp64Nano(Timestamp)) AS StartNs, toString(Duration) AS Duration,
+      ResourceAttributes, SpanAttributes
+    FROM otel_traces
+    WHERE ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)}
+      AND TraceId IN (${param(
+        ids.map((r) => r.TraceId),
+        'Array(String)',
+      )})
+    ORDER BY TraceId, Timestamp, SpanId
+    LIMIT ${param(limits.maxSpans, 'UInt64')}`);
+  const spans: SpanRecord[] = rows.map((r) => ({
+    traceId: r.TraceId,
+    spanId: r.SpanId,
+    parentSpanId: r.ParentSpanId,
+    kind: r.SpanKind,
+    service: r.ServiceName,
+    name: r.SpanName,
+    startNs: BigInt(r.StartNs),
+    durationNs: BigInt(r.Duration),
+    resource: r.ResourceAttributes,
+    attributes: r.SpanAttributes,
+  }));
+  return {
+    trees: requestTreesFromSpans(spans),
+    sampled: matched > ids.length,
+    truncated: rows.length >= limits.maxSpans,
+  };
+}

@@ -1,0 +1,110 @@
+import { useEffect, useState } from 'react';
+import type { WhatIfPolicy } from '@tailscope/analysis';
+import { formatMs } from '@tailscope/charts';
+import { Panel } from '../../components/Panel';
+import { fetchRequestWhatIf, type EdgeKey, type RequestAnswer } from '../../api/whatif';
+import type { TimeRange } from '../../state/filters';
+
+/** Waits this long after the last control change before asking the server (a replay costs). */
+const SETTLE_MS = 400;
+
+type State =
+  | { kind: 'loading' }
+  | { kind: 'ready'; answer: RequestAnswer }
+  | { kind: 'error'; message: string };
+
+/**
+ * The whole request (root span) before and after, replayed by the server through the recorded
+ * call trees (POST /api/v1/whatif): the browser's replay sees the fan-out only.
+ */
+export function WholeRequest({
+  edge,
+  range,
+  policy,
+  seed,
+}: {
+  edge: EdgeKey;
+  range: TimeRange;
+  policy: WhatIfPolicy;
+  seed: number;
+}) {
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  const key = JSON.stringify([edge, range, policy, seed]);
+  useEffect(() => {
+    const ac = new AbortController();
+    const timer = setTimeout(() => {
+      setState({ kind: 'loading' });
+      fetchRequestWhatIf(range, edge, policy, seed, ac.signal).then(
+        (answer) => {
+          setState({ kind: 'ready', answer });
+        },
+        (e: unknown) => {
+          if (!ac.signal.aborted)
+            setState({ kind: 'error', message: e instanceof Error ? e.message : String(e) });
+        },
+      );
+    }, SETTLE_MS);
+    return () => {
+      clearTimeout(timer);
+      ac.abort();
+    };
+    // The key holds every input; the objects themselves change identity on each render.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  return (
+    <Panel
+      id="whole-request"
+      title="Whole request"
+      hint="root span, replayed by the server through the recorded call trees"
+    >
+      <div data-testid="whatif-request" data-state={state.kind}>
+        {state.kind === 'loading' && <p>Replaying whole requests…</p>}
+        {state.kind === 'error' && <p>Whole-request replay unavailable: {state.message}</p>}
+        {state.kind === 'ready' && <Answer a={state.answer} />}
+      </div>
+    </Panel>
+  );
+}
+
+function Answer({ a }: { a: RequestAnswer }) {
+  if (a.applicable === false)
+    return <p data-testid="whatif-request-not-applicable">Does not apply: {a.reason}</p>;
+  const q = a.request;
+  if (!q) return <p>This server does not replay whole requests.</p>;
+  const rows = [
+    ['p50', q.baseline.p50, q.whatIf.p50],
+    ['p90', q.baseline.p90, q.whatIf.p90],
+    ['p99', q.baseline.p99, q.whatIf.p99],
+  ] as const;
+  return (
+    <>
+      <table>
+        <thead>
+          <tr>
+            <th>Request</th>
+            <th className="n">Recorded</th>
+            <th className="n">What-if</th>
+            <th className="n">95% interval</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map(([name, base, e]) => (
+            <tr key={name} data-testid={`whatif-request-${name}`} data-value={e.value}>
+              <td>{name}</td>
+              <td className="n">{formatMs(base)}</td>
+              <td className="n">{formatMs(e.value)}</td>
+              <td className="n">
+                {formatMs(e.low)} – {formatMs(e.high)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {q.shareOfEdgeChange !== undefined && (
+        <p>
+          {Math.round(100 * q.shareOfEdgeChange)}% of the edge&apos;s change reaches the request.
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,173 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
+import { SeededRandom } from '../random';
+import { quantileInclusive } from '../quantile';
+import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from './bootstrap';
+import type { WhatIfPolicy } from './policy';
+import { resolvePolicy } from './resolve-policy';
+import { replayPolicy } from './replay-policy';
+import {
+  defaultReplays,
+  notApplicable,
+  type WhatIfPercentiles,
+  type WhatIfResult,
+} from './simulate';
+import type { RequestTrees } from './request-trees';
+import { prepareRequests, type PreparedRequests } from './request-replay';
+import { recomputeRequests, RecomputeScratch } from './request-recompute';
+
+/** The edge to replay: its callee, and optionally one caller. */
+export interface EdgeTarget {
+  leafService: string;
+  leafOperation: string;
+  parentService?: string;
+  parentOperation?: string;
+}
+
+/** Root request distribution before and after, as the API reports it. */
+export interface RequestWhatIf {
+  baseline: WhatIfPercentiles;
+  whatIf: { p50: Estimate; p90: Estimate; p99: Estimate; p999: Estimate };
+  /**
+   * Mean change of the request time over mean change of the edge's time per request: the share
+   * of the edge's change that reaches the request (1: all of it; near 0: something else, such
+   * as a lock held elsewhere, decides the request). Absent when the edge did not change.
+   */
+  shareOfEdgeChange?: number;
+}
+
+export interface RequestWhatIfResult extends WhatIfResult {
+  request: RequestWhatIf;
+}
+
+export interface RequestSimulateOptions {
+  seed?: number;
+  bootstrapSamples?: number;
+  replays?: number;
+}
+
+function percentiles(sorted: Float64Array): WhatIfPercentiles {
+  return {
+    p50: quantileInclusive(sorted, 0.5),
+    p90: quantileInclusive(sorted, 0.9),
+    p99: quantileInclusive(sorted, 0.99),
+    p999: quantileInclusive(sorted, 0.999),
+  };
+}
+
+function targetMask(t: RequestTrees, e: EdgeTarget): Uint8Array {
+  return Uint8Array.from(t.edges, (x) =>
+    x.leafService === e.leafService &&
+    x.leafOperation === e.leafOperation &&
+    (e.parentService === undefined || x.parentService === e.parentService) &&
+    (e.parentOperation === undefined || x.parentOperation === e.parentOperation)
+      ? 1
+      : 0,
+  );
+}
+
+/**
+ * Replays the target edge's calls under a policy inside whole recorded requests (see
+ * request-replay.ts) and reports the edge (fan-out: each parent's calls on the edge, first
+ * start to last end) and the root request distributions, with pooled replays and bootstrap
+ * intervals as simulateWhatIf. Requests without a call on the edge are left out.
+ * O(R x nodes) plus the policy's replay.
+ */
+export function simulateRequestWhatIf(
+  trees: RequestTrees,
+  target: EdgeTarget,
+  policy: WhatIfPolicy,
+  opts: RequestSimulateOptions = {},
+): RequestWhatIfResult {
+  const p = resolvePolicy(policy);
+  const rng = new SeededRandom(opts.seed ?? 1);
+  const bootRng = new SeededRandom(rng.uint32());
+  const samples = opts.bootstrapSamples ?? DEFAULT_BOOTSTRAP_SAMPLES;
+  const isPool = p.kind === 'pool';
+  const pr = prepareRequests(trees, { target: targetMask(trees, target), perCall: isPool });
+  const B = pr.blocks.fanoutOffsets.length - 1;
+  const R =
+    opts.replays !== undefined
+      ? Math.max(1, Math.floor(opts.replays))
+      : defaultReplays(p, Math.max(1, trees.requestStartMs.length), pr.blocks.durationMs.length);
+  const outcome = isPool
+    ? {
+        allLeavesMs: pr.blocks.durationMs,
+        extraLoad: 0,
+        notes: [
+          `the edge's calls of each request scheduled in recorded order on ${Number.isFinite(p.workers) ? `${p.workers} workers` : 'unbounded workers (all at once)'}, each keeping its recorded latency (no queueing added at the callee by the extra concurrency)`,
+        ],
+      }
+    : replayPolicy(pr.blocks, p, rng, undefined, R);
+  const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
+  const N = trees.requestStartMs.length;
+  const involved = requestsWithEdge(trees, pr.groupOf);
+  const scratch = new RecomputeScratch(trees.parent.length, Math.max(1, pr.maxChildren));
+  const reqOut = new Float64Array(N);
+  const fanOut = new Float64Array(pr.groups);
+  const reqAll = new Float64Array(involved.length * replays);
+  const fanAll = new Float64Array(pr.groups * replays);
+  const workers = isPool ? p.workers : undefined;
+  for (let r = 0; r < replays; r++) {
+    recomputeRequests(pr, outcome.allLeavesMs, r, workers, scratch, {
+      requestMs: reqOut,
+      fanoutMs: fanOut,
+    });
+    for (let k = 0; k < involved.length; k++)
+      reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
+    fanAll.set(fanOut, r * pr.groups);
+  }
+  const baseReq = new Float64Array(involved.length);
+  for (let k = 0; k < involved.length; k++)
+    baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
+  const baseFan = pr.groupRecordedMs;
+  const mean = (a: Float64Array): number => a.reduce((s, x) => s + x, 0) / Math.max(1, a.length);
+  const dReq = mean(reqAll) - mean(baseReq);
+  const dFan = ((mean(fanAll) - mean(baseFan)) * pr.groups) / Math.max(1, involved.length);
+  const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
+  const result: RequestWhatIfResult = {
+    requests: pr.groups,
+    baseline: percentiles(Float64Array.from(baseFan).sort()),
+    whatIf: bootstrapPercentiles(fanAll, bootRng, samples, pr.groups),
+    extraLoad: outcome.extraLoad,
+    applicable: why === undefined,
+    ...(why !== undefined ? { reason: why } : {}),
+    notes: [
+      ...outcome.notes,
+      `whole requests: ${involved.length} requests with a call on the edge, re-timed through their call trees (parallel: latest child; sequential: recorded gaps; pool: list scheduling on the recorded concurrency); ${replays} pooled replays; intervals resample requests, each with one of its replays`,
+    ],
+    request: {
+      baseline: percentiles(Float64Array.from(baseReq).sort()),
+      whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
+      ...(Math.abs(dFan) > 1e-9 ? { shareOfEdgeChange: dReq / dFan } : {}),
+    },
+  };
+  if (outcome.probation) result.probation = outcome.probation;
+  if (outcome.completeness) result.completeness = outcome.completeness;
+  if (outcome.avoid) result.avoidHosts = outcome.avoid;
+  return result;
+}
+
+function requestsWithEdge(t: RequestTrees, groupOf: Int32Array): Uint32Array {
+  const out = new Uint32Array(t.nodeOffsets.length - 1);
+  let n = 0;
+  for (let q = 0; q + 1 < t.nodeOffsets.length; q++) {
+    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++) {
+      if (groupOf[i]! >= 0) {
+        out[n++] = q;
+        break;
+      }
+    }
+  }
+  return out.subarray(0, n);
+}
+
+function poolNotApplicable(pr: PreparedRequests, t: RequestTrees): string | undefined {
+  const count = new Uint32Array(pr.groups);
+  for (let i = 0; i < pr.groupOf.length; i++) {
+    const g = pr.groupOf[i]!;
+    if (g >= 0 && ++count[g]! > 1) return undefined;
+  }
+  return t.edges.length > 0
+    ? 'pool needs repeated calls: every call of this edge is alone in its request'
+    : 'no calls';
+}
