@@ -4,6 +4,7 @@ import type { Store } from './client';
 import { inWindow, ns, withCtes } from './fanouts-sql';
 import { adjustedCountSql } from './sampling';
 import { param, raw, sql, type Sql } from './sql';
+import { TRACES } from './tables';
 
 /**
  * Per-window aggregates of the episode series (DESIGN.md "Definitions": Episode), over the
@@ -65,7 +66,7 @@ export function episodeWindowsSql(s: EpisodeScope): Sql {
       name: 'ep_weights',
       body: sql`
   SELECT cityHash64(TraceId, SpanId) AS key, any(${adjustedCountSql()}) AS weight
-  FROM otel_traces
+  FROM ${TRACES}
   WHERE ${inWindow(s.fromNs - EDGE_SLACK_NS, s.toNs + EDGE_SLACK_NS)} AND TraceState != ''
   GROUP BY key`,
     },

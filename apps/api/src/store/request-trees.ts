@@ -2,6 +2,7 @@ import { requestTreesFromSpans, type RequestTrees, type SpanRecord } from '@tail
 import type { Store } from './client';
 import { inWindow } from './fanouts-sql';
 import { param, sql } from './sql';
+import { TRACES } from './tables';
 
 /** Which requests: traces with a span of the leaf operation starting in [fromNs, toNs). */
 export interface RequestTreeScope {
@@ -40,7 +41,7 @@ export async function loadRequestTrees(
 ): Promise<{ trees: RequestTrees; sampled: boolean; truncated: boolean }> {
   const ids = await store.query<{ TraceId: string; n: string }>(sql`
     SELECT TraceId, toString(count() OVER ()) AS n FROM (
-      SELECT DISTINCT TraceId FROM otel_traces
+      SELECT DISTINCT TraceId FROM ${TRACES}
       WHERE ${inWindow(s.fromNs, s.toNs)}
         AND ServiceName = ${s.leafService} AND SpanName = ${s.leafOperation})
     ORDER BY cityHash64(TraceId), TraceId
@@ -52,7 +53,7 @@ export async function loadRequestTrees(
     SELECT TraceId, SpanId, ParentSpanId, SpanKind, ServiceName, SpanName,
       toString(toUnixTimestamp64Nano(Timestamp)) AS StartNs, toString(Duration) AS Duration,
       ResourceAttributes, SpanAttributes
-    FROM otel_traces
+    FROM ${TRACES}
     WHERE ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)}
       AND TraceId IN (${param(
         ids.map((r) => r.TraceId),

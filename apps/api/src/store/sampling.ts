@@ -2,6 +2,7 @@ import { OT_TRACESTATE_KEY, THRESHOLD_SUBKEY } from '@tailscope/analysis';
 import type { Store } from './client';
 import { inWindow } from './fanouts-sql';
 import { raw, sql, type Sql } from './sql';
+import { TRACES } from './tables';
 
 /**
  * OpenTelemetry probability sampling in SQL: the same reading of `ot=th:<hex>` as
@@ -47,7 +48,7 @@ export async function selectSamplingInfo(
   const where = range ? sql`WHERE ${inWindow(range.fromNs, range.toNs)}` : raw('');
   const rows = await store.query<{ spans: string; withInfo: string }>(sql`
     SELECT toString(count()) AS spans, toString(countIf(${hasSamplingInfoSql()})) AS withInfo
-    FROM otel_traces ${where}`);
+    FROM ${TRACES} ${where}`);
   const spans = Number(rows[0]?.spans ?? 0);
   const withInfo = Number(rows[0]?.withInfo ?? 0);
   return {

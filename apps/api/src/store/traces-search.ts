@@ -1,5 +1,6 @@
 import type { Store } from './client';
 import { join, param, sql, type Sql } from './sql';
+import { TRACES } from './tables';
 
 /**
  * Trace search and the reads of the aggregated critical path: root spans (ParentSpanId = '')
@@ -71,13 +72,13 @@ export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceS
     s.error === undefined
       ? sql`1`
       : sql`TraceId ${s.error ? sql`IN` : sql`NOT IN`} (
-          SELECT DISTINCT TraceId FROM otel_traces
+          SELECT DISTINCT TraceId FROM ${TRACES}
           WHERE ${isError} AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)})`;
   const orderBy = s.order === 'slowest' ? sql`max(Duration) DESC` : sql`min(Timestamp) DESC`;
   const roots = await store.query<RootRow>(sql`
     SELECT TraceId AS traceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
       toString(toUnixTimestamp64Nano(min(Timestamp))) AS startNs, toString(max(Duration)) AS durationNs
-    FROM otel_traces
+    FROM ${TRACES}
     WHERE ${rootWhere(s)} AND ${errorFilter}
     GROUP BY TraceId
     ORDER BY ${orderBy}, TraceId
@@ -111,7 +112,7 @@ async function countSpans(
   const rows = await store.query<{ traceId: string; spans: string; errors: string }>(sql`
     SELECT TraceId AS traceId, toString(uniqExact(SpanId)) AS spans,
       toString(uniqExactIf(SpanId, ${isError})) AS errors
-    FROM otel_traces
+    FROM ${TRACES}
     WHERE TraceId IN ${param(ids, 'Array(String)')} AND ${rootsWindow(roots)}
     GROUP BY TraceId`);
   return new Map(
@@ -126,7 +127,7 @@ export async function selectBusiestRoot(
 ): Promise<{ service: string; operation: string } | null> {
   const rows = await store.query<{ service: string; operation: string }>(sql`
     SELECT ServiceName AS service, SpanName AS operation
-    FROM otel_traces WHERE ${rootWhere(f)}
+    FROM ${TRACES} WHERE ${rootWhere(f)}
     GROUP BY ServiceName, SpanName
     ORDER BY count() DESC, ServiceName, SpanName
     LIMIT 1`);
@@ -150,7 +151,7 @@ export async function selectRootQuantiles(
   const rows = await store.query<{ n: string; q: number[] }>(sql`
     SELECT toString(count()) AS n,
       quantilesExactInclusive(0.4, 0.6, ${param(slowQuantile, 'Float64')})(toFloat64(Duration)) AS q
-    FROM (SELECT TraceId, max(Duration) AS Duration FROM otel_traces WHERE ${rootWhere(f)} GROUP BY TraceId)`);
+    FROM (SELECT TraceId, max(Duration) AS Duration FROM ${TRACES} WHERE ${rootWhere(f)} GROUP BY TraceId)`);
   const r = rows[0];
   const q = r?.q ?? [];
   return {
@@ -174,7 +175,7 @@ export async function sampleRoots(
     SELECT TraceId AS traceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
       toString(toUnixTimestamp64Nano(min(Timestamp))) AS startNs, toString(max(Duration)) AS durationNs,
       toString(count() OVER ()) AS total
-    FROM otel_traces WHERE ${rootWhere(f)}
+    FROM ${TRACES} WHERE ${rootWhere(f)}
     GROUP BY TraceId
     ORDER BY cityHash64(TraceId), TraceId
     LIMIT ${param(n, 'UInt64')}`);
@@ -209,7 +210,7 @@ export async function selectPathSpans(
     SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
       ServiceName AS service, SpanName AS operation, SpanKind AS kind,
       toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
-    FROM otel_traces
+    FROM ${TRACES}
     WHERE TraceId IN ${param(
       roots.map((r) => r.traceId),
       'Array(String)',
