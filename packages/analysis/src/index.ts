@@ -17,6 +17,7 @@ export * from './calls';
 export * from './structure';
 export * from './edge-summary';
 export * from './detect';
+export * from './queueing';
 export * from './leaf-pack';
 export * from './background';
 export * from './confounding';

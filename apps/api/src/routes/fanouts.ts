@@ -2,6 +2,7 @@ import { FanoutsRoute, TIME_MAX_MS, TIME_MIN_MS, type Fanout } from '@tailscope/
 import {
   amplificationCurve,
   amplificationFromCounts,
+  fanoutVerdict,
   slowestShare,
   type Quantiles,
 } from '@tailscope/analysis';
@@ -115,6 +116,11 @@ function toApiFanout(r: FanoutOperationRow): Fanout {
   const p95Leaves = asQ(r.p95Leaves);
   const allLeaves = asQ(r.allLeaves);
   const amp = amplificationFromCounts(r.thresholdMs, r.callsAtMost, r.calls, r.widths);
+  const structure = r.poolFanouts > r.parallelFanouts ? 'pool' : 'parallel';
+  const verdict = fanoutVerdict(amp.verdict, structure, {
+    tail: amp.tailFanouts,
+    queued: r.queuedTailFanouts,
+  });
   return {
     parentService: r.parentService,
     parentOperation: r.parentOperation,
@@ -128,8 +134,13 @@ function toApiFanout(r: FanoutOperationRow): Fanout {
       allLeaves,
       slowest5pctShareOfP99: slowestShare(allLeaves.p99, p95Leaves.p99),
     },
-    amplification: amp,
+    amplification: { ...amp, verdict },
     curve: amplificationCurve(r.widths, amp.singleCallCdf),
+    structure,
+    concurrency: { p50: r.concurrencyP50, max: r.concurrencyMax },
+    ...(structure === 'pool'
+      ? { poolSize: r.poolSize, queueWaitMs: asQ(r.queueWaitMs.map((x) => x ?? NaN)) }
+      : {}),
   };
 }
 

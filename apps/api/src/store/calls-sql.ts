@@ -16,7 +16,7 @@ import {
   UNKNOWN_HOST,
   UNKNOWN_MODE,
 } from '@tailscope/analysis';
-import { hostOf, inWindow, type Cte } from './fanouts-sql';
+import { hostOf, inWindow, type Cte } from './sql-ctes';
 import { join, raw, sql, type Sql } from './sql';
 
 /**

@@ -1,6 +1,6 @@
 import { SEND_JITTER_NS } from '@tailscope/analysis';
 import { callCtes, type CallScope } from './calls-sql';
-import { inWindow, JOIN_SETTINGS, ns, withCtes, type Cte } from './fanouts-sql';
+import { inWindow, JOIN_SETTINGS, ns, withCtes, type Cte } from './sql-ctes';
 import { join, raw, sql, type Sql } from './sql';
 
 /**

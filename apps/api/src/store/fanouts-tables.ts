@@ -1,4 +1,4 @@
-import { createTable, engine, type DdlContext } from './ddl';
+import { createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
 
 /**
  * The stored copy of detected fan-outs (fanouts-cache.ts says how it is kept current):
@@ -9,6 +9,19 @@ export const FANOUTS_TABLE = 'tailscope_fanouts';
 export const CHUNKS_TABLE = 'tailscope_fanout_chunks';
 /** Chunk length, ns (10 minutes). */
 export const CHUNK_NS = 600_000_000_000n;
+
+/**
+ * Migration 5 (issue #12): fan-outs are detected on calls now (wrappers, INTERNAL calls,
+ * duplicates, structure), so each stored fan-out gains its concurrency and structure, and the
+ * rows stored by the old detection are dropped: every chunk is detected again.
+ */
+export function fanoutStructureDdl(ctx: DdlContext): string[] {
+  return [
+    `ALTER TABLE ${qualified(ctx, FANOUTS_TABLE)}${onCluster(ctx)} ADD COLUMN IF NOT EXISTS concurrency UInt32, ADD COLUMN IF NOT EXISTS structure LowCardinality(String)`,
+    `TRUNCATE TABLE IF EXISTS ${qualified(ctx, FANOUTS_TABLE)}${onCluster(ctx)}`,
+    `TRUNCATE TABLE IF EXISTS ${qualified(ctx, CHUNKS_TABLE)}${onCluster(ctx)}`,
+  ];
+}
 
 /** The two tables' DDL (a migration in schema.ts). */
 export function fanoutCacheDdl(ctx: DdlContext): string[] {

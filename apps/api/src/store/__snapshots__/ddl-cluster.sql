@@ -102,3 +102,12 @@ CREATE TABLE IF NOT EXISTS tailscope.tailscope_fanout_chunks ON CLUSTER main (
 CREATE TABLE IF NOT EXISTS tailscope.tailscope_ingest_batches ON CLUSTER main (
     Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
 ) ENGINE = ReplicatedMergeTree ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY;
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+ALTER TABLE tailscope.tailscope_fanouts ON CLUSTER main ADD COLUMN IF NOT EXISTS concurrency UInt32, ADD COLUMN IF NOT EXISTS structure LowCardinality(String);
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_fanouts ON CLUSTER main;
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_fanout_chunks ON CLUSTER main;

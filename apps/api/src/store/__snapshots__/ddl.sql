@@ -99,3 +99,12 @@ CREATE TABLE IF NOT EXISTS default.tailscope_fanout_chunks (
 CREATE TABLE IF NOT EXISTS default.tailscope_ingest_batches (
     Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
 ) ENGINE = MergeTree() ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY;
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+ALTER TABLE default.tailscope_fanouts ADD COLUMN IF NOT EXISTS concurrency UInt32, ADD COLUMN IF NOT EXISTS structure LowCardinality(String);
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+TRUNCATE TABLE IF EXISTS default.tailscope_fanouts;
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+TRUNCATE TABLE IF EXISTS default.tailscope_fanout_chunks;

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { callCtes } from './calls-sql';
+import { duplicatesSql, edgesSql, skewSql } from './edges-sql';
+import { withCtes } from './sql-ctes';
+import { raw, type Sql } from './sql';
+
+/**
+ * The calls and edges SQL as a reviewer reads it, pinned under __snapshots__/ (results are
+ * pinned by apps/api/test/calls-sql.int.test.ts against the TypeScript reference).
+ */
+
+const FROM = 1_700_000_000_000_000_000n;
+const TO = FROM + 1_800_000_000_000n;
+
+/** The text, then one `-- name: Type = value` line per parameter. */
+function document(q: Sql): string {
+  const types = new Map([...q.text.matchAll(/\{(p\d+):([^}]+)\}/g)].map((m) => [m[1], m[2]]));
+  const params = Object.entries(q.params).map(
+    ([k, v]) => `-- ${k}: ${types.get(k) ?? '?'} = ${JSON.stringify(v)}`,
+  );
+  const text = q.text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l, i) => i > 0 || l !== '')
+    .join('\n');
+  return `${text}\n\n${params.join('\n')}\n`;
+}
+
+const snap = (q: Sql, name: string) =>
+  expect(document(q)).toMatchFileSnapshot(`__snapshots__/${name}.sql`);
+
+describe('calls and edges SQL builders', () => {
+  it('calls with attribute columns', async () => {
+    await snap(
+      withCtes(callCtes({ fromNs: FROM, toNs: TO }, ['zone']), raw('SELECT * FROM calls')),
+      'calls',
+    );
+  });
+
+  it('edges, skew and duplicates', async () => {
+    await snap(
+      edgesSql({ fromNs: FROM, toNs: TO, parentService: 'frontend', leafService: 'route' }),
+      'edges',
+    );
+    await snap(skewSql({ fromNs: FROM, toNs: TO }), 'edges-skew');
+    await snap(duplicatesSql({ fromNs: FROM, toNs: TO }), 'edges-duplicates');
+  });
+});
