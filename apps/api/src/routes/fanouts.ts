@@ -9,7 +9,9 @@ import {
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
+import { selectEdges } from '../store/edges';
 import { selectFanoutOperations, type FanoutOperationRow } from '../store/fanouts';
+import { emptyFanoutsHint } from './empty-hint';
 import { selectStoredBounds, type Store } from '../store';
 
 const HOUR_MS = 3_600_000;
@@ -159,6 +161,15 @@ export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
       },
       { thresholdMs: q.thresholdMs, seed: q.seed ?? 1 },
     );
-    return { from: range.fromMs, to: range.toMs, fanouts: rows.map(toApiFanout) };
+    const fanouts = rows.map(toApiFanout);
+    if (fanouts.length > 0) return { from: range.fromMs, to: range.toMs, fanouts };
+    // None: say why, from the edges of the same range and services.
+    const edges = await selectEdges(ctx.store, {
+      fromNs: range.fromNs,
+      toNs: range.toNs,
+      parentService: q.parentService,
+      leafService: q.leafService,
+    });
+    return { from: range.fromMs, to: range.toMs, fanouts, ...emptyFanoutsHint(edges) };
   });
 }

@@ -30,7 +30,8 @@ const keysOf = (c: CallFields): readonly string[] => (c === 'timing' ? [] : c.at
  * parentService, parentOperation, leafService, leafOperation, keptCalls (tuples sorted by
  * (startNs, durationNs, ...)), width (calls), fanoutStartNs, lastEndNs, concurrency (most in
  * flight on half-open intervals: a sweep where ends sort before starts), structure
- * ('single' | 'sequential' | 'parallel' | 'pool', structure.ts), callerDurationNs.
+ * ('single' | 'sequential' | 'parallel' | 'pool', structure.ts), callerDurationNs, wrappedCalls
+ * (calls found behind at least one wrapper).
  */
 function requestEdges(s: EdgeScope, c: CallFields): Sql {
   const fields = raw(
@@ -54,6 +55,7 @@ function requestEdges(s: EdgeScope, c: CallFields): Sql {
     any(callerService) AS parentService, any(callerOperation) AS parentOperation,
     any(callerDurationNs) AS callerDurationNs,
     arraySort(groupArray((${fields}))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
     toUInt32(length(keptCalls)) AS width,
     arrayMap(call -> call.1, keptCalls) AS starts,
     arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
@@ -85,6 +87,7 @@ export function edgesSql(s: EdgeScope): Sql {
   const main = sql`SELECT parentService, parentOperation, leafService, leafOperation,
   toUInt32(count()) AS requests,
   toUInt32(sum(width)) AS calls,
+  toUInt32(sum(wrappedCalls)) AS wrappedCalls,
   quantileExactInclusive(0.5)(width) AS callsP50,
   toUInt32(max(width)) AS callsMax,
   toUInt32(countIf(structure = 'parallel')) AS parallelRequests,

@@ -15,6 +15,7 @@ interface EdgeRow {
   leafOperation: string;
   requests: number;
   calls: number;
+  wrappedCalls: number;
   callsP50: number;
   callsMax: number;
   parallelRequests: number;
@@ -53,6 +54,7 @@ function toSummary(r: EdgeRow): EdgeSummary {
     leafOperation: r.leafOperation,
     requests: r.requests,
     calls: r.calls,
+    wrappedCalls: r.wrappedCalls,
     callsPerRequest: { p50: r.callsP50, max: r.callsMax },
     structure,
     structureShares: {

@@ -1,8 +1,14 @@
-import type { Span, TraceResponse } from '@tailscope/contracts';
+import type {
+  Edge,
+  EdgesResponse,
+  FanoutsResponse,
+  Span,
+  TraceResponse,
+} from '@tailscope/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotrodSkipReason } from './hotrod-bin';
 import { dispatchTraceIds, startHarness, type Harness } from './hotrod-support';
-import { concurrency, median, spanMs, tree } from './trace-shape';
+import { concurrency, endNs, median, spanMs, startNs, tree } from './trace-shape';
 
 /**
  * Jaeger's HotROD (a real client nobody here wrote) sending OTLP to the real `tailscope serve`,
@@ -69,6 +75,32 @@ interface Phase {
 }
 
 let harness: Harness | undefined;
+
+/** The phase's [from, to) in epoch ms, from its traces' spans (ms rounded outwards). */
+function phaseRange(p?: Phase): string {
+  const spans = (p?.traces ?? []).flatMap((t) => t.spans);
+  const lo = spans.reduce((m, s) => (startNs(s) < m ? startNs(s) : m), 2n ** 62n);
+  const hi = spans.reduce((m, s) => (endNs(s) > m ? endNs(s) : m), 0n);
+  return `from=${lo / 1_000_000n}&to=${hi / 1_000_000n + 1n}`;
+}
+
+/** GETs a JSON path of Tailscope's API from inside the namespace. */
+async function getJson<T>(path: string): Promise<T> {
+  const [res] = (await harness?.api([path])) ?? [];
+  expect(res?.status, `${path}: ${res?.body}`).toBe(200);
+  return JSON.parse(res?.body ?? 'null') as T;
+}
+
+const ROUTE_EDGE = {
+  parentService: 'frontend',
+  parentOperation: 'HTTP GET /dispatch',
+  leafService: 'route',
+  leafOperation: 'HTTP GET /route',
+};
+
+const edgeName = (
+  e: Pick<Edge, 'parentService' | 'parentOperation' | 'leafService' | 'leafOperation'>,
+) => `${e.parentService} ${e.parentOperation} -> ${e.leafService} ${e.leafOperation}`;
 
 async function runPhase(h: Harness, workers?: number): Promise<Phase> {
   const hotrod = h.startHotrod(workers);
@@ -224,6 +256,97 @@ describe.skipIf(skip !== undefined)(
       const fanoutMs = (p?: Phase) =>
         median((p?.traces ?? []).map((t) => spanMs(dispatchShape(t).calls.map((c) => c.wrapper))));
       expect(fanoutMs(phases.two)).toBeLessThan(fanoutMs(phases.one));
+    });
+
+    it('/api/v1/edges finds the route pool of 3 through the wrappers, then parallel with -W 10', async () => {
+      const one = await getJson<EdgesResponse>(`/api/v1/edges?${phaseRange(phases.one)}`);
+      const two = await getJson<EdgesResponse>(`/api/v1/edges?${phaseRange(phases.two)}`);
+      // What Tailscope shows for HotROD (docs/real-traces.md).
+      for (const [name, r] of [
+        ['phase 1', one],
+        ['phase 2', two],
+      ] as const)
+        console.log(
+          `${name} edges:\n${r.edges
+            .map(
+              (e) =>
+                `  ${edgeName(e)}: ${e.requests} requests, calls/request p50 ${e.callsPerRequest.p50} max ${e.callsPerRequest.max}, ${e.structure} ${JSON.stringify(e.structureShares)}, concurrency p50 ${e.concurrency.p50} max ${e.concurrency.max}${e.poolSize !== undefined ? `, pool ${e.poolSize}, queue wait p50 ${e.queueWaitMs?.p50.toFixed(1)} p95 ${e.queueWaitMs?.p95.toFixed(1)} ms` : ''}, call p50 ${e.callLatency.p50.toFixed(1)} ms, share of parent p50 ${e.shareOfParent.p50.toFixed(2)}, calls ${e.calls ?? 0} (behind wrappers ${e.wrappedCalls ?? 0})`,
+            )
+            .join('\n')}\n  duplicates ${r.duplicates}, skew ${JSON.stringify(r.skew)}`,
+        );
+      const route1 = one.edges.find((e) => edgeName(e) === edgeName(ROUTE_EDGE));
+      expect(route1).toMatchObject({
+        requests: REQUESTS,
+        callsPerRequest: { p50: ROUTE_CALLS, max: ROUTE_CALLS },
+        structure: 'pool',
+      });
+      expect(route1?.poolSize).toBeGreaterThanOrEqual(2);
+      expect(route1?.poolSize).toBeLessThanOrEqual(4);
+      expect(route1?.concurrency.max).toBe(3);
+      expect(route1?.queueWaitMs?.p50).toBeGreaterThan(20);
+      const route2 = two.edges.find((e) => edgeName(e) === edgeName(ROUTE_EDGE));
+      expect(route2).toMatchObject({
+        requests: REQUESTS,
+        callsPerRequest: { p50: ROUTE_CALLS, max: ROUTE_CALLS },
+        structure: 'parallel',
+      });
+      for (const r of [one, two]) {
+        const by = (leafService: string, leafOperation: string) =>
+          r.edges.find((e) => e.leafService === leafService && e.leafOperation === leafOperation);
+        // Redis is a loop (10 drivers plus retries); MySQL, customer and driver single calls.
+        expect(by('redis', 'GetDriver')).toMatchObject({
+          parentService: 'driver',
+          parentOperation: '/driver.DriverService/FindNearest',
+          structure: 'sequential',
+        });
+        expect(by('redis', 'GetDriver')?.callsPerRequest.p50).toBeGreaterThanOrEqual(10);
+        expect(by('mysql', 'SQL SELECT')).toMatchObject({
+          parentService: 'customer',
+          parentOperation: 'HTTP GET /customer',
+          structure: 'single',
+        });
+        expect(by('customer', 'HTTP GET /customer')?.structure).toBe('single');
+        expect(by('driver', '/driver.DriverService/FindNearest')?.structure).toBe('single');
+        expect(r.duplicates).toBe(0);
+        expect(r.skew).toEqual([]);
+      }
+    });
+
+    it('/api/v1/fanouts lists the route fan-out: width 10, a queueing pool, then parallel', async () => {
+      const one = await getJson<FanoutsResponse>(`/api/v1/fanouts?${phaseRange(phases.one)}`);
+      const two = await getJson<FanoutsResponse>(`/api/v1/fanouts?${phaseRange(phases.two)}`);
+      for (const [name, r] of [
+        ['phase 1', one],
+        ['phase 2', two],
+      ] as const)
+        console.log(
+          `${name} fan-outs: ${JSON.stringify(
+            r.fanouts.map((f) => ({
+              edge: edgeName(f),
+              width: f.width,
+              structure: f.structure,
+              concurrency: f.concurrency,
+              poolSize: f.poolSize,
+              queueWaitMs: f.queueWaitMs,
+              verdict: f.amplification.verdict,
+              allLeavesP50: f.table1.allLeaves.p50,
+            })),
+          )}`,
+        );
+      expect(one.fanouts.map(edgeName)).toEqual([edgeName(ROUTE_EDGE)]);
+      expect(one.fanouts[0]).toMatchObject({
+        width: { p50: ROUTE_CALLS, max: ROUTE_CALLS },
+        structure: 'pool',
+        amplification: { verdict: 'queueing' },
+      });
+      expect(one.fanouts[0]?.poolSize).toBeGreaterThanOrEqual(2);
+      expect(one.fanouts[0]?.poolSize).toBeLessThanOrEqual(4);
+      expect(two.fanouts.map(edgeName)).toEqual([edgeName(ROUTE_EDGE)]);
+      expect(two.fanouts[0]).toMatchObject({
+        width: { p50: ROUTE_CALLS, max: ROUTE_CALLS },
+        structure: 'parallel',
+      });
+      expect(two.fanouts[0]?.amplification.verdict).not.toBe('queueing');
     });
   },
 );
