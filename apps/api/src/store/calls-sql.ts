@@ -190,8 +190,8 @@ function calls(attributeKeys: readonly string[]): Sql {
  */
 export function callCtes(scope: CallScope, attributeKeys: readonly string[] = []): Cte[] {
   return [
-    { name: 'ts_spans', body: spans(scope, attributeKeys) },
-    { name: 'ts_wrappers', body: WRAPPERS },
+    { name: 'ts_spans', body: spans(scope, attributeKeys), materialize: true },
+    { name: 'ts_wrappers', body: WRAPPERS, materialize: true },
     { name: 'ts_answers', body: answers(attributeKeys) },
     { name: 'ts_hops', body: hops(attributeKeys) },
     { name: 'calls', body: calls(attributeKeys) },

@@ -1,5 +1,5 @@
 WITH
-ts_spans AS (
+ts_spans AS /* materialize */ (
   SELECT
     cityHash64(TraceId, SpanId) AS key,
     cityHash64(TraceId, ParentSpanId) AS parentKey,
@@ -19,7 +19,7 @@ ts_spans AS (
   WHERE Timestamp >= fromUnixTimestamp64Nano({p39:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p40:Int64})
   LIMIT 1 BY key
 ),
-ts_wrappers AS (
+ts_wrappers AS /* materialize */ (
   SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
   FROM ts_spans
   WHERE kind = {p41:Int64} AND NOT clientAttrs

@@ -10,7 +10,7 @@ stored_fanouts AS (
     AND leafService = {p4:String}
     AND leafOperation = {p5:String}
 ),
-ts_spans AS (
+ts_spans AS /* materialize */ (
   SELECT
     cityHash64(TraceId, SpanId) AS key,
     cityHash64(TraceId, ParentSpanId) AS parentKey,
@@ -30,7 +30,7 @@ ts_spans AS (
   WHERE Timestamp >= fromUnixTimestamp64Nano({p45:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p46:Int64})
   LIMIT 1 BY key
 ),
-ts_wrappers AS (
+ts_wrappers AS /* materialize */ (
   SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
   FROM ts_spans
   WHERE kind = {p47:Int64} AND NOT clientAttrs
@@ -92,6 +92,7 @@ request_edges AS (
     any(callerService) AS parentService, any(callerOperation) AS parentOperation,
     any(callerDurationNs) AS callerDurationNs,
     arraySort(groupArray((startNs, durationNs, host, mode))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
     toUInt32(length(keptCalls)) AS width,
     arrayMap(call -> call.1, keptCalls) AS starts,
     arrayMap(call -> call.1 + call.2, keptCalls) AS ends,

@@ -9,7 +9,7 @@ stored_fanouts AS (
   WHERE s0 >= {p0:Int64} AND s0 < {p1:Int64}
     AND has(arrayZip(arrayMap(x -> toInt64(x), {p2:Array(String)}), arrayMap(x -> toUInt64(x), {p3:Array(String)})), (chunk, version))
 ),
-ts_spans AS (
+ts_spans AS /* materialize */ (
   SELECT
     cityHash64(TraceId, SpanId) AS key,
     cityHash64(TraceId, ParentSpanId) AS parentKey,
@@ -29,7 +29,7 @@ ts_spans AS (
   WHERE Timestamp >= fromUnixTimestamp64Nano({p43:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p44:Int64})
   LIMIT 1 BY key
 ),
-ts_wrappers AS (
+ts_wrappers AS /* materialize */ (
   SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
   FROM ts_spans
   WHERE kind = {p45:Int64} AND NOT clientAttrs
@@ -91,6 +91,7 @@ request_edges AS (
     any(callerService) AS parentService, any(callerOperation) AS parentOperation,
     any(callerDurationNs) AS callerDurationNs,
     arraySort(groupArray((startNs, durationNs))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
     toUInt32(length(keptCalls)) AS width,
     arrayMap(call -> call.1, keptCalls) AS starts,
     arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
