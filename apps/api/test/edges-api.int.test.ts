@@ -62,14 +62,16 @@ describe('edges API', () => {
     await close();
   });
 
-  const get = async <T>(url: string): Promise<{ status: number; json: T }> => {
+  const get = async (url: string): Promise<{ status: number; json: unknown }> => {
     const res = await api.inject({ method: 'GET', url });
     return { status: res.statusCode, json: res.json() };
   };
+  const edges = async (url: string) => (await get(url)).json as EdgesResponse;
+  const fanouts = async (url: string) => (await get(url)).json as FanoutsResponse;
 
   it('GET /api/v1/edges lists every edge with its structure, duplicates and skew', async () => {
-    const res = await get<EdgesResponse>(`/api/v1/edges?${range}`);
-    expect(res.status).toBe(200);
+    expect((await get(`/api/v1/edges?${range}`)).status).toBe(200);
+    const res = { json: await edges(`/api/v1/edges?${range}`) };
     const route = res.json.edges.find(
       (e) => e.parentOperation === 'HTTP GET /dispatch' && e.leafService === 'route',
     );
@@ -87,9 +89,9 @@ describe('edges API', () => {
   });
 
   it('filters by parent and leaf service', async () => {
-    const res = await get<EdgesResponse>(
-      `/api/v1/edges?${range}&parentService=driver&leafService=redis`,
-    );
+    const res = {
+      json: await edges(`/api/v1/edges?${range}&parentService=driver&leafService=redis`),
+    };
     expect(res.json.edges.map((e) => `${e.parentService}>${e.leafService}`)).toEqual([
       'driver>redis',
     ]);
@@ -97,14 +99,14 @@ describe('edges API', () => {
   });
 
   it('answers 400 naming a bad parameter', async () => {
-    const res = await get<{ error: string }>(`/api/v1/edges?from=yesterday`);
+    const res = await get(`/api/v1/edges?from=yesterday`);
     expect(res.status).toBe(400);
-    expect(res.json.error).toMatch(/from/);
+    expect((res.json as { error: string }).error).toMatch(/from/);
   });
 
   it('says why /api/v1/fanouts found none: only sequential calls, and shows the edges', async () => {
     const from = FROM_MS + 1_000_000;
-    const res = await get<FanoutsResponse>(`/api/v1/fanouts?from=${from}&to=${from + 20 * 50}`);
+    const res = { json: await fanouts(`/api/v1/fanouts?from=${from}&to=${from + 20 * 50}`) };
     expect(res.json.fanouts).toEqual([]);
     expect(res.json.hint).toMatch(/^Only sequential repeated calls: 1 edge/);
     expect(res.json.edges).toEqual([
@@ -120,9 +122,9 @@ describe('edges API', () => {
   });
 
   it('says when a range holds no calls at all', async () => {
-    const res = await get<FanoutsResponse>(
-      `/api/v1/fanouts?from=${FROM_MS - 10_000}&to=${FROM_MS - 5000}`,
-    );
+    const res = {
+      json: await fanouts(`/api/v1/fanouts?from=${FROM_MS - 10_000}&to=${FROM_MS - 5000}`),
+    };
     expect(res.json.fanouts).toEqual([]);
     expect(res.json.hint).toMatch(/^No calls/);
     expect(res.json.edges).toEqual([]);
