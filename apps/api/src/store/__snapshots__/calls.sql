@@ -7,14 +7,14 @@ ts_spans AS /* materialize */ (
     toUInt8(multiIf(SpanKind IN ({p0:String}, {p1:String}), {p2:Int64}, SpanKind IN ({p3:String}, {p4:String}), {p5:Int64},
       SpanKind IN ({p6:String}, {p7:String}), {p8:Int64}, SpanKind IN ({p9:String}, {p10:String}), {p11:Int64},
       SpanKind IN ({p12:String}, {p13:String}), {p14:Int64}, 0)) AS kind,
-    ((SpanAttributes[{p15:String}] != '' OR SpanAttributes[{p16:String}] != '') AND (SpanAttributes[{p17:String}] != '' OR SpanAttributes[{p18:String}] != '' OR SpanAttributes[{p19:String}] != '' OR SpanAttributes[{p20:String}] != '')) OR SpanAttributes[{p21:String}] != '' OR SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '' OR SpanAttributes[{p24:String}] != '' AS clientAttrs,
-    kind IN ({p25:Int64}, {p26:Int64}) OR (kind = {p27:Int64} AND clientAttrs) AS isCallSpan,
+    kind = {p15:Int64} AND (((SpanAttributes[{p16:String}] != '' OR SpanAttributes[{p17:String}] != '') AND (SpanAttributes[{p18:String}] != '' OR SpanAttributes[{p19:String}] != '' OR SpanAttributes[{p20:String}] != '' OR SpanAttributes[{p21:String}] != '')) OR SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '' OR SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '') AS clientAttrs,
+    kind IN ({p26:Int64}, {p27:Int64}) OR clientAttrs AS isCallSpan,
     ServiceName AS service, SpanName AS name,
     toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
     multiIf(ResourceAttributes[{p28:String}] != '', ResourceAttributes[{p29:String}], ResourceAttributes[{p30:String}] != '', ResourceAttributes[{p31:String}], ResourceAttributes[{p32:String}] != '', ResourceAttributes[{p33:String}], ResourceAttributes[{p34:String}] != '', ResourceAttributes[{p35:String}], '') AS host,
     ResourceAttributes[{p36:String}] AS mode,
-    SpanAttributes[{p37:String}] AS peerService,
-    SpanAttributes[{p38:String}] AS serverAddress,
+    if(isCallSpan, SpanAttributes[{p37:String}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[{p38:String}], '') AS serverAddress,
     if(SpanAttributes[{p39:String}] != '', SpanAttributes[{p40:String}], ResourceAttributes[{p41:String}]) AS attr0
   FROM otel_traces
   WHERE Timestamp >= fromUnixTimestamp64Nano({p42:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p43:Int64})
@@ -46,9 +46,9 @@ ts_hops AS (
     if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upSpanId, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upSpanId, if(w0.isWrapper = 1, w0.upSpanId, c.parentSpanId))) AS callerSpanId,
     toUInt8(if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, 3, if(w0.isWrapper = 1 AND w1.isWrapper = 1, 2, if(w0.isWrapper = 1, 1, 0)))) AS wrappers
   FROM ts_spans AS c
-  LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
-  LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
-  LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
+  ANY LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
+  ANY LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
+  ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
   WHERE c.parentSpanId != ''
     AND (c.isCallSpan
       OR (c.kind = {p50:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
@@ -73,8 +73,8 @@ calls AS (
     h.wrappers AS wrappers,
     multiIf(h.isCallSpan AND a.answers > 0 AND a.answerAttr0 != '', a.answerAttr0, h.attr0 != '', h.attr0, {p59:String}) AS attr0
   FROM ts_hops AS h
-  LEFT JOIN ts_answers AS a ON h.key = a.key
-  LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
   WHERE h.isCallSpan OR h.kind = {p60:Int64} OR (p.key != 0 AND p.service != h.service)
 )
 SELECT * FROM calls
@@ -94,19 +94,19 @@ SELECT * FROM calls
 -- p12: String = "Internal"
 -- p13: String = "SPAN_KIND_INTERNAL"
 -- p14: Int64 = 5
--- p15: String = "http.request.method"
--- p16: String = "http.method"
--- p17: String = "url.full"
--- p18: String = "http.url"
--- p19: String = "server.address"
--- p20: String = "peer.service"
--- p21: String = "rpc.system"
--- p22: String = "db.system"
--- p23: String = "messaging.system"
--- p24: String = "peer.service"
--- p25: Int64 = 3
--- p26: Int64 = 4
--- p27: Int64 = 5
+-- p15: Int64 = 5
+-- p16: String = "http.request.method"
+-- p17: String = "http.method"
+-- p18: String = "url.full"
+-- p19: String = "http.url"
+-- p20: String = "server.address"
+-- p21: String = "peer.service"
+-- p22: String = "rpc.system"
+-- p23: String = "db.system"
+-- p24: String = "messaging.system"
+-- p25: String = "peer.service"
+-- p26: Int64 = 3
+-- p27: Int64 = 4
 -- p28: String = "host.name"
 -- p29: String = "host.name"
 -- p30: String = "k8s.node.name"

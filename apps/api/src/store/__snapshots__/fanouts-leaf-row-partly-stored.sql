@@ -18,14 +18,14 @@ ts_spans AS /* materialize */ (
     toUInt8(multiIf(SpanKind IN ({p6:String}, {p7:String}), {p8:Int64}, SpanKind IN ({p9:String}, {p10:String}), {p11:Int64},
       SpanKind IN ({p12:String}, {p13:String}), {p14:Int64}, SpanKind IN ({p15:String}, {p16:String}), {p17:Int64},
       SpanKind IN ({p18:String}, {p19:String}), {p20:Int64}, 0)) AS kind,
-    ((SpanAttributes[{p21:String}] != '' OR SpanAttributes[{p22:String}] != '') AND (SpanAttributes[{p23:String}] != '' OR SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '' OR SpanAttributes[{p26:String}] != '')) OR SpanAttributes[{p27:String}] != '' OR SpanAttributes[{p28:String}] != '' OR SpanAttributes[{p29:String}] != '' OR SpanAttributes[{p30:String}] != '' AS clientAttrs,
-    kind IN ({p31:Int64}, {p32:Int64}) OR (kind = {p33:Int64} AND clientAttrs) AS isCallSpan,
+    kind = {p21:Int64} AND (((SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '') AND (SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '' OR SpanAttributes[{p26:String}] != '' OR SpanAttributes[{p27:String}] != '')) OR SpanAttributes[{p28:String}] != '' OR SpanAttributes[{p29:String}] != '' OR SpanAttributes[{p30:String}] != '' OR SpanAttributes[{p31:String}] != '') AS clientAttrs,
+    kind IN ({p32:Int64}, {p33:Int64}) OR clientAttrs AS isCallSpan,
     ServiceName AS service, SpanName AS name,
     toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
     multiIf(ResourceAttributes[{p34:String}] != '', ResourceAttributes[{p35:String}], ResourceAttributes[{p36:String}] != '', ResourceAttributes[{p37:String}], ResourceAttributes[{p38:String}] != '', ResourceAttributes[{p39:String}], ResourceAttributes[{p40:String}] != '', ResourceAttributes[{p41:String}], '') AS host,
     ResourceAttributes[{p42:String}] AS mode,
-    SpanAttributes[{p43:String}] AS peerService,
-    SpanAttributes[{p44:String}] AS serverAddress
+    if(isCallSpan, SpanAttributes[{p43:String}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[{p44:String}], '') AS serverAddress
   FROM otel_traces
   WHERE Timestamp >= fromUnixTimestamp64Nano({p45:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p46:Int64})
   LIMIT 1 BY key
@@ -55,9 +55,9 @@ ts_hops AS (
     if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upSpanId, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upSpanId, if(w0.isWrapper = 1, w0.upSpanId, c.parentSpanId))) AS callerSpanId,
     toUInt8(if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, 3, if(w0.isWrapper = 1 AND w1.isWrapper = 1, 2, if(w0.isWrapper = 1, 1, 0)))) AS wrappers
   FROM ts_spans AS c
-  LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
-  LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
-  LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
+  ANY LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
+  ANY LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
+  ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
   WHERE c.parentSpanId != ''
     AND (c.isCallSpan
       OR (c.kind = {p53:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
@@ -81,8 +81,8 @@ calls AS (
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
     h.wrappers AS wrappers
   FROM ts_hops AS h
-  LEFT JOIN ts_answers AS a ON h.key = a.key
-  LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
   WHERE h.isCallSpan OR h.kind = {p62:Int64} OR (p.key != 0 AND p.service != h.service)
 ),
 request_edges AS (
@@ -176,19 +176,19 @@ SETTINGS join_algorithm = 'parallel_hash'
 -- p18: String = "Internal"
 -- p19: String = "SPAN_KIND_INTERNAL"
 -- p20: Int64 = 5
--- p21: String = "http.request.method"
--- p22: String = "http.method"
--- p23: String = "url.full"
--- p24: String = "http.url"
--- p25: String = "server.address"
--- p26: String = "peer.service"
--- p27: String = "rpc.system"
--- p28: String = "db.system"
--- p29: String = "messaging.system"
--- p30: String = "peer.service"
--- p31: Int64 = 3
--- p32: Int64 = 4
--- p33: Int64 = 5
+-- p21: Int64 = 5
+-- p22: String = "http.request.method"
+-- p23: String = "http.method"
+-- p24: String = "url.full"
+-- p25: String = "http.url"
+-- p26: String = "server.address"
+-- p27: String = "peer.service"
+-- p28: String = "rpc.system"
+-- p29: String = "db.system"
+-- p30: String = "messaging.system"
+-- p31: String = "peer.service"
+-- p32: Int64 = 3
+-- p33: Int64 = 4
 -- p34: String = "host.name"
 -- p35: String = "host.name"
 -- p36: String = "k8s.node.name"

@@ -17,14 +17,14 @@ ts_spans AS /* materialize */ (
     toUInt8(multiIf(SpanKind IN ({p4:String}, {p5:String}), {p6:Int64}, SpanKind IN ({p7:String}, {p8:String}), {p9:Int64},
       SpanKind IN ({p10:String}, {p11:String}), {p12:Int64}, SpanKind IN ({p13:String}, {p14:String}), {p15:Int64},
       SpanKind IN ({p16:String}, {p17:String}), {p18:Int64}, 0)) AS kind,
-    ((SpanAttributes[{p19:String}] != '' OR SpanAttributes[{p20:String}] != '') AND (SpanAttributes[{p21:String}] != '' OR SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '' OR SpanAttributes[{p24:String}] != '')) OR SpanAttributes[{p25:String}] != '' OR SpanAttributes[{p26:String}] != '' OR SpanAttributes[{p27:String}] != '' OR SpanAttributes[{p28:String}] != '' AS clientAttrs,
-    kind IN ({p29:Int64}, {p30:Int64}) OR (kind = {p31:Int64} AND clientAttrs) AS isCallSpan,
+    kind = {p19:Int64} AND (((SpanAttributes[{p20:String}] != '' OR SpanAttributes[{p21:String}] != '') AND (SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '' OR SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '')) OR SpanAttributes[{p26:String}] != '' OR SpanAttributes[{p27:String}] != '' OR SpanAttributes[{p28:String}] != '' OR SpanAttributes[{p29:String}] != '') AS clientAttrs,
+    kind IN ({p30:Int64}, {p31:Int64}) OR clientAttrs AS isCallSpan,
     ServiceName AS service, SpanName AS name,
     toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
     multiIf(ResourceAttributes[{p32:String}] != '', ResourceAttributes[{p33:String}], ResourceAttributes[{p34:String}] != '', ResourceAttributes[{p35:String}], ResourceAttributes[{p36:String}] != '', ResourceAttributes[{p37:String}], ResourceAttributes[{p38:String}] != '', ResourceAttributes[{p39:String}], '') AS host,
     ResourceAttributes[{p40:String}] AS mode,
-    SpanAttributes[{p41:String}] AS peerService,
-    SpanAttributes[{p42:String}] AS serverAddress
+    if(isCallSpan, SpanAttributes[{p41:String}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[{p42:String}], '') AS serverAddress
   FROM otel_traces
   WHERE Timestamp >= fromUnixTimestamp64Nano({p43:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p44:Int64})
   LIMIT 1 BY key
@@ -54,9 +54,9 @@ ts_hops AS (
     if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upSpanId, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upSpanId, if(w0.isWrapper = 1, w0.upSpanId, c.parentSpanId))) AS callerSpanId,
     toUInt8(if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, 3, if(w0.isWrapper = 1 AND w1.isWrapper = 1, 2, if(w0.isWrapper = 1, 1, 0)))) AS wrappers
   FROM ts_spans AS c
-  LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
-  LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
-  LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
+  ANY LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
+  ANY LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
+  ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
   WHERE c.parentSpanId != ''
     AND (c.isCallSpan
       OR (c.kind = {p51:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
@@ -80,8 +80,8 @@ calls AS (
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
     h.wrappers AS wrappers
   FROM ts_hops AS h
-  LEFT JOIN ts_answers AS a ON h.key = a.key
-  LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
   WHERE h.isCallSpan OR h.kind = {p60:Int64} OR (p.key != 0 AND p.service != h.service)
 ),
 request_edges AS (
@@ -192,19 +192,19 @@ SETTINGS join_algorithm = 'parallel_hash'
 -- p16: String = "Internal"
 -- p17: String = "SPAN_KIND_INTERNAL"
 -- p18: Int64 = 5
--- p19: String = "http.request.method"
--- p20: String = "http.method"
--- p21: String = "url.full"
--- p22: String = "http.url"
--- p23: String = "server.address"
--- p24: String = "peer.service"
--- p25: String = "rpc.system"
--- p26: String = "db.system"
--- p27: String = "messaging.system"
--- p28: String = "peer.service"
--- p29: Int64 = 3
--- p30: Int64 = 4
--- p31: Int64 = 5
+-- p19: Int64 = 5
+-- p20: String = "http.request.method"
+-- p21: String = "http.method"
+-- p22: String = "url.full"
+-- p23: String = "http.url"
+-- p24: String = "server.address"
+-- p25: String = "peer.service"
+-- p26: String = "rpc.system"
+-- p27: String = "db.system"
+-- p28: String = "messaging.system"
+-- p29: String = "peer.service"
+-- p30: Int64 = 3
+-- p31: Int64 = 4
 -- p32: String = "host.name"
 -- p33: String = "host.name"
 -- p34: String = "k8s.node.name"
