@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { callCtes } from './calls-sql';
 import { duplicatesSql, edgesSql, skewSql } from './edges-sql';
+import { edgesInScope, storeEdgesSql } from './edges-stored';
+import { uncovered, type Coverage } from './fanouts-stored';
 import { withCtes } from './sql-ctes';
 import { raw, type Sql } from './sql';
 
@@ -37,12 +39,13 @@ describe('calls and edges SQL builders', () => {
     );
   });
 
-  it('edges, skew and duplicates', async () => {
-    await snap(
-      edgesSql({ fromNs: FROM, toNs: TO, parentService: 'frontend', leafService: 'route' }),
-      'edges',
-    );
-    await snap(skewSql({ fromNs: FROM, toNs: TO }), 'edges-skew');
+  it('edges (live, partly stored), skew and duplicates', async () => {
+    const scope = { fromNs: FROM, toNs: TO, parentService: 'frontend', leafService: 'route' };
+    await snap(edgesSql(edgesInScope(scope, uncovered(scope))), 'edges');
+    const partly: Coverage = { splitNs: FROM + 600_000_000_000n, chunks: [['2833333', '17']] };
+    await snap(edgesSql(edgesInScope(scope, partly)), 'edges-partly-stored');
+    await snap(skewSql(edgesInScope(scope, uncovered(scope))), 'edges-skew');
     await snap(duplicatesSql({ fromNs: FROM, toNs: TO }), 'edges-duplicates');
+    await snap(storeEdgesSql({ fromNs: FROM, toNs: TO }, 17n), 'edges-store');
   });
 });

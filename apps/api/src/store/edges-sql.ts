@@ -31,7 +31,8 @@ const keysOf = (c: CallFields): readonly string[] => (c === 'timing' ? [] : c.at
  * (startNs, durationNs, ...)), width (calls), fanoutStartNs, lastEndNs, concurrency (most in
  * flight on half-open intervals: a sweep where ends sort before starts), structure
  * ('single' | 'sequential' | 'parallel' | 'pool', structure.ts), callerDurationNs, wrappedCalls
- * (calls found behind at least one wrapper).
+ * (calls found behind at least one wrapper), skewed ((clientHost, serverHost, skewNs) of the
+ * calls whose SERVER answers lay outside them).
  */
 function requestEdges(s: EdgeScope, c: CallFields): Sql {
   const fields = raw(
@@ -56,6 +57,7 @@ function requestEdges(s: EdgeScope, c: CallFields): Sql {
     any(callerDurationNs) AS callerDurationNs,
     arraySort(groupArray((${fields}))) AS keptCalls,
     toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
     toUInt32(length(keptCalls)) AS width,
     arrayMap(call -> call.1, keptCalls) AS starts,
     arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
@@ -76,12 +78,37 @@ export function requestEdgeCtes(s: EdgeScope, c: CallFields): Cte[] {
 }
 
 /**
- * GET /api/v1/edges: per edge, requests, calls, callsPerRequest (type-7 p50, max), structure
- * counts, concurrency (p50, max), the lower median concurrency of pool requests, call latency,
- * queue wait of pool requests' calls and share of the parent, quantiles type 7 (ms; shares
- * 0..1). Ordered by requests (descending), then names. edge-summary.ts picks the structure.
+ * `edges_in_scope` from live detection: parentService, parentOperation, leafService,
+ * leafOperation, width, concurrency, structure, durationsNs, waitsNs (each call's start minus
+ * the first start), spanNs (first start to last end), callerDurationNs, wrappedCalls, skewed:
+ * the columns the stored rows (edges-stored.ts) hold too.
  */
-export function edgesSql(s: EdgeScope): Sql {
+export const EDGE_COLUMNS =
+  'parentService, parentOperation, leafService, leafOperation, width, concurrency, structure, durationsNs, waitsNs, spanNs, callerDurationNs, wrappedCalls, skewed';
+
+export function liveEdgeCtes(s: EdgeScope): Cte[] {
+  return [
+    ...requestEdgeCtes(s, 'timing'),
+    {
+      name: 'live_edges',
+      body: raw(`
+  SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure,
+    arrayMap(call -> call.2, keptCalls) AS durationsNs,
+    arrayMap(call -> call.1 - fanoutStartNs, keptCalls) AS waitsNs,
+    lastEndNs - fanoutStartNs AS spanNs, callerDurationNs, wrappedCalls, skewed, fanoutStartNs
+  FROM request_edges`),
+    },
+  ];
+}
+
+/**
+ * GET /api/v1/edges over `edges_in_scope` (the last of `ctes`): per edge, requests, calls,
+ * callsPerRequest (type-7 p50, max), structure counts, concurrency (p50, max), the lower median
+ * concurrency of pool requests, call latency, queue wait of pool requests' calls and share of
+ * the parent, quantiles type 7 (ms; shares 0..1). Ordered by requests (descending), then
+ * names. edge-summary.ts picks the structure.
+ */
+export function edgesSql(ctes: readonly Cte[]): Sql {
   const q = (combinator = ''): Sql =>
     raw(`quantilesExactInclusive${combinator}(0.5, 0.95, 0.99, 0.999)`);
   const main = sql`SELECT parentService, parentOperation, leafService, leafOperation,
@@ -98,14 +125,30 @@ export function edgesSql(s: EdgeScope): Sql {
   toUInt32(max(concurrency)) AS concurrencyMax,
   arraySort(groupArrayIf(concurrency, structure = 'pool')) AS poolConcurrency,
   toUInt32(poolConcurrency[intDiv(length(poolConcurrency) + 1, 2)]) AS poolSize,
-  ${q('Array')}(arrayMap(call -> toFloat64(call.2) / 1e6, keptCalls)) AS callLatency,
-  ${q('Array')}(if(structure = 'pool', arrayMap(call -> toFloat64(call.1 - fanoutStartNs) / 1e6, keptCalls), CAST([], 'Array(Float64)'))) AS queueWaitMs,
-  ${q('If')}(toFloat64(lastEndNs - fanoutStartNs) / toFloat64(callerDurationNs), callerDurationNs > 0) AS shareOfParent
-FROM request_edges
+  ${q('Array')}(arrayMap(d -> toFloat64(d) / 1e6, durationsNs)) AS callLatency,
+  ${q('Array')}(if(structure = 'pool', arrayMap(w -> toFloat64(w) / 1e6, waitsNs), CAST([], 'Array(Float64)'))) AS queueWaitMs,
+  ${q('If')}(toFloat64(spanNs) / toFloat64(callerDurationNs), callerDurationNs > 0) AS shareOfParent
+FROM edges_in_scope
 GROUP BY parentService, parentOperation, leafService, leafOperation
 ORDER BY requests DESC, parentService, parentOperation, leafService, leafOperation
 SETTINGS ${JOIN_SETTINGS}`;
-  return withCtes(requestEdgeCtes(s, 'timing'), main);
+  return withCtes(ctes, main);
+}
+
+/**
+ * Calls whose SERVER answers lay outside them, per (clientHost, serverHost), over the requests
+ * of `edges_in_scope` (the last of `ctes`).
+ */
+export function skewSql(ctes: readonly Cte[]): Sql {
+  return withCtes(
+    ctes,
+    sql`SELECT pair.1 AS clientHost, pair.2 AS serverHost, toUInt32(count()) AS calls, max(pair.3) / 1e6 AS maxMs
+FROM edges_in_scope
+ARRAY JOIN skewed AS pair
+GROUP BY clientHost, serverHost
+ORDER BY clientHost, serverHost
+SETTINGS ${JOIN_SETTINGS}`,
+  );
 }
 
 /** Extra copies of spans in [fromNs, toNs): rows minus distinct (TraceId, SpanId). */
@@ -113,17 +156,4 @@ export function duplicatesSql(s: CallScope): Sql {
   return sql`SELECT toUInt64(count() - uniqExact(cityHash64(TraceId, SpanId))) AS duplicates
 FROM otel_traces
 WHERE ${inWindow(s.fromNs, s.toNs)}`;
-}
-
-/** Calls whose SERVER answers lay outside them, per (clientHost, serverHost), calls in range. */
-export function skewSql(s: CallScope): Sql {
-  return withCtes(
-    callCtes(s),
-    sql`SELECT clientHost, host AS serverHost, toUInt32(count()) AS calls, max(skewNs) / 1e6 AS maxMs
-FROM calls
-WHERE skewNs > 0 AND startNs >= ${ns(s.fromNs)} AND startNs < ${ns(s.toNs)}
-GROUP BY clientHost, serverHost
-ORDER BY clientHost, serverHost
-SETTINGS ${JOIN_SETTINGS}`,
-  );
 }

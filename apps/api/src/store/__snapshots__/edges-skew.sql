@@ -73,10 +73,43 @@ calls AS (
   ANY LEFT JOIN ts_answers AS a ON h.key = a.key
   ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
   WHERE h.isCallSpan OR h.kind = {p56:Int64} OR (p.key != 0 AND p.service != h.service)
+),
+request_edges AS (
+  SELECT
+    callerKey AS fanoutKey, leafService, leafOperation,
+    any(traceId) AS traceId, any(callerSpanId) AS parentSpanId,
+    any(callerService) AS parentService, any(callerOperation) AS parentOperation,
+    any(callerDurationNs) AS callerDurationNs,
+    arraySort(groupArray((startNs, durationNs))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
+    toUInt32(length(keptCalls)) AS width,
+    arrayMap(call -> call.1, keptCalls) AS starts,
+    arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
+    starts[1] AS fanoutStartNs,
+    arrayMax(ends) AS lastEndNs,
+    toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
+      arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
+    multiIf(width = 1, 'single', concurrency = 1, 'sequential',
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p57:Int64}, 'parallel', 'pool') AS structure
+  FROM calls
+  WHERE callerService = {p58:String} AND leafService = {p59:String}
+  GROUP BY callerKey, leafService, leafOperation
+  HAVING fanoutStartNs >= {p60:Int64} AND fanoutStartNs < {p61:Int64}
+),
+live_edges AS (
+  SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure,
+    arrayMap(call -> call.2, keptCalls) AS durationsNs,
+    arrayMap(call -> call.1 - fanoutStartNs, keptCalls) AS waitsNs,
+    lastEndNs - fanoutStartNs AS spanNs, callerDurationNs, wrappedCalls, skewed, fanoutStartNs
+  FROM request_edges
+),
+edges_in_scope AS (
+  SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure, durationsNs, waitsNs, spanNs, callerDurationNs, wrappedCalls, skewed FROM live_edges
 )
-SELECT clientHost, host AS serverHost, toUInt32(count()) AS calls, max(skewNs) / 1e6 AS maxMs
-FROM calls
-WHERE skewNs > 0 AND startNs >= {p57:Int64} AND startNs < {p58:Int64}
+SELECT pair.1 AS clientHost, pair.2 AS serverHost, toUInt32(count()) AS calls, max(pair.3) / 1e6 AS maxMs
+FROM edges_in_scope
+ARRAY JOIN skewed AS pair
 GROUP BY clientHost, serverHost
 ORDER BY clientHost, serverHost
 SETTINGS join_algorithm = 'parallel_hash'
@@ -138,5 +171,8 @@ SETTINGS join_algorithm = 'parallel_hash'
 -- p54: String = "unknown"
 -- p55: String = "unknown"
 -- p56: Int64 = 1
--- p57: Int64 = "1700000000000000000"
--- p58: Int64 = "1700001800000000000"
+-- p57: Int64 = "1000000"
+-- p58: String = "frontend"
+-- p59: String = "route"
+-- p60: Int64 = "1700000000000000000"
+-- p61: Int64 = "1700001800000000000"

@@ -82,6 +82,7 @@ request_edges AS (
     any(callerDurationNs) AS callerDurationNs,
     arraySort(groupArray((startNs, durationNs))) AS keptCalls,
     toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
     toUInt32(length(keptCalls)) AS width,
     arrayMap(call -> call.1, keptCalls) AS starts,
     arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
@@ -95,6 +96,16 @@ request_edges AS (
   WHERE callerService = {p58:String} AND leafService = {p59:String}
   GROUP BY callerKey, leafService, leafOperation
   HAVING fanoutStartNs >= {p60:Int64} AND fanoutStartNs < {p61:Int64}
+),
+live_edges AS (
+  SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure,
+    arrayMap(call -> call.2, keptCalls) AS durationsNs,
+    arrayMap(call -> call.1 - fanoutStartNs, keptCalls) AS waitsNs,
+    lastEndNs - fanoutStartNs AS spanNs, callerDurationNs, wrappedCalls, skewed, fanoutStartNs
+  FROM request_edges
+),
+edges_in_scope AS (
+  SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure, durationsNs, waitsNs, spanNs, callerDurationNs, wrappedCalls, skewed FROM live_edges
 )
 SELECT parentService, parentOperation, leafService, leafOperation,
   toUInt32(count()) AS requests,
@@ -110,10 +121,10 @@ SELECT parentService, parentOperation, leafService, leafOperation,
   toUInt32(max(concurrency)) AS concurrencyMax,
   arraySort(groupArrayIf(concurrency, structure = 'pool')) AS poolConcurrency,
   toUInt32(poolConcurrency[intDiv(length(poolConcurrency) + 1, 2)]) AS poolSize,
-  quantilesExactInclusiveArray(0.5, 0.95, 0.99, 0.999)(arrayMap(call -> toFloat64(call.2) / 1e6, keptCalls)) AS callLatency,
-  quantilesExactInclusiveArray(0.5, 0.95, 0.99, 0.999)(if(structure = 'pool', arrayMap(call -> toFloat64(call.1 - fanoutStartNs) / 1e6, keptCalls), CAST([], 'Array(Float64)'))) AS queueWaitMs,
-  quantilesExactInclusiveIf(0.5, 0.95, 0.99, 0.999)(toFloat64(lastEndNs - fanoutStartNs) / toFloat64(callerDurationNs), callerDurationNs > 0) AS shareOfParent
-FROM request_edges
+  quantilesExactInclusiveArray(0.5, 0.95, 0.99, 0.999)(arrayMap(d -> toFloat64(d) / 1e6, durationsNs)) AS callLatency,
+  quantilesExactInclusiveArray(0.5, 0.95, 0.99, 0.999)(if(structure = 'pool', arrayMap(w -> toFloat64(w) / 1e6, waitsNs), CAST([], 'Array(Float64)'))) AS queueWaitMs,
+  quantilesExactInclusiveIf(0.5, 0.95, 0.99, 0.999)(toFloat64(spanNs) / toFloat64(callerDurationNs), callerDurationNs > 0) AS shareOfParent
+FROM edges_in_scope
 GROUP BY parentService, parentOperation, leafService, leafOperation
 ORDER BY requests DESC, parentService, parentOperation, leafService, leafOperation
 SETTINGS join_algorithm = 'parallel_hash'

@@ -88,6 +88,7 @@ request_edges AS (
     any(callerDurationNs) AS callerDurationNs,
     arraySort(groupArray((startNs, durationNs, host, mode, attr0, attr1))) AS keptCalls,
     toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
     toUInt32(length(keptCalls)) AS width,
     arrayMap(call -> call.1, keptCalls) AS starts,
     arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
