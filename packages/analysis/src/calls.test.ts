@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dedupeSpans, extractCalls, skewPairs } from './calls';
+import { dedupeSpans, extractCalls } from './calls';
+import { skewPairs } from './skew';
 import type { SpanRecord } from './span-record';
 import { groupRequestEdges } from './structure';
 

@@ -14,6 +14,7 @@ export * from './hosts';
 export * from './leaf-calls-builder';
 export * from './span-record';
 export * from './calls';
+export * from './skew';
 export * from './structure';
 export * from './edge-summary';
 export * from './detect';

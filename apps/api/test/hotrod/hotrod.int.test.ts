@@ -1,14 +1,9 @@
-import type {
-  Edge,
-  EdgesResponse,
-  FanoutsResponse,
-  Span,
-  TraceResponse,
-} from '@tailscope/contracts';
+import type { EdgesResponse, FanoutsResponse, Span, TraceResponse } from '@tailscope/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotrodSkipReason } from './hotrod-bin';
 import { dispatchTraceIds, startHarness, type Harness } from './hotrod-support';
-import { concurrency, endNs, median, spanMs, startNs, tree } from './trace-shape';
+import { apiJson, describeEdges, edgeName, phaseRange, ROUTE_EDGE } from './analysis-views';
+import { concurrency, median, spanMs, tree } from './trace-shape';
 
 /**
  * Jaeger's HotROD (a real client nobody here wrote) sending OTLP to the real `tailscope serve`,
@@ -75,32 +70,6 @@ interface Phase {
 }
 
 let harness: Harness | undefined;
-
-/** The phase's [from, to) in epoch ms, from its traces' spans (ms rounded outwards). */
-function phaseRange(p?: Phase): string {
-  const spans = (p?.traces ?? []).flatMap((t) => t.spans);
-  const lo = spans.reduce((m, s) => (startNs(s) < m ? startNs(s) : m), 2n ** 62n);
-  const hi = spans.reduce((m, s) => (endNs(s) > m ? endNs(s) : m), 0n);
-  return `from=${lo / 1_000_000n}&to=${hi / 1_000_000n + 1n}`;
-}
-
-/** GETs a JSON path of Tailscope's API from inside the namespace. */
-async function getJson<T>(path: string): Promise<T> {
-  const [res] = (await harness?.api([path])) ?? [];
-  expect(res?.status, `${path}: ${res?.body}`).toBe(200);
-  return JSON.parse(res?.body ?? 'null') as T;
-}
-
-const ROUTE_EDGE = {
-  parentService: 'frontend',
-  parentOperation: 'HTTP GET /dispatch',
-  leafService: 'route',
-  leafOperation: 'HTTP GET /route',
-};
-
-const edgeName = (
-  e: Pick<Edge, 'parentService' | 'parentOperation' | 'leafService' | 'leafOperation'>,
-) => `${e.parentService} ${e.parentOperation} -> ${e.leafService} ${e.leafOperation}`;
 
 async function runPhase(h: Harness, workers?: number): Promise<Phase> {
   const hotrod = h.startHotrod(workers);
@@ -259,21 +228,17 @@ describe.skipIf(skip !== undefined)(
     });
 
     it('/api/v1/edges finds the route pool of 3 through the wrappers, then parallel with -W 10', async () => {
-      const one = await getJson<EdgesResponse>(`/api/v1/edges?${phaseRange(phases.one)}`);
-      const two = await getJson<EdgesResponse>(`/api/v1/edges?${phaseRange(phases.two)}`);
+      const one = (await apiJson(
+        harness,
+        `/api/v1/edges?${phaseRange(phases.one?.traces ?? [])}`,
+      )) as EdgesResponse;
+      const two = (await apiJson(
+        harness,
+        `/api/v1/edges?${phaseRange(phases.two?.traces ?? [])}`,
+      )) as EdgesResponse;
       // What Tailscope shows for HotROD (docs/real-traces.md).
-      for (const [name, r] of [
-        ['phase 1', one],
-        ['phase 2', two],
-      ] as const)
-        console.log(
-          `${name} edges:\n${r.edges
-            .map(
-              (e) =>
-                `  ${edgeName(e)}: ${e.requests} requests, calls/request p50 ${e.callsPerRequest.p50} max ${e.callsPerRequest.max}, ${e.structure} ${JSON.stringify(e.structureShares)}, concurrency p50 ${e.concurrency.p50} max ${e.concurrency.max}${e.poolSize !== undefined ? `, pool ${e.poolSize}, queue wait p50 ${e.queueWaitMs?.p50.toFixed(1)} p95 ${e.queueWaitMs?.p95.toFixed(1)} ms` : ''}, call p50 ${e.callLatency.p50.toFixed(1)} ms, share of parent p50 ${e.shareOfParent.p50.toFixed(2)}, calls ${e.calls ?? 0} (behind wrappers ${e.wrappedCalls ?? 0})`,
-            )
-            .join('\n')}\n  duplicates ${r.duplicates}, skew ${JSON.stringify(r.skew)}`,
-        );
+      // What Tailscope shows for HotROD (docs/real-traces.md).
+      console.log(`phase 1 edges:\n${describeEdges(one)}\nphase 2 edges:\n${describeEdges(two)}`);
       const route1 = one.edges.find((e) => edgeName(e) === edgeName(ROUTE_EDGE));
       expect(route1).toMatchObject({
         requests: REQUESTS,
@@ -313,8 +278,14 @@ describe.skipIf(skip !== undefined)(
     });
 
     it('/api/v1/fanouts lists the route fan-out: width 10, a queueing pool, then parallel', async () => {
-      const one = await getJson<FanoutsResponse>(`/api/v1/fanouts?${phaseRange(phases.one)}`);
-      const two = await getJson<FanoutsResponse>(`/api/v1/fanouts?${phaseRange(phases.two)}`);
+      const one = (await apiJson(
+        harness,
+        `/api/v1/fanouts?${phaseRange(phases.one?.traces ?? [])}`,
+      )) as FanoutsResponse;
+      const two = (await apiJson(
+        harness,
+        `/api/v1/fanouts?${phaseRange(phases.two?.traces ?? [])}`,
+      )) as FanoutsResponse;
       for (const [name, r] of [
         ['phase 1', one],
         ['phase 2', two],
