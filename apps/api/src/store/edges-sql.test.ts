@@ -47,5 +47,8 @@ describe('calls and edges SQL builders', () => {
     await snap(skewSql(edgesInScope(scope, uncovered(scope))), 'edges-skew');
     await snap(duplicatesSql({ fromNs: FROM, toNs: TO }), 'edges-duplicates');
     await snap(storeEdgesSql({ fromNs: FROM, toNs: TO }, 17n), 'edges-store');
+    // A scope alone (the edges-ready signature) means live detection of all of it.
+    expect(edgesSql(scope)).toEqual(edgesSql(edgesInScope(scope, uncovered(scope))));
+    expect(skewSql(scope)).toEqual(skewSql(edgesInScope(scope, uncovered(scope))));
   });
 });

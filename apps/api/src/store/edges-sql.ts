@@ -102,13 +102,26 @@ export function liveEdgeCtes(s: EdgeScope): Cte[] {
 }
 
 /**
+ * The CTEs ending in `edges_in_scope`: as given (edges-stored.ts `edgesInScope`), or for a
+ * scope, live detection alone (the signature these builders had when tagged `edges-ready`).
+ */
+function inScopeCtes(source: readonly Cte[] | EdgeScope): readonly Cte[] {
+  if (Array.isArray(source)) return source as readonly Cte[];
+  return [
+    ...liveEdgeCtes(source as EdgeScope),
+    { name: 'edges_in_scope', body: raw(`\n  SELECT ${EDGE_COLUMNS} FROM live_edges`) },
+  ];
+}
+
+/**
  * GET /api/v1/edges over `edges_in_scope` (the last of `ctes`): per edge, requests, calls,
  * callsPerRequest (type-7 p50, max), structure counts, concurrency (p50, max), the lower median
  * concurrency of pool requests, call latency, queue wait of pool requests' calls and share of
  * the parent, quantiles type 7 (ms; shares 0..1). Ordered by requests (descending), then
  * names. edge-summary.ts picks the structure.
  */
-export function edgesSql(ctes: readonly Cte[]): Sql {
+export function edgesSql(source: readonly Cte[] | EdgeScope): Sql {
+  const ctes = inScopeCtes(source);
   const q = (combinator = ''): Sql =>
     raw(`quantilesExactInclusive${combinator}(0.5, 0.95, 0.99, 0.999)`);
   const main = sql`SELECT parentService, parentOperation, leafService, leafOperation,
@@ -139,9 +152,9 @@ SETTINGS ${JOIN_SETTINGS}`;
  * Calls whose SERVER answers lay outside them, per (clientHost, serverHost), over the requests
  * of `edges_in_scope` (the last of `ctes`).
  */
-export function skewSql(ctes: readonly Cte[]): Sql {
+export function skewSql(source: readonly Cte[] | EdgeScope): Sql {
   return withCtes(
-    ctes,
+    inScopeCtes(source),
     sql`SELECT pair.1 AS clientHost, pair.2 AS serverHost, toUInt32(count()) AS calls, max(pair.3) / 1e6 AS maxMs
 FROM edges_in_scope
 ARRAY JOIN skewed AS pair
