@@ -55,8 +55,14 @@ describe('analysis API', () => {
         'table1',
         'amplification',
         'curve',
+        'structure',
+        'concurrency',
+        // Pools also carry their pool size and queue waits (issue #12).
+        ...((first.structure as unknown) === 'pool' ? ['poolSize', 'queueWaitMs'] : []),
       ].sort(),
     );
+    expect(['parallel', 'pool']).toContain(first.structure);
+    expect(Object.keys(first.concurrency ?? {}).sort()).toEqual(['max', 'p50']);
     expect(Object.keys(first.width ?? {}).sort()).toEqual(['max', 'p50']);
     expect(Object.keys(first.table1 ?? {}).sort()).toEqual([
       'allLeaves',

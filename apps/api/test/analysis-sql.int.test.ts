@@ -2,6 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   amplification,
   detectFanouts,
+  lowerMedian,
+  quantileInclusive,
+  queuedStragglers,
+  queuedTail,
+  sortAscending,
   fanoutPickHashes,
   fanoutTimes,
   hostWindowStats,
@@ -106,7 +111,7 @@ describe('fan-out SQL pushdown equals the TypeScript reference', () => {
           ).toBe(0);
         });
       }
-      it('keeps only calls that overlap a sibling (closed intervals; zero-length calls at one instant overlap)', async () => {
+      it('keeps every call of a request once two overlap; touching calls do not (half-open)', async () => {
         const loaded = await loadLeafCalls(
           store,
           { fromNs: FROM, toNs: TO, leafService: 'chain', leafOperation: 'op' },
@@ -114,14 +119,15 @@ describe('fan-out SQL pushdown equals the TypeScript reference', () => {
         );
         expect(loaded.calls.traceIds).toEqual(['c'.repeat(32)]);
         const rows = Array.from(loaded.calls.startMs, (s, i) => [s, loaded.calls.durationMs[i]]);
-        // A [0,10] is alone; B [20,30] meets C [25,40]; D [50,50] and E [50,50] meet each other;
-        // F [40,45] touches C's end (closed intervals).
+        // B [20,30) overlaps C [25,40): 2 in flight, so all 6 calls are a pool fan-out. Trace d's
+        // calls only touch (ms-truncated loop) or are zero-length at one instant: sequential.
         expect(rows).toEqual([
           [0, 10],
-          [5, 15],
-          [20, 5],
-          [30, 0],
-          [30, 0],
+          [20, 10],
+          [25, 15],
+          [40, 5],
+          [50, 0],
+          [50, 0],
         ]);
       });
 
@@ -211,6 +217,18 @@ describe('fan-out SQL pushdown equals the TypeScript reference', () => {
           expect(row.calls).toBe(ref.calls.durationMs.length);
           expect(row.callsAtMost).toBe(Math.round(amp.singleCallCdf * row.calls));
           expect(row.widths).toEqual(hist);
+          // Structure: counts, concurrency, pool size, queue waits and queued tail stragglers.
+          const kinds = ref.structures.map((x) => x.structure);
+          expect(row.parallelFanouts).toBe(kinds.filter((k) => k === 'parallel').length);
+          expect(row.poolFanouts).toBe(kinds.filter((k) => k === 'pool').length);
+          const k = ref.structures.map((x) => x.concurrency);
+          expect(row.concurrencyMax).toBe(Math.max(...k));
+          expect(row.concurrencyP50).toBe(quantileInclusive(sortAscending(k), 0.5));
+          const pools = ref.structures.filter((x) => x.structure === 'pool');
+          expect(row.poolSize).toBe(lowerMedian(pools.map((x) => x.concurrency)));
+          const tail = queuedTail(queuedStragglers(ref.calls), times.allLeavesMs, row.thresholdMs);
+          expect(row.queuedTailFanouts).toBe(tail.queued);
+          expect(amp.tailFanouts).toBe(tail.tail);
         }
       });
 
@@ -362,8 +380,28 @@ function chain(): SpanRecord[] {
     ['D', 50, 50],
     ['E', 50, 50],
   ];
+  const touching: [string, number, number][] = [
+    ['1', 0, 10],
+    ['2', 10, 20],
+    ['3', 20, 20],
+    ['4', 20, 20],
+    ['5', 20, 30],
+  ];
+  const loop: SpanRecord = { ...parent, traceId: 'd'.repeat(32) };
   return [
     parent,
+    loop,
+    ...touching.map(([id, a, b]): SpanRecord => ({
+      ...loop,
+      spanId: id.repeat(16),
+      parentSpanId: loop.spanId,
+      kind: 'Server',
+      service: 'chain',
+      name: 'op',
+      startNs: base + ms(a),
+      durationNs: ms(b - a),
+      resource: { 'host.name': `h${id}` },
+    })),
     ...calls.map(([id, a, b]): SpanRecord => ({
       traceId: parent.traceId,
       spanId: id.repeat(16),

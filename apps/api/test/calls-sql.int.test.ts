@@ -12,6 +12,7 @@ import {
 import type { Store } from '../src/store';
 import { callCtes } from '../src/store/calls-sql';
 import { selectDuplicates, selectEdges, selectSkew } from '../src/store/edges';
+import { cacheCovers, materializeFanouts } from '../src/store/fanouts';
 import { withCtes } from '../src/store/fanouts-sql';
 import { sql } from '../src/store/sql';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';
@@ -112,42 +113,60 @@ describe('calls and edges SQL equal the TypeScript reference', () => {
     expect(got).toEqual(calls.map(callRow).sort());
   });
 
-  it('aggregates every edge as the reference does', async () => {
-    const got = await selectEdges(store, { fromNs: FROM, toNs: TO });
-    const want = summarizeEdges(groupRequestEdges(calls), { fromNs: FROM, toNs: TO });
-    expect(got.map((e) => [e.parentOperation, e.leafOperation, e.requests])).toEqual(
-      want.map((e) => [e.parentOperation, e.leafOperation, e.requests]),
-    );
-    for (const [i, w] of want.entries()) {
-      const g = got[i];
-      expect(g).toBeDefined();
-      if (!g) continue;
-      const { callLatency, shareOfParent, queueWaitMs, ...rest } = w;
-      const { callLatency: gl, shareOfParent: gs, queueWaitMs: gq, ...grest } = g;
-      expect(grest).toEqual(rest);
-      for (const [a, b] of [
-        [gl, callLatency],
-        [gs, shareOfParent],
-        [gq, queueWaitMs],
-      ] as const) {
-        expect(a === undefined).toBe(b === undefined);
-        if (!a || !b) continue;
-        for (const k of ['p50', 'p95', 'p99', 'p999'] as const) expect(a[k]).toBeCloseTo(b[k], 9);
+  for (const cache of [false, true])
+    it(`aggregates every edge as the reference does (${cache ? 'stored' : 'live'})`, async () => {
+      if (cache) {
+        const built = await materializeFanouts(store, {
+          fromNs: FROM,
+          toNs: TO,
+          nowNs: TO + 10n ** 12n,
+        });
+        expect(built.chunks).toBeGreaterThan(0);
+        expect(await cacheCovers(store, { fromNs: FROM, toNs: TO })).toBe(true);
       }
-    }
-    const route = want.find(
-      (e) => e.leafService === 'route' && e.parentOperation === 'HTTP GET /dispatch',
-    );
-    expect(route?.structure).toBeDefined();
-  });
+      const got = await selectEdges(store, { fromNs: FROM, toNs: TO }, { cache });
+      const want = summarizeEdges(groupRequestEdges(calls), { fromNs: FROM, toNs: TO });
+      expect(got.map((e) => [e.parentOperation, e.leafOperation, e.requests])).toEqual(
+        want.map((e) => [e.parentOperation, e.leafOperation, e.requests]),
+      );
+      for (const [i, w] of want.entries()) {
+        const g = got[i];
+        expect(g).toBeDefined();
+        if (!g) continue;
+        const { callLatency, shareOfParent, queueWaitMs, ...rest } = w;
+        const { callLatency: gl, shareOfParent: gs, queueWaitMs: gq, ...grest } = g;
+        expect(grest).toEqual(rest);
+        for (const [a, b] of [
+          [gl, callLatency],
+          [gs, shareOfParent],
+          [gq, queueWaitMs],
+        ] as const) {
+          expect(a === undefined).toBe(b === undefined);
+          if (!a || !b) continue;
+          for (const k of ['p50', 'p95', 'p99', 'p999'] as const) expect(a[k]).toBeCloseTo(b[k], 9);
+        }
+      }
+      const route = want.find(
+        (e) => e.leafService === 'route' && e.parentOperation === 'HTTP GET /dispatch',
+      );
+      expect(route?.structure).toBeDefined();
+    });
 
   it('counts duplicates and skew pairs as the reference does', async () => {
     const inRange = spans.filter((s) => s.startNs >= FROM && s.startNs < TO);
     expect(await selectDuplicates(store, { fromNs: FROM, toNs: TO })).toBe(
       dedupeSpans(inRange).duplicates,
     );
-    const want = skewPairs(calls.filter((c) => c.startNs >= FROM && c.startNs < TO));
+    // Skew of the calls of the requests in range (first call's start in [from, to)).
+    const want = skewPairs(
+      groupRequestEdges(calls)
+        .filter((e) => e.firstStartNs >= FROM && e.firstStartNs < TO)
+        .flatMap((e) => e.calls),
+    );
     expect(want.length).toBeGreaterThan(0);
+    expect(await selectSkew(store, { fromNs: FROM, toNs: TO }, { cache: false })).toEqual(
+      await selectSkew(store, { fromNs: FROM, toNs: TO }),
+    );
     const got = await selectSkew(store, { fromNs: FROM, toNs: TO });
     expect(got.map((p) => [p.clientHost, p.serverHost, p.calls])).toEqual(
       want.map((p) => [p.clientHost, p.serverHost, p.calls]),

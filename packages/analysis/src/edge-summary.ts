@@ -26,6 +26,8 @@ export interface EdgeSummary {
   leafOperation: string;
   requests: number;
   calls: number;
+  /** Calls found behind at least one wrapper span. */
+  wrappedCalls: number;
   callsPerRequest: { p50: number; max: number };
   structure: Structure;
   structureShares: Record<Structure, number>;
@@ -75,6 +77,7 @@ function summarizeOne(edges: readonly RequestEdge[]): EdgeSummary {
     leafOperation: first.leafOperation,
     requests: edges.length,
     calls: n.reduce((a, b) => a + b, 0),
+    wrappedCalls: edges.reduce((a, e) => a + e.calls.filter((c) => c.wrappers > 0).length, 0),
     callsPerRequest: { p50: quantileInclusive(sortAscending(n), 0.5), max: Math.max(...n) },
     structure,
     structureShares: {

@@ -42,6 +42,9 @@ export const Edge = Type.Object({
   calls: Type.Optional(
     Type.Integer({ description: 'Calls on this edge (duplicates counted once)' }),
   ),
+  wrappedCalls: Type.Optional(
+    Type.Integer({ description: 'Calls found behind at least one wrapper span' }),
+  ),
   callsPerRequest: Type.Object({ p50: Type.Number(), max: Type.Integer() }),
   structure: EdgeStructure,
   structureShares: Type.Optional(StructureShares),

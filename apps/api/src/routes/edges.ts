@@ -14,6 +14,7 @@ export function toApiEdge(e: EdgeSummary): Edge {
     leafOperation: e.leafOperation,
     requests: e.requests,
     calls: e.calls,
+    wrappedCalls: e.wrappedCalls,
     callsPerRequest: e.callsPerRequest,
     structure: e.structure,
     structureShares: e.structureShares,

@@ -2,13 +2,16 @@ import { FanoutsRoute, TIME_MAX_MS, TIME_MIN_MS, type Fanout } from '@tailscope/
 import {
   amplificationCurve,
   amplificationFromCounts,
+  fanoutVerdict,
   slowestShare,
   type Quantiles,
 } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
+import { selectEdges } from '../store/edges';
 import { selectFanoutOperations, type FanoutOperationRow } from '../store/fanouts';
+import { emptyFanoutsHint } from './empty-hint';
 import { selectStoredBounds, type Store } from '../store';
 
 const HOUR_MS = 3_600_000;
@@ -115,6 +118,11 @@ function toApiFanout(r: FanoutOperationRow): Fanout {
   const p95Leaves = asQ(r.p95Leaves);
   const allLeaves = asQ(r.allLeaves);
   const amp = amplificationFromCounts(r.thresholdMs, r.callsAtMost, r.calls, r.widths);
+  const structure = r.poolFanouts > r.parallelFanouts ? 'pool' : 'parallel';
+  const verdict = fanoutVerdict(amp.verdict, structure, {
+    tail: amp.tailFanouts,
+    queued: r.queuedTailFanouts,
+  });
   return {
     parentService: r.parentService,
     parentOperation: r.parentOperation,
@@ -128,8 +136,13 @@ function toApiFanout(r: FanoutOperationRow): Fanout {
       allLeaves,
       slowest5pctShareOfP99: slowestShare(allLeaves.p99, p95Leaves.p99),
     },
-    amplification: amp,
+    amplification: { ...amp, verdict },
     curve: amplificationCurve(r.widths, amp.singleCallCdf),
+    structure,
+    concurrency: { p50: r.concurrencyP50, max: r.concurrencyMax },
+    ...(structure === 'pool'
+      ? { poolSize: r.poolSize, queueWaitMs: asQ(r.queueWaitMs.map((x) => x ?? NaN)) }
+      : {}),
   };
 }
 
@@ -148,6 +161,15 @@ export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
       },
       { thresholdMs: q.thresholdMs, seed: q.seed ?? 1 },
     );
-    return { from: range.fromMs, to: range.toMs, fanouts: rows.map(toApiFanout) };
+    const fanouts = rows.map(toApiFanout);
+    if (fanouts.length > 0) return { from: range.fromMs, to: range.toMs, fanouts };
+    // None: say why, from the edges of the same range and services.
+    const edges = await selectEdges(ctx.store, {
+      fromNs: range.fromNs,
+      toNs: range.toNs,
+      parentService: q.parentService,
+      leafService: q.leafService,
+    });
+    return { from: range.fromMs, to: range.toMs, fanouts, ...emptyFanoutsHint(edges) };
   });
 }

@@ -16,8 +16,9 @@ import {
   UNKNOWN_HOST,
   UNKNOWN_MODE,
 } from '@tailscope/analysis';
-import { hostOf, inWindow, type Cte } from './fanouts-sql';
+import { hostOf, inWindow, type Cte } from './sql-ctes';
 import { join, raw, sql, type Sql } from './sql';
+import { TRACES } from './tables';
 
 /**
  * Calls as pure SQL builders over `otel_traces` (DESIGN.md "Definitions": Call; issue #12): the
@@ -61,7 +62,10 @@ const anySet = (keys: readonly string[]): Sql =>
     ' OR ',
   );
 
-/** The client-attribute test of conventions.ts as one boolean expression. */
+/**
+ * The client-attribute test of conventions.ts as one boolean expression (evaluated for INTERNAL
+ * spans only: `AND` short-circuits, and map lookups are most of the scan's cost).
+ */
 function clientAttributes(): Sql {
   return sql`((${anySet(HTTP_METHOD_KEYS)}) AND (${anySet(HTTP_TARGET_KEYS)})) OR ${anySet(CALL_SYSTEM_KEYS)} OR SpanAttributes[${PEER_SERVICE_KEY}] != ''`;
 }
@@ -81,15 +85,15 @@ function spans(s: CallScope, attributeKeys: readonly string[]): Sql {
     toUInt8(multiIf(SpanKind IN (${list(SERVER_KINDS)}), ${KIND.server}, SpanKind IN (${list(CONSUMER_KINDS)}), ${KIND.consumer},
       SpanKind IN (${list(CLIENT_KINDS)}), ${KIND.client}, SpanKind IN (${list(PRODUCER_KINDS)}), ${KIND.producer},
       SpanKind IN (${list(INTERNAL_KINDS)}), ${KIND.internal}, 0)) AS kind,
-    ${clientAttributes()} AS clientAttrs,
-    kind IN (${KIND.client}, ${KIND.producer}) OR (kind = ${KIND.internal} AND clientAttrs) AS isCallSpan,
+    kind = ${KIND.internal} AND (${clientAttributes()}) AS clientAttrs,
+    kind IN (${KIND.client}, ${KIND.producer}) OR clientAttrs AS isCallSpan,
     ServiceName AS service, SpanName AS name,
     toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
     ${hostOf('ResourceAttributes')} AS host,
     ResourceAttributes[${SHARING_MODE_KEY}] AS mode,
-    SpanAttributes[${PEER_SERVICE_KEY}] AS peerService,
-    SpanAttributes[${SERVER_ADDRESS_KEY}] AS serverAddress${join(attrs, '')}
-  FROM otel_traces
+    if(isCallSpan, SpanAttributes[${PEER_SERVICE_KEY}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[${SERVER_ADDRESS_KEY}], '') AS serverAddress${join(attrs, '')}
+  FROM ${TRACES}
   WHERE ${inWindow(s.fromNs - EDGE_SLACK_NS, s.toNs + EDGE_SLACK_NS)}
   LIMIT 1 BY key`;
 }
@@ -123,7 +127,7 @@ function hops(attributeKeys: readonly string[]): Sql {
   const alias = (i: number): string => `w${i}`;
   const joins = Array.from({ length: n }, (_, i) => {
     const on = i === 0 ? 'c.parentKey' : `${alias(i - 1)}.upKey`;
-    return `\n  LEFT JOIN ts_wrappers AS ${alias(i)} ON ${on} = ${alias(i)}.key`;
+    return `\n  ANY LEFT JOIN ts_wrappers AS ${alias(i)} ON ${on} = ${alias(i)}.key`;
   }).join('');
   // From the deepest hop back: the first wrapper chain that stops gives the caller.
   let callerKey = 'c.parentKey';
@@ -176,8 +180,8 @@ function calls(attributeKeys: readonly string[]): Sql {
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
     h.wrappers AS wrappers${join(attrs, '')}
   FROM ts_hops AS h
-  LEFT JOIN ts_answers AS a ON h.key = a.key
-  LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
   WHERE h.isCallSpan OR h.kind = ${KIND.server} OR (p.key != 0 AND p.service != h.service)`;
 }
 
@@ -190,8 +194,8 @@ function calls(attributeKeys: readonly string[]): Sql {
  */
 export function callCtes(scope: CallScope, attributeKeys: readonly string[] = []): Cte[] {
   return [
-    { name: 'ts_spans', body: spans(scope, attributeKeys) },
-    { name: 'ts_wrappers', body: WRAPPERS },
+    { name: 'ts_spans', body: spans(scope, attributeKeys), materialize: true },
+    { name: 'ts_wrappers', body: WRAPPERS, materialize: true },
     { name: 'ts_answers', body: answers(attributeKeys) },
     { name: 'ts_hops', body: hops(attributeKeys) },
     { name: 'calls', body: calls(attributeKeys) },

@@ -5,6 +5,7 @@ import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
 import type { Sql } from './sql';
 import { checkIdent } from './ddl';
 import { TRACES_PARAM, TRACE_ID_TS_PARAM } from './tables';
+import { forEngine } from './sql-ctes';
 import {
   budgetKindOf,
   budgetSettings,
@@ -55,6 +56,11 @@ export interface Store {
   readonly database: string;
   readonly cluster: string | undefined;
   readonly embedded: ChdbConnection | undefined;
+  /**
+   * The engine computes CTEs marked MATERIALIZE once (sql-ctes.ts): the embedded engine (its
+   * ClickHouse has `enable_materialized_cte`); servers run the marks as plain CTEs.
+   */
+  readonly materializedCtes: boolean;
   readonly description: string;
   /** The limits every query and command here runs with; over them: QueryBudgetError. */
   readonly budget: QueryBudget;
@@ -110,7 +116,12 @@ export function openStore(opts: StoreOptions): Store {
     // bundles its own copy of the same declarations; the shapes match, the nominal types do not.
     client = createClient({
       connection: embedded as unknown as NonNullable<ClientConnection>,
-      clickhouse_settings,
+      // Not in the client's typed settings yet (ClickHouse 26): the engine computes each
+      // CTE marked MATERIALIZE once (sql-ctes.ts).
+      clickhouse_settings: {
+        ...clickhouse_settings,
+        ...({ enable_materialized_cte: 1 } as Record<string, number>),
+      },
     });
     description = `embedded ClickHouse (chDB) at ${path}${database !== 'default' ? ` database ${database}` : ''}`;
   }
@@ -144,6 +155,7 @@ export function openStore(opts: StoreOptions): Store {
     database,
     cluster: opts.url ? opts.cluster : undefined,
     embedded,
+    materializedCtes: embedded !== undefined,
     description,
     budget,
     tracesTable,
@@ -154,7 +166,7 @@ export function openStore(opts: StoreOptions): Store {
       return withinBudget(budget, () =>
         drain(async () => {
           const rs = await client.query({
-            query: q.text,
+            query: forEngine(q.text, embedded !== undefined),
             query_params: { ...q.params, ...tableParams(q.text) },
             format: 'JSONEachRow',
           });
@@ -166,7 +178,7 @@ export function openStore(opts: StoreOptions): Store {
       return withinBudget(budget, () =>
         drain(async () => {
           await client.command({
-            query: q.text,
+            query: forEngine(q.text, embedded !== undefined),
             query_params: { ...q.params, ...tableParams(q.text) },
           });
         }),

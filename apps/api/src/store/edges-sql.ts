@@ -1,7 +1,8 @@
 import { SEND_JITTER_NS } from '@tailscope/analysis';
 import { callCtes, type CallScope } from './calls-sql';
-import { inWindow, JOIN_SETTINGS, ns, withCtes, type Cte } from './fanouts-sql';
+import { inWindow, JOIN_SETTINGS, ns, withCtes, type Cte } from './sql-ctes';
 import { join, raw, sql, type Sql } from './sql';
+import { TRACES } from './tables';
 
 /**
  * The structure of repeated calls per request and edge, and the `/api/v1/edges` aggregate, as
@@ -30,7 +31,9 @@ const keysOf = (c: CallFields): readonly string[] => (c === 'timing' ? [] : c.at
  * parentService, parentOperation, leafService, leafOperation, keptCalls (tuples sorted by
  * (startNs, durationNs, ...)), width (calls), fanoutStartNs, lastEndNs, concurrency (most in
  * flight on half-open intervals: a sweep where ends sort before starts), structure
- * ('single' | 'sequential' | 'parallel' | 'pool', structure.ts), callerDurationNs.
+ * ('single' | 'sequential' | 'parallel' | 'pool', structure.ts), callerDurationNs, wrappedCalls
+ * (calls found behind at least one wrapper), skewed ((clientHost, serverHost, skewNs) of the
+ * calls whose SERVER answers lay outside them).
  */
 function requestEdges(s: EdgeScope, c: CallFields): Sql {
   const fields = raw(
@@ -54,6 +57,8 @@ function requestEdges(s: EdgeScope, c: CallFields): Sql {
     any(callerService) AS parentService, any(callerOperation) AS parentOperation,
     any(callerDurationNs) AS callerDurationNs,
     arraySort(groupArray((${fields}))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
     toUInt32(length(keptCalls)) AS width,
     arrayMap(call -> call.1, keptCalls) AS starts,
     arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
@@ -74,17 +79,56 @@ export function requestEdgeCtes(s: EdgeScope, c: CallFields): Cte[] {
 }
 
 /**
- * GET /api/v1/edges: per edge, requests, calls, callsPerRequest (type-7 p50, max), structure
- * counts, concurrency (p50, max), the lower median concurrency of pool requests, call latency,
- * queue wait of pool requests' calls and share of the parent, quantiles type 7 (ms; shares
- * 0..1). Ordered by requests (descending), then names. edge-summary.ts picks the structure.
+ * `edges_in_scope` from live detection: parentService, parentOperation, leafService,
+ * leafOperation, width, concurrency, structure, durationsNs, waitsNs (each call's start minus
+ * the first start), spanNs (first start to last end), callerDurationNs, wrappedCalls, skewed:
+ * the columns the stored rows (edges-stored.ts) hold too.
  */
-export function edgesSql(s: EdgeScope): Sql {
+export const EDGE_COLUMNS =
+  'parentService, parentOperation, leafService, leafOperation, width, concurrency, structure, durationsNs, waitsNs, spanNs, callerDurationNs, wrappedCalls, skewed';
+
+export function liveEdgeCtes(s: EdgeScope): Cte[] {
+  return [
+    ...requestEdgeCtes(s, 'timing'),
+    {
+      name: 'live_edges',
+      body: raw(`
+  SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure,
+    arrayMap(call -> call.2, keptCalls) AS durationsNs,
+    arrayMap(call -> call.1 - fanoutStartNs, keptCalls) AS waitsNs,
+    lastEndNs - fanoutStartNs AS spanNs, callerDurationNs, wrappedCalls, skewed, fanoutStartNs
+  FROM request_edges`),
+    },
+  ];
+}
+
+/**
+ * The CTEs ending in `edges_in_scope`: as given (edges-stored.ts `edgesInScope`), or for a
+ * scope, live detection alone (the signature these builders had when tagged `edges-ready`).
+ */
+function inScopeCtes(source: readonly Cte[] | EdgeScope): readonly Cte[] {
+  if (Array.isArray(source)) return source as readonly Cte[];
+  return [
+    ...liveEdgeCtes(source as EdgeScope),
+    { name: 'edges_in_scope', body: raw(`\n  SELECT ${EDGE_COLUMNS} FROM live_edges`) },
+  ];
+}
+
+/**
+ * GET /api/v1/edges over `edges_in_scope` (the last of `ctes`): per edge, requests, calls,
+ * callsPerRequest (type-7 p50, max), structure counts, concurrency (p50, max), the lower median
+ * concurrency of pool requests, call latency, queue wait of pool requests' calls and share of
+ * the parent, quantiles type 7 (ms; shares 0..1). Ordered by requests (descending), then
+ * names. edge-summary.ts picks the structure.
+ */
+export function edgesSql(source: readonly Cte[] | EdgeScope): Sql {
+  const ctes = inScopeCtes(source);
   const q = (combinator = ''): Sql =>
     raw(`quantilesExactInclusive${combinator}(0.5, 0.95, 0.99, 0.999)`);
   const main = sql`SELECT parentService, parentOperation, leafService, leafOperation,
   toUInt32(count()) AS requests,
   toUInt32(sum(width)) AS calls,
+  toUInt32(sum(wrappedCalls)) AS wrappedCalls,
   quantileExactInclusive(0.5)(width) AS callsP50,
   toUInt32(max(width)) AS callsMax,
   toUInt32(countIf(structure = 'parallel')) AS parallelRequests,
@@ -95,32 +139,35 @@ export function edgesSql(s: EdgeScope): Sql {
   toUInt32(max(concurrency)) AS concurrencyMax,
   arraySort(groupArrayIf(concurrency, structure = 'pool')) AS poolConcurrency,
   toUInt32(poolConcurrency[intDiv(length(poolConcurrency) + 1, 2)]) AS poolSize,
-  ${q('Array')}(arrayMap(call -> toFloat64(call.2) / 1e6, keptCalls)) AS callLatency,
-  ${q('Array')}(if(structure = 'pool', arrayMap(call -> toFloat64(call.1 - fanoutStartNs) / 1e6, keptCalls), CAST([], 'Array(Float64)'))) AS queueWaitMs,
-  ${q('If')}(toFloat64(lastEndNs - fanoutStartNs) / toFloat64(callerDurationNs), callerDurationNs > 0) AS shareOfParent
-FROM request_edges
+  ${q('Array')}(arrayMap(d -> toFloat64(d) / 1e6, durationsNs)) AS callLatency,
+  ${q('Array')}(if(structure = 'pool', arrayMap(w -> toFloat64(w) / 1e6, waitsNs), CAST([], 'Array(Float64)'))) AS queueWaitMs,
+  ${q('If')}(toFloat64(spanNs) / toFloat64(callerDurationNs), callerDurationNs > 0) AS shareOfParent
+FROM edges_in_scope
 GROUP BY parentService, parentOperation, leafService, leafOperation
 ORDER BY requests DESC, parentService, parentOperation, leafService, leafOperation
 SETTINGS ${JOIN_SETTINGS}`;
-  return withCtes(requestEdgeCtes(s, 'timing'), main);
+  return withCtes(ctes, main);
+}
+
+/**
+ * Calls whose SERVER answers lay outside them, per (clientHost, serverHost), over the requests
+ * of `edges_in_scope` (the last of `ctes`).
+ */
+export function skewSql(source: readonly Cte[] | EdgeScope): Sql {
+  return withCtes(
+    inScopeCtes(source),
+    sql`SELECT pair.1 AS clientHost, pair.2 AS serverHost, toUInt32(count()) AS calls, max(pair.3) / 1e6 AS maxMs
+FROM edges_in_scope
+ARRAY JOIN skewed AS pair
+GROUP BY clientHost, serverHost
+ORDER BY clientHost, serverHost
+SETTINGS ${JOIN_SETTINGS}`,
+  );
 }
 
 /** Extra copies of spans in [fromNs, toNs): rows minus distinct (TraceId, SpanId). */
 export function duplicatesSql(s: CallScope): Sql {
   return sql`SELECT toUInt64(count() - uniqExact(cityHash64(TraceId, SpanId))) AS duplicates
-FROM otel_traces
+FROM ${TRACES}
 WHERE ${inWindow(s.fromNs, s.toNs)}`;
-}
-
-/** Calls whose SERVER answers lay outside them, per (clientHost, serverHost), calls in range. */
-export function skewSql(s: CallScope): Sql {
-  return withCtes(
-    callCtes(s),
-    sql`SELECT clientHost, host AS serverHost, toUInt32(count()) AS calls, max(skewNs) / 1e6 AS maxMs
-FROM calls
-WHERE skewNs > 0 AND startNs >= ${ns(s.fromNs)} AND startNs < ${ns(s.toNs)}
-GROUP BY clientHost, serverHost
-ORDER BY clientHost, serverHost
-SETTINGS ${JOIN_SETTINGS}`,
-  );
 }

@@ -1,11 +1,15 @@
 import { dominantStructure, type EdgeSummary, type SkewPairCount } from '@tailscope/analysis';
 import type { Store } from './client';
 import { duplicatesSql, edgesSql, skewSql, type EdgeScope } from './edges-sql';
+import { edgesInScope } from './edges-stored';
+import { coverage } from './fanouts-cache';
+import { uncovered } from './fanouts-stored';
 
 /**
  * `/api/v1/edges` from the store: every caller -> callee edge with the structure of its
- * repeated calls (edgesSql, one query), the duplicates and the clock skew of the range. Always
- * detected live from `otel_traces` (there is no stored copy of edges yet).
+ * repeated calls (edgesSql, one query), the duplicates and the clock skew of the range. Request
+ * edges of closed chunks come from `tailscope_edges` (built with the stored fan-outs, same
+ * coverage rules: fanouts-cache.ts), the rest is detected live.
  */
 
 interface EdgeRow {
@@ -15,6 +19,7 @@ interface EdgeRow {
   leafOperation: string;
   requests: number;
   calls: number;
+  wrappedCalls: number;
   callsP50: number;
   callsMax: number;
   parallelRequests: number;
@@ -53,6 +58,7 @@ function toSummary(r: EdgeRow): EdgeSummary {
     leafOperation: r.leafOperation,
     requests: r.requests,
     calls: r.calls,
+    wrappedCalls: r.wrappedCalls,
     callsPerRequest: { p50: r.callsP50, max: r.callsMax },
     structure,
     structureShares: {
@@ -73,8 +79,13 @@ function toSummary(r: EdgeRow): EdgeSummary {
 }
 
 /** Every edge whose requests start in scope (edge-summary.ts defines the fields). */
-export async function selectEdges(store: Store, scope: EdgeScope): Promise<EdgeSummary[]> {
-  const rows = await store.query<EdgeRow>(edgesSql(scope));
+export async function selectEdges(
+  store: Store,
+  scope: EdgeScope,
+  opts: { cache?: boolean } = {},
+): Promise<EdgeSummary[]> {
+  const cov = (opts.cache ?? true) ? await coverage(store, scope) : uncovered(scope);
+  const rows = await store.query<EdgeRow>(edgesSql(edgesInScope(scope, cov)));
   return rows.map(toSummary);
 }
 
@@ -87,10 +98,12 @@ export async function selectDuplicates(
   return Number(rows[0]?.duplicates ?? 0);
 }
 
-/** Calls whose SERVER answers lay outside them, per host pair, calls starting in range. */
+/** Calls whose SERVER answers lay outside them, per host pair, of the requests in range. */
 export async function selectSkew(
   store: Store,
   scope: { fromNs: bigint; toNs: bigint },
+  opts: { cache?: boolean } = {},
 ): Promise<SkewPairCount[]> {
-  return store.query<SkewPairCount>(skewSql(scope));
+  const cov = (opts.cache ?? true) ? await coverage(store, scope) : uncovered(scope);
+  return store.query<SkewPairCount>(skewSql(edgesInScope(scope, cov)));
 }

@@ -1,13 +1,15 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
 import type { Store } from './client';
-import { CHUNK_NS, CHUNKS_TABLE, FANOUTS_TABLE } from './fanouts-tables';
+import { storeEdgesSql } from './edges-stored';
+import { CHUNK_NS, CHUNKS_TABLE, EDGES_TABLE, FANOUTS_TABLE } from './fanouts-tables';
 import { inWindow, ns, type FanoutScope } from './fanouts-sql';
 import { storeFanoutsSql, type Coverage } from './fanouts-stored';
 import { join, param, raw, sql } from './sql';
 import { TRACES } from './tables';
 
 /**
- * A materialized copy of detected fan-outs, one row per fan-out (table `tailscope_fanouts`), so
+ * A materialized copy of detected fan-outs, one row per fan-out (table `tailscope_fanouts`), and
+ * of request edges (`tailscope_edges`, edges-stored.ts: same chunks and versions), so
  * queries over ranges already detected read ~50 bytes per call of compact arrays instead of
  * pairing CLIENT and SERVER spans again (the join over 10M spans is several CPU-seconds).
  *
@@ -161,16 +163,17 @@ export async function materializeFanouts(
       run.map((c) => recorded.get(c)?.version ?? 0n),
     );
     const v = param(version.toString(), 'UInt64');
-    await store.command(
-      storeFanoutsSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
-    );
+    const chunkRange = { fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS };
+    await store.command(storeFanoutsSql(chunkRange, version));
+    await store.command(storeEdgesSql(chunkRange, version));
     const values = run.map(
       (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
     );
     await store.command(
       sql`INSERT INTO ${raw(CHUNKS_TABLE)} (chunk, spans, version) VALUES ${join(values, ', ')}`,
     );
-    await store.command(sql`DELETE FROM ${raw(FANOUTS_TABLE)}
+    for (const table of [FANOUTS_TABLE, EDGES_TABLE])
+      await store.command(sql`DELETE FROM ${raw(table)}
       WHERE chunk >= ${ns(first)} AND chunk <= ${ns(last)} AND version < ${v}`);
     built += run.length;
   }

@@ -12,6 +12,7 @@ import { coverage } from './fanouts-cache';
 import { readLeafRow, type LeafRow } from './fanouts-binary';
 import { fanoutArrays } from './fanouts-queries';
 import { hostOf, inWindow, JOIN_SETTINGS, ns, withCtes, type FanoutScope } from './fanouts-sql';
+import { forEngine } from './sql-ctes';
 import { uncovered, type Coverage } from './fanouts-stored';
 import { join, raw, sql, type Sql } from './sql';
 import { TRACES } from './tables';
@@ -208,7 +209,7 @@ function cmp(a: string, b: string): number {
 /** Runs a query and returns its RowBinary body as bytes (works over HTTP and with chDB). */
 async function execBytes(store: Store, q: Sql): Promise<Buffer> {
   const rs = await store.client.exec({
-    query: `${q.text}\nFORMAT RowBinary`,
+    query: `${forEngine(q.text, store.materializedCtes)}\nFORMAT RowBinary`,
     query_params: store.params(q),
   });
   const chunks: Buffer[] = [];

@@ -53,7 +53,7 @@ function namedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
     cov,
     storedNamedFanouts,
     (s) => liveNamedFanoutCtes(s, 'timing'),
-    'leafService, leafOperation, parentService, parentOperation, traceId, parentSpanId, width, fanoutStartNs, keptCalls',
+    'leafService, leafOperation, parentService, parentOperation, traceId, parentSpanId, width, fanoutStartNs, keptCalls, concurrency, structure',
   );
 }
 
@@ -112,7 +112,10 @@ export function fanoutArrays(
  * Every fan-out operation in scope with Table 1 quantiles (type 7, ClickHouse
  * quantileExactInclusive), the single-call p99 (or `thresholdMs`), F(t) counts and the width
  * histogram with tail counts, ordered by requests (descending). `seed` picks the random leaf
- * (murmurHash3_32 of `${seed}:${traceId}:${parentSpanId}`, as `fanoutPickHashes`).
+ * (murmurHash3_32 of `${seed}:${traceId}:${parentSpanId}`, as `fanoutPickHashes`). Also
+ * structure counts, concurrency, pool size (lower median concurrency of pool fan-outs), queue
+ * wait of pool fan-outs' calls, and the tail fan-outs whose straggler (the first call with the
+ * latest finishing time) waited longer than it ran (`queuedTailFanouts`; analysis queueing.ts).
  */
 export function fanoutOperationsSql(
   scope: FanoutScope,
@@ -131,7 +134,11 @@ export function fanoutOperationsSql(
     arrayMap(call -> toFloat64(call.2) / 1e6, keptCalls) AS callDurationsMs,
     finishesMs[intDiv(toUInt64(murmurHash3_32(concat(toString(${param(opts.seed, 'UInt32')}), ':', traceId, ':', parentSpanId))) * width, 4294967296) + 1] AS oneLeafMs,
     finishesMs[intDiv(95 * width + 99, 100)] AS p95LeavesMs,
-    finishesMs[width] AS allLeavesMs
+    finishesMs[width] AS allLeavesMs,
+    structure, concurrency,
+    arrayMap(call -> toFloat64(call.1 - fanoutStartNs) / 1e6, keptCalls) AS waitsMs,
+    indexOf(arrayMap((w, d) -> w + d, waitsMs, callDurationsMs), allLeavesMs) AS stragglerIndex,
+    waitsMs[stragglerIndex] > callDurationsMs[stragglerIndex] AS stragglerQueued
   FROM fanouts_in_scope`;
   const perOperation = sql`
   SELECT parentService, parentOperation, leafService, leafOperation,
@@ -143,13 +150,23 @@ export function fanoutOperationsSql(
     quantilesExactInclusive(0.5, 0.95, 0.99, 0.999)(allLeavesMs) AS allLeaves,
     quantileExactInclusiveArray(0.99)(callDurationsMs) AS callP99,
     groupArrayArray(callDurationsMs) AS allCallDurationsMs,
-    groupArray((toUInt32(width), allLeavesMs)) AS widthAndAllLeaves
+    groupArray((toUInt32(width), allLeavesMs)) AS widthAndAllLeaves,
+    toUInt32(countIf(structure = 'parallel')) AS parallelFanouts,
+    toUInt32(countIf(structure = 'pool')) AS poolFanouts,
+    quantileExactInclusive(0.5)(concurrency) AS concurrencyP50,
+    toUInt32(max(concurrency)) AS concurrencyMax,
+    arraySort(groupArrayIf(concurrency, structure = 'pool')) AS poolConcurrency,
+    quantilesExactInclusiveArrayIf(0.5, 0.95, 0.99, 0.999)(waitsMs, structure = 'pool') AS queueWaitMs,
+    groupArray((allLeavesMs, stragglerQueued)) AS allLeavesQueued
   FROM per_fanout${parentFilter}
   GROUP BY parentService, parentOperation, leafService, leafOperation`;
   // The width histogram: fan-outs sorted by width; the last index of each width gives the
   // count per width, and a running count of all-leaves times above the threshold the tail.
   const main = sql`SELECT parentService, parentOperation, leafService, leafOperation, requests, widthP50, widthMax,
   oneLeaf, p95Leaves, allLeaves, ${threshold} AS thresholdMs,
+  parallelFanouts, poolFanouts, concurrencyP50, concurrencyMax, queueWaitMs,
+  toUInt32(poolConcurrency[intDiv(length(poolConcurrency) + 1, 2)]) AS poolSize,
+  toUInt32(arrayCount(f -> f.1 > thresholdMs AND f.2, allLeavesQueued)) AS queuedTailFanouts,
   toUInt32(arrayCount(d -> d <= thresholdMs, allCallDurationsMs)) AS callsAtMost,
   toUInt32(length(allCallDurationsMs)) AS calls,
   arraySort(fanout -> fanout.1, widthAndAllLeaves) AS byWidth,

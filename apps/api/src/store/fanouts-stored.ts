@@ -29,7 +29,7 @@ export function storeFanoutsSql(scope: FanoutScope, version: bigint): Sql {
   const ctes = liveNamedFanoutCtes(scope, { attributeKeys: [] });
   return sql`
 INSERT INTO ${raw(FANOUTS_TABLE)} (chunk, version, s0, leafService, leafOperation, parentService, parentOperation,
-  fk, traceId, parentSpanId, n, startOffsetNs, durationNs, hosts, modes)
+  fk, traceId, parentSpanId, n, startOffsetNs, durationNs, hosts, modes, concurrency, structure)
 ${withCtes(
   ctes,
   sql`SELECT
@@ -41,7 +41,8 @@ ${withCtes(
   arrayMap(call -> call.1 - fanoutStartNs, keptCalls) AS startOffsetNs,
   arrayMap(call -> call.2, keptCalls) AS durationNs,
   arrayMap(call -> call.3, keptCalls) AS hosts,
-  arrayMap(call -> call.4, keptCalls) AS modes
+  arrayMap(call -> call.4, keptCalls) AS modes,
+  concurrency, structure
 FROM live_named_fanouts
 SETTINGS ${JOIN_SETTINGS}`,
 )}`;
@@ -74,7 +75,8 @@ const storedCalls = (placement: boolean): Sql =>
 
 /**
  * For the operations table: leafService, leafOperation, parentService, parentOperation,
- * traceId, parentSpanId, width, fanoutStartNs, keptCalls (startNs, durationNs).
+ * traceId, parentSpanId, width, fanoutStartNs, keptCalls (startNs, durationNs), concurrency,
+ * structure.
  */
 export function storedNamedFanouts(scope: FanoutScope, cov: Coverage): Sql {
   return storedRows(
@@ -82,7 +84,8 @@ export function storedNamedFanouts(scope: FanoutScope, cov: Coverage): Sql {
     cov,
     sql`toString(leafService) AS leafService, toString(leafOperation) AS leafOperation,
     toString(parentService) AS parentService, toString(parentOperation) AS parentOperation,
-    traceId, parentSpanId, n AS width, s0 AS fanoutStartNs, ${storedCalls(false)} AS keptCalls`,
+    traceId, parentSpanId, n AS width, s0 AS fanoutStartNs, ${storedCalls(false)} AS keptCalls,
+    concurrency, toString(structure) AS structure`,
   );
 }
 

@@ -35,6 +35,17 @@ export interface FanoutOperationRow {
   callsAtMost: number;
   calls: number;
   widths: WidthCount[];
+  /** Fan-outs that ran parallel / through a pool (structure.ts). */
+  parallelFanouts: number;
+  poolFanouts: number;
+  concurrencyP50: number;
+  concurrencyMax: number;
+  /** Lower median concurrency of the pool fan-outs (0 without any). */
+  poolSize: number;
+  /** Queue wait quantiles of the pool fan-outs' calls, ms (NaN/null without any). */
+  queueWaitMs: (number | null)[];
+  /** Tail fan-outs whose straggler waited longer than it ran (queueing.ts). */
+  queuedTailFanouts: number;
 }
 
 /**
@@ -73,6 +84,13 @@ export async function selectFanoutOperations(
     thresholdMs: r.thresholdMs,
     callsAtMost: r.callsAtMost,
     calls: r.calls,
+    parallelFanouts: r.parallelFanouts,
+    poolFanouts: r.poolFanouts,
+    concurrencyP50: r.concurrencyP50,
+    concurrencyMax: r.concurrencyMax,
+    poolSize: r.poolSize,
+    queueWaitMs: r.queueWaitMs,
+    queuedTailFanouts: r.queuedTailFanouts,
     widths: r.histogramWidths.map((width, i) => ({
       width,
       fanouts: r.histogramFanouts[i] ?? 0,

@@ -66,6 +66,7 @@ describe('otel_traces schema on the embedded engine', () => {
         )
       ).map((t) => t.name);
     expect(await ours()).toEqual([
+      'tailscope_edges',
       'tailscope_fanout_chunks',
       'tailscope_fanouts',
       'tailscope_ingest_batches',
@@ -74,6 +75,7 @@ describe('otel_traces schema on the embedded engine', () => {
     ]);
     // A store written before these tables were migrations: version 1 recorded, tables absent.
     for (const t of [
+      'tailscope_edges',
       'tailscope_fanout_chunks',
       'tailscope_fanouts',
       'tailscope_ingest_batches',
@@ -84,7 +86,7 @@ describe('otel_traces schema on the embedded engine', () => {
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(5);
+    expect(await ours()).toHaveLength(6);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

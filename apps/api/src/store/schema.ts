@@ -1,6 +1,6 @@
 import type { Store } from './client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
-import { fanoutCacheDdl } from './fanouts-tables';
+import { fanoutCacheDdl, fanoutStructureDdl } from './fanouts-tables';
 import { INGEST_BATCHES_TABLE } from './ingest-batches';
 import { sql } from './sql';
 import { typedAttributesDdl } from './typed-attributes';
@@ -117,6 +117,11 @@ export const MIGRATIONS: readonly Migration[] = [
     Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
 ) ENGINE = ${engine(ctx, 'MergeTree')} ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY`,
     ],
+  },
+  {
+    version: 5,
+    name: 'tailscope_fanouts: concurrency and structure; chunks detected again on calls',
+    statements: (ctx) => fanoutStructureDdl(ctx),
   },
 ];
 

@@ -1,7 +1,8 @@
-import type { Span, TraceResponse } from '@tailscope/contracts';
+import type { EdgesResponse, FanoutsResponse, Span, TraceResponse } from '@tailscope/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotrodSkipReason } from './hotrod-bin';
 import { dispatchTraceIds, startHarness, type Harness } from './hotrod-support';
+import { apiJson, describeEdges, edgeName, phaseRange, ROUTE_EDGE } from './analysis-views';
 import { concurrency, median, spanMs, tree } from './trace-shape';
 
 /**
@@ -224,6 +225,99 @@ describe.skipIf(skip !== undefined)(
       const fanoutMs = (p?: Phase) =>
         median((p?.traces ?? []).map((t) => spanMs(dispatchShape(t).calls.map((c) => c.wrapper))));
       expect(fanoutMs(phases.two)).toBeLessThan(fanoutMs(phases.one));
+    });
+
+    it('/api/v1/edges finds the route pool of 3 through the wrappers, then parallel with -W 10', async () => {
+      const one = (await apiJson(
+        harness,
+        `/api/v1/edges?${phaseRange(phases.one?.traces ?? [])}`,
+      )) as EdgesResponse;
+      const two = (await apiJson(
+        harness,
+        `/api/v1/edges?${phaseRange(phases.two?.traces ?? [])}`,
+      )) as EdgesResponse;
+      // What Tailscope shows for HotROD (docs/real-traces.md).
+      // What Tailscope shows for HotROD (docs/real-traces.md).
+      console.log(`phase 1 edges:\n${describeEdges(one)}\nphase 2 edges:\n${describeEdges(two)}`);
+      const route1 = one.edges.find((e) => edgeName(e) === edgeName(ROUTE_EDGE));
+      expect(route1).toMatchObject({
+        requests: REQUESTS,
+        callsPerRequest: { p50: ROUTE_CALLS, max: ROUTE_CALLS },
+        structure: 'pool',
+      });
+      expect(route1?.poolSize).toBeGreaterThanOrEqual(2);
+      expect(route1?.poolSize).toBeLessThanOrEqual(4);
+      expect(route1?.concurrency.max).toBe(3);
+      expect(route1?.queueWaitMs?.p50).toBeGreaterThan(20);
+      const route2 = two.edges.find((e) => edgeName(e) === edgeName(ROUTE_EDGE));
+      expect(route2).toMatchObject({
+        requests: REQUESTS,
+        callsPerRequest: { p50: ROUTE_CALLS, max: ROUTE_CALLS },
+        structure: 'parallel',
+      });
+      for (const r of [one, two]) {
+        const by = (leafService: string, leafOperation: string) =>
+          r.edges.find((e) => e.leafService === leafService && e.leafOperation === leafOperation);
+        // Redis is a loop (10 drivers plus retries); MySQL, customer and driver single calls.
+        expect(by('redis', 'GetDriver')).toMatchObject({
+          parentService: 'driver',
+          parentOperation: '/driver.DriverService/FindNearest',
+          structure: 'sequential',
+        });
+        expect(by('redis', 'GetDriver')?.callsPerRequest.p50).toBeGreaterThanOrEqual(10);
+        expect(by('mysql', 'SQL SELECT')).toMatchObject({
+          parentService: 'customer',
+          parentOperation: 'HTTP GET /customer',
+          structure: 'single',
+        });
+        expect(by('customer', 'HTTP GET /customer')?.structure).toBe('single');
+        expect(by('driver', '/driver.DriverService/FindNearest')?.structure).toBe('single');
+        expect(r.duplicates).toBe(0);
+        expect(r.skew).toEqual([]);
+      }
+    });
+
+    it('/api/v1/fanouts lists the route fan-out: width 10, a queueing pool, then parallel', async () => {
+      const one = (await apiJson(
+        harness,
+        `/api/v1/fanouts?${phaseRange(phases.one?.traces ?? [])}`,
+      )) as FanoutsResponse;
+      const two = (await apiJson(
+        harness,
+        `/api/v1/fanouts?${phaseRange(phases.two?.traces ?? [])}`,
+      )) as FanoutsResponse;
+      for (const [name, r] of [
+        ['phase 1', one],
+        ['phase 2', two],
+      ] as const)
+        console.log(
+          `${name} fan-outs: ${JSON.stringify(
+            r.fanouts.map((f) => ({
+              edge: edgeName(f),
+              width: f.width,
+              structure: f.structure,
+              concurrency: f.concurrency,
+              poolSize: f.poolSize,
+              queueWaitMs: f.queueWaitMs,
+              verdict: f.amplification.verdict,
+              allLeavesP50: f.table1.allLeaves.p50,
+            })),
+          )}`,
+        );
+      expect(one.fanouts.map(edgeName)).toEqual([edgeName(ROUTE_EDGE)]);
+      expect(one.fanouts[0]).toMatchObject({
+        width: { p50: ROUTE_CALLS, max: ROUTE_CALLS },
+        structure: 'pool',
+        amplification: { verdict: 'queueing' },
+      });
+      expect(one.fanouts[0]?.poolSize).toBeGreaterThanOrEqual(2);
+      expect(one.fanouts[0]?.poolSize).toBeLessThanOrEqual(4);
+      expect(two.fanouts.map(edgeName)).toEqual([edgeName(ROUTE_EDGE)]);
+      expect(two.fanouts[0]).toMatchObject({
+        width: { p50: ROUTE_CALLS, max: ROUTE_CALLS },
+        structure: 'parallel',
+      });
+      expect(two.fanouts[0]?.amplification.verdict).not.toBe('queueing');
     });
   },
 );

@@ -102,3 +102,23 @@ CREATE TABLE IF NOT EXISTS tailscope.tailscope_fanout_chunks ON CLUSTER main (
 CREATE TABLE IF NOT EXISTS tailscope.tailscope_ingest_batches ON CLUSTER main (
     Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
 ) ENGINE = ReplicatedMergeTree ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY;
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+ALTER TABLE tailscope.tailscope_fanouts ON CLUSTER main ADD COLUMN IF NOT EXISTS concurrency UInt32, ADD COLUMN IF NOT EXISTS structure LowCardinality(String);
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_edges ON CLUSTER main (
+    chunk Int64, version UInt64, s0 Int64,
+    parentService LowCardinality(String), parentOperation LowCardinality(String),
+    leafService LowCardinality(String), leafOperation LowCardinality(String),
+    width UInt32, concurrency UInt32, structure LowCardinality(String),
+    durationsNs Array(Int64) CODEC(ZSTD(1)), waitsNs Array(Int64) CODEC(ZSTD(1)),
+    spanNs Int64, callerDurationNs Int64, wrappedCalls UInt32,
+    skewed Array(Tuple(LowCardinality(String), LowCardinality(String), Int64))
+  ) ENGINE = ReplicatedMergeTree PARTITION BY intDiv(chunk, 144) ORDER BY (parentService, leafService, s0);
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_fanouts ON CLUSTER main;
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_fanout_chunks ON CLUSTER main;

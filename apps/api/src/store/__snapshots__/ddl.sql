@@ -99,3 +99,23 @@ CREATE TABLE IF NOT EXISTS default.tailscope_fanout_chunks (
 CREATE TABLE IF NOT EXISTS default.tailscope_ingest_batches (
     Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
 ) ENGINE = MergeTree() ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY;
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+ALTER TABLE default.tailscope_fanouts ADD COLUMN IF NOT EXISTS concurrency UInt32, ADD COLUMN IF NOT EXISTS structure LowCardinality(String);
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+CREATE TABLE IF NOT EXISTS default.tailscope_edges (
+    chunk Int64, version UInt64, s0 Int64,
+    parentService LowCardinality(String), parentOperation LowCardinality(String),
+    leafService LowCardinality(String), leafOperation LowCardinality(String),
+    width UInt32, concurrency UInt32, structure LowCardinality(String),
+    durationsNs Array(Int64) CODEC(ZSTD(1)), waitsNs Array(Int64) CODEC(ZSTD(1)),
+    spanNs Int64, callerDurationNs Int64, wrappedCalls UInt32,
+    skewed Array(Tuple(LowCardinality(String), LowCardinality(String), Int64))
+  ) ENGINE = MergeTree() PARTITION BY intDiv(chunk, 144) ORDER BY (parentService, leafService, s0);
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+TRUNCATE TABLE IF EXISTS default.tailscope_fanouts;
+
+-- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
+TRUNCATE TABLE IF EXISTS default.tailscope_fanout_chunks;

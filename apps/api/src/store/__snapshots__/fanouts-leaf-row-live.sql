@@ -1,80 +1,113 @@
 WITH
-client_spans AS (
+ts_spans AS /* materialize */ (
   SELECT
-    cityHash64(TraceId, SpanId) AS clientKey,
-    toUInt8(1) AS hasClient,
-    cityHash64(TraceId, ParentSpanId) AS clientFanoutKey,
-    TraceId AS clientTraceId,
-    ParentSpanId AS clientParentSpanId,
-    SpanName AS clientOperation,
-    toUnixTimestamp64Nano(Timestamp) AS clientStartNs,
-    toInt64(Duration) AS clientDurationNs,
-    SpanAttributes[{p0:String}] AS peerService,
-    SpanAttributes[{p1:String}] AS serverAddress,
-    if(SpanAttributes[{p2:String}] != '', SpanAttributes[{p3:String}], ResourceAttributes[{p4:String}]) AS clientAttr0,
-    if(SpanAttributes[{p5:String}] != '', SpanAttributes[{p6:String}], ResourceAttributes[{p7:String}]) AS clientAttr1
+    cityHash64(TraceId, SpanId) AS key,
+    cityHash64(TraceId, ParentSpanId) AS parentKey,
+    TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
+    toUInt8(multiIf(SpanKind IN ({p0:String}, {p1:String}), {p2:Int64}, SpanKind IN ({p3:String}, {p4:String}), {p5:Int64},
+      SpanKind IN ({p6:String}, {p7:String}), {p8:Int64}, SpanKind IN ({p9:String}, {p10:String}), {p11:Int64},
+      SpanKind IN ({p12:String}, {p13:String}), {p14:Int64}, 0)) AS kind,
+    kind = {p15:Int64} AND (((SpanAttributes[{p16:String}] != '' OR SpanAttributes[{p17:String}] != '') AND (SpanAttributes[{p18:String}] != '' OR SpanAttributes[{p19:String}] != '' OR SpanAttributes[{p20:String}] != '' OR SpanAttributes[{p21:String}] != '')) OR SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '' OR SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '') AS clientAttrs,
+    kind IN ({p26:Int64}, {p27:Int64}) OR clientAttrs AS isCallSpan,
+    ServiceName AS service, SpanName AS name,
+    toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
+    multiIf(ResourceAttributes[{p28:String}] != '', ResourceAttributes[{p29:String}], ResourceAttributes[{p30:String}] != '', ResourceAttributes[{p31:String}], ResourceAttributes[{p32:String}] != '', ResourceAttributes[{p33:String}], ResourceAttributes[{p34:String}] != '', ResourceAttributes[{p35:String}], '') AS host,
+    ResourceAttributes[{p36:String}] AS mode,
+    if(isCallSpan, SpanAttributes[{p37:String}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[{p38:String}], '') AS serverAddress,
+    if(SpanAttributes[{p39:String}] != '', SpanAttributes[{p40:String}], ResourceAttributes[{p41:String}]) AS attr0,
+    if(SpanAttributes[{p42:String}] != '', SpanAttributes[{p43:String}], ResourceAttributes[{p44:String}]) AS attr1
   FROM {tracesTable:Identifier}
-  WHERE Timestamp >= fromUnixTimestamp64Nano({p8:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p9:Int64}) AND SpanKind IN ({p10:String}, {p11:String})
+  WHERE Timestamp >= fromUnixTimestamp64Nano({p45:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p46:Int64})
+  LIMIT 1 BY key
 ),
-server_spans AS (
-  SELECT
-    cityHash64(TraceId, ParentSpanId) AS serverParentKey,
-    toUInt8(1) AS hasServer,
-    TraceId AS serverTraceId,
-    ParentSpanId AS serverParentSpanId,
-    ServiceName AS serverService,
-    SpanName AS serverOperation,
-    toUnixTimestamp64Nano(Timestamp) AS serverStartNs,
-    toInt64(Duration) AS serverDurationNs,
-    multiIf(ResourceAttributes[{p12:String}] != '', ResourceAttributes[{p13:String}], ResourceAttributes[{p14:String}] != '', ResourceAttributes[{p15:String}], ResourceAttributes[{p16:String}] != '', ResourceAttributes[{p17:String}], ResourceAttributes[{p18:String}] != '', ResourceAttributes[{p19:String}], '') AS serverHost,
-    ResourceAttributes[{p20:String}] AS serverMode,
-    if(SpanAttributes[{p21:String}] != '', SpanAttributes[{p22:String}], ResourceAttributes[{p23:String}]) AS serverAttr0,
-    if(SpanAttributes[{p24:String}] != '', SpanAttributes[{p25:String}], ResourceAttributes[{p26:String}]) AS serverAttr1
-  FROM {tracesTable:Identifier}
-  WHERE Timestamp >= fromUnixTimestamp64Nano({p27:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p28:Int64}) AND SpanKind IN ({p29:String}, {p30:String}) AND ServiceName = {p31:String}
+ts_wrappers AS /* materialize */ (
+  SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
+  FROM ts_spans
+  WHERE kind = {p47:Int64} AND NOT clientAttrs
+    AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
 ),
-leaf_calls AS (
+ts_answers AS (
+  SELECT parentKey AS key, toUInt32(count()) AS answers,
+    argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
+    argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
+    toUInt32(countIf(kind = {p48:Int64})) AS servers,
+    minIf(startNs, kind = {p49:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p50:Int64}) AS serverEndNs,
+    argMin(attr0, (startNs, spanId)) AS answerAttr0,
+    argMin(attr1, (startNs, spanId)) AS answerAttr1
+  FROM ts_spans
+  WHERE kind IN ({p51:Int64}, {p52:Int64}) AND parentSpanId != ''
+  GROUP BY parentKey
+),
+ts_hops AS (
+  SELECT c.key AS key, c.traceId AS traceId, c.spanId AS spanId, c.kind AS kind, c.isCallSpan AS isCallSpan,
+    c.service AS service, c.name AS name, c.startNs AS startNs, c.durationNs AS durationNs,
+    c.host AS host, c.mode AS mode, c.peerService AS peerService, c.serverAddress AS serverAddress, c.attr0 AS attr0, c.attr1 AS attr1,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upKey, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upKey, if(w0.isWrapper = 1, w0.upKey, c.parentKey))) AS callerKey,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upSpanId, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upSpanId, if(w0.isWrapper = 1, w0.upSpanId, c.parentSpanId))) AS callerSpanId,
+    toUInt8(if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, 3, if(w0.isWrapper = 1 AND w1.isWrapper = 1, 2, if(w0.isWrapper = 1, 1, 0)))) AS wrappers
+  FROM ts_spans AS c
+  ANY LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
+  ANY LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
+  ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
+  WHERE c.parentSpanId != ''
+    AND (c.isCallSpan
+      OR (c.kind = {p53:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p54:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+),
+calls AS (
+  SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
+    p.service AS callerService, p.name AS callerOperation,
+    p.startNs AS callerStartNs, p.durationNs AS callerDurationNs,
+    h.spanId AS spanId, h.kind AS kind, h.isCallSpan AS isCallSpan,
+    if(h.isCallSpan AND a.answers > 0, a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
+    if(h.isCallSpan AND a.answers > 0, a.answerName, h.name) AS leafOperation,
+    h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
+    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerHost != '', a.answerHost, {p55:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p56:String}),
+      if(h.host != '', h.host, {p57:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerMode != '', a.answerMode, {p58:String}),
+      h.isCallSpan, {p59:String}, if(h.mode != '', h.mode, {p60:String})) AS mode,
+    if(h.host != '', h.host, {p61:String}) AS clientHost,
+    if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
+    if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
+    h.wrappers AS wrappers,
+    multiIf(h.isCallSpan AND a.answers > 0 AND a.answerAttr0 != '', a.answerAttr0, h.attr0 != '', h.attr0, {p62:String}) AS attr0,
+    multiIf(h.isCallSpan AND a.answers > 0 AND a.answerAttr1 != '', a.answerAttr1, h.attr1 != '', h.attr1, {p63:String}) AS attr1
+  FROM ts_hops AS h
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  WHERE h.isCallSpan OR h.kind = {p64:Int64} OR (p.key != 0 AND p.service != h.service)
+),
+request_edges AS (
   SELECT
-    if(hasClient = 1, clientFanoutKey, serverParentKey) AS fanoutKey,
-    if(hasClient = 1, clientTraceId, serverTraceId) AS traceId,
-    if(hasClient = 1, clientParentSpanId, serverParentSpanId) AS parentSpanId,
-    if(hasServer = 1, serverService, if(peerService != '', peerService, serverAddress)) AS leafService,
-    if(hasServer = 1, serverOperation, clientOperation) AS leafOperation,
-    if(hasClient = 1, clientStartNs, serverStartNs) AS startNs,
-    if(hasClient = 1, clientDurationNs, serverDurationNs) AS durationNs,
-    if(hasServer = 1, if(serverHost != '', serverHost, {p32:String}), if(serverAddress != '', serverAddress, {p33:String})) AS host,
-    if(hasServer = 1 AND serverMode != '', serverMode, {p34:String}) AS mode,
-    multiIf(hasServer = 1 AND serverAttr0 != '', serverAttr0, hasClient = 1 AND clientAttr0 != '', clientAttr0, {p35:String}) AS attr0,
-    multiIf(hasServer = 1 AND serverAttr1 != '', serverAttr1, hasClient = 1 AND clientAttr1 != '', clientAttr1, {p36:String}) AS attr1
-  FROM client_spans AS c
-  FULL OUTER JOIN server_spans AS s ON c.clientKey = s.serverParentKey
-  WHERE parentSpanId != ''
-    AND leafService = {p37:String}
-    AND leafOperation = {p38:String}
+    callerKey AS fanoutKey, leafService, leafOperation,
+    any(traceId) AS traceId, any(callerSpanId) AS parentSpanId,
+    any(callerService) AS parentService, any(callerOperation) AS parentOperation,
+    any(callerDurationNs) AS callerDurationNs,
+    arraySort(groupArray((startNs, durationNs, host, mode, attr0, attr1))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
+    toUInt32(length(keptCalls)) AS width,
+    arrayMap(call -> call.1, keptCalls) AS starts,
+    arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
+    starts[1] AS fanoutStartNs,
+    arrayMax(ends) AS lastEndNs,
+    toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
+      arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
+    multiIf(width = 1, 'single', concurrency = 1, 'sequential',
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p65:Int64}, 'parallel', 'pool') AS structure
+  FROM calls
+  WHERE leafService = {p66:String} AND leafOperation = {p67:String}
+  GROUP BY callerKey, leafService, leafOperation
+  HAVING fanoutStartNs >= {p68:Int64} AND fanoutStartNs < {p69:Int64}
 ),
 live_fanouts AS (
-  SELECT
-    fanoutKey,
-    any(leafService) AS leafService,
-    any(leafOperation) AS leafOperation,
-    any(traceId) AS traceId,
-    any(parentSpanId) AS parentSpanId,
-    arraySort(groupArray((startNs, durationNs, host, mode, attr0, attr1))) AS sortedCalls,
-    arrayMap(call -> call.1, sortedCalls) AS starts,
-    arrayMap(call -> call.1 + call.2, sortedCalls) AS ends,
-    if(length(sortedCalls) < 2 OR arrayMax(starts) <= arrayMin(ends), sortedCalls,
-      arrayFilter((call, keep) -> keep, sortedCalls,
-        arrayMap((i, endedBefore, callEnd, nextStart) -> endedBefore < i - 1 OR nextStart <= callEnd,
-          arrayEnumerate(starts),
-          arrayFilter((ended, boundary) -> boundary.2 = 0, arrayCumSum(arrayMap(boundary -> boundary.2, boundaries)),
-            arraySort(arrayConcat(arrayMap(t -> (t, 0), starts), arrayMap(t -> (t, 1), ends))) AS boundaries),
-          ends,
-          arrayPushBack(arrayPopFront(starts), toInt64(9223372036854775807))))) AS keptCalls,
-    length(keptCalls) AS width,
-    keptCalls[1].1 AS fanoutStartNs
-  FROM leaf_calls
-  GROUP BY fanoutKey
-  HAVING width >= 2 AND fanoutStartNs >= {p39:Int64} AND fanoutStartNs < {p40:Int64}
+  SELECT fanoutKey, leafService, leafOperation, traceId, parentSpanId, parentService, parentOperation,
+    keptCalls, width, fanoutStartNs, concurrency, structure
+  FROM request_edges
+  WHERE structure IN ('parallel', 'pool')
 ),
 live_fanout_arrays AS (
   SELECT fanoutKey, traceId, parentSpanId, width, fanoutStartNs,
@@ -91,13 +124,13 @@ fanouts_in_scope AS (
 ),
 sampled_fanouts AS (
   SELECT fanoutStartNs, traceId, parentSpanId, width,
-    arrayMap(t -> toFloat64(t - {p41:Int64}), callStartNs) AS callStartRel,
+    arrayMap(t -> toFloat64(t - {p70:Int64}), callStartNs) AS callStartRel,
     arrayMap(d -> toFloat64(d), callDurationNs) AS callDurNs,
     callHosts, callModes, callAttr0, callAttr1,
     count() OVER () AS matchedFanouts
   FROM fanouts_in_scope
   ORDER BY cityHash64(fanoutKey)
-  LIMIT {p42:Int64}
+  LIMIT {p71:Int64}
 )
 SELECT
   toUInt32(count()) AS fanouts,
@@ -105,7 +138,7 @@ SELECT
   groupArray(traceId) AS traceIds,
   groupArray(parentSpanId) AS parentSpanIds,
   groupArray(toFloat64(fanoutStartNs) / 1e6) AS fanoutStartMs,
-  groupArray(toFloat64(fanoutStartNs - {p43:Int64})) AS fanoutStartRel,
+  groupArray(toFloat64(fanoutStartNs - {p72:Int64})) AS fanoutStartRel,
   groupArray(toUInt32(width)) AS widths,
   arrayFlatten(groupArray(callStartRel)) AS startRel,
   arrayFlatten(groupArray(callDurNs)) AS durNs,
@@ -124,47 +157,76 @@ SELECT
 FROM sampled_fanouts
 SETTINGS join_algorithm = 'parallel_hash'
 
--- p0: String = "peer.service"
--- p1: String = "server.address"
--- p2: String = "zone"
--- p3: String = "zone"
--- p4: String = "zone"
--- p5: String = "rack"
--- p6: String = "rack"
--- p7: String = "rack"
--- p8: Int64 = "1699999940000000000"
--- p9: Int64 = "1700001860000000000"
--- p10: String = "Client"
--- p11: String = "SPAN_KIND_CLIENT"
--- p12: String = "host.name"
--- p13: String = "host.name"
--- p14: String = "k8s.node.name"
--- p15: String = "k8s.node.name"
--- p16: String = "host.id"
--- p17: String = "host.id"
--- p18: String = "service.instance.id"
--- p19: String = "service.instance.id"
--- p20: String = "host.sharing_mode"
--- p21: String = "zone"
--- p22: String = "zone"
--- p23: String = "zone"
--- p24: String = "rack"
--- p25: String = "rack"
--- p26: String = "rack"
--- p27: Int64 = "1699999940000000000"
--- p28: Int64 = "1700001860000000000"
--- p29: String = "Server"
--- p30: String = "SPAN_KIND_SERVER"
--- p31: String = "kv"
--- p32: String = "unknown"
--- p33: String = "unknown"
--- p34: String = "unknown"
--- p35: String = "(absent)"
--- p36: String = "(absent)"
--- p37: String = "kv"
--- p38: String = "get"
--- p39: Int64 = "1700000000000000000"
--- p40: Int64 = "1700001800000000000"
--- p41: Int64 = "1699999940000000000"
--- p42: Int64 = 200000
--- p43: Int64 = "1699999940000000000"
+-- p0: String = "Server"
+-- p1: String = "SPAN_KIND_SERVER"
+-- p2: Int64 = 1
+-- p3: String = "Consumer"
+-- p4: String = "SPAN_KIND_CONSUMER"
+-- p5: Int64 = 2
+-- p6: String = "Client"
+-- p7: String = "SPAN_KIND_CLIENT"
+-- p8: Int64 = 3
+-- p9: String = "Producer"
+-- p10: String = "SPAN_KIND_PRODUCER"
+-- p11: Int64 = 4
+-- p12: String = "Internal"
+-- p13: String = "SPAN_KIND_INTERNAL"
+-- p14: Int64 = 5
+-- p15: Int64 = 5
+-- p16: String = "http.request.method"
+-- p17: String = "http.method"
+-- p18: String = "url.full"
+-- p19: String = "http.url"
+-- p20: String = "server.address"
+-- p21: String = "peer.service"
+-- p22: String = "rpc.system"
+-- p23: String = "db.system"
+-- p24: String = "messaging.system"
+-- p25: String = "peer.service"
+-- p26: Int64 = 3
+-- p27: Int64 = 4
+-- p28: String = "host.name"
+-- p29: String = "host.name"
+-- p30: String = "k8s.node.name"
+-- p31: String = "k8s.node.name"
+-- p32: String = "host.id"
+-- p33: String = "host.id"
+-- p34: String = "service.instance.id"
+-- p35: String = "service.instance.id"
+-- p36: String = "host.sharing_mode"
+-- p37: String = "peer.service"
+-- p38: String = "server.address"
+-- p39: String = "zone"
+-- p40: String = "zone"
+-- p41: String = "zone"
+-- p42: String = "rack"
+-- p43: String = "rack"
+-- p44: String = "rack"
+-- p45: Int64 = "1699999940000000000"
+-- p46: Int64 = "1700001860000000000"
+-- p47: Int64 = 5
+-- p48: Int64 = 1
+-- p49: Int64 = 1
+-- p50: Int64 = 1
+-- p51: Int64 = 1
+-- p52: Int64 = 2
+-- p53: Int64 = 1
+-- p54: Int64 = 5
+-- p55: String = "unknown"
+-- p56: String = "unknown"
+-- p57: String = "unknown"
+-- p58: String = "unknown"
+-- p59: String = "unknown"
+-- p60: String = "unknown"
+-- p61: String = "unknown"
+-- p62: String = "(absent)"
+-- p63: String = "(absent)"
+-- p64: Int64 = 1
+-- p65: Int64 = "1000000"
+-- p66: String = "kv"
+-- p67: String = "get"
+-- p68: Int64 = "1700000000000000000"
+-- p69: Int64 = "1700001800000000000"
+-- p70: Int64 = "1699999940000000000"
+-- p71: Int64 = 200000
+-- p72: Int64 = "1699999940000000000"

@@ -10,76 +10,109 @@ stored_fanouts AS (
     AND leafService = {p4:String}
     AND leafOperation = {p5:String}
 ),
-client_spans AS (
+ts_spans AS /* materialize */ (
   SELECT
-    cityHash64(TraceId, SpanId) AS clientKey,
-    toUInt8(1) AS hasClient,
-    cityHash64(TraceId, ParentSpanId) AS clientFanoutKey,
-    TraceId AS clientTraceId,
-    ParentSpanId AS clientParentSpanId,
-    SpanName AS clientOperation,
-    toUnixTimestamp64Nano(Timestamp) AS clientStartNs,
-    toInt64(Duration) AS clientDurationNs,
-    SpanAttributes[{p6:String}] AS peerService,
-    SpanAttributes[{p7:String}] AS serverAddress
+    cityHash64(TraceId, SpanId) AS key,
+    cityHash64(TraceId, ParentSpanId) AS parentKey,
+    TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
+    toUInt8(multiIf(SpanKind IN ({p6:String}, {p7:String}), {p8:Int64}, SpanKind IN ({p9:String}, {p10:String}), {p11:Int64},
+      SpanKind IN ({p12:String}, {p13:String}), {p14:Int64}, SpanKind IN ({p15:String}, {p16:String}), {p17:Int64},
+      SpanKind IN ({p18:String}, {p19:String}), {p20:Int64}, 0)) AS kind,
+    kind = {p21:Int64} AND (((SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '') AND (SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '' OR SpanAttributes[{p26:String}] != '' OR SpanAttributes[{p27:String}] != '')) OR SpanAttributes[{p28:String}] != '' OR SpanAttributes[{p29:String}] != '' OR SpanAttributes[{p30:String}] != '' OR SpanAttributes[{p31:String}] != '') AS clientAttrs,
+    kind IN ({p32:Int64}, {p33:Int64}) OR clientAttrs AS isCallSpan,
+    ServiceName AS service, SpanName AS name,
+    toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
+    multiIf(ResourceAttributes[{p34:String}] != '', ResourceAttributes[{p35:String}], ResourceAttributes[{p36:String}] != '', ResourceAttributes[{p37:String}], ResourceAttributes[{p38:String}] != '', ResourceAttributes[{p39:String}], ResourceAttributes[{p40:String}] != '', ResourceAttributes[{p41:String}], '') AS host,
+    ResourceAttributes[{p42:String}] AS mode,
+    if(isCallSpan, SpanAttributes[{p43:String}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[{p44:String}], '') AS serverAddress
   FROM {tracesTable:Identifier}
-  WHERE Timestamp >= fromUnixTimestamp64Nano({p8:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p9:Int64}) AND SpanKind IN ({p10:String}, {p11:String})
+  WHERE Timestamp >= fromUnixTimestamp64Nano({p45:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p46:Int64})
+  LIMIT 1 BY key
 ),
-server_spans AS (
-  SELECT
-    cityHash64(TraceId, ParentSpanId) AS serverParentKey,
-    toUInt8(1) AS hasServer,
-    TraceId AS serverTraceId,
-    ParentSpanId AS serverParentSpanId,
-    ServiceName AS serverService,
-    SpanName AS serverOperation,
-    toUnixTimestamp64Nano(Timestamp) AS serverStartNs,
-    toInt64(Duration) AS serverDurationNs,
-    multiIf(ResourceAttributes[{p12:String}] != '', ResourceAttributes[{p13:String}], ResourceAttributes[{p14:String}] != '', ResourceAttributes[{p15:String}], ResourceAttributes[{p16:String}] != '', ResourceAttributes[{p17:String}], ResourceAttributes[{p18:String}] != '', ResourceAttributes[{p19:String}], '') AS serverHost,
-    ResourceAttributes[{p20:String}] AS serverMode
-  FROM {tracesTable:Identifier}
-  WHERE Timestamp >= fromUnixTimestamp64Nano({p21:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p22:Int64}) AND SpanKind IN ({p23:String}, {p24:String}) AND ServiceName = {p25:String}
+ts_wrappers AS /* materialize */ (
+  SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
+  FROM ts_spans
+  WHERE kind = {p47:Int64} AND NOT clientAttrs
+    AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
 ),
-leaf_calls AS (
+ts_answers AS (
+  SELECT parentKey AS key, toUInt32(count()) AS answers,
+    argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
+    argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
+    toUInt32(countIf(kind = {p48:Int64})) AS servers,
+    minIf(startNs, kind = {p49:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p50:Int64}) AS serverEndNs
+  FROM ts_spans
+  WHERE kind IN ({p51:Int64}, {p52:Int64}) AND parentSpanId != ''
+  GROUP BY parentKey
+),
+ts_hops AS (
+  SELECT c.key AS key, c.traceId AS traceId, c.spanId AS spanId, c.kind AS kind, c.isCallSpan AS isCallSpan,
+    c.service AS service, c.name AS name, c.startNs AS startNs, c.durationNs AS durationNs,
+    c.host AS host, c.mode AS mode, c.peerService AS peerService, c.serverAddress AS serverAddress,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upKey, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upKey, if(w0.isWrapper = 1, w0.upKey, c.parentKey))) AS callerKey,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upSpanId, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upSpanId, if(w0.isWrapper = 1, w0.upSpanId, c.parentSpanId))) AS callerSpanId,
+    toUInt8(if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, 3, if(w0.isWrapper = 1 AND w1.isWrapper = 1, 2, if(w0.isWrapper = 1, 1, 0)))) AS wrappers
+  FROM ts_spans AS c
+  ANY LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
+  ANY LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
+  ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
+  WHERE c.parentSpanId != ''
+    AND (c.isCallSpan
+      OR (c.kind = {p53:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p54:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+),
+calls AS (
+  SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
+    p.service AS callerService, p.name AS callerOperation,
+    p.startNs AS callerStartNs, p.durationNs AS callerDurationNs,
+    h.spanId AS spanId, h.kind AS kind, h.isCallSpan AS isCallSpan,
+    if(h.isCallSpan AND a.answers > 0, a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
+    if(h.isCallSpan AND a.answers > 0, a.answerName, h.name) AS leafOperation,
+    h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
+    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerHost != '', a.answerHost, {p55:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p56:String}),
+      if(h.host != '', h.host, {p57:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerMode != '', a.answerMode, {p58:String}),
+      h.isCallSpan, {p59:String}, if(h.mode != '', h.mode, {p60:String})) AS mode,
+    if(h.host != '', h.host, {p61:String}) AS clientHost,
+    if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
+    if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
+    h.wrappers AS wrappers
+  FROM ts_hops AS h
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  WHERE h.isCallSpan OR h.kind = {p62:Int64} OR (p.key != 0 AND p.service != h.service)
+),
+request_edges AS (
   SELECT
-    if(hasClient = 1, clientFanoutKey, serverParentKey) AS fanoutKey,
-    if(hasClient = 1, clientTraceId, serverTraceId) AS traceId,
-    if(hasClient = 1, clientParentSpanId, serverParentSpanId) AS parentSpanId,
-    if(hasServer = 1, serverService, if(peerService != '', peerService, serverAddress)) AS leafService,
-    if(hasServer = 1, serverOperation, clientOperation) AS leafOperation,
-    if(hasClient = 1, clientStartNs, serverStartNs) AS startNs,
-    if(hasClient = 1, clientDurationNs, serverDurationNs) AS durationNs,
-    if(hasServer = 1, if(serverHost != '', serverHost, {p26:String}), if(serverAddress != '', serverAddress, {p27:String})) AS host,
-    if(hasServer = 1 AND serverMode != '', serverMode, {p28:String}) AS mode
-  FROM client_spans AS c
-  FULL OUTER JOIN server_spans AS s ON c.clientKey = s.serverParentKey
-  WHERE parentSpanId != ''
-    AND leafService = {p29:String}
-    AND leafOperation = {p30:String}
+    callerKey AS fanoutKey, leafService, leafOperation,
+    any(traceId) AS traceId, any(callerSpanId) AS parentSpanId,
+    any(callerService) AS parentService, any(callerOperation) AS parentOperation,
+    any(callerDurationNs) AS callerDurationNs,
+    arraySort(groupArray((startNs, durationNs, host, mode))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
+    toUInt32(length(keptCalls)) AS width,
+    arrayMap(call -> call.1, keptCalls) AS starts,
+    arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
+    starts[1] AS fanoutStartNs,
+    arrayMax(ends) AS lastEndNs,
+    toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
+      arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
+    multiIf(width = 1, 'single', concurrency = 1, 'sequential',
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p63:Int64}, 'parallel', 'pool') AS structure
+  FROM calls
+  WHERE leafService = {p64:String} AND leafOperation = {p65:String}
+  GROUP BY callerKey, leafService, leafOperation
+  HAVING fanoutStartNs >= {p66:Int64} AND fanoutStartNs < {p67:Int64}
 ),
 live_fanouts AS (
-  SELECT
-    fanoutKey,
-    any(leafService) AS leafService,
-    any(leafOperation) AS leafOperation,
-    any(traceId) AS traceId,
-    any(parentSpanId) AS parentSpanId,
-    arraySort(groupArray((startNs, durationNs, host, mode))) AS sortedCalls,
-    arrayMap(call -> call.1, sortedCalls) AS starts,
-    arrayMap(call -> call.1 + call.2, sortedCalls) AS ends,
-    if(length(sortedCalls) < 2 OR arrayMax(starts) <= arrayMin(ends), sortedCalls,
-      arrayFilter((call, keep) -> keep, sortedCalls,
-        arrayMap((i, endedBefore, callEnd, nextStart) -> endedBefore < i - 1 OR nextStart <= callEnd,
-          arrayEnumerate(starts),
-          arrayFilter((ended, boundary) -> boundary.2 = 0, arrayCumSum(arrayMap(boundary -> boundary.2, boundaries)),
-            arraySort(arrayConcat(arrayMap(t -> (t, 0), starts), arrayMap(t -> (t, 1), ends))) AS boundaries),
-          ends,
-          arrayPushBack(arrayPopFront(starts), toInt64(9223372036854775807))))) AS keptCalls,
-    length(keptCalls) AS width,
-    keptCalls[1].1 AS fanoutStartNs
-  FROM leaf_calls
-  GROUP BY fanoutKey
-  HAVING width >= 2 AND fanoutStartNs >= {p31:Int64} AND fanoutStartNs < {p32:Int64}
+  SELECT fanoutKey, leafService, leafOperation, traceId, parentSpanId, parentService, parentOperation,
+    keptCalls, width, fanoutStartNs, concurrency, structure
+  FROM request_edges
+  WHERE structure IN ('parallel', 'pool')
 ),
 live_fanout_arrays AS (
   SELECT fanoutKey, traceId, parentSpanId, width, fanoutStartNs,
@@ -96,13 +129,13 @@ fanouts_in_scope AS (
 ),
 sampled_fanouts AS (
   SELECT fanoutStartNs, traceId, parentSpanId, width,
-    arrayMap(t -> toFloat64(t - {p33:Int64}), callStartNs) AS callStartRel,
+    arrayMap(t -> toFloat64(t - {p68:Int64}), callStartNs) AS callStartRel,
     arrayMap(d -> toFloat64(d), callDurationNs) AS callDurNs,
     callHosts, callModes,
     count() OVER () AS matchedFanouts
   FROM fanouts_in_scope
   ORDER BY cityHash64(fanoutKey)
-  LIMIT {p34:Int64}
+  LIMIT {p69:Int64}
 )
 SELECT
   toUInt32(count()) AS fanouts,
@@ -110,7 +143,7 @@ SELECT
   groupArray(traceId) AS traceIds,
   groupArray(parentSpanId) AS parentSpanIds,
   groupArray(toFloat64(fanoutStartNs) / 1e6) AS fanoutStartMs,
-  groupArray(toFloat64(fanoutStartNs - {p35:Int64})) AS fanoutStartRel,
+  groupArray(toFloat64(fanoutStartNs - {p70:Int64})) AS fanoutStartRel,
   groupArray(toUInt32(width)) AS widths,
   arrayFlatten(groupArray(callStartRel)) AS startRel,
   arrayFlatten(groupArray(callDurNs)) AS durNs,
@@ -129,33 +162,68 @@ SETTINGS join_algorithm = 'parallel_hash'
 -- p3: Array(String) = ["17"]
 -- p4: String = "kv"
 -- p5: String = "get"
--- p6: String = "peer.service"
--- p7: String = "server.address"
--- p8: Int64 = "1700000540000000000"
--- p9: Int64 = "1700001860000000000"
--- p10: String = "Client"
--- p11: String = "SPAN_KIND_CLIENT"
--- p12: String = "host.name"
--- p13: String = "host.name"
--- p14: String = "k8s.node.name"
--- p15: String = "k8s.node.name"
--- p16: String = "host.id"
--- p17: String = "host.id"
--- p18: String = "service.instance.id"
--- p19: String = "service.instance.id"
--- p20: String = "host.sharing_mode"
--- p21: Int64 = "1700000540000000000"
--- p22: Int64 = "1700001860000000000"
--- p23: String = "Server"
--- p24: String = "SPAN_KIND_SERVER"
--- p25: String = "kv"
--- p26: String = "unknown"
--- p27: String = "unknown"
--- p28: String = "unknown"
--- p29: String = "kv"
--- p30: String = "get"
--- p31: Int64 = "1700000600000000000"
--- p32: Int64 = "1700001800000000000"
--- p33: Int64 = "1699999940000000000"
--- p34: Int64 = 200000
--- p35: Int64 = "1699999940000000000"
+-- p6: String = "Server"
+-- p7: String = "SPAN_KIND_SERVER"
+-- p8: Int64 = 1
+-- p9: String = "Consumer"
+-- p10: String = "SPAN_KIND_CONSUMER"
+-- p11: Int64 = 2
+-- p12: String = "Client"
+-- p13: String = "SPAN_KIND_CLIENT"
+-- p14: Int64 = 3
+-- p15: String = "Producer"
+-- p16: String = "SPAN_KIND_PRODUCER"
+-- p17: Int64 = 4
+-- p18: String = "Internal"
+-- p19: String = "SPAN_KIND_INTERNAL"
+-- p20: Int64 = 5
+-- p21: Int64 = 5
+-- p22: String = "http.request.method"
+-- p23: String = "http.method"
+-- p24: String = "url.full"
+-- p25: String = "http.url"
+-- p26: String = "server.address"
+-- p27: String = "peer.service"
+-- p28: String = "rpc.system"
+-- p29: String = "db.system"
+-- p30: String = "messaging.system"
+-- p31: String = "peer.service"
+-- p32: Int64 = 3
+-- p33: Int64 = 4
+-- p34: String = "host.name"
+-- p35: String = "host.name"
+-- p36: String = "k8s.node.name"
+-- p37: String = "k8s.node.name"
+-- p38: String = "host.id"
+-- p39: String = "host.id"
+-- p40: String = "service.instance.id"
+-- p41: String = "service.instance.id"
+-- p42: String = "host.sharing_mode"
+-- p43: String = "peer.service"
+-- p44: String = "server.address"
+-- p45: Int64 = "1700000540000000000"
+-- p46: Int64 = "1700001860000000000"
+-- p47: Int64 = 5
+-- p48: Int64 = 1
+-- p49: Int64 = 1
+-- p50: Int64 = 1
+-- p51: Int64 = 1
+-- p52: Int64 = 2
+-- p53: Int64 = 1
+-- p54: Int64 = 5
+-- p55: String = "unknown"
+-- p56: String = "unknown"
+-- p57: String = "unknown"
+-- p58: String = "unknown"
+-- p59: String = "unknown"
+-- p60: String = "unknown"
+-- p61: String = "unknown"
+-- p62: Int64 = 1
+-- p63: Int64 = "1000000"
+-- p64: String = "kv"
+-- p65: String = "get"
+-- p66: Int64 = "1700000600000000000"
+-- p67: Int64 = "1700001800000000000"
+-- p68: Int64 = "1699999940000000000"
+-- p69: Int64 = 200000
+-- p70: Int64 = "1699999940000000000"

@@ -1,92 +1,124 @@
 WITH
-client_spans AS (
+ts_spans AS /* materialize */ (
   SELECT
-    cityHash64(TraceId, SpanId) AS clientKey,
-    toUInt8(1) AS hasClient,
-    cityHash64(TraceId, ParentSpanId) AS clientFanoutKey,
-    TraceId AS clientTraceId,
-    ParentSpanId AS clientParentSpanId,
-    SpanName AS clientOperation,
-    toUnixTimestamp64Nano(Timestamp) AS clientStartNs,
-    toInt64(Duration) AS clientDurationNs,
-    SpanAttributes[{p0:String}] AS peerService,
-    SpanAttributes[{p1:String}] AS serverAddress
+    cityHash64(TraceId, SpanId) AS key,
+    cityHash64(TraceId, ParentSpanId) AS parentKey,
+    TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
+    toUInt8(multiIf(SpanKind IN ({p0:String}, {p1:String}), {p2:Int64}, SpanKind IN ({p3:String}, {p4:String}), {p5:Int64},
+      SpanKind IN ({p6:String}, {p7:String}), {p8:Int64}, SpanKind IN ({p9:String}, {p10:String}), {p11:Int64},
+      SpanKind IN ({p12:String}, {p13:String}), {p14:Int64}, 0)) AS kind,
+    kind = {p15:Int64} AND (((SpanAttributes[{p16:String}] != '' OR SpanAttributes[{p17:String}] != '') AND (SpanAttributes[{p18:String}] != '' OR SpanAttributes[{p19:String}] != '' OR SpanAttributes[{p20:String}] != '' OR SpanAttributes[{p21:String}] != '')) OR SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '' OR SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '') AS clientAttrs,
+    kind IN ({p26:Int64}, {p27:Int64}) OR clientAttrs AS isCallSpan,
+    ServiceName AS service, SpanName AS name,
+    toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
+    multiIf(ResourceAttributes[{p28:String}] != '', ResourceAttributes[{p29:String}], ResourceAttributes[{p30:String}] != '', ResourceAttributes[{p31:String}], ResourceAttributes[{p32:String}] != '', ResourceAttributes[{p33:String}], ResourceAttributes[{p34:String}] != '', ResourceAttributes[{p35:String}], '') AS host,
+    ResourceAttributes[{p36:String}] AS mode,
+    if(isCallSpan, SpanAttributes[{p37:String}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[{p38:String}], '') AS serverAddress
   FROM {tracesTable:Identifier}
-  WHERE Timestamp >= fromUnixTimestamp64Nano({p2:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p3:Int64}) AND SpanKind IN ({p4:String}, {p5:String})
+  WHERE Timestamp >= fromUnixTimestamp64Nano({p39:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p40:Int64})
+  LIMIT 1 BY key
 ),
-server_spans AS (
-  SELECT
-    cityHash64(TraceId, ParentSpanId) AS serverParentKey,
-    toUInt8(1) AS hasServer,
-    TraceId AS serverTraceId,
-    ParentSpanId AS serverParentSpanId,
-    ServiceName AS serverService,
-    SpanName AS serverOperation,
-    toUnixTimestamp64Nano(Timestamp) AS serverStartNs,
-    toInt64(Duration) AS serverDurationNs
-  FROM {tracesTable:Identifier}
-  WHERE Timestamp >= fromUnixTimestamp64Nano({p6:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p7:Int64}) AND SpanKind IN ({p8:String}, {p9:String})
+ts_wrappers AS /* materialize */ (
+  SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
+  FROM ts_spans
+  WHERE kind = {p41:Int64} AND NOT clientAttrs
+    AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
 ),
-leaf_calls AS (
+ts_answers AS (
+  SELECT parentKey AS key, toUInt32(count()) AS answers,
+    argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
+    argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
+    toUInt32(countIf(kind = {p42:Int64})) AS servers,
+    minIf(startNs, kind = {p43:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p44:Int64}) AS serverEndNs
+  FROM ts_spans
+  WHERE kind IN ({p45:Int64}, {p46:Int64}) AND parentSpanId != ''
+  GROUP BY parentKey
+),
+ts_hops AS (
+  SELECT c.key AS key, c.traceId AS traceId, c.spanId AS spanId, c.kind AS kind, c.isCallSpan AS isCallSpan,
+    c.service AS service, c.name AS name, c.startNs AS startNs, c.durationNs AS durationNs,
+    c.host AS host, c.mode AS mode, c.peerService AS peerService, c.serverAddress AS serverAddress,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upKey, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upKey, if(w0.isWrapper = 1, w0.upKey, c.parentKey))) AS callerKey,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upSpanId, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upSpanId, if(w0.isWrapper = 1, w0.upSpanId, c.parentSpanId))) AS callerSpanId,
+    toUInt8(if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, 3, if(w0.isWrapper = 1 AND w1.isWrapper = 1, 2, if(w0.isWrapper = 1, 1, 0)))) AS wrappers
+  FROM ts_spans AS c
+  ANY LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
+  ANY LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
+  ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
+  WHERE c.parentSpanId != ''
+    AND (c.isCallSpan
+      OR (c.kind = {p47:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p48:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+),
+calls AS (
+  SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
+    p.service AS callerService, p.name AS callerOperation,
+    p.startNs AS callerStartNs, p.durationNs AS callerDurationNs,
+    h.spanId AS spanId, h.kind AS kind, h.isCallSpan AS isCallSpan,
+    if(h.isCallSpan AND a.answers > 0, a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
+    if(h.isCallSpan AND a.answers > 0, a.answerName, h.name) AS leafOperation,
+    h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
+    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerHost != '', a.answerHost, {p49:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p50:String}),
+      if(h.host != '', h.host, {p51:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerMode != '', a.answerMode, {p52:String}),
+      h.isCallSpan, {p53:String}, if(h.mode != '', h.mode, {p54:String})) AS mode,
+    if(h.host != '', h.host, {p55:String}) AS clientHost,
+    if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
+    if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
+    h.wrappers AS wrappers
+  FROM ts_hops AS h
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  WHERE h.isCallSpan OR h.kind = {p56:Int64} OR (p.key != 0 AND p.service != h.service)
+),
+request_edges AS (
   SELECT
-    if(hasClient = 1, clientFanoutKey, serverParentKey) AS fanoutKey,
-    if(hasClient = 1, clientTraceId, serverTraceId) AS traceId,
-    if(hasClient = 1, clientParentSpanId, serverParentSpanId) AS parentSpanId,
-    if(hasServer = 1, serverService, if(peerService != '', peerService, serverAddress)) AS leafService,
-    if(hasServer = 1, serverOperation, clientOperation) AS leafOperation,
-    if(hasClient = 1, clientStartNs, serverStartNs) AS startNs,
-    if(hasClient = 1, clientDurationNs, serverDurationNs) AS durationNs
-  FROM client_spans AS c
-  FULL OUTER JOIN server_spans AS s ON c.clientKey = s.serverParentKey
-  WHERE parentSpanId != ''
+    callerKey AS fanoutKey, leafService, leafOperation,
+    any(traceId) AS traceId, any(callerSpanId) AS parentSpanId,
+    any(callerService) AS parentService, any(callerOperation) AS parentOperation,
+    any(callerDurationNs) AS callerDurationNs,
+    arraySort(groupArray((startNs, durationNs))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
+    toUInt32(length(keptCalls)) AS width,
+    arrayMap(call -> call.1, keptCalls) AS starts,
+    arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
+    starts[1] AS fanoutStartNs,
+    arrayMax(ends) AS lastEndNs,
+    toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
+      arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
+    multiIf(width = 1, 'single', concurrency = 1, 'sequential',
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p57:Int64}, 'parallel', 'pool') AS structure
+  FROM calls
+  GROUP BY callerKey, leafService, leafOperation
+  HAVING fanoutStartNs >= {p58:Int64} AND fanoutStartNs < {p59:Int64}
 ),
 live_fanouts AS (
-  SELECT
-    fanoutKey,
-    leafService,
-    leafOperation,
-    any(traceId) AS traceId,
-    any(parentSpanId) AS parentSpanId,
-    arraySort(groupArray((startNs, durationNs))) AS sortedCalls,
-    arrayMap(call -> call.1, sortedCalls) AS starts,
-    arrayMap(call -> call.1 + call.2, sortedCalls) AS ends,
-    if(length(sortedCalls) < 2 OR arrayMax(starts) <= arrayMin(ends), sortedCalls,
-      arrayFilter((call, keep) -> keep, sortedCalls,
-        arrayMap((i, endedBefore, callEnd, nextStart) -> endedBefore < i - 1 OR nextStart <= callEnd,
-          arrayEnumerate(starts),
-          arrayFilter((ended, boundary) -> boundary.2 = 0, arrayCumSum(arrayMap(boundary -> boundary.2, boundaries)),
-            arraySort(arrayConcat(arrayMap(t -> (t, 0), starts), arrayMap(t -> (t, 1), ends))) AS boundaries),
-          ends,
-          arrayPushBack(arrayPopFront(starts), toInt64(9223372036854775807))))) AS keptCalls,
-    length(keptCalls) AS width,
-    keptCalls[1].1 AS fanoutStartNs
-  FROM leaf_calls
-  GROUP BY fanoutKey, leafService, leafOperation
-  HAVING width >= 2 AND fanoutStartNs >= {p10:Int64} AND fanoutStartNs < {p11:Int64}
-),
-parent_spans AS (
-  SELECT cityHash64(TraceId, SpanId) AS parentKey, ServiceName AS parentService, SpanName AS parentOperation
-  FROM {tracesTable:Identifier}
-  WHERE Timestamp >= fromUnixTimestamp64Nano({p12:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p13:Int64})
+  SELECT fanoutKey, leafService, leafOperation, traceId, parentSpanId, parentService, parentOperation,
+    keptCalls, width, fanoutStartNs, concurrency, structure
+  FROM request_edges
+  WHERE structure IN ('parallel', 'pool')
 ),
 live_named_fanouts AS (
-  SELECT f.fanoutKey AS fanoutKey, f.leafService AS leafService, f.leafOperation AS leafOperation,
-    p.parentService AS parentService, p.parentOperation AS parentOperation,
-    f.traceId AS traceId, f.parentSpanId AS parentSpanId, f.width AS width,
-    f.fanoutStartNs AS fanoutStartNs, f.keptCalls AS keptCalls
-  FROM parent_spans AS p
-  RIGHT JOIN live_fanouts AS f ON p.parentKey = f.fanoutKey
+  SELECT * FROM live_fanouts
 ),
 fanouts_in_scope AS (
-  SELECT leafService, leafOperation, parentService, parentOperation, traceId, parentSpanId, width, fanoutStartNs, keptCalls FROM live_named_fanouts
+  SELECT leafService, leafOperation, parentService, parentOperation, traceId, parentSpanId, width, fanoutStartNs, keptCalls, concurrency, structure FROM live_named_fanouts
 ),
 per_fanout AS (
   SELECT parentService, parentOperation, leafService, leafOperation, width,
     arraySort(arrayMap(call -> toFloat64(call.1 - fanoutStartNs) / 1e6 + toFloat64(call.2) / 1e6, keptCalls)) AS finishesMs,
     arrayMap(call -> toFloat64(call.2) / 1e6, keptCalls) AS callDurationsMs,
-    finishesMs[intDiv(toUInt64(murmurHash3_32(concat(toString({p14:UInt32}), ':', traceId, ':', parentSpanId))) * width, 4294967296) + 1] AS oneLeafMs,
+    finishesMs[intDiv(toUInt64(murmurHash3_32(concat(toString({p60:UInt32}), ':', traceId, ':', parentSpanId))) * width, 4294967296) + 1] AS oneLeafMs,
     finishesMs[intDiv(95 * width + 99, 100)] AS p95LeavesMs,
-    finishesMs[width] AS allLeavesMs
+    finishesMs[width] AS allLeavesMs,
+    structure, concurrency,
+    arrayMap(call -> toFloat64(call.1 - fanoutStartNs) / 1e6, keptCalls) AS waitsMs,
+    indexOf(arrayMap((w, d) -> w + d, waitsMs, callDurationsMs), allLeavesMs) AS stragglerIndex,
+    waitsMs[stragglerIndex] > callDurationsMs[stragglerIndex] AS stragglerQueued
   FROM fanouts_in_scope
 ),
 per_operation AS (
@@ -99,12 +131,22 @@ per_operation AS (
     quantilesExactInclusive(0.5, 0.95, 0.99, 0.999)(allLeavesMs) AS allLeaves,
     quantileExactInclusiveArray(0.99)(callDurationsMs) AS callP99,
     groupArrayArray(callDurationsMs) AS allCallDurationsMs,
-    groupArray((toUInt32(width), allLeavesMs)) AS widthAndAllLeaves
+    groupArray((toUInt32(width), allLeavesMs)) AS widthAndAllLeaves,
+    toUInt32(countIf(structure = 'parallel')) AS parallelFanouts,
+    toUInt32(countIf(structure = 'pool')) AS poolFanouts,
+    quantileExactInclusive(0.5)(concurrency) AS concurrencyP50,
+    toUInt32(max(concurrency)) AS concurrencyMax,
+    arraySort(groupArrayIf(concurrency, structure = 'pool')) AS poolConcurrency,
+    quantilesExactInclusiveArrayIf(0.5, 0.95, 0.99, 0.999)(waitsMs, structure = 'pool') AS queueWaitMs,
+    groupArray((allLeavesMs, stragglerQueued)) AS allLeavesQueued
   FROM per_fanout
   GROUP BY parentService, parentOperation, leafService, leafOperation
 )
 SELECT parentService, parentOperation, leafService, leafOperation, requests, widthP50, widthMax,
   oneLeaf, p95Leaves, allLeaves, callP99 AS thresholdMs,
+  parallelFanouts, poolFanouts, concurrencyP50, concurrencyMax, queueWaitMs,
+  toUInt32(poolConcurrency[intDiv(length(poolConcurrency) + 1, 2)]) AS poolSize,
+  toUInt32(arrayCount(f -> f.1 > thresholdMs AND f.2, allLeavesQueued)) AS queuedTailFanouts,
   toUInt32(arrayCount(d -> d <= thresholdMs, allCallDurationsMs)) AS callsAtMost,
   toUInt32(length(allCallDurationsMs)) AS calls,
   arraySort(fanout -> fanout.1, widthAndAllLeaves) AS byWidth,
@@ -119,18 +161,64 @@ FROM per_operation
 ORDER BY requests DESC, parentService, parentOperation, leafService, leafOperation
 SETTINGS join_algorithm = 'parallel_hash'
 
--- p0: String = "peer.service"
--- p1: String = "server.address"
--- p2: Int64 = "1699999940000000000"
--- p3: Int64 = "1700001860000000000"
--- p4: String = "Client"
--- p5: String = "SPAN_KIND_CLIENT"
--- p6: Int64 = "1699999940000000000"
--- p7: Int64 = "1700001860000000000"
--- p8: String = "Server"
--- p9: String = "SPAN_KIND_SERVER"
--- p10: Int64 = "1700000000000000000"
--- p11: Int64 = "1700001800000000000"
--- p12: Int64 = "1699999940000000000"
--- p13: Int64 = "1700001860000000000"
--- p14: UInt32 = 11
+-- p0: String = "Server"
+-- p1: String = "SPAN_KIND_SERVER"
+-- p2: Int64 = 1
+-- p3: String = "Consumer"
+-- p4: String = "SPAN_KIND_CONSUMER"
+-- p5: Int64 = 2
+-- p6: String = "Client"
+-- p7: String = "SPAN_KIND_CLIENT"
+-- p8: Int64 = 3
+-- p9: String = "Producer"
+-- p10: String = "SPAN_KIND_PRODUCER"
+-- p11: Int64 = 4
+-- p12: String = "Internal"
+-- p13: String = "SPAN_KIND_INTERNAL"
+-- p14: Int64 = 5
+-- p15: Int64 = 5
+-- p16: String = "http.request.method"
+-- p17: String = "http.method"
+-- p18: String = "url.full"
+-- p19: String = "http.url"
+-- p20: String = "server.address"
+-- p21: String = "peer.service"
+-- p22: String = "rpc.system"
+-- p23: String = "db.system"
+-- p24: String = "messaging.system"
+-- p25: String = "peer.service"
+-- p26: Int64 = 3
+-- p27: Int64 = 4
+-- p28: String = "host.name"
+-- p29: String = "host.name"
+-- p30: String = "k8s.node.name"
+-- p31: String = "k8s.node.name"
+-- p32: String = "host.id"
+-- p33: String = "host.id"
+-- p34: String = "service.instance.id"
+-- p35: String = "service.instance.id"
+-- p36: String = "host.sharing_mode"
+-- p37: String = "peer.service"
+-- p38: String = "server.address"
+-- p39: Int64 = "1699999940000000000"
+-- p40: Int64 = "1700001860000000000"
+-- p41: Int64 = 5
+-- p42: Int64 = 1
+-- p43: Int64 = 1
+-- p44: Int64 = 1
+-- p45: Int64 = 1
+-- p46: Int64 = 2
+-- p47: Int64 = 1
+-- p48: Int64 = 5
+-- p49: String = "unknown"
+-- p50: String = "unknown"
+-- p51: String = "unknown"
+-- p52: String = "unknown"
+-- p53: String = "unknown"
+-- p54: String = "unknown"
+-- p55: String = "unknown"
+-- p56: Int64 = 1
+-- p57: Int64 = "1000000"
+-- p58: Int64 = "1700000000000000000"
+-- p59: Int64 = "1700001800000000000"
+-- p60: UInt32 = 11

@@ -1,0 +1,142 @@
+WITH
+ts_spans AS /* materialize */ (
+  SELECT
+    cityHash64(TraceId, SpanId) AS key,
+    cityHash64(TraceId, ParentSpanId) AS parentKey,
+    TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
+    toUInt8(multiIf(SpanKind IN ({p0:String}, {p1:String}), {p2:Int64}, SpanKind IN ({p3:String}, {p4:String}), {p5:Int64},
+      SpanKind IN ({p6:String}, {p7:String}), {p8:Int64}, SpanKind IN ({p9:String}, {p10:String}), {p11:Int64},
+      SpanKind IN ({p12:String}, {p13:String}), {p14:Int64}, 0)) AS kind,
+    kind = {p15:Int64} AND (((SpanAttributes[{p16:String}] != '' OR SpanAttributes[{p17:String}] != '') AND (SpanAttributes[{p18:String}] != '' OR SpanAttributes[{p19:String}] != '' OR SpanAttributes[{p20:String}] != '' OR SpanAttributes[{p21:String}] != '')) OR SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '' OR SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '') AS clientAttrs,
+    kind IN ({p26:Int64}, {p27:Int64}) OR clientAttrs AS isCallSpan,
+    ServiceName AS service, SpanName AS name,
+    toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
+    multiIf(ResourceAttributes[{p28:String}] != '', ResourceAttributes[{p29:String}], ResourceAttributes[{p30:String}] != '', ResourceAttributes[{p31:String}], ResourceAttributes[{p32:String}] != '', ResourceAttributes[{p33:String}], ResourceAttributes[{p34:String}] != '', ResourceAttributes[{p35:String}], '') AS host,
+    ResourceAttributes[{p36:String}] AS mode,
+    if(isCallSpan, SpanAttributes[{p37:String}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[{p38:String}], '') AS serverAddress,
+    if(SpanAttributes[{p39:String}] != '', SpanAttributes[{p40:String}], ResourceAttributes[{p41:String}]) AS attr0
+  FROM {tracesTable:Identifier}
+  WHERE Timestamp >= fromUnixTimestamp64Nano({p42:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p43:Int64})
+  LIMIT 1 BY key
+),
+ts_wrappers AS /* materialize */ (
+  SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
+  FROM ts_spans
+  WHERE kind = {p44:Int64} AND NOT clientAttrs
+    AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
+),
+ts_answers AS (
+  SELECT parentKey AS key, toUInt32(count()) AS answers,
+    argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
+    argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
+    toUInt32(countIf(kind = {p45:Int64})) AS servers,
+    minIf(startNs, kind = {p46:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p47:Int64}) AS serverEndNs,
+    argMin(attr0, (startNs, spanId)) AS answerAttr0
+  FROM ts_spans
+  WHERE kind IN ({p48:Int64}, {p49:Int64}) AND parentSpanId != ''
+  GROUP BY parentKey
+),
+ts_hops AS (
+  SELECT c.key AS key, c.traceId AS traceId, c.spanId AS spanId, c.kind AS kind, c.isCallSpan AS isCallSpan,
+    c.service AS service, c.name AS name, c.startNs AS startNs, c.durationNs AS durationNs,
+    c.host AS host, c.mode AS mode, c.peerService AS peerService, c.serverAddress AS serverAddress, c.attr0 AS attr0,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upKey, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upKey, if(w0.isWrapper = 1, w0.upKey, c.parentKey))) AS callerKey,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upSpanId, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upSpanId, if(w0.isWrapper = 1, w0.upSpanId, c.parentSpanId))) AS callerSpanId,
+    toUInt8(if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, 3, if(w0.isWrapper = 1 AND w1.isWrapper = 1, 2, if(w0.isWrapper = 1, 1, 0)))) AS wrappers
+  FROM ts_spans AS c
+  ANY LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
+  ANY LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
+  ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
+  WHERE c.parentSpanId != ''
+    AND (c.isCallSpan
+      OR (c.kind = {p50:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p51:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+),
+calls AS (
+  SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
+    p.service AS callerService, p.name AS callerOperation,
+    p.startNs AS callerStartNs, p.durationNs AS callerDurationNs,
+    h.spanId AS spanId, h.kind AS kind, h.isCallSpan AS isCallSpan,
+    if(h.isCallSpan AND a.answers > 0, a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
+    if(h.isCallSpan AND a.answers > 0, a.answerName, h.name) AS leafOperation,
+    h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
+    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerHost != '', a.answerHost, {p52:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p53:String}),
+      if(h.host != '', h.host, {p54:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerMode != '', a.answerMode, {p55:String}),
+      h.isCallSpan, {p56:String}, if(h.mode != '', h.mode, {p57:String})) AS mode,
+    if(h.host != '', h.host, {p58:String}) AS clientHost,
+    if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
+    if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
+    h.wrappers AS wrappers,
+    multiIf(h.isCallSpan AND a.answers > 0 AND a.answerAttr0 != '', a.answerAttr0, h.attr0 != '', h.attr0, {p59:String}) AS attr0
+  FROM ts_hops AS h
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  WHERE h.isCallSpan OR h.kind = {p60:Int64} OR (p.key != 0 AND p.service != h.service)
+)
+SELECT * FROM calls
+
+-- p0: String = "Server"
+-- p1: String = "SPAN_KIND_SERVER"
+-- p2: Int64 = 1
+-- p3: String = "Consumer"
+-- p4: String = "SPAN_KIND_CONSUMER"
+-- p5: Int64 = 2
+-- p6: String = "Client"
+-- p7: String = "SPAN_KIND_CLIENT"
+-- p8: Int64 = 3
+-- p9: String = "Producer"
+-- p10: String = "SPAN_KIND_PRODUCER"
+-- p11: Int64 = 4
+-- p12: String = "Internal"
+-- p13: String = "SPAN_KIND_INTERNAL"
+-- p14: Int64 = 5
+-- p15: Int64 = 5
+-- p16: String = "http.request.method"
+-- p17: String = "http.method"
+-- p18: String = "url.full"
+-- p19: String = "http.url"
+-- p20: String = "server.address"
+-- p21: String = "peer.service"
+-- p22: String = "rpc.system"
+-- p23: String = "db.system"
+-- p24: String = "messaging.system"
+-- p25: String = "peer.service"
+-- p26: Int64 = 3
+-- p27: Int64 = 4
+-- p28: String = "host.name"
+-- p29: String = "host.name"
+-- p30: String = "k8s.node.name"
+-- p31: String = "k8s.node.name"
+-- p32: String = "host.id"
+-- p33: String = "host.id"
+-- p34: String = "service.instance.id"
+-- p35: String = "service.instance.id"
+-- p36: String = "host.sharing_mode"
+-- p37: String = "peer.service"
+-- p38: String = "server.address"
+-- p39: String = "zone"
+-- p40: String = "zone"
+-- p41: String = "zone"
+-- p42: Int64 = "1699999940000000000"
+-- p43: Int64 = "1700001860000000000"
+-- p44: Int64 = 5
+-- p45: Int64 = 1
+-- p46: Int64 = 1
+-- p47: Int64 = 1
+-- p48: Int64 = 1
+-- p49: Int64 = 2
+-- p50: Int64 = 1
+-- p51: Int64 = 5
+-- p52: String = "unknown"
+-- p53: String = "unknown"
+-- p54: String = "unknown"
+-- p55: String = "unknown"
+-- p56: String = "unknown"
+-- p57: String = "unknown"
+-- p58: String = "unknown"
+-- p59: String = "(absent)"
+-- p60: Int64 = 1
