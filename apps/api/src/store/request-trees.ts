@@ -1,4 +1,14 @@
-import { requestTreesFromSpans, type RequestTrees, type SpanRecord } from '@tailscope/analysis';
+import {
+  BACKGROUND_KEY,
+  CALL_SYSTEM_KEYS,
+  HOST_KEYS,
+  HTTP_METHOD_KEYS,
+  HTTP_TARGET_KEYS,
+  PEER_SERVICE_KEY,
+  SERVER_ADDRESS_KEY,
+  SHARING_MODE_KEY,
+  type SpanRecord,
+} from '@tailscope/analysis';
 import type { Store } from './client';
 import { inWindow } from './fanouts-sql';
 import { param, sql } from './sql';
@@ -11,6 +21,22 @@ export interface RequestTreeScope {
   leafService: string;
   leafOperation: string;
 }
+
+/**
+ * Only the attributes the calls definition reads (hosts, sharing mode, client attributes): the
+ * rows are parsed on the event loop, so they carry nothing else.
+ */
+const RESOURCE_KEYS = [...HOST_KEYS, SHARING_MODE_KEY];
+const SPAN_KEYS = [
+  ...new Set<string>([
+    ...HTTP_METHOD_KEYS,
+    ...HTTP_TARGET_KEYS,
+    ...CALL_SYSTEM_KEYS,
+    PEER_SERVICE_KEY,
+    SERVER_ADDRESS_KEY,
+    BACKGROUND_KEY,
+  ]),
+];
 
 /** Spans of a trace may start this long before or after the leaf call (the whole request). */
 const TRACE_SLACK_NS = 60_000_000_000n;
@@ -31,14 +57,14 @@ interface Row {
 /**
  * The whole requests (root span and call tree) of up to `maxTraces` traces that hold a span of
  * the leaf operation in the range, a deterministic uniform sample (by trace id hash) when more
- * match, and at most `maxSpans` spans in all. Two bounded queries; the tree is built with the
- * calls definition of issue #12 (requestTreesFromSpans).
+ * match, and at most `maxSpans` spans in all. Two bounded queries; the tree is built from them, with
+ * the calls definition of issue #12, on the analysis worker (requestTreesFromSpans).
  */
-export async function loadRequestTrees(
+export async function loadRequestSpans(
   store: Store,
   s: RequestTreeScope,
   limits: { maxTraces: number; maxSpans: number },
-): Promise<{ trees: RequestTrees; sampled: boolean; truncated: boolean }> {
+): Promise<{ spans: SpanRecord[]; sampled: boolean; truncated: boolean }> {
   const ids = await store.query<{ TraceId: string; n: string }>(sql`
     SELECT TraceId, toString(count() OVER ()) AS n FROM (
       SELECT DISTINCT TraceId FROM ${TRACES}
@@ -47,12 +73,12 @@ export async function loadRequestTrees(
     ORDER BY cityHash64(TraceId), TraceId
     LIMIT ${param(limits.maxTraces, 'UInt64')}`);
   const matched = Number(ids[0]?.n ?? '0');
-  if (ids.length === 0)
-    return { trees: requestTreesFromSpans([]), sampled: false, truncated: false };
+  if (ids.length === 0) return { spans: [], sampled: false, truncated: false };
   const rows = await store.query<Row>(sql`
     SELECT TraceId, SpanId, ParentSpanId, SpanKind, ServiceName, SpanName,
       toString(toUnixTimestamp64Nano(Timestamp)) AS StartNs, toString(Duration) AS Duration,
-      ResourceAttributes, SpanAttributes
+      mapFilter((k, v) -> has(${param(RESOURCE_KEYS, 'Array(String)')}, k), ResourceAttributes) AS ResourceAttributes,
+      mapFilter((k, v) -> has(${param(SPAN_KEYS, 'Array(String)')}, k), SpanAttributes) AS SpanAttributes
     FROM ${TRACES}
     WHERE ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)}
       AND TraceId IN (${param(
@@ -74,7 +100,7 @@ export async function loadRequestTrees(
     attributes: r.SpanAttributes,
   }));
   return {
-    trees: requestTreesFromSpans(spans),
+    spans,
     sampled: matched > ids.length,
     truncated: rows.length >= limits.maxSpans,
   };

@@ -1,5 +1,6 @@
 import {
   attributeStragglers,
+  requestTreesFromSpans,
   simulateRequestWhatIf,
   simulateWhatIf,
   WhatIfPolicyError,
@@ -8,7 +9,7 @@ import {
   type EdgeTarget,
   type LeafCalls,
   type RequestSimulateOptions,
-  type RequestTrees,
+  type SpanRecord,
   type RequestWhatIfResult,
   type SimulateOptions,
   type WhatIfPolicy,
@@ -24,7 +25,8 @@ export type AnalysisJob =
   | { kind: 'stragglers'; calls: LeafCalls; options: AttributionOptions }
   | {
       kind: 'whatif-request';
-      trees: RequestTrees;
+      /** The requests' spans; their call trees are built here (requestTreesFromSpans). */
+      spans: SpanRecord[];
       target: EdgeTarget;
       policy: WhatIfPolicy;
       options: RequestSimulateOptions;
@@ -49,7 +51,12 @@ export interface JobError {
 export function runJob(job: AnalysisJob): AnalysisResult {
   if (job.kind === 'stragglers') return attributeStragglers(job.calls, job.options);
   if (job.kind === 'whatif-request')
-    return simulateRequestWhatIf(job.trees, job.target, job.policy, job.options);
+    return simulateRequestWhatIf(
+      requestTreesFromSpans(job.spans),
+      job.target,
+      job.policy,
+      job.options,
+    );
   const { allLeavesMs: _samples, ...result } = simulateWhatIf(job.calls, job.policy, job.options);
   return result;
 }

@@ -81,14 +81,37 @@ const CALL_BUDGET = 2_000_000;
  * every policy). One for a policy without draws. Where the budget binds, the seed moves the
  * answer more; the intervals cover it (see intervalNote).
  */
-export function defaultReplays(p: ResolvedPolicy, fanouts: number, calls: number): number {
+export function defaultReplays(
+  p: ResolvedPolicy,
+  fanouts: number,
+  calls: number,
+  spanMs = 0,
+  hosts = 1,
+): number {
   if (deterministicPolicy(p) || fanouts === 0) return 1;
   const want = Math.max(4, Math.ceil(TARGET_POOLED_FANOUTS / fanouts));
+  // Probation steps through every interval of the range on every host, once per replay
+  // (O(intervals x hosts x 512), probation.ts): that, not the calls, is its cost.
+  const work =
+    p.kind === 'probation'
+      ? calls + ((spanMs / 1000 + p.windowSeconds) / p.intervalSeconds) * Math.max(1, hosts) * 512
+      : calls;
   const afford =
     p.kind === 'hedge'
       ? Math.floor(HEDGE_REDRAW_BUDGET / Math.max(1, calls / 20))
-      : Math.floor(CALL_BUDGET / Math.max(1, calls));
+      : Math.floor(CALL_BUDGET / Math.max(1, work));
   return Math.max(1, Math.min(MAX_REPLAYS, want, afford));
+}
+
+/** Milliseconds from the first fan-out's start to the last one's. O(fan-outs). */
+function fanoutSpanMs(calls: LeafCalls): number {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const t of calls.fanoutStartMs) {
+    if (t < lo) lo = t;
+    if (t > hi) hi = t;
+  }
+  return hi > lo ? hi - lo : 0;
 }
 
 /**
@@ -114,7 +137,13 @@ export function simulateWhatIf(
     : opts.replays !== undefined
       ? Math.max(1, Math.floor(opts.replays))
       : Math.min(
-          defaultReplays(resolved, fanouts, calls.durationMs.length),
+          defaultReplays(
+            resolved,
+            fanouts,
+            calls.durationMs.length,
+            fanoutSpanMs(calls),
+            calls.hosts.length,
+          ),
           Math.max(1, Math.floor(opts.maxReplays ?? Number.POSITIVE_INFINITY)),
         );
   const outcome = replayPolicy(calls, resolved, rng, reported, replays);
