@@ -72,7 +72,8 @@ describe('time budget', () => {
     expect(res.status).toBe(503);
     expect(body.error).toMatch(/query budget exceeded.*TAILSCOPE_QUERY_TIMEOUT_SECONDS/);
     expect((await get(server.base, '/healthz')).status).toBe(200);
-    expect((await get(server.base, `/api/v1/fanouts?${RANGE}`)).status).toBe(200);
+    // A cheap read: live fan-out detection over this store costs about the 1 s budget itself.
+    expect((await get(server.base, '/api/v1/stats')).status).toBe(200);
   });
 });
 
