@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SamplingInfo } from './sampling';
 import { ErrorBody, MAX_DURATION_MS, Name, RangeQuery } from './bounds';
 
 /** GET /api/v1/traces/:traceId: every span of one trace. */
@@ -165,6 +166,7 @@ export const TracesResponse = Type.Object({
   limit: Type.Integer(),
   traces: Type.Array(TraceSummary),
   more: Type.Boolean({ description: 'More traces matched than the limit' }),
+  sampling: Type.Optional(SamplingInfo),
 });
 export type TracesResponse = Static<typeof TracesResponse>;
 

@@ -1,6 +1,6 @@
 import { OT_TRACESTATE_KEY, THRESHOLD_SUBKEY } from '@tailscope/analysis';
 import type { Store } from './client';
-import { inWindow } from './fanouts-sql';
+import { inWindow } from './sql-ctes';
 import { raw, sql, type Sql } from './sql';
 import { TRACES } from './tables';
 
@@ -40,14 +40,17 @@ export interface SamplingInfo {
   spansWithoutSamplingInfo: number;
 }
 
-/** Sampling information of the spans in [fromNs, toNs), or of the whole store (no range). */
+/**
+ * Sampling information of the spans in [fromNs, toNs), or of the whole store (no range). The
+ * empty-TraceState test first: unsampled spans skip the two regular expressions.
+ */
 export async function selectSamplingInfo(
   store: Store,
   range?: { fromNs: bigint; toNs: bigint },
 ): Promise<SamplingInfo> {
   const where = range ? sql`WHERE ${inWindow(range.fromNs, range.toNs)}` : raw('');
   const rows = await store.query<{ spans: string; withInfo: string }>(sql`
-    SELECT toString(count()) AS spans, toString(countIf(${hasSamplingInfoSql()})) AS withInfo
+    SELECT toString(count()) AS spans, toString(countIf(TraceState != '' AND ${hasSamplingInfoSql()})) AS withInfo
     FROM ${TRACES} ${where}`);
   const spans = Number(rows[0]?.spans ?? 0);
   const withInfo = Number(rows[0]?.withInfo ?? 0);

@@ -4,6 +4,7 @@ import type * as C from '@tailscope/contracts';
 import { getJson } from './client';
 import { arr, bool, num, obj, oneOf, optional, str, withDefault, type Decoder } from './decode';
 import type { TimeRange } from '../state/filters';
+import { decodeSampling } from './contracts';
 
 export type TraceSummary = C.TraceSummary;
 export type TraceSearch = Pick<C.TracesResponse, 'traces' | 'more' | 'limit'>;
@@ -93,6 +94,7 @@ export const decodeCriticalPath: Decoder<CriticalPath> = obj<CriticalPath>({
   exemplars: optional(obj({ slow: ids, typical: ids })),
   trusted: optional(bool),
   warning: optional(str),
+  sampling: optional(decodeSampling),
 });
 
 export function fetchCriticalPath(
