@@ -67,6 +67,16 @@ function toSummary(r: TraceSearchRow): TraceSummary {
     durationMs: Number(r.durationNs) / 1e6,
     spanCount: r.spanCount,
     errorCount: r.errorCount,
+    ...(r.matchedSpan
+      ? {
+          matchedSpan: {
+            spanId: r.matchedSpan.spanId,
+            service: r.matchedSpan.service,
+            operation: r.matchedSpan.operation,
+            durationMs: Number(r.matchedSpan.durationNs) / 1e6,
+          },
+        }
+      : {}),
   };
 }
 

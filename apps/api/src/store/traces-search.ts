@@ -1,10 +1,12 @@
 import type { Store } from './client';
 import { join, param, sql, type Sql } from './sql';
+import { withCtes, type Cte } from './sql-ctes';
 import { TRACES } from './tables';
 
 /**
- * Trace search and the reads of the aggregated critical path: root spans (ParentSpanId = '')
- * of `otel_traces` filtered by service, name, duration and time, then the spans of a bounded
+ * Trace search (any span filtered by service, name and duration: Jaeger's semantics) and the
+ * reads of the aggregated critical path: root spans (ParentSpanId = '') of `otel_traces`
+ * filtered by service, name, duration and time, then the spans of a bounded
  * set of traces. Every value is bound; every query runs under the store's budget.
  */
 
@@ -26,8 +28,9 @@ export interface RootFilter {
   maxDurationNs?: bigint | undefined;
 }
 
-function rootWhere(f: RootFilter): Sql {
-  const parts: Sql[] = [sql`ParentSpanId = ''`, inWindow(f.fromNs, f.toNs)];
+/** The filters on one span (Jaeger's semantics for search: the same span has them all). */
+function spanWhere(f: RootFilter): Sql {
+  const parts: Sql[] = [inWindow(f.fromNs, f.toNs)];
   if (f.service !== undefined) parts.push(sql`ServiceName = ${f.service}`);
   if (f.operation !== undefined) parts.push(sql`SpanName = ${f.operation}`);
   if (f.minDurationNs !== undefined)
@@ -36,6 +39,9 @@ function rootWhere(f: RootFilter): Sql {
     parts.push(sql`Duration <= ${param(f.maxDurationNs.toString(), 'UInt64')}`);
   return join(parts, ' AND ');
 }
+
+/** The same filters on root spans (the critical path's requests). */
+const rootWhere = (f: RootFilter): Sql => sql`ParentSpanId = '' AND ${spanWhere(f)}`;
 
 export interface TraceSearch extends RootFilter {
   error?: boolean | undefined;
@@ -51,6 +57,15 @@ export interface TraceSearchRow {
   durationNs: string;
   spanCount: number;
   errorCount: number;
+  /** The first (earliest) span that matched the span filters; absent without them. */
+  matchedSpan?: MatchedSpan;
+}
+
+export interface MatchedSpan {
+  spanId: string;
+  service: string;
+  operation: string;
+  durationNs: string;
 }
 
 interface RootRow {
@@ -62,9 +77,9 @@ interface RootRow {
 }
 
 /**
- * Matching traces, newest or slowest first, at most `limit` + 1 (the caller tells "more" from
- * the extra one). Roots are read first (the sort key's ServiceName, SpanName lead); a root
- * stored twice counts once. Span and error counts come from a second query over the chosen
+ * Matching traces, newest or slowest first (by their root), at most `limit` + 1 (the caller
+ * tells "more" from the extra one): with span filters, traces with any matching span
+ * (matchingRoots), else the traces whose root starts in range. A root stored twice counts once. Span and error counts come from a second query over the chosen
  * traces only, within their roots' interval and a minute's slack.
  */
 export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceSearchRow[]> {
@@ -74,8 +89,27 @@ export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceS
       : sql`TraceId ${s.error ? sql`IN` : sql`NOT IN`} (
           SELECT DISTINCT TraceId FROM ${TRACES}
           WHERE ${isError} AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)})`;
+  const roots = hasSpanFilter(s)
+    ? await matchingRoots(store, s, errorFilter)
+    : await rootsInRange(store, s, errorFilter);
+  if (roots.length === 0) return [];
+  const counts = await countSpans(store, roots);
+  return roots.map((r) => {
+    const c = counts.get(r.traceId);
+    return { ...r, spanCount: c?.spans ?? 1, errorCount: c?.errors ?? 0 };
+  });
+}
+
+const hasSpanFilter = (f: RootFilter): boolean =>
+  f.service !== undefined ||
+  f.operation !== undefined ||
+  f.minDurationNs !== undefined ||
+  f.maxDurationNs !== undefined;
+
+/** Without span filters: the traces whose root starts in range (every trace there matches). */
+async function rootsInRange(store: Store, s: TraceSearch, errorFilter: Sql): Promise<RootRow[]> {
   const orderBy = s.order === 'slowest' ? sql`max(Duration) DESC` : sql`min(Timestamp) DESC`;
-  const roots = await store.query<RootRow>(sql`
+  return store.query<RootRow>(sql`
     SELECT TraceId AS traceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
       toString(toUnixTimestamp64Nano(min(Timestamp))) AS startNs, toString(max(Duration)) AS durationNs
     FROM ${TRACES}
@@ -83,12 +117,65 @@ export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceS
     GROUP BY TraceId
     ORDER BY ${orderBy}, TraceId
     LIMIT ${param(s.limit + 1, 'UInt64')}`);
-  if (roots.length === 0) return [];
-  const counts = await countSpans(store, roots);
-  return roots.map((r) => {
-    const c = counts.get(r.traceId);
-    return { ...r, spanCount: c?.spans ?? 1, errorCount: c?.errors ?? 0 };
-  });
+}
+
+/**
+ * With span filters: traces in which ANY span starting in range has the service (and
+ * operation) and, if asked, a duration in [min, max]: Jaeger's semantics, so a callee deep in
+ * the tree finds its traces. One query: the matching spans grouped per trace (the first match,
+ * by start, is `matchedSpan`), joined to the traces' roots (read within the range and the
+ * slack, only for the matched traces); a trace whose root is not stored is not listed (the
+ * answer names the root). Ordered and limited like the root search.
+ */
+async function matchingRoots(
+  store: Store,
+  s: TraceSearch,
+  errorFilter: Sql,
+): Promise<(RootRow & { matchedSpan: MatchedSpan })[]> {
+  const orderBy = s.order === 'slowest' ? sql`r.durationNs DESC` : sql`r.startNs DESC`;
+  const matched: Cte = {
+    name: 'matched',
+    // Read twice (the roots' IN and the join): computed once where the engine can.
+    materialize: true,
+    body: sql`
+  SELECT TraceId, argMin((SpanId, ServiceName, SpanName, Duration), (Timestamp, SpanId)) AS firstMatch
+  FROM ${TRACES}
+  WHERE ${spanWhere(s)} AND ${errorFilter}
+  GROUP BY TraceId`,
+  };
+  const roots: Cte = {
+    name: 'roots',
+    body: sql`
+  SELECT TraceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
+    toUnixTimestamp64Nano(min(Timestamp)) AS startNs, max(Duration) AS durationNs
+  FROM ${TRACES}
+  WHERE ParentSpanId = '' AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)}
+    AND TraceId IN (SELECT TraceId FROM matched)
+  GROUP BY TraceId`,
+  };
+  const rows = await store.query<
+    RootRow & { mSpanId: string; mService: string; mOperation: string; mDurationNs: string }
+  >(
+    withCtes(
+      [matched, roots],
+      sql`SELECT r.TraceId AS traceId, r.rootService AS rootService, r.rootOperation AS rootOperation,
+  toString(r.startNs) AS startNs, toString(r.durationNs) AS durationNs,
+  tupleElement(mt.firstMatch, 1) AS mSpanId, tupleElement(mt.firstMatch, 2) AS mService,
+  tupleElement(mt.firstMatch, 3) AS mOperation, toString(tupleElement(mt.firstMatch, 4)) AS mDurationNs
+FROM roots AS r INNER JOIN matched AS mt ON r.TraceId = mt.TraceId
+ORDER BY ${orderBy}, traceId
+LIMIT ${param(s.limit + 1, 'UInt64')}`,
+    ),
+  );
+  return rows.map(({ mSpanId, mService, mOperation, mDurationNs, ...r }) => ({
+    ...r,
+    matchedSpan: {
+      spanId: mSpanId,
+      service: mService,
+      operation: mOperation,
+      durationNs: mDurationNs,
+    },
+  }));
 }
 
 /** The time window holding every span of these roots: their interval widened by the slack. */
