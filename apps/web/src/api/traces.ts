@@ -18,6 +18,14 @@ const summary = obj<TraceSummary>({
   durationMs: num,
   spanCount: num,
   errorCount: num,
+  matchedSpan: optional(
+    obj<NonNullable<TraceSummary['matchedSpan']>>({
+      spanId: str,
+      service: str,
+      operation: str,
+      durationMs: num,
+    }),
+  ),
 });
 
 export const decodeTraceSearch: Decoder<TraceSearch> = obj<TraceSearch>({
