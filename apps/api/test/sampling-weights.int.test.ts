@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EdgesResponse, FanoutsResponse, SamplingInfo } from '@tailscope/contracts';
+import type {
+  CriticalPathResponse,
+  EdgesResponse,
+  FanoutsResponse,
+  SamplingInfo,
+} from '@tailscope/contracts';
 import { quantileInclusive, SeededRandom } from '@tailscope/analysis';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
@@ -74,7 +79,8 @@ function request(trace: number, t0: bigint, callsMs: readonly number[], traceSta
       name: 'GET /a',
       host: 'front-1',
       startNs: t0,
-      durationNs: 40n * MS,
+      // The root ends 1 ms after its slowest call.
+      durationNs: BigInt(Math.round((2 + Math.max(...callsMs)) * 1e6)),
     },
   ];
   callsMs.forEach((ms, i) => {
@@ -114,6 +120,7 @@ function scenario() {
   const keep = new SeededRandom(8);
   const callsMs: number[] = [];
   const allLeavesMs: number[] = [];
+  const rootMs: number[] = [];
   const stored: Span[] = [];
   let storedSlow = 0;
   for (let q = 0; q < REQUESTS; q++) {
@@ -123,6 +130,7 @@ function scenario() {
     );
     callsMs.push(...calls);
     allLeavesMs.push(Math.max(...calls));
+    rootMs.push(2 + Math.max(...calls));
     const kept = !slow || keep.float() < 0.5;
     if (!kept) continue;
     if (slow) storedSlow++;
@@ -137,6 +145,7 @@ function scenario() {
     storedSlow,
     callsMs: sorted(callsMs),
     allLeavesMs: sorted(allLeavesMs),
+    rootMs: sorted(rootMs),
   };
 }
 
@@ -219,6 +228,19 @@ describe('analysis answers weighted by sampling', () => {
     expect(relative(f.table1.allLeaves.p95, p95)).toBeLessThan(0.06);
     // The histogram counts weighted fan-outs too: one width, every request.
     expect(f.curve.length).toBeGreaterThan(0);
+  });
+
+  it('weights the critical path: request count, band bounds and band means', async () => {
+    const res = await get<CriticalPathResponse>(`/api/v1/criticalpath?${range}&band=p90`);
+    expect(res.sampling?.weighted).toBe(true);
+    expect(res.requests).toBe(REQUESTS / 3 + 2 * s.storedSlow);
+    // The typical band is the population's p40-p60 of root durations (within 6%).
+    expect(relative(res.typical.fromMs, quantileInclusive(s.rootMs, 0.4))).toBeLessThan(0.06);
+    expect(relative(res.typical.toMs, quantileInclusive(s.rootMs, 0.6))).toBeLessThan(0.06);
+    expect(relative(res.slow.fromMs, quantileInclusive(s.rootMs, 0.9))).toBeLessThan(0.06);
+    // The slow band's path runs through its slowest call (weighted means: critical-path.test.ts).
+    const kv = res.entries.find((e) => e.service === 'kv' && e.operation === 'get');
+    expect(kv?.slowMs).toBeGreaterThan(25);
   });
 
   it('keeps unsampled ranges unweighted', async () => {

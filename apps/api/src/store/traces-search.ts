@@ -1,47 +1,26 @@
 import type { Store } from './client';
-import { join, param, sql, type Sql } from './sql';
+import { param, sql, type Sql } from './sql';
 import { withCtes, type Cte } from './sql-ctes';
 import { TRACES } from './tables';
+import {
+  inWindow,
+  isError,
+  rootsWindow,
+  rootWhere,
+  spanWhere,
+  TRACE_SLACK_NS,
+  type RootFilter,
+  type RootRow,
+} from './traces-filters';
 
 /**
- * Trace search (any span filtered by service, name and duration: Jaeger's semantics) and the
- * reads of the aggregated critical path: root spans (ParentSpanId = '') of `otel_traces`
- * filtered by service, name, duration and time, then the spans of a bounded
- * set of traces. Every value is bound; every query runs under the store's budget.
+ * Trace search: traces with any span matching service, name and duration (Jaeger's
+ * semantics), or without span filters those whose root starts in range; then span and error
+ * counts of the chosen traces. Every value is bound; every query runs under the store's budget.
+ * The critical path's reads of roots are in traces-roots.ts.
  */
 
-/** A nanosecond instant bound as Int64 (the decimal string: no float rounding). */
-const ns = (v: bigint): Sql => sql`${param(v.toString(), 'Int64')}`;
-const inWindow = (lo: bigint, hi: bigint): Sql =>
-  sql`Timestamp >= fromUnixTimestamp64Nano(${ns(lo)}) AND Timestamp < fromUnixTimestamp64Nano(${ns(hi)})`;
-const isError = sql`lower(StatusCode) IN ('error', 'status_code_error')`;
-
-/** How far a trace's spans may start from its root's interval (clock skew, async tails). */
-const TRACE_SLACK_NS = 60_000_000_000n;
-
-export interface RootFilter {
-  fromNs: bigint;
-  toNs: bigint;
-  service?: string | undefined;
-  operation?: string | undefined;
-  minDurationNs?: bigint | undefined;
-  maxDurationNs?: bigint | undefined;
-}
-
-/** The filters on one span (Jaeger's semantics for search: the same span has them all). */
-function spanWhere(f: RootFilter): Sql {
-  const parts: Sql[] = [inWindow(f.fromNs, f.toNs)];
-  if (f.service !== undefined) parts.push(sql`ServiceName = ${f.service}`);
-  if (f.operation !== undefined) parts.push(sql`SpanName = ${f.operation}`);
-  if (f.minDurationNs !== undefined)
-    parts.push(sql`Duration >= ${param(f.minDurationNs.toString(), 'UInt64')}`);
-  if (f.maxDurationNs !== undefined)
-    parts.push(sql`Duration <= ${param(f.maxDurationNs.toString(), 'UInt64')}`);
-  return join(parts, ' AND ');
-}
-
-/** The same filters on root spans (the critical path's requests). */
-const rootWhere = (f: RootFilter): Sql => sql`ParentSpanId = '' AND ${spanWhere(f)}`;
+export type { RootFilter } from './traces-filters';
 
 export interface TraceSearch extends RootFilter {
   error?: boolean | undefined;
@@ -65,14 +44,6 @@ export interface MatchedSpan {
   spanId: string;
   service: string;
   operation: string;
-  durationNs: string;
-}
-
-interface RootRow {
-  traceId: string;
-  rootService: string;
-  rootOperation: string;
-  startNs: string;
   durationNs: string;
 }
 
@@ -178,19 +149,6 @@ LIMIT ${param(s.limit + 1, 'UInt64')}`,
   }));
 }
 
-/** The time window holding every span of these roots: their interval widened by the slack. */
-function rootsWindow(roots: readonly { startNs: string; durationNs: string }[]): Sql {
-  let lo = BigInt(roots[0]?.startNs ?? '0');
-  let hi = lo;
-  for (const r of roots) {
-    const start = BigInt(r.startNs);
-    const end = start + BigInt(r.durationNs);
-    if (start < lo) lo = start;
-    if (end > hi) hi = end;
-  }
-  return inWindow(lo - TRACE_SLACK_NS, hi + TRACE_SLACK_NS + 1n);
-}
-
 async function countSpans(
   store: Store,
   roots: readonly RootRow[],
@@ -205,102 +163,4 @@ async function countSpans(
   return new Map(
     rows.map((r) => [r.traceId, { spans: Number(r.spans), errors: Number(r.errors) }]),
   );
-}
-
-/** The busiest root operation in a range (of one service when given), or null. */
-export async function selectBusiestRoot(
-  store: Store,
-  f: RootFilter,
-): Promise<{ service: string; operation: string } | null> {
-  const rows = await store.query<{ service: string; operation: string }>(sql`
-    SELECT ServiceName AS service, SpanName AS operation
-    FROM ${TRACES} WHERE ${rootWhere(f)}
-    GROUP BY ServiceName, SpanName
-    ORDER BY count() DESC, ServiceName, SpanName
-    LIMIT 1`);
-  return rows[0] ?? null;
-}
-
-export interface RootQuantiles {
-  requests: number;
-  /** Root duration quantiles, ns: p40, p60 and the slow band's q. */
-  p40Ns: number;
-  p60Ns: number;
-  slowNs: number;
-}
-
-/** Count and exact (type 7) quantiles of one root operation's durations in the range. */
-export async function selectRootQuantiles(
-  store: Store,
-  f: RootFilter,
-  slowQuantile: number,
-): Promise<RootQuantiles> {
-  const rows = await store.query<{ n: string; q: number[] }>(sql`
-    SELECT toString(count()) AS n,
-      quantilesExactInclusive(0.4, 0.6, ${param(slowQuantile, 'Float64')})(toFloat64(Duration)) AS q
-    FROM (SELECT TraceId, max(Duration) AS Duration FROM ${TRACES} WHERE ${rootWhere(f)} GROUP BY TraceId)`);
-  const r = rows[0];
-  const q = r?.q ?? [];
-  return {
-    requests: Number(r?.n ?? 0),
-    p40Ns: q[0] ?? NaN,
-    p60Ns: q[1] ?? NaN,
-    slowNs: q[2] ?? NaN,
-  };
-}
-
-/**
- * Up to `n` roots with duration in [minNs, maxNs] (inclusive), a deterministic sample by the
- * trace id's hash (so the same range gives the same answer), plus the band's count.
- */
-export async function sampleRoots(
-  store: Store,
-  f: RootFilter,
-  n: number,
-): Promise<{ requests: number; roots: RootRow[] }> {
-  const rows = await store.query<RootRow & { total: string }>(sql`
-    SELECT TraceId AS traceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
-      toString(toUnixTimestamp64Nano(min(Timestamp))) AS startNs, toString(max(Duration)) AS durationNs,
-      toString(count() OVER ()) AS total
-    FROM ${TRACES} WHERE ${rootWhere(f)}
-    GROUP BY TraceId
-    ORDER BY cityHash64(TraceId), TraceId
-    LIMIT ${param(n, 'UInt64')}`);
-  return {
-    requests: Number(rows[0]?.total ?? 0),
-    roots: rows.map(({ total: _total, ...r }) => r),
-  };
-}
-
-export interface PathSpanRow {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  service: string;
-  operation: string;
-  kind: string;
-  startNs: string;
-  durationNs: string;
-}
-
-/**
- * The spans of the given traces (the minimal columns a critical path needs), in one query, at
- * most `maxSpans` (the caller's bound: a trace with a million spans must not cost a million).
- */
-export async function selectPathSpans(
-  store: Store,
-  roots: readonly { traceId: string; startNs: string; durationNs: string }[],
-  maxSpans: number,
-): Promise<PathSpanRow[]> {
-  if (roots.length === 0) return [];
-  return store.query<PathSpanRow>(sql`
-    SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
-      ServiceName AS service, SpanName AS operation, SpanKind AS kind,
-      toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
-    FROM ${TRACES}
-    WHERE TraceId IN ${param(
-      roots.map((r) => r.traceId),
-      'Array(String)',
-    )} AND ${rootsWindow(roots)}
-    LIMIT ${param(maxSpans, 'UInt64')}`);
 }
