@@ -3,7 +3,14 @@
 // (DATA_DIR, e.g. a copy of bench:episodes' 1M spans). With WEIGHT=1 it first marks half the
 // traces `ot=th:8` (an ALTER UPDATE: use a copy). Prints median wall and process CPU (the
 // embedded engine runs in-process) per request. Not a test.
-import { buildStoreApi, openStore, migrate, raw, selectStoredBounds } from '@tailscope/api';
+import {
+  buildStoreApi,
+  openStore,
+  migrate,
+  raw,
+  selectSamplingInfo,
+  selectStoredBounds,
+} from '@tailscope/api';
 
 const DATA_DIR = process.env.DATA_DIR ?? '/tmp/sampling-1m';
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -20,7 +27,9 @@ if (!bounds) throw new Error(`no spans in ${DATA_DIR}`);
 const from = Number(bounds.minNs / 1_000_000n);
 const to = Number(bounds.maxNs / 1_000_000n) + 1;
 const [count] = await store.query<{ n: string; withTs: string }>(
-  raw(`SELECT toString(count()) AS n, toString(countIf(TraceState != '')) AS withTs FROM otel_traces`),
+  raw(
+    `SELECT toString(count()) AS n, toString(countIf(TraceState != '')) AS withTs FROM otel_traces`,
+  ),
 );
 const services = await store.query<{ s: string; o: string; roots: string; n: string }>(
   raw(`SELECT ServiceName AS s, SpanName AS o, toString(countIf(ParentSpanId = '')) AS roots, toString(count()) AS n
@@ -52,13 +61,19 @@ for (const url of urls) {
     wall.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);
-    const body = res.json() as { sampling?: unknown; traces?: unknown[]; edges?: unknown[]; fanouts?: unknown[] };
+    const body = res.json<{
+      sampling?: unknown;
+      traces?: unknown[];
+      edges?: unknown[];
+      fanouts?: unknown[];
+    }>();
     note = `${res.statusCode} ${JSON.stringify(body.sampling)} n=${(body.traces ?? body.edges ?? body.fanouts ?? []).length}`;
   }
-  console.log(`${url.replace(range, 'RANGE')}: wall ${median(wall).toFixed(0)} ms, cpu ${median(cpu).toFixed(0)} ms  ${note}`);
+  console.log(
+    `${url.replace(range, 'RANGE')}: wall ${median(wall).toFixed(0)} ms, cpu ${median(cpu).toFixed(0)} ms  ${note}`,
+  );
 }
 // The sampling aggregate alone.
-const { selectSamplingInfo } = await import('../../apps/api/src/store/sampling');
 const wall: number[] = [];
 for (let i = 0; i < RUNS; i++) {
   const t0 = performance.now();

@@ -1,7 +1,6 @@
 import type { SamplingInfo } from '@tailscope/contracts';
 import type { Store } from '../store';
 import { selectSamplingInfo } from '../store/sampling';
-import type { TimeRange } from './fanouts';
 
 /**
  * The `sampling` block of an analysis answer (docs/analysis.md "Sampling"): one aggregate over
@@ -11,7 +10,7 @@ import type { TimeRange } from './fanouts';
  */
 export async function rangeSampling(
   store: Store,
-  range: Pick<TimeRange, 'fromNs' | 'toNs'>,
+  range: { fromNs: bigint; toNs: bigint },
   weights = true,
 ): Promise<SamplingInfo> {
   // An empty stored part (clampRange): no span, so nothing to read.
