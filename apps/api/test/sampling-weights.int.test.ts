@@ -8,6 +8,7 @@ import type {
 import { quantileInclusive, SeededRandom } from '@tailscope/analysis';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
+import { materializeFanouts } from '../src/store/fanouts';
 import { openTempStore, T0_NS } from './analysis-support';
 
 /**
@@ -228,6 +229,17 @@ describe('analysis answers weighted by sampling', () => {
     expect(relative(f.table1.allLeaves.p95, p95)).toBeLessThan(0.06);
     // The histogram counts weighted fan-outs too: one width, every request.
     expect(f.curve.length).toBeGreaterThan(0);
+  });
+
+  it('weights fan-outs read from stored chunks as it does live', async () => {
+    const live = await get<FanoutsResponse>(`/api/v1/fanouts?${range}`);
+    const fromNs = T0_NS;
+    const toNs = BigInt(TO_MS) * MS;
+    const built = await materializeFanouts(store, { fromNs, toNs, nowNs: toNs + 10n ** 12n });
+    expect(built.chunks).toBeGreaterThan(0);
+    const stored = await get<FanoutsResponse>(`/api/v1/fanouts?${range}`);
+    expect(stored.fanouts).toEqual(live.fanouts);
+    expect(stored.fanouts[0]?.requests).toBe(REQUESTS / 3 + 2 * s.storedSlow);
   });
 
   it('weights the critical path: request count, band bounds and band means', async () => {
