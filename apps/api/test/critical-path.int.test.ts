@@ -161,7 +161,9 @@ describe('critical path and trace search', () => {
   });
 
   it('filters by duration and error, newest first', async () => {
-    const r = await get<TracesResponse>(`/api/v1/traces?${range}&minDurationMs=500&limit=1000`);
+    // Any span may match (Jaeger semantics): the async audit span lasts 635 ms in every trace,
+    // so 1,000 ms is what only the slow traces reach (their query, root and audit).
+    const r = await get<TracesResponse>(`/api/v1/traces?${range}&minDurationMs=1000&limit=1000`);
     expect(r.traces).toHaveLength(REQUESTS / 10);
     expect(r.more).toBe(false);
     const starts = r.traces.map((t) => t.startMs);
@@ -173,6 +175,37 @@ describe('critical path and trace search', () => {
     expect(ok.traces.every((t) => t.errorCount === 0)).toBe(true);
     const errs = await get<TracesResponse>(`/api/v1/traces?${range}&error=true&limit=1000`);
     expect(errs.traces).toHaveLength(REQUESTS / 10);
+  });
+
+  it('matches any span of a trace, not only its root (Jaeger semantics)', async () => {
+    // The callee deep in the tree finds its traces; the answer still names the root.
+    const redis = await get<TracesResponse>(
+      `/api/v1/traces?${range}&service=redis&operation=GetDriver&limit=1000`,
+    );
+    expect(redis.traces).toHaveLength(REQUESTS);
+    expect(redis.traces[0]).toMatchObject({ rootService: 'frontend', spanCount: 5 });
+    // The first matching span (by start, then span id) is named.
+    expect(redis.traces[0]?.matchedSpan).toMatchObject({
+      spanId: hex((REQUESTS - 1) * 16 + 3, 16),
+      service: 'redis',
+      operation: 'GetDriver',
+    });
+    expect(redis.traces[0]?.matchedSpan?.durationMs).toBeCloseTo(30, 6);
+    // Service and duration hold for the same span: only the slow queries are >= 500 ms.
+    const slow = await get<TracesResponse>(
+      `/api/v1/traces?${range}&service=mysql&minDurationMs=500&limit=1000&order=slowest`,
+    );
+    expect(slow.traces).toHaveLength(REQUESTS / 10);
+    expect(slow.traces[0]?.traceId).toBe(traceId(290));
+    expect(slow.traces.every((t) => (t.matchedSpan?.durationMs ?? 0) >= 1000)).toBe(true);
+    // No redis span lasts 500 ms, though its traces' roots do.
+    const none = await get<TracesResponse>(
+      `/api/v1/traces?${range}&service=redis&minDurationMs=500&limit=1000`,
+    );
+    expect(none.traces).toHaveLength(0);
+    // Without span filters there is no matched span.
+    const all = await get<TracesResponse>(`/api/v1/traces?${range}&limit=1`);
+    expect(all.traces[0]?.matchedSpan).toBeUndefined();
   });
 
   it('refuses a reversed duration range and an unbounded limit, naming the field', async () => {

@@ -91,8 +91,19 @@ describe('POST /api/v1/whatif', () => {
     const res = await post({ ...base, policy: { kind: 'hedge', delayPercentile: 95 }, seed: 7 });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(
-      ['applicable', 'baseline', 'extraLoad', 'notes', 'request', 'requests', 'whatIf'].sort(),
+      [
+        'applicable',
+        'baseline',
+        'extraLoad',
+        'notes',
+        'request',
+        'requests',
+        'sampling',
+        'whatIf',
+      ].sort(),
     );
+    // The replay counts each stored call once, and says so (docs/analysis.md "Sampling").
+    expect(res.json.sampling).toEqual({ weighted: false, spansWithoutSamplingInfo: 1 });
     expect(res.json.requests).toBe(REQUESTS);
     const whatIf = res.json.whatIf as Record<string, Record<string, number>>;
     expect(Object.keys(whatIf).sort()).toEqual(['p50', 'p90', 'p99', 'p999']);

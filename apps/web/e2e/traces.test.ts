@@ -114,6 +114,16 @@ describe.skipIf(!haveBrowser && !process.env.CI)('traces, trace details, critica
     await page.close();
   });
 
+  it('trace search matches a span below the root and names it', async () => {
+    const page = await open('/traces?service=mysql&operation=SQL%20SELECT');
+    const cell = page.locator('[data-testid="matched-span"]').first();
+    await cell.waitFor({ timeout: 20_000 });
+    expect(await cell.innerText()).toContain('mysql: SQL SELECT');
+    const row = await page.locator('[data-testid="trace-table"] tbody tr').first().innerText();
+    expect(row).toContain('frontend: HTTP GET /dispatch');
+    await page.close();
+  });
+
   it('trace page: the critical path, the lock wait event with its time, status and link', async () => {
     const page = await open(`/traces/${TRACE}`);
     await page.locator('[data-testid="critical-path"]').waitFor({ timeout: 20_000 });

@@ -23,6 +23,7 @@ export interface BandEntry {
  * Filled one trace at a time (`addToBand`), so a caller can yield between traces.
  */
 export interface BandTotals {
+  /** Traces added (weighted: the sum of their weights). */
   n: number;
   total: number;
   byKey: Map<string, number>;
@@ -32,12 +33,17 @@ export function emptyBand(): BandTotals {
   return { n: 0, total: 0, byKey: new Map() };
 }
 
-/** Adds one trace's critical path to a band. O(spans log spans). */
-export function addToBand(band: BandTotals, spans: readonly NamedPathSpan[]): void {
-  band.n += 1;
+/**
+ * Adds one trace's critical path to a band. `weight`: how many traces it stands for (its
+ * sampling adjusted count; docs/analysis.md "Sampling"), so the band's means are weighted means;
+ * 1 adds exactly what an unweighted band adds. O(spans log spans).
+ */
+export function addToBand(band: BandTotals, spans: readonly NamedPathSpan[], weight = 1): void {
+  band.n += weight;
   for (const [key, ms] of criticalPathByOperation(spans)) {
-    band.byKey.set(key, (band.byKey.get(key) ?? 0) + ms);
-    band.total += ms;
+    const w = weight === 1 ? ms : ms * weight;
+    band.byKey.set(key, (band.byKey.get(key) ?? 0) + w);
+    band.total += w;
   }
 }
 

@@ -6,7 +6,7 @@ import {
   markSyncAnswers,
   type PathSpan,
 } from './critical-path';
-import { compareCriticalPaths } from './critical-path-bands';
+import { addToBand, compareBands, compareCriticalPaths, emptyBand } from './critical-path-bands';
 
 const span = (spanId: string, parentSpanId: string, startMs: number, durationMs: number) => ({
   spanId,
@@ -218,6 +218,16 @@ describe('critical path bands', () => {
     expect(entries.reduce((a, e) => a + e.typicalShare, 0)).toBeCloseTo(1, 12);
     const redis = entries.find((e) => e.service === 'redis');
     expect(redis?.deltaMs).toBeCloseTo(0, 12);
+  });
+  it('a trace of weight 2 counts as two copies of it (weighted means)', () => {
+    const weighted = emptyBand();
+    addToBand(weighted, trace(1000, 20), 2);
+    addToBand(weighted, trace(400, 20));
+    const copies = emptyBand();
+    for (const t of [trace(1000, 20), trace(1000, 20), trace(400, 20)]) addToBand(copies, t);
+    expect(compareBands(weighted, emptyBand())).toEqual(compareBands(copies, emptyBand()));
+    const mysql = compareBands(weighted, emptyBand()).find((e) => e.service === 'mysql');
+    expect(mysql?.slowMs).toBeCloseTo(800, 9);
   });
   it('an empty band gives zero means and shares', () => {
     const entries = compareCriticalPaths([], [trace(1, 1)]);

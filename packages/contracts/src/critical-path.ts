@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SamplingInfo } from './sampling';
 import { ErrorBody, Name, RangeQuery } from './bounds';
 
 /**
@@ -70,6 +71,7 @@ export const CriticalPathResponse = Type.Object({
     }),
   ),
   warning: Type.Optional(Type.String({ description: 'Why the numbers cannot be trusted' })),
+  sampling: Type.Optional(SamplingInfo),
 });
 export type CriticalPathResponse = Static<typeof CriticalPathResponse>;
 

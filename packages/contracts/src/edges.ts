@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SamplingInfo } from './sampling';
 import { ErrorBody, Name, RangeQuery } from './bounds';
 
 /**
@@ -91,6 +92,7 @@ export const EdgesResponse = Type.Object({
   }),
   skew: Type.Array(SkewPair),
   hint: Type.Optional(Type.String()),
+  sampling: Type.Optional(SamplingInfo),
 });
 export type EdgesResponse = Static<typeof EdgesResponse>;
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SamplingInfo } from './sampling';
 import { ErrorBody, MAX_DURATION_MS, MAX_SEED, Name, Quantiles, RangeQuery } from './bounds';
 import { EdgeStructure } from './edges';
 
@@ -110,6 +111,7 @@ export const FanoutsResponse = Type.Object({
       description: 'When no fan-out was found: the edges with repeated calls, to show instead',
     }),
   ),
+  sampling: Type.Optional(SamplingInfo),
 });
 export type FanoutsResponse = Static<typeof FanoutsResponse>;
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SamplingInfo } from './sampling';
 import { ErrorBody, Name, RangeQuery } from './bounds';
 
 /** GET /api/v1/hosts: per-host call latency over time windows, and the episodes. */
@@ -75,6 +76,7 @@ export const HostsResponse = Type.Object({
   hosts: Type.Array(HostSeries),
   fleet: Type.Array(FleetWindow),
   episodes: Type.Array(HostEpisode),
+  sampling: Type.Optional(SamplingInfo),
 });
 export type HostsResponse = Static<typeof HostsResponse>;
 

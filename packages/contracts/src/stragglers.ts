@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SamplingInfo } from './sampling';
 import { ErrorBody, MAX_DURATION_MS, MAX_LIST_LENGTH, MAX_SEED, Name, RangeQuery } from './bounds';
 
 /** GET /api/v1/stragglers: attribution of tail stragglers to hosts, modes and attributes. */
@@ -87,6 +88,7 @@ export const StragglersResponse = Type.Object({
   sampled: Type.Boolean(),
   omittedRows: Type.Integer(),
   rows: Type.Array(StragglerRow),
+  sampling: Type.Optional(SamplingInfo),
 });
 export type StragglersResponse = Static<typeof StragglersResponse>;
 

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { SamplingInfo } from './sampling';
 import { ErrorBody, MAX_DURATION_MS, Name, RangeQuery } from './bounds';
 
 /** GET /api/v1/traces/:traceId: every span of one trace. */
@@ -116,17 +117,25 @@ export type TraceSearchOrder = Static<typeof TraceSearchOrder>;
 
 export const TracesQuery = Type.Object({
   ...RangeQuery,
-  service: Type.Optional(Name('Root service (exact)')),
-  operation: Type.Optional(Name('Root operation, the root span name (exact)')),
+  service: Type.Optional(
+    Name(
+      'Service of any span of the trace (exact; Jaeger semantics: the same span matches every span filter)',
+    ),
+  ),
+  operation: Type.Optional(Name('Span name of that span (exact)')),
   minDurationMs: Type.Optional(
     Type.Number({
       minimum: 0,
       maximum: MAX_DURATION_MS,
-      description: 'Root duration at least, ms',
+      description: 'Duration of that span at least, ms',
     }),
   ),
   maxDurationMs: Type.Optional(
-    Type.Number({ minimum: 0, maximum: MAX_DURATION_MS, description: 'Root duration at most, ms' }),
+    Type.Number({
+      minimum: 0,
+      maximum: MAX_DURATION_MS,
+      description: 'Duration of that span at most, ms',
+    }),
   ),
   error: Type.Optional(
     Type.Boolean({ description: 'true: only traces with an error span; false: only without' }),
@@ -155,6 +164,17 @@ export const TraceSummary = Type.Object({
   durationMs: Type.Number({ description: 'Root duration, ms' }),
   spanCount: Type.Integer({ description: 'Spans stored for the trace in the range' }),
   errorCount: Type.Integer({ description: 'Spans with status error' }),
+  matchedSpan: Type.Optional(
+    Type.Object(
+      {
+        spanId: Type.String(),
+        service: Type.String(),
+        operation: Type.String(),
+        durationMs: Type.Number(),
+      },
+      { description: 'The first (earliest) span that matched the span filters (absent without)' },
+    ),
+  ),
 });
 export type TraceSummary = Static<typeof TraceSummary>;
 
@@ -165,11 +185,12 @@ export const TracesResponse = Type.Object({
   limit: Type.Integer(),
   traces: Type.Array(TraceSummary),
   more: Type.Boolean({ description: 'More traces matched than the limit' }),
+  sampling: Type.Optional(SamplingInfo),
 });
 export type TracesResponse = Static<typeof TracesResponse>;
 
 export const TracesRoute = {
-  summary: 'Recent traces matching filters on their root span (trace search)',
+  summary: 'Recent traces with a span matching the filters (trace search, Jaeger semantics)',
   querystring: TracesQuery,
   response: { 200: TracesResponse, 400: ErrorBody },
 };

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { SamplingInfo } from './sampling';
 import {
   POLICY_KINDS,
   POLICY_SPECS,
@@ -206,6 +207,7 @@ export const WhatIfResponse = Type.Object({
     ),
   ),
   notes: Type.Array(Type.String()),
+  sampling: Type.Optional(SamplingInfo),
 });
 export type WhatIfResponse = Static<typeof WhatIfResponse>;
 

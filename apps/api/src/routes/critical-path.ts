@@ -24,8 +24,9 @@ import {
   selectRootQuantiles,
   type PathSpanRow,
   type RootFilter,
-} from '../store/traces-search';
+} from '../store/traces-roots';
 import { clampRange, parseRange, type TimeRange } from './fanouts';
+import { rangeSampling } from './sampling';
 
 const BAND_QUANTILE: Record<CriticalPathBand, number> = {
   p90: 0.9,
@@ -65,12 +66,18 @@ function byTrace(roots: readonly Root[], rows: readonly PathSpanRow[]): NamedPat
 /** Spans walked between yields to the event loop (about 10 ms of work), so ingest keeps up. */
 const SPANS_PER_SLICE = 20_000;
 
-/** A band's critical paths, yielding to the event loop between slices of traces. */
-async function fillBand(traces: readonly NamedPathSpan[][]): Promise<BandTotals> {
+/**
+ * A band's critical paths, yielding to the event loop between slices of traces; each trace
+ * weighs its root's adjusted count when the roots carry one (weighted means).
+ */
+async function fillBand(
+  traces: readonly NamedPathSpan[][],
+  roots: readonly Root[],
+): Promise<BandTotals> {
   const band = emptyBand();
   let spans = 0;
-  for (const t of traces) {
-    addToBand(band, t);
+  for (const [i, t] of traces.entries()) {
+    addToBand(band, t, roots[i]?.weight ?? 1);
     spans += t.length;
     if (spans >= SPANS_PER_SLICE) {
       spans = 0;
@@ -98,6 +105,7 @@ export function criticalPathRoutes(app: RouteApp, ctx: ApiContext): void {
     const q = req.query;
     const band = q.band ?? 'p99';
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
+    const sampling = await rangeSampling(ctx.store, range);
     const root =
       range.fromNs < range.toNs
         ? await chooseRoot(ctx.store, range, nonEmpty(q.service), nonEmpty(q.operation))
@@ -114,11 +122,17 @@ export function criticalPathRoutes(app: RouteApp, ctx: ApiContext): void {
       to: range.toMs,
       exemplars: { slow: [], typical: [] },
       trusted: false,
+      sampling,
       ...over,
     });
     const none = { warning: 'no request of this operation in the range' };
     if (!root) return answer(none);
-    const scope: RootFilter = { fromNs: range.fromNs, toNs: range.toNs, ...root };
+    const scope: RootFilter = {
+      fromNs: range.fromNs,
+      toNs: range.toNs,
+      ...root,
+      ...(sampling.weighted ? { weighted: true } : {}),
+    };
     const qs = await selectRootQuantiles(ctx.store, scope, BAND_QUANTILE[band]);
     if (qs.requests === 0) return answer(none);
     const ns = (v: number): bigint => BigInt(Math.round(v));
@@ -133,8 +147,8 @@ export function criticalPathRoutes(app: RouteApp, ctx: ApiContext): void {
     const all = [...slow.roots, ...typical.roots];
     const rows = await selectPathSpans(ctx.store, all, MAX_PATH_SPANS);
     const entries = compareBands(
-      await fillBand(byTrace(slow.roots, rows)),
-      await fillBand(byTrace(typical.roots, rows)),
+      await fillBand(byTrace(slow.roots, rows), slow.roots),
+      await fillBand(byTrace(typical.roots, rows), typical.roots),
     );
     const median = (qs.p40Ns + qs.p60Ns) / 2;
     const trusted = slow.requests >= CRITICAL_PATH_MIN_SLOW;

@@ -4,6 +4,7 @@ import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
 import { selectDuplicates, selectEdges, selectSkew } from '../store/edges';
 import { clampRange, parseRange } from './fanouts';
+import { rangeSampling } from './sampling';
 
 /** The API record of one edge (queue wait and pool size only for pools). */
 export function toApiEdge(e: EdgeSummary): Edge {
@@ -32,11 +33,14 @@ export function edgeRoutes(app: RouteApp, ctx: ApiContext): void {
     const q = req.query;
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const scope = { fromNs: range.fromNs, toNs: range.toNs };
+    // First: whether any span carries a threshold decides which aggregate runs.
+    const sampling = await rangeSampling(ctx.store, range);
     const [edges, duplicates, skew] = await Promise.all([
       selectEdges(ctx.store, {
         ...scope,
         parentService: q.parentService,
         leafService: q.leafService,
+        ...(sampling.weighted ? { weighted: true } : {}),
       }),
       selectDuplicates(ctx.store, scope),
       selectSkew(ctx.store, scope),
@@ -47,6 +51,7 @@ export function edgeRoutes(app: RouteApp, ctx: ApiContext): void {
       edges: edges.map(toApiEdge),
       duplicates,
       skew,
+      sampling,
       ...(edges.length === 0
         ? { hint: 'No calls in this range (no span has a parent span).' }
         : {}),

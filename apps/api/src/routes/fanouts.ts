@@ -13,6 +13,7 @@ import { selectEdges } from '../store/edges';
 import { selectFanoutOperations, type FanoutOperationRow } from '../store/fanouts';
 import { emptyFanoutsHint } from './empty-hint';
 import { selectStoredBounds, type Store } from '../store';
+import { rangeSampling } from './sampling';
 
 const HOUR_MS = 3_600_000;
 
@@ -150,6 +151,8 @@ export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/fanouts', { schema: FanoutsRoute }, async (req) => {
     const q = req.query;
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
+    // First: whether any span carries a threshold decides which aggregate runs.
+    const sampling = await rangeSampling(ctx.store, range);
     const rows = await selectFanoutOperations(
       ctx.store,
       {
@@ -159,10 +162,10 @@ export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
         leafService: q.leafService,
         leafOperation: q.leafOperation,
       },
-      { thresholdMs: q.thresholdMs, seed: q.seed ?? 1 },
+      { thresholdMs: q.thresholdMs, seed: q.seed ?? 1, weighted: sampling.weighted },
     );
     const fanouts = rows.map(toApiFanout);
-    if (fanouts.length > 0) return { from: range.fromMs, to: range.toMs, fanouts };
+    if (fanouts.length > 0) return { from: range.fromMs, to: range.toMs, fanouts, sampling };
     // None: say why, from the edges of the same range and services.
     const edges = await selectEdges(ctx.store, {
       fromNs: range.fromNs,
@@ -170,6 +173,6 @@ export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
       parentService: q.parentService,
       leafService: q.leafService,
     });
-    return { from: range.fromMs, to: range.toMs, fanouts, ...emptyFanoutsHint(edges) };
+    return { from: range.fromMs, to: range.toMs, fanouts, sampling, ...emptyFanoutsHint(edges) };
   });
 }

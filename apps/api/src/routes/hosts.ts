@@ -5,6 +5,7 @@ import { badRequest } from '../server/errors';
 import { selectHostWindows } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
 import { clampRange, optionalNumber, parseRange, requireText } from './fanouts';
+import { rangeSampling } from './sampling';
 
 export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/hosts', { schema: HostsRoute }, async (req) => {
@@ -42,6 +43,8 @@ export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
       windowSeconds,
       ...groupByHost(rows, cells, minCalls),
       episodes,
+      // Host windows count each stored call once (docs/analysis.md "Sampling").
+      sampling: await rangeSampling(ctx.store, range, false),
     };
   });
 }

@@ -5,6 +5,7 @@ import { badRequest } from '../server/errors';
 import { loadLeafCalls } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
 import { clampRange, parseRange, requireText } from './fanouts';
+import { rangeSampling } from './sampling';
 
 /** `a,b,c` -> distinct non-empty keys, at most MAX_ATTRIBUTE_KEYS (400 names `name`). */
 function parseAttributeKeys(name: string, raw: string | undefined): string[] {
@@ -35,6 +36,8 @@ export function leavesRoutes(app: RouteApp, ctx: ApiContext): void {
       from: range.fromMs,
       to: range.toMs,
       sampled: loaded.sampled,
+      // The packed calls carry no weights: each stored call once.
+      sampling: await rangeSampling(ctx.store, range, false),
     };
     const body = packLeafCalls(loaded.calls, meta, { float32: q.precision === 'f32' });
     return reply

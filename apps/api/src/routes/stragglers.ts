@@ -10,6 +10,7 @@ import { loadLeafCalls } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
 import { analysisPool, clientGone } from '../whatif-worker/pool';
 import { clampRange, optionalNumber, parseRange, requireText } from './fanouts';
+import { rangeSampling } from './sampling';
 
 const MAX_DIMENSIONS = 12;
 
@@ -73,6 +74,7 @@ export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
       sampled: loaded.sampled,
       omittedRows: a.omittedRows,
       rows: a.rows,
+      sampling: await rangeSampling(ctx.store, range, false),
     };
   });
 }

@@ -13,6 +13,7 @@ import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
 import { toApiSpan } from './span-json';
 import { clampRange, parseRange } from './fanouts';
+import { rangeSampling } from './sampling';
 import { searchTraces, type TraceSearchRow } from '../store/traces-search';
 
 const TRACE_ID = /^[0-9a-f]{32}$/;
@@ -66,6 +67,16 @@ function toSummary(r: TraceSearchRow): TraceSummary {
     durationMs: Number(r.durationNs) / 1e6,
     spanCount: r.spanCount,
     errorCount: r.errorCount,
+    ...(r.matchedSpan
+      ? {
+          matchedSpan: {
+            spanId: r.matchedSpan.spanId,
+            service: r.matchedSpan.service,
+            operation: r.matchedSpan.operation,
+            durationMs: Number(r.matchedSpan.durationNs) / 1e6,
+          },
+        }
+      : {}),
   };
 }
 
@@ -104,6 +115,8 @@ export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
       limit,
       traces: rows.slice(0, limit).map(toSummary),
       more: rows.length > limit,
+      // A list of traces: nothing is counted, so nothing is weighted.
+      sampling: await rangeSampling(ctx.store, range, false),
     };
   });
 

@@ -7,6 +7,7 @@ import { loadLeafCalls } from '../store/fanouts';
 import { loadRequestSpans } from '../store/request-trees';
 import { analysisPool, clientGone, type AnalysisPool } from '../whatif-worker/pool';
 import { clampRange, parseRange } from './fanouts';
+import { rangeSampling } from './sampling';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
 
 /** Whole requests (traces) replayed at most, and spans loaded for them. */
@@ -195,6 +196,12 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         ...(main.reason !== undefined ? { reason: main.reason } : {}),
         ...(whole ? { request: whole.result.request } : {}),
         notes,
+        // The replay draws each stored call once (docs/analysis.md "Sampling").
+        sampling: await rangeSampling(
+          ctx.store,
+          { fromNs: asked.fromNs > range.fromNs ? asked.fromNs : range.fromNs, toNs: range.toNs },
+          false,
+        ),
       };
     },
   );

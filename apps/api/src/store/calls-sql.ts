@@ -17,6 +17,7 @@ import {
   UNKNOWN_MODE,
 } from '@tailscope/analysis';
 import { hostOf, inWindow, type Cte } from './sql-ctes';
+import { adjustedCountSql } from './sampling';
 import { join, raw, sql, type Sql } from './sql';
 import { TRACES } from './tables';
 
@@ -73,10 +74,12 @@ function clientAttributes(): Sql {
 const attributeValue = (key: string): Sql =>
   sql`if(SpanAttributes[${key}] != '', SpanAttributes[${key}], ResourceAttributes[${key}])`;
 
-function spans(s: CallScope, attributeKeys: readonly string[]): Sql {
+function spans(s: CallScope, attributeKeys: readonly string[], weighted: boolean): Sql {
   const attrs = attributeKeys.map(
     (k, i) => sql`,\n    ${attributeValue(k)} AS attr${raw(String(i))}`,
   );
+  // Unsampled spans (empty TraceState) skip the threshold's regular expressions.
+  if (weighted) attrs.push(sql`,\n    if(TraceState = '', 1.0, ${adjustedCountSql()}) AS weight`);
   return sql`
   SELECT
     cityHash64(TraceId, SpanId) AS key,
@@ -122,7 +125,7 @@ function answers(attributeKeys: readonly string[]): Sql {
 }
 
 /** The caller after skipping wrappers: hop i reads `w{i}` when every earlier hop was a wrapper. */
-function hops(attributeKeys: readonly string[]): Sql {
+function hops(attributeKeys: readonly string[], weighted: boolean): Sql {
   const n = MAX_WRAPPER_HOPS;
   const alias = (i: number): string => `w${i}`;
   const joins = Array.from({ length: n }, (_, i) => {
@@ -141,7 +144,9 @@ function hops(attributeKeys: readonly string[]): Sql {
     callerSpanId = `if(${conds}, ${alias(i)}.upSpanId, ${callerSpanId})`;
     wrappers = `if(${conds}, ${i + 1}, ${wrappers})`;
   }
-  const attrs = attributeKeys.map((_, i) => `, c.attr${i} AS attr${i}`).join('');
+  const attrs =
+    attributeKeys.map((_, i) => `, c.attr${i} AS attr${i}`).join('') +
+    (weighted ? ', c.weight AS weight' : '');
   return sql`
   SELECT c.key AS key, c.traceId AS traceId, c.spanId AS spanId, c.kind AS kind, c.isCallSpan AS isCallSpan,
     c.service AS service, c.name AS name, c.startNs AS startNs, c.durationNs AS durationNs,
@@ -156,7 +161,7 @@ function hops(attributeKeys: readonly string[]): Sql {
       OR (c.kind = ${KIND.internal} AND c.key NOT IN (SELECT key FROM ts_wrappers)))`;
 }
 
-function calls(attributeKeys: readonly string[]): Sql {
+function calls(attributeKeys: readonly string[], weighted: boolean): Sql {
   const answered = raw('h.isCallSpan AND a.answers > 0');
   const attrs = attributeKeys.map((_, i) => {
     const [aa, ca] = [raw(`a.answerAttr${i}`), raw(`h.attr${i}`)];
@@ -178,7 +183,7 @@ function calls(attributeKeys: readonly string[]): Sql {
     if(h.host != '', h.host, ${UNKNOWN_HOST}) AS clientHost,
     if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
-    h.wrappers AS wrappers${join(attrs, '')}
+    h.wrappers AS wrappers${join(attrs, '')}${weighted ? raw(',\n    if(p.key != 0, p.weight, h.weight) AS callerWeight') : raw('')}
   FROM ts_hops AS h
   ANY LEFT JOIN ts_answers AS a ON h.key = a.key
   ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
@@ -190,14 +195,21 @@ function calls(attributeKeys: readonly string[]): Sql {
  * span id: the request), callerSpanId, callerService, callerOperation ('' when the caller span
  * is not in the window), callerStartNs, callerDurationNs (0 then), spanId, kind (KIND code),
  * isCallSpan, leafService, leafOperation, startNs, durationNs, endNs (ns, caller's clock),
- * host, mode, clientHost, answers, skewNs, wrappers, attr0..attrK (the asked attribute keys).
+ * host, mode, clientHost, answers, skewNs, wrappers, attr0..attrK (the asked attribute keys);
+ * `weighted`: also callerWeight, the adjusted count of the caller span (of the call span when
+ * the caller is not in the window; docs/analysis.md "Sampling"), and the SQL text is unchanged
+ * otherwise.
  */
-export function callCtes(scope: CallScope, attributeKeys: readonly string[] = []): Cte[] {
+export function callCtes(
+  scope: CallScope,
+  attributeKeys: readonly string[] = [],
+  weighted = false,
+): Cte[] {
   return [
-    { name: 'ts_spans', body: spans(scope, attributeKeys), materialize: true },
+    { name: 'ts_spans', body: spans(scope, attributeKeys, weighted), materialize: true },
     { name: 'ts_wrappers', body: WRAPPERS, materialize: true },
     { name: 'ts_answers', body: answers(attributeKeys) },
-    { name: 'ts_hops', body: hops(attributeKeys) },
-    { name: 'calls', body: calls(attributeKeys) },
+    { name: 'ts_hops', body: hops(attributeKeys, weighted) },
+    { name: 'calls', body: calls(attributeKeys, weighted) },
   ];
 }

@@ -15,6 +15,11 @@ export interface EdgeScope extends CallScope {
   parentService?: string | undefined;
   leafService?: string | undefined;
   leafOperation?: string | undefined;
+  /**
+   * Carry each request's weight (the caller span's adjusted count, calls-sql.ts callerWeight)
+   * as `weight`; false or absent: the SQL text is the unweighted one, unchanged.
+   */
+  weighted?: boolean | undefined;
 }
 
 /**
@@ -55,7 +60,7 @@ function requestEdges(s: EdgeScope, c: CallFields): Sql {
     callerKey AS fanoutKey, leafService, leafOperation,
     any(traceId) AS traceId, any(callerSpanId) AS parentSpanId,
     any(callerService) AS parentService, any(callerOperation) AS parentOperation,
-    any(callerDurationNs) AS callerDurationNs,
+    any(callerDurationNs) AS callerDurationNs,${s.weighted === true ? raw('\n    any(callerWeight) AS weight,') : raw('')}
     arraySort(groupArray((${fields}))) AS keptCalls,
     toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
     groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
@@ -75,7 +80,10 @@ function requestEdges(s: EdgeScope, c: CallFields): Sql {
 
 /** The calls CTEs plus `request_edges` (columns as requestEdges says). */
 export function requestEdgeCtes(s: EdgeScope, c: CallFields): Cte[] {
-  return [...callCtes(s, keysOf(c)), { name: 'request_edges', body: requestEdges(s, c) }];
+  return [
+    ...callCtes(s, keysOf(c), s.weighted === true),
+    { name: 'request_edges', body: requestEdges(s, c) },
+  ];
 }
 
 /**
@@ -87,6 +95,10 @@ export function requestEdgeCtes(s: EdgeScope, c: CallFields): Cte[] {
 export const EDGE_COLUMNS =
   'parentService, parentOperation, leafService, leafOperation, width, concurrency, structure, durationsNs, waitsNs, spanNs, callerDurationNs, wrappedCalls, skewed';
 
+/** EDGE_COLUMNS, plus `weight` when weighted (never stored: weighted scopes are live). */
+export const edgeColumns = (weighted: boolean | undefined): string =>
+  weighted === true ? `${EDGE_COLUMNS}, weight` : EDGE_COLUMNS;
+
 export function liveEdgeCtes(s: EdgeScope): Cte[] {
   return [
     ...requestEdgeCtes(s, 'timing'),
@@ -96,7 +108,7 @@ export function liveEdgeCtes(s: EdgeScope): Cte[] {
   SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure,
     arrayMap(call -> call.2, keptCalls) AS durationsNs,
     arrayMap(call -> call.1 - fanoutStartNs, keptCalls) AS waitsNs,
-    lastEndNs - fanoutStartNs AS spanNs, callerDurationNs, wrappedCalls, skewed, fanoutStartNs
+    lastEndNs - fanoutStartNs AS spanNs, callerDurationNs, wrappedCalls, skewed, fanoutStartNs${s.weighted === true ? ', weight' : ''}
   FROM request_edges`),
     },
   ];
@@ -110,7 +122,10 @@ function inScopeCtes(source: readonly Cte[] | EdgeScope): readonly Cte[] {
   if (Array.isArray(source)) return source as readonly Cte[];
   return [
     ...liveEdgeCtes(source as EdgeScope),
-    { name: 'edges_in_scope', body: raw(`\n  SELECT ${EDGE_COLUMNS} FROM live_edges`) },
+    {
+      name: 'edges_in_scope',
+      body: raw(`\n  SELECT ${edgeColumns((source as EdgeScope).weighted)} FROM live_edges`),
+    },
   ];
 }
 
@@ -121,8 +136,9 @@ function inScopeCtes(source: readonly Cte[] | EdgeScope): readonly Cte[] {
  * the parent, quantiles type 7 (ms; shares 0..1). Ordered by requests (descending), then
  * names. edge-summary.ts picks the structure.
  */
-export function edgesSql(source: readonly Cte[] | EdgeScope): Sql {
+export function edgesSql(source: readonly Cte[] | EdgeScope, weighted = false): Sql {
   const ctes = inScopeCtes(source);
+  if (weighted) return withCtes(ctes, weightedEdgesMain());
   const q = (combinator = ''): Sql =>
     raw(`quantilesExactInclusive${combinator}(0.5, 0.95, 0.99, 0.999)`);
   const main = sql`SELECT parentService, parentOperation, leafService, leafOperation,
@@ -147,6 +163,47 @@ GROUP BY parentService, parentOperation, leafService, leafOperation
 ORDER BY requests DESC, parentService, parentOperation, leafService, leafOperation
 SETTINGS ${JOIN_SETTINGS}`;
   return withCtes(ctes, main);
+}
+
+/**
+ * Integer weights of ClickHouse's weighted quantiles: the request's adjusted count times 1000,
+ * rounded (a weight off by at most 0.05% of its value for adjusted counts >= 1).
+ */
+export const WEIGHT_SCALE = 1000;
+
+/**
+ * edgesSql's aggregate over a weighted `edges_in_scope` (a `weight` column: the request's
+ * adjusted count): counts are sums of weights, rounded to integers; quantiles are
+ * `quantilesExactWeightedInterpolated` with weights scaled by WEIGHT_SCALE (each call of a
+ * request weighs the request's weight). The pool size stays the lower median of the stored
+ * pool requests.
+ */
+function weightedEdgesMain(): Sql {
+  const w = `toUInt64(round(weight * ${WEIGHT_SCALE}))`;
+  const q = (combinator = ''): string =>
+    `quantilesExactWeightedInterpolated${combinator}(0.5, 0.95, 0.99, 0.999)`;
+  const count = (cond: string): string => `toUInt32(round(sumIf(weight, ${cond})))`;
+  return raw(`SELECT parentService, parentOperation, leafService, leafOperation,
+  toUInt32(round(sum(weight))) AS requests,
+  toUInt32(round(sum(width * weight))) AS calls,
+  toUInt32(round(sum(wrappedCalls * weight))) AS wrappedCalls,
+  quantileExactWeightedInterpolated(0.5)(width, ${w}) AS callsP50,
+  toUInt32(max(width)) AS callsMax,
+  ${count("structure = 'parallel'")} AS parallelRequests,
+  ${count("structure = 'pool'")} AS poolRequests,
+  ${count("structure = 'sequential'")} AS sequentialRequests,
+  ${count("structure = 'single'")} AS singleRequests,
+  quantileExactWeightedInterpolated(0.5)(concurrency, ${w}) AS concurrencyP50,
+  toUInt32(max(concurrency)) AS concurrencyMax,
+  arraySort(groupArrayIf(concurrency, structure = 'pool')) AS poolConcurrency,
+  toUInt32(poolConcurrency[intDiv(length(poolConcurrency) + 1, 2)]) AS poolSize,
+  ${q('Array')}(arrayMap(d -> toFloat64(d) / 1e6, durationsNs), arrayMap(d -> ${w}, durationsNs)) AS callLatency,
+  ${q('Array')}(if(structure = 'pool', arrayMap(x -> toFloat64(x) / 1e6, waitsNs), CAST([], 'Array(Float64)')), if(structure = 'pool', arrayMap(x -> ${w}, waitsNs), CAST([], 'Array(UInt64)'))) AS queueWaitMs,
+  ${q('If')}(toFloat64(spanNs) / toFloat64(callerDurationNs), ${w}, callerDurationNs > 0) AS shareOfParent
+FROM edges_in_scope
+GROUP BY parentService, parentOperation, leafService, leafOperation
+ORDER BY requests DESC, parentService, parentOperation, leafService, leafOperation
+SETTINGS join_algorithm = 'parallel_hash'`);
 }
 
 /**

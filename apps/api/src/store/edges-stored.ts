@@ -1,6 +1,6 @@
 import type { Coverage } from './fanouts-stored';
 import { CHUNK_NS, EDGES_TABLE } from './fanouts-tables';
-import { EDGE_COLUMNS, liveEdgeCtes, type EdgeScope } from './edges-sql';
+import { EDGE_COLUMNS, edgeColumns, liveEdgeCtes, type EdgeScope } from './edges-sql';
 import { JOIN_SETTINGS, ns, withCtes, type Cte } from './sql-ctes';
 import { join, param, raw, sql, type Sql } from './sql';
 
@@ -43,7 +43,10 @@ function storedEdges(scope: EdgeScope, cov: Coverage): Sql {
 
 /** `edges_in_scope` (EDGE_COLUMNS): stored before cov.splitNs, live from it on. */
 export function edgesInScope(scope: EdgeScope, cov: Coverage): Cte[] {
-  const cols = raw(EDGE_COLUMNS);
+  // Stored rows carry no weight: a weighted scope is detected live (the caller passes no chunks).
+  if (scope.weighted === true && cov.chunks.length > 0)
+    throw new Error('edgesInScope: a weighted scope reads no stored chunks');
+  const cols = raw(edgeColumns(scope.weighted));
   const stored: Cte = { name: 'stored_edges', body: storedEdges(scope, cov) };
   const fromStored = sql`\n  SELECT ${cols} FROM stored_edges`;
   const inScope = (body: Sql): Cte => ({ name: 'edges_in_scope', body });

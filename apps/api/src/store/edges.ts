@@ -84,8 +84,12 @@ export async function selectEdges(
   scope: EdgeScope,
   opts: { cache?: boolean } = {},
 ): Promise<EdgeSummary[]> {
-  const cov = (opts.cache ?? true) ? await coverage(store, scope) : uncovered(scope);
-  const rows = await store.query<EdgeRow>(edgesSql(edgesInScope(scope, cov)));
+  // Stored chunks hold no weights: weighted answers are detected live over the whole range.
+  const live = scope.weighted === true || !(opts.cache ?? true);
+  const cov = live ? uncovered(scope) : await coverage(store, scope);
+  const rows = await store.query<EdgeRow>(
+    edgesSql(edgesInScope(scope, cov), scope.weighted === true),
+  );
   return rows.map(toSummary);
 }
 

@@ -47,7 +47,7 @@ function inScope(
 }
 
 /** Fan-outs with parent names and (startNs, durationNs) calls: the operations table. */
-function namedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
+export function namedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
   return inScope(
     scope,
     cov,

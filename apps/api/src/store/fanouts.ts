@@ -5,6 +5,7 @@ import type { LeafScope } from './fanouts-leaves';
 import { fanoutOperationsSql, hostWindowsSql } from './fanouts-queries';
 import type { FanoutScope } from './fanouts-sql';
 import { uncovered } from './fanouts-stored';
+import { weightedFanoutOperationsSql } from './fanouts-weighted';
 
 /**
  * The fan-out analyses over `otel_traces` (DESIGN.md "Definitions"). The heavy work runs in
@@ -56,10 +57,17 @@ export interface FanoutOperationRow {
 export async function selectFanoutOperations(
   store: Store,
   scope: FanoutScope,
-  opts: { thresholdMs?: number | undefined; seed?: number; cache?: boolean } = {},
+  opts: {
+    thresholdMs?: number | undefined;
+    seed?: number;
+    cache?: boolean;
+    weighted?: boolean;
+  } = {},
 ): Promise<FanoutOperationRow[]> {
   const cov = (opts.cache ?? true) ? await coverage(store, scope) : uncovered(scope);
-  const q = fanoutOperationsSql(scope, cov, {
+  // Weighted by sampling (fanouts-weighted.ts) only when some span carries a threshold.
+  const build = opts.weighted === true ? weightedFanoutOperationsSql : fanoutOperationsSql;
+  const q = build(scope, cov, {
     thresholdMs: opts.thresholdMs,
     seed: (opts.seed ?? 1) >>> 0,
   });

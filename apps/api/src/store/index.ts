@@ -12,3 +12,4 @@ export {
   type TraceReadLimits,
 } from './traces';
 export { selectEngineMemoryBytes } from './engine-metrics';
+export { selectSamplingInfo, type SamplingInfo } from './sampling';

@@ -1,41 +1,26 @@
 import type { Store } from './client';
-import { join, param, sql, type Sql } from './sql';
+import { param, sql, type Sql } from './sql';
+import { withCtes, type Cte } from './sql-ctes';
 import { TRACES } from './tables';
+import {
+  inWindow,
+  isError,
+  rootsWindow,
+  rootWhere,
+  spanWhere,
+  TRACE_SLACK_NS,
+  type RootFilter,
+  type RootRow,
+} from './traces-filters';
 
 /**
- * Trace search and the reads of the aggregated critical path: root spans (ParentSpanId = '')
- * of `otel_traces` filtered by service, name, duration and time, then the spans of a bounded
- * set of traces. Every value is bound; every query runs under the store's budget.
+ * Trace search: traces with any span matching service, name and duration (Jaeger's
+ * semantics), or without span filters those whose root starts in range; then span and error
+ * counts of the chosen traces. Every value is bound; every query runs under the store's budget.
+ * The critical path's reads of roots are in traces-roots.ts.
  */
 
-/** A nanosecond instant bound as Int64 (the decimal string: no float rounding). */
-const ns = (v: bigint): Sql => sql`${param(v.toString(), 'Int64')}`;
-const inWindow = (lo: bigint, hi: bigint): Sql =>
-  sql`Timestamp >= fromUnixTimestamp64Nano(${ns(lo)}) AND Timestamp < fromUnixTimestamp64Nano(${ns(hi)})`;
-const isError = sql`lower(StatusCode) IN ('error', 'status_code_error')`;
-
-/** How far a trace's spans may start from its root's interval (clock skew, async tails). */
-const TRACE_SLACK_NS = 60_000_000_000n;
-
-export interface RootFilter {
-  fromNs: bigint;
-  toNs: bigint;
-  service?: string | undefined;
-  operation?: string | undefined;
-  minDurationNs?: bigint | undefined;
-  maxDurationNs?: bigint | undefined;
-}
-
-function rootWhere(f: RootFilter): Sql {
-  const parts: Sql[] = [sql`ParentSpanId = ''`, inWindow(f.fromNs, f.toNs)];
-  if (f.service !== undefined) parts.push(sql`ServiceName = ${f.service}`);
-  if (f.operation !== undefined) parts.push(sql`SpanName = ${f.operation}`);
-  if (f.minDurationNs !== undefined)
-    parts.push(sql`Duration >= ${param(f.minDurationNs.toString(), 'UInt64')}`);
-  if (f.maxDurationNs !== undefined)
-    parts.push(sql`Duration <= ${param(f.maxDurationNs.toString(), 'UInt64')}`);
-  return join(parts, ' AND ');
-}
+export type { RootFilter } from './traces-filters';
 
 export interface TraceSearch extends RootFilter {
   error?: boolean | undefined;
@@ -51,20 +36,21 @@ export interface TraceSearchRow {
   durationNs: string;
   spanCount: number;
   errorCount: number;
+  /** The first (earliest) span that matched the span filters; absent without them. */
+  matchedSpan?: MatchedSpan;
 }
 
-interface RootRow {
-  traceId: string;
-  rootService: string;
-  rootOperation: string;
-  startNs: string;
+export interface MatchedSpan {
+  spanId: string;
+  service: string;
+  operation: string;
   durationNs: string;
 }
 
 /**
- * Matching traces, newest or slowest first, at most `limit` + 1 (the caller tells "more" from
- * the extra one). Roots are read first (the sort key's ServiceName, SpanName lead); a root
- * stored twice counts once. Span and error counts come from a second query over the chosen
+ * Matching traces, newest or slowest first (by their root), at most `limit` + 1 (the caller
+ * tells "more" from the extra one): with span filters, traces with any matching span
+ * (matchingRoots), else the traces whose root starts in range. A root stored twice counts once. Span and error counts come from a second query over the chosen
  * traces only, within their roots' interval and a minute's slack.
  */
 export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceSearchRow[]> {
@@ -74,15 +60,9 @@ export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceS
       : sql`TraceId ${s.error ? sql`IN` : sql`NOT IN`} (
           SELECT DISTINCT TraceId FROM ${TRACES}
           WHERE ${isError} AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)})`;
-  const orderBy = s.order === 'slowest' ? sql`max(Duration) DESC` : sql`min(Timestamp) DESC`;
-  const roots = await store.query<RootRow>(sql`
-    SELECT TraceId AS traceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
-      toString(toUnixTimestamp64Nano(min(Timestamp))) AS startNs, toString(max(Duration)) AS durationNs
-    FROM ${TRACES}
-    WHERE ${rootWhere(s)} AND ${errorFilter}
-    GROUP BY TraceId
-    ORDER BY ${orderBy}, TraceId
-    LIMIT ${param(s.limit + 1, 'UInt64')}`);
+  const roots = hasSpanFilter(s)
+    ? await matchingRoots(store, s, errorFilter)
+    : await rootsInRange(store, s, errorFilter);
   if (roots.length === 0) return [];
   const counts = await countSpans(store, roots);
   return roots.map((r) => {
@@ -91,17 +71,82 @@ export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceS
   });
 }
 
-/** The time window holding every span of these roots: their interval widened by the slack. */
-function rootsWindow(roots: readonly { startNs: string; durationNs: string }[]): Sql {
-  let lo = BigInt(roots[0]?.startNs ?? '0');
-  let hi = lo;
-  for (const r of roots) {
-    const start = BigInt(r.startNs);
-    const end = start + BigInt(r.durationNs);
-    if (start < lo) lo = start;
-    if (end > hi) hi = end;
-  }
-  return inWindow(lo - TRACE_SLACK_NS, hi + TRACE_SLACK_NS + 1n);
+const hasSpanFilter = (f: RootFilter): boolean =>
+  f.service !== undefined ||
+  f.operation !== undefined ||
+  f.minDurationNs !== undefined ||
+  f.maxDurationNs !== undefined;
+
+/** Without span filters: the traces whose root starts in range (every trace there matches). */
+async function rootsInRange(store: Store, s: TraceSearch, errorFilter: Sql): Promise<RootRow[]> {
+  const orderBy = s.order === 'slowest' ? sql`max(Duration) DESC` : sql`min(Timestamp) DESC`;
+  return store.query<RootRow>(sql`
+    SELECT TraceId AS traceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
+      toString(toUnixTimestamp64Nano(min(Timestamp))) AS startNs, toString(max(Duration)) AS durationNs
+    FROM ${TRACES}
+    WHERE ${rootWhere(s)} AND ${errorFilter}
+    GROUP BY TraceId
+    ORDER BY ${orderBy}, TraceId
+    LIMIT ${param(s.limit + 1, 'UInt64')}`);
+}
+
+/**
+ * With span filters: traces in which ANY span starting in range has the service (and
+ * operation) and, if asked, a duration in [min, max]: Jaeger's semantics, so a callee deep in
+ * the tree finds its traces. One query: the matching spans grouped per trace (the first match,
+ * by start, is `matchedSpan`), joined to the traces' roots (read within the range and the
+ * slack, only for the matched traces); a trace whose root is not stored is not listed (the
+ * answer names the root). Ordered and limited like the root search.
+ */
+async function matchingRoots(
+  store: Store,
+  s: TraceSearch,
+  errorFilter: Sql,
+): Promise<(RootRow & { matchedSpan: MatchedSpan })[]> {
+  const orderBy = s.order === 'slowest' ? sql`r.durationNs DESC` : sql`r.startNs DESC`;
+  const matched: Cte = {
+    name: 'matched',
+    // Read twice (the roots' IN and the join): computed once where the engine can.
+    materialize: true,
+    body: sql`
+  SELECT TraceId, argMin((SpanId, ServiceName, SpanName, Duration), (Timestamp, SpanId)) AS firstMatch
+  FROM ${TRACES}
+  WHERE ${spanWhere(s)} AND ${errorFilter}
+  GROUP BY TraceId`,
+  };
+  const roots: Cte = {
+    name: 'roots',
+    body: sql`
+  SELECT TraceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
+    toUnixTimestamp64Nano(min(Timestamp)) AS startNs, max(Duration) AS durationNs
+  FROM ${TRACES}
+  WHERE ParentSpanId = '' AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)}
+    AND TraceId IN (SELECT TraceId FROM matched)
+  GROUP BY TraceId`,
+  };
+  const rows = await store.query<
+    RootRow & { mSpanId: string; mService: string; mOperation: string; mDurationNs: string }
+  >(
+    withCtes(
+      [matched, roots],
+      sql`SELECT r.TraceId AS traceId, r.rootService AS rootService, r.rootOperation AS rootOperation,
+  toString(r.startNs) AS startNs, toString(r.durationNs) AS durationNs,
+  tupleElement(mt.firstMatch, 1) AS mSpanId, tupleElement(mt.firstMatch, 2) AS mService,
+  tupleElement(mt.firstMatch, 3) AS mOperation, toString(tupleElement(mt.firstMatch, 4)) AS mDurationNs
+FROM roots AS r INNER JOIN matched AS mt ON r.TraceId = mt.TraceId
+ORDER BY ${orderBy}, traceId
+LIMIT ${param(s.limit + 1, 'UInt64')}`,
+    ),
+  );
+  return rows.map(({ mSpanId, mService, mOperation, mDurationNs, ...r }) => ({
+    ...r,
+    matchedSpan: {
+      spanId: mSpanId,
+      service: mService,
+      operation: mOperation,
+      durationNs: mDurationNs,
+    },
+  }));
 }
 
 async function countSpans(
@@ -118,102 +163,4 @@ async function countSpans(
   return new Map(
     rows.map((r) => [r.traceId, { spans: Number(r.spans), errors: Number(r.errors) }]),
   );
-}
-
-/** The busiest root operation in a range (of one service when given), or null. */
-export async function selectBusiestRoot(
-  store: Store,
-  f: RootFilter,
-): Promise<{ service: string; operation: string } | null> {
-  const rows = await store.query<{ service: string; operation: string }>(sql`
-    SELECT ServiceName AS service, SpanName AS operation
-    FROM ${TRACES} WHERE ${rootWhere(f)}
-    GROUP BY ServiceName, SpanName
-    ORDER BY count() DESC, ServiceName, SpanName
-    LIMIT 1`);
-  return rows[0] ?? null;
-}
-
-export interface RootQuantiles {
-  requests: number;
-  /** Root duration quantiles, ns: p40, p60 and the slow band's q. */
-  p40Ns: number;
-  p60Ns: number;
-  slowNs: number;
-}
-
-/** Count and exact (type 7) quantiles of one root operation's durations in the range. */
-export async function selectRootQuantiles(
-  store: Store,
-  f: RootFilter,
-  slowQuantile: number,
-): Promise<RootQuantiles> {
-  const rows = await store.query<{ n: string; q: number[] }>(sql`
-    SELECT toString(count()) AS n,
-      quantilesExactInclusive(0.4, 0.6, ${param(slowQuantile, 'Float64')})(toFloat64(Duration)) AS q
-    FROM (SELECT TraceId, max(Duration) AS Duration FROM ${TRACES} WHERE ${rootWhere(f)} GROUP BY TraceId)`);
-  const r = rows[0];
-  const q = r?.q ?? [];
-  return {
-    requests: Number(r?.n ?? 0),
-    p40Ns: q[0] ?? NaN,
-    p60Ns: q[1] ?? NaN,
-    slowNs: q[2] ?? NaN,
-  };
-}
-
-/**
- * Up to `n` roots with duration in [minNs, maxNs] (inclusive), a deterministic sample by the
- * trace id's hash (so the same range gives the same answer), plus the band's count.
- */
-export async function sampleRoots(
-  store: Store,
-  f: RootFilter,
-  n: number,
-): Promise<{ requests: number; roots: RootRow[] }> {
-  const rows = await store.query<RootRow & { total: string }>(sql`
-    SELECT TraceId AS traceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
-      toString(toUnixTimestamp64Nano(min(Timestamp))) AS startNs, toString(max(Duration)) AS durationNs,
-      toString(count() OVER ()) AS total
-    FROM ${TRACES} WHERE ${rootWhere(f)}
-    GROUP BY TraceId
-    ORDER BY cityHash64(TraceId), TraceId
-    LIMIT ${param(n, 'UInt64')}`);
-  return {
-    requests: Number(rows[0]?.total ?? 0),
-    roots: rows.map(({ total: _total, ...r }) => r),
-  };
-}
-
-export interface PathSpanRow {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  service: string;
-  operation: string;
-  kind: string;
-  startNs: string;
-  durationNs: string;
-}
-
-/**
- * The spans of the given traces (the minimal columns a critical path needs), in one query, at
- * most `maxSpans` (the caller's bound: a trace with a million spans must not cost a million).
- */
-export async function selectPathSpans(
-  store: Store,
-  roots: readonly { traceId: string; startNs: string; durationNs: string }[],
-  maxSpans: number,
-): Promise<PathSpanRow[]> {
-  if (roots.length === 0) return [];
-  return store.query<PathSpanRow>(sql`
-    SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
-      ServiceName AS service, SpanName AS operation, SpanKind AS kind,
-      toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
-    FROM ${TRACES}
-    WHERE TraceId IN ${param(
-      roots.map((r) => r.traceId),
-      'Array(String)',
-    )} AND ${rootsWindow(roots)}
-    LIMIT ${param(maxSpans, 'UInt64')}`);
 }

@@ -4,6 +4,7 @@ import type * as C from '@tailscope/contracts';
 import { getJson } from './client';
 import { arr, bool, num, obj, oneOf, optional, str, withDefault, type Decoder } from './decode';
 import type { TimeRange } from '../state/filters';
+import { decodeSampling } from './contracts';
 
 export type TraceSummary = C.TraceSummary;
 export type TraceSearch = Pick<C.TracesResponse, 'traces' | 'more' | 'limit'>;
@@ -17,6 +18,14 @@ const summary = obj<TraceSummary>({
   durationMs: num,
   spanCount: num,
   errorCount: num,
+  matchedSpan: optional(
+    obj<NonNullable<TraceSummary['matchedSpan']>>({
+      spanId: str,
+      service: str,
+      operation: str,
+      durationMs: num,
+    }),
+  ),
 });
 
 export const decodeTraceSearch: Decoder<TraceSearch> = obj<TraceSearch>({
@@ -93,6 +102,7 @@ export const decodeCriticalPath: Decoder<CriticalPath> = obj<CriticalPath>({
   exemplars: optional(obj({ slow: ids, typical: ids })),
   trusted: optional(bool),
   warning: optional(str),
+  sampling: optional(decodeSampling),
 });
 
 export function fetchCriticalPath(

@@ -47,11 +47,11 @@ function FilterForm({ f, apply }: { f: TraceFilters; apply: (next: TraceFilters)
       style={{ display: 'flex', flexWrap: 'wrap', gap: 12, alignItems: 'end', marginBottom: 16 }}
     >
       <label>
-        Root service
+        Service (any span)
         <input name="service" defaultValue={f.service ?? ''} placeholder="any" />
       </label>
       <label>
-        Root operation
+        Operation (same span)
         <input name="operation" defaultValue={f.operation ?? ''} placeholder="any" />
       </label>
       <label>
@@ -131,6 +131,7 @@ function Results({ data }: { data: TraceSearch }) {
               <tr>
                 <th>Trace</th>
                 <th>Root</th>
+                <th>Matched span</th>
                 <th>Started (UTC)</th>
                 <th className="n">Duration</th>
                 <th className="n">Spans</th>
@@ -145,6 +146,11 @@ function Results({ data }: { data: TraceSearch }) {
                   </td>
                   <td>
                     {t.rootService}: {t.rootOperation}
+                  </td>
+                  <td data-testid="matched-span">
+                    {t.matchedSpan
+                      ? `${t.matchedSpan.service}: ${t.matchedSpan.operation} (${formatMs(t.matchedSpan.durationMs)})`
+                      : '—'}
                   </td>
                   <td className="mono">{utc(t.startMs)}</td>
                   <td className="n">{formatMs(t.durationMs)}</td>
@@ -180,7 +186,10 @@ export function Traces() {
     <>
       <div className="page-head">
         <h1>Traces</h1>
-        <p>Find requests by their root span: service, operation, duration and errors.</p>
+        <p>
+          Find requests with a span of a service and operation (and its duration), or with errors;
+          each row names its root and the first span that matched.
+        </p>
       </div>
       {/* Keyed by the URL's filters so the form resets when they change elsewhere (back). */}
       <FilterForm key={JSON.stringify(f)} f={f} apply={apply} />

@@ -1,0 +1,20 @@
+import type { SamplingInfo } from '@tailscope/contracts';
+import type { Store } from '../store';
+import { selectSamplingInfo } from '../store/sampling';
+
+/**
+ * The `sampling` block of an analysis answer (docs/analysis.md "Sampling"): one aggregate over
+ * the stored part of its range. `weights`: whether this answer weights by the adjusted count at
+ * all (some count each stored span once); `weighted` is true only when it does and some span in
+ * range carried a threshold, so the block never claims a weighting that did not happen.
+ */
+export async function rangeSampling(
+  store: Store,
+  range: { fromNs: bigint; toNs: bigint },
+  weights = true,
+): Promise<SamplingInfo> {
+  // An empty stored part (clampRange): no span, so nothing to read.
+  if (range.fromNs >= range.toNs) return { weighted: false, spansWithoutSamplingInfo: 0 };
+  const info = await selectSamplingInfo(store, range);
+  return { ...info, weighted: weights && info.weighted };
+}

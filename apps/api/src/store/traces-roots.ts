@@ -1,0 +1,141 @@
+import type { Store } from './client';
+import { adjustedCountSql } from './sampling';
+import { param, sql } from './sql';
+import { TRACES } from './tables';
+import { rootsWindow, rootWhere, type RootFilter, type RootRow } from './traces-filters';
+
+export type { RootFilter } from './traces-filters';
+
+/**
+ * The reads of the aggregated critical path: root spans (ParentSpanId = '') of `otel_traces`
+ * filtered by service, name, duration and time, then the spans of a bounded set of traces.
+ * Every value is bound; every query runs under the store's budget.
+ */
+
+/** The busiest root operation in a range (of one service when given), or null. */
+export async function selectBusiestRoot(
+  store: Store,
+  f: RootFilter,
+): Promise<{ service: string; operation: string } | null> {
+  const rows = await store.query<{ service: string; operation: string }>(sql`
+    SELECT ServiceName AS service, SpanName AS operation
+    FROM ${TRACES} WHERE ${rootWhere(f)}
+    GROUP BY ServiceName, SpanName
+    ORDER BY count() DESC, ServiceName, SpanName
+    LIMIT 1`);
+  return rows[0] ?? null;
+}
+
+export interface RootQuantiles {
+  requests: number;
+  /** Root duration quantiles, ns: p40, p60 and the slow band's q. */
+  p40Ns: number;
+  p60Ns: number;
+  slowNs: number;
+}
+
+/** Count and exact (type 7) quantiles of one root operation's durations in the range. */
+export async function selectRootQuantiles(
+  store: Store,
+  f: RootFilter,
+  slowQuantile: number,
+): Promise<RootQuantiles> {
+  if (f.weighted === true) return selectWeightedRootQuantiles(store, f, slowQuantile);
+  const rows = await store.query<{ n: string; q: number[] }>(sql`
+    SELECT toString(count()) AS n,
+      quantilesExactInclusive(0.4, 0.6, ${param(slowQuantile, 'Float64')})(toFloat64(Duration)) AS q
+    FROM (SELECT TraceId, max(Duration) AS Duration FROM ${TRACES} WHERE ${rootWhere(f)} GROUP BY TraceId)`);
+  const r = rows[0];
+  const q = r?.q ?? [];
+  return {
+    requests: Number(r?.n ?? 0),
+    p40Ns: q[0] ?? NaN,
+    p60Ns: q[1] ?? NaN,
+    slowNs: q[2] ?? NaN,
+  };
+}
+
+/** A root's adjusted count; spans without TraceState skip the regular expressions. */
+const rootWeight = sql`if(TraceState = '', 1.0, ${adjustedCountSql()})`;
+
+/** selectRootQuantiles weighted: requests a sum of weights, quantiles weighted (x1000). */
+async function selectWeightedRootQuantiles(
+  store: Store,
+  f: RootFilter,
+  slowQuantile: number,
+): Promise<RootQuantiles> {
+  const rows = await store.query<{ n: number; q: number[] }>(sql`
+    SELECT round(sum(w)) AS n,
+      quantilesExactWeightedInterpolated(0.4, 0.6, ${param(slowQuantile, 'Float64')})(toFloat64(Duration), toUInt64(round(w * 1000))) AS q
+    FROM (SELECT TraceId, max(Duration) AS Duration, any(${rootWeight}) AS w FROM ${TRACES} WHERE ${rootWhere(f)} GROUP BY TraceId)`);
+  const r = rows[0];
+  const q = r?.q ?? [];
+  return {
+    requests: r?.n ?? 0,
+    p40Ns: q[0] ?? NaN,
+    p60Ns: q[1] ?? NaN,
+    slowNs: q[2] ?? NaN,
+  };
+}
+
+/**
+ * Up to `n` roots with duration in [minNs, maxNs] (inclusive), a deterministic sample by the
+ * trace id's hash (so the same range gives the same answer), plus the band's count.
+ */
+export async function sampleRoots(
+  store: Store,
+  f: RootFilter,
+  n: number,
+): Promise<{ requests: number; roots: RootRow[] }> {
+  // Weighted: each root's weight, and the band's count as the sum of weights.
+  const weighted =
+    f.weighted === true
+      ? sql`any(${rootWeight}) AS weight,
+      toString(round(sum(weight) OVER ())) AS total`
+      : sql`toString(count() OVER ()) AS total`;
+  const rows = await store.query<RootRow & { total: string }>(sql`
+    SELECT TraceId AS traceId, any(ServiceName) AS rootService, any(SpanName) AS rootOperation,
+      toString(toUnixTimestamp64Nano(min(Timestamp))) AS startNs, toString(max(Duration)) AS durationNs,
+      ${weighted}
+    FROM ${TRACES} WHERE ${rootWhere(f)}
+    GROUP BY TraceId
+    ORDER BY cityHash64(TraceId), TraceId
+    LIMIT ${param(n, 'UInt64')}`);
+  return {
+    requests: Number(rows[0]?.total ?? 0),
+    roots: rows.map(({ total: _total, ...r }) => r),
+  };
+}
+
+export interface PathSpanRow {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  service: string;
+  operation: string;
+  kind: string;
+  startNs: string;
+  durationNs: string;
+}
+
+/**
+ * The spans of the given traces (the minimal columns a critical path needs), in one query, at
+ * most `maxSpans` (the caller's bound: a trace with a million spans must not cost a million).
+ */
+export async function selectPathSpans(
+  store: Store,
+  roots: readonly { traceId: string; startNs: string; durationNs: string }[],
+  maxSpans: number,
+): Promise<PathSpanRow[]> {
+  if (roots.length === 0) return [];
+  return store.query<PathSpanRow>(sql`
+    SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
+      ServiceName AS service, SpanName AS operation, SpanKind AS kind,
+      toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
+    FROM ${TRACES}
+    WHERE TraceId IN ${param(
+      roots.map((r) => r.traceId),
+      'Array(String)',
+    )} AND ${rootsWindow(roots)}
+    LIMIT ${param(maxSpans, 'UInt64')}`);
+}
