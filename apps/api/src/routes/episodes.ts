@@ -7,7 +7,7 @@ import {
 } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
-import { selectEpisodeWindows, type EpisodeWindowRow } from '../store/episodes';
+import { selectEpisodeWindows, type EpisodeWindowRow } from '../store/episodes-read';
 import { selectSamplingInfo } from '../store/sampling';
 import { clampRange, parseRange } from './fanouts';
 

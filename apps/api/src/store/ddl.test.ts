@@ -42,6 +42,8 @@ describe('MIGRATIONS', () => {
       'default.tailscope_fanouts',
       'default.tailscope_fanout_chunks',
       'default.tailscope_ingest_batches',
+      'default.tailscope_call_buckets',
+      'default.tailscope_call_bucket_chunks',
     ]);
   });
 
@@ -50,7 +52,7 @@ describe('MIGRATIONS', () => {
     expect(ddl[0]).toBe('CREATE DATABASE IF NOT EXISTS tailscope ON CLUSTER main');
     for (const s of ddl) expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(7);
+    expect(engines.length).toBe(9);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

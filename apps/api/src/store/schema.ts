@@ -1,3 +1,4 @@
+import { callBucketsDdl } from './call-buckets-tables';
 import type { Store } from './client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
 import { fanoutCacheDdl } from './fanouts-tables';
@@ -117,6 +118,11 @@ export const MIGRATIONS: readonly Migration[] = [
     Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
 ) ENGINE = ${engine(ctx, 'MergeTree')} ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY`,
     ],
+  },
+  {
+    version: 5,
+    name: 'tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)',
+    statements: (ctx) => callBucketsDdl(ctx),
   },
 ];
 

@@ -102,3 +102,19 @@ CREATE TABLE IF NOT EXISTS tailscope.tailscope_fanout_chunks ON CLUSTER main (
 CREATE TABLE IF NOT EXISTS tailscope.tailscope_ingest_batches ON CLUSTER main (
     Dir String, First UInt64, Last UInt64, State LowCardinality(String), At DateTime64(6)
 ) ENGINE = ReplicatedMergeTree ORDER BY (Dir, At) TTL toDateTime(At) + INTERVAL 30 DAY;
+
+-- migration 5: tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_call_buckets ON CLUSTER main (
+    chunk Int64, version UInt64, bucket Int64,
+    kind LowCardinality(String), service LowCardinality(String), host LowCardinality(String),
+    parentService LowCardinality(String), parentOperation LowCardinality(String),
+    operation LowCardinality(String),
+    calls UInt64, weightedCalls Float64,
+    bins Array(UInt16) CODEC(ZSTD(1)), binCalls Array(UInt64) CODEC(ZSTD(1)),
+    binWeights Array(Float64) CODEC(ZSTD(1))
+  ) ENGINE = ReplicatedMergeTree PARTITION BY intDiv(chunk, 144) ORDER BY (service, kind, bucket);
+
+-- migration 5: tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_call_bucket_chunks ON CLUSTER main (
+    chunk Int64, spans UInt64, version UInt64
+  ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY chunk;
