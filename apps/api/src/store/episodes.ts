@@ -88,7 +88,7 @@ export function liveEpisodeWindowsSql(s: EpisodeScope): Sql {
     sql`
 SELECT ${SERIES_COLUMNS},
   toInt64(intDiv(startNs, ${ns(windowNs)})) AS window,
-  ${HISTOGRAM} AS h, h.1 AS bins, h.2 AS binCalls, h.3 AS binWeights
+  (${HISTOGRAM} AS h).1 AS bins, h.2 AS binCalls, h.3 AS binWeights
 FROM series
 GROUP BY ${SERIES_COLUMNS}, window
 SETTINGS join_algorithm = 'parallel_hash'`,
@@ -110,7 +110,7 @@ ${withCtes(
   ${param(version.toString(), 'UInt64')} AS version,
   toInt64(intDiv(startNs, ${ns(CALL_BUCKET_NS)})) AS bucket, ${SERIES_COLUMNS},
   count() AS calls, sum(weight) AS weightedCalls,
-  ${HISTOGRAM} AS h, h.1 AS bins, h.2 AS binCalls, h.3 AS binWeights
+  (${HISTOGRAM} AS h).1 AS bins, h.2 AS binCalls, h.3 AS binWeights
 FROM series
 GROUP BY ${SERIES_COLUMNS}, bucket
 SETTINGS join_algorithm = 'parallel_hash'`,
@@ -130,11 +130,15 @@ export function storedEpisodeWindowsSql(s: EpisodeScope, cov: Coverage): Sql {
     sql`has(arrayZip(arrayMap(x -> toInt64(x), ${chunkIds}), arrayMap(x -> toUInt64(x), ${versions})), (chunk, version))`,
     ...(s.service !== undefined ? [sql`service = ${s.service}`] : []),
   ];
+  // The merged histogram is split in an outer SELECT: its parts take the stored columns' names.
   return sql`
-SELECT ${SERIES_COLUMNS},
-  toInt64(intDiv(bucket, ${ns(windowBuckets)})) AS window,
-  sumMap(bins, binCalls, binWeights) AS h, h.1 AS bins, h.2 AS binCalls, h.3 AS binWeights
-FROM ${raw(CALL_BUCKETS_TABLE)}
-WHERE ${join(filters, '\n  AND ')}
-GROUP BY ${SERIES_COLUMNS}, window`;
+SELECT ${SERIES_COLUMNS}, window, h.1 AS bins, h.2 AS binCalls, h.3 AS binWeights
+FROM (
+  SELECT ${SERIES_COLUMNS},
+    toInt64(intDiv(bucket, ${ns(windowBuckets)})) AS window,
+    sumMap(bins, binCalls, binWeights) AS h
+  FROM ${raw(CALL_BUCKETS_TABLE)}
+  WHERE ${join(filters, '\n    AND ')}
+  GROUP BY ${SERIES_COLUMNS}, window
+)`;
 }
