@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EpisodesResponse } from '@tailscope/contracts';
 import { presetSpec, type ScenarioTruth } from '@tailscope/tracegen';
 import { buildStoreApi } from '../src/server/app';
-import { migrate, openStore, type Store } from '../src/store';
+import { migrate, openStore, sql, type Store } from '../src/store';
 import { detectAccelerators } from '../src/store/accelerators';
 import { callBucketCoverage, materializeCallBuckets } from '../src/store/call-buckets-cache';
 import { episodeQueries, selectEpisodeWindows } from '../src/store/episodes-read';
@@ -127,6 +127,27 @@ describe('episodes from stored call buckets', () => {
     const fromSpans = await live(store, () => selectEpisodeWindows(store, scope));
     expect(fromStore.length).toBeGreaterThan(40);
     expect(sortRows(fromStore)).toEqual(sortRows(fromSpans));
+    // Clamped to the stored spans at both ends (no call starts beyond them), the buckets
+    // cut by the ends are read whole: no live query at all.
+    const [bounds] = await store.query<{ lo: string; hi: string }>(
+      sql`SELECT toString(toUnixTimestamp64Nano(min(Timestamp))) AS lo,
+        toString(toUnixTimestamp64Nano(max(Timestamp))) AS hi FROM otel_traces`,
+    );
+    const clamped = {
+      fromNs: BigInt(bounds?.lo ?? '0'),
+      toNs: BigInt(bounds?.hi ?? '0') + 1n,
+      windowMs: 10_000,
+      clampedFrom: true,
+      clampedTo: true,
+    };
+    expect(clamped.toNs % 10_000_000_000n).not.toBe(0n);
+    expect(clamped.toNs).toBeLessThan(msToNs(START_MS + 20 * MIN));
+    const only = await episodeQueries(store, clamped);
+    expect(only).toHaveLength(1);
+    expect(only[0]?.text).toContain('FROM tailscope_call_buckets');
+    expect(sortRows(await selectEpisodeWindows(store, clamped))).toEqual(
+      sortRows(await live(store, () => selectEpisodeWindows(store, clamped))),
+    );
     // 15 s windows are no multiple of a bucket: all live.
     expect(await episodeQueries(store, { ...scope, windowMs: 15_000 })).toHaveLength(1);
   }, 240_000);

@@ -87,7 +87,14 @@ export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
         windowsTested: 0,
         sampling: { weighted: false, spansWithoutSamplingInfo: 0 },
       };
-    const scope = { fromNs: range.fromNs, toNs: range.toNs, windowMs, service: q.service };
+    const scope = {
+      fromNs: range.fromNs,
+      toNs: range.toNs,
+      windowMs,
+      service: q.service,
+      clampedFrom: range.fromNs !== asked.fromNs,
+      clampedTo: range.toNs !== asked.toNs,
+    };
     const rows = await selectEpisodeWindows(ctx.store, scope);
     const sampling = await selectSamplingInfo(ctx.store, range);
     const { series, names } = toSeries(rows);

@@ -74,7 +74,9 @@ export async function materializeCallBuckets(
   ]);
   const stale = closed.filter((c) => recorded.get(c)?.spans !== now.get(c));
   let built = 0;
-  for (const run of runs(stale)) {
+  // At most three chunks (30 minutes) per build: the calls chain of a busy half hour is
+  // already a few million spans held in joins.
+  for (const run of runs(stale).flatMap((r) => splitRun(r, 3))) {
     const first = run[0] as bigint;
     const last = run[run.length - 1] as bigint;
     // Rows under a new version, then the records pointing readers at them, then the old
@@ -98,6 +100,12 @@ export async function materializeCallBuckets(
     built += run.length;
   }
   return { chunks: built };
+}
+
+function splitRun(run: bigint[], most: number): bigint[][] {
+  const out: bigint[][] = [];
+  for (let i = 0; i < run.length; i += most) out.push(run.slice(i, i + most));
+  return out;
 }
 
 /** Keeps `tailscope_call_buckets` current while the server runs (see startChunkMaterializer). */

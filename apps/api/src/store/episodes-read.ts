@@ -52,16 +52,23 @@ interface HistogramRow {
   binWeights: Num[];
 }
 
-/** Which parts of the scope come from where: live queries and at most one stored one. */
+/**
+ * Which parts of the scope come from where: at most one stored query (the covered buckets) and
+ * live queries for the rest. A bucket cut by an end of the range is live, unless the range was
+ * clamped at that end to the stored spans (no call can start beyond it).
+ */
 export async function episodeQueries(store: Store, s: EpisodeScope): Promise<Sql[]> {
   const windowNs = BigInt(Math.round(s.windowMs * 1e6));
   const B = CALL_BUCKET_NS;
-  const storedFrom = ((s.fromNs + B - 1n) / B) * B;
+  const floorB = (t: bigint): bigint => (t / B) * B;
+  const ceilB = (t: bigint): bigint => ((t + B - 1n) / B) * B;
+  const storedFrom = s.clampedFrom ? floorB(s.fromNs) : ceilB(s.fromNs);
+  const end = s.clampedTo ? ceilB(s.toNs) : s.toNs;
   const cov =
-    windowNs % B === 0n && storedFrom < s.toNs
-      ? await callBucketCoverage(store, { fromNs: storedFrom, toNs: s.toNs })
+    windowNs % B === 0n && storedFrom < end
+      ? await callBucketCoverage(store, { fromNs: storedFrom, toNs: end })
       : { splitNs: storedFrom, chunks: [] };
-  const storedTo = (cov.splitNs / B) * B;
+  const storedTo = floorB(cov.splitNs);
   if (storedTo <= storedFrom) return [liveEpisodeWindowsSql(s)];
   const out = [storedEpisodeWindowsSql({ ...s, fromNs: storedFrom, toNs: storedTo }, cov)];
   if (s.fromNs < storedFrom) out.push(liveEpisodeWindowsSql({ ...s, toNs: storedFrom }));

@@ -29,6 +29,12 @@ export interface EpisodeScope {
   windowMs: number;
   /** Only series whose callee is this service. */
   service?: string | undefined;
+  /**
+   * The range was clamped to the stored spans at that end: no span starts before fromNs /
+   * at or after toNs, so the stored bucket around that end can be read whole.
+   */
+  clampedFrom?: boolean | undefined;
+  clampedTo?: boolean | undefined;
 }
 
 export type SeriesKind = 'callee' | 'edge';
