@@ -32,7 +32,7 @@ async function episodes(store: Store, fromMs: number, toMs: number): Promise<Epi
       url: `/api/v1/episodes?from=${fromMs}&to=${toMs}`,
     });
     expect(res.statusCode, res.body).toBe(200);
-    return res.json();
+    return res.json<EpisodesResponse>();
   } finally {
     await api.close();
   }
