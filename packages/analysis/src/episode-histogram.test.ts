@@ -4,6 +4,7 @@ import {
   addFineHistogram,
   EPISODE_FINE_BINS_PER_OCTAVE,
   fineLatencyBin,
+  windowFromBins,
   windowFromFineHistogram,
 } from './episode-histogram';
 import { seriesWindow } from './episodes';
@@ -46,6 +47,20 @@ describe('windowFromFineHistogram', () => {
       near(got.p99Ms, 0.99);
     },
   );
+
+  test.prop([durations])('reads sorted bins as the merged map does', (ds) => {
+    const h = fine(ds);
+    const bins = [...h.keys()].sort((x, y) => x - y);
+    const sorted = {
+      bins,
+      calls: bins.map((b) => h.get(b)?.[0] ?? 0),
+      weights: bins.map((b) => (h.get(b)?.[1] ?? 0) * 1.5),
+    };
+    const viaMap = new Map(
+      bins.map((b, i) => [b, [sorted.calls[i], sorted.weights[i]] as [number, number]]),
+    );
+    expect(windowFromBins(3, sorted)).toEqual(windowFromFineHistogram(3, viaMap));
+  });
 
   test.prop([durations, durations])('merging parts equals the histogram of the whole', (a, b) => {
     const parts = fine(a);

@@ -48,48 +48,55 @@ function binMiddleMs(bin: number): number {
   return 2 ** ((bin + 0.5) / EPISODE_FINE_BINS_PER_OCTAVE) / 1e6;
 }
 
-/** Weighted quantile (ms) of sorted bins: the first bin whose cumulative weight reaches it. */
-function weightedQuantileMs(
-  sorted: readonly (readonly [number, number])[],
-  total: number,
-  level: number,
-): number {
-  if (!(total > 0)) return 0;
-  let acc = 0;
-  for (const [bin, w] of sorted) {
-    acc += w;
-    if (acc >= level * total) return binMiddleMs(bin);
-  }
-  const last = sorted[sorted.length - 1];
-  return last ? binMiddleMs(last[0]) : 0;
-}
-
 /** The SeriesWindow of a merged fine histogram (map bin -> [calls, weighted calls]). */
 export function windowFromFineHistogram(
   window: number,
   hist: ReadonlyMap<number, readonly [number, number]>,
 ): SeriesWindow {
   const bins = [...hist.keys()].sort((a, b) => a - b);
+  const calls = bins.map((b) => hist.get(b)?.[0] ?? 0);
+  const weights = bins.map((b) => hist.get(b)?.[1] ?? 0);
+  return windowFromBins(window, { bins, calls, weights });
+}
+
+/**
+ * The SeriesWindow of a fine histogram whose bins are ascending and distinct (as `sumMap`
+ * returns them): the fast path for a window read whole from one query, no map built.
+ */
+export function windowFromBins(window: number, h: FineHistogram): SeriesWindow {
   let calls = 0;
   let weightedCalls = 0;
-  const coarse = new Map<number, number>();
-  const weighted: [number, number][] = [];
-  for (const b of bins) {
-    const [c, w] = hist.get(b) ?? [0, 0];
-    calls += c;
-    weightedCalls += w;
-    weighted.push([b, w]);
-    const k = Math.floor(b / FINE_PER_COARSE);
-    if (c > 0) coarse.set(k, (coarse.get(k) ?? 0) + c);
+  const n = h.bins.length;
+  for (let i = 0; i < n; i++) {
+    calls += h.calls[i] ?? 0;
+    weightedCalls += h.weights[i] ?? 0;
   }
-  const buckets = [...coarse.keys()];
-  return {
-    window,
-    calls,
-    weightedCalls,
-    p50Ms: weightedQuantileMs(weighted, weightedCalls, 0.5),
-    p99Ms: weightedQuantileMs(weighted, weightedCalls, 0.99),
-    buckets,
-    counts: buckets.map((k) => coarse.get(k) ?? 0),
-  };
+  const buckets: number[] = [];
+  const counts: number[] = [];
+  let p50Ms = 0;
+  let p99Ms = 0;
+  let acc = 0;
+  for (let i = 0; i < n; i++) {
+    const bin = h.bins[i] ?? 0;
+    const c = h.calls[i] ?? 0;
+    acc += h.weights[i] ?? 0;
+    // The first bin whose cumulative weight reaches the level holds the weighted quantile.
+    if (p50Ms === 0 && weightedCalls > 0 && acc >= 0.5 * weightedCalls) p50Ms = binMiddleMs(bin);
+    if (p99Ms === 0 && weightedCalls > 0 && acc >= 0.99 * weightedCalls) p99Ms = binMiddleMs(bin);
+    if (c <= 0) continue;
+    const k = Math.floor(bin / FINE_PER_COARSE);
+    if (buckets[buckets.length - 1] === k)
+      counts[counts.length - 1] = (counts[counts.length - 1] ?? 0) + c;
+    else {
+      buckets.push(k);
+      counts.push(c);
+    }
+  }
+  // Rounding can leave the last cumulative weight a hair under the level: the top bin then.
+  const top = n > 0 ? binMiddleMs(h.bins[n - 1] ?? 0) : 0;
+  if (weightedCalls > 0) {
+    if (p50Ms === 0) p50Ms = top;
+    if (p99Ms === 0) p99Ms = top;
+  }
+  return { window, calls, weightedCalls, p50Ms, p99Ms, buckets, counts };
 }

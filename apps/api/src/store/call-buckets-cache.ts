@@ -74,9 +74,9 @@ export async function materializeCallBuckets(
   ]);
   const stale = closed.filter((c) => recorded.get(c)?.spans !== now.get(c));
   let built = 0;
-  // At most three chunks (30 minutes) per build: the calls chain of a busy half hour is
-  // already a few million spans held in joins.
-  for (const run of runs(stale).flatMap((r) => splitRun(r, 3))) {
+  // One chunk per build query: the calls chain of a busy half hour (2 million spans at the
+  // 10M-span bench's rate) ran past the 30 s query budget; one chunk plus its margins did not.
+  for (const run of runs(stale).flatMap((r) => splitRun(r, 1))) {
     const first = run[0] as bigint;
     const last = run[run.length - 1] as bigint;
     // Rows under a new version, then the records pointing readers at them, then the old

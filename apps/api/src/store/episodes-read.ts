@@ -1,4 +1,9 @@
-import { addFineHistogram, windowFromFineHistogram } from '@tailscope/analysis';
+import {
+  addFineHistogram,
+  windowFromBins,
+  windowFromFineHistogram,
+  type SeriesWindow,
+} from '@tailscope/analysis';
 import { CALL_BUCKET_NS } from './call-buckets-tables';
 import { callBucketCoverage } from './call-buckets-cache';
 import type { Store } from './client';
@@ -83,42 +88,47 @@ export async function selectEpisodeWindows(
 ): Promise<EpisodeWindowRow[]> {
   const queries = await episodeQueries(store, scope);
   const results = await Promise.all(queries.map((q) => store.query<HistogramRow>(q)));
-  const merged = new Map<string, { row: HistogramRow; hist: Map<number, [number, number]> }>();
+  // Rows of one (series, window) from several queries (a window cut by the stored / live
+  // split) are merged; a window from one query is read as it is (the common, fast case).
+  const groups = new Map<string, HistogramRow[]>();
   for (const r of results.flat()) {
-    const key = JSON.stringify([
-      r.kind,
-      r.service,
-      r.host,
-      r.parentService,
-      r.parentOperation,
-      r.operation,
-      Number(r.window),
-    ]);
-    let m = merged.get(key);
-    if (!m) merged.set(key, (m = { row: r, hist: new Map() }));
-    // JSON numbers of ClickHouse: 64-bit integers come as text, the rest as numbers.
-    addFineHistogram(m.hist, {
-      bins: r.bins.map(Number),
-      calls: r.binCalls.map(Number),
-      weights: r.binWeights.map(Number),
-    });
+    const key = `${r.kind}\0${r.service}\0${r.host}\0${r.parentService}\0${r.parentOperation}\0${r.operation}\0${String(r.window)}`;
+    const g = groups.get(key);
+    if (g) g.push(r);
+    else groups.set(key, [r]);
   }
-  return [...merged.values()].map(({ row: r, hist }) => {
-    const w = windowFromFineHistogram(Number(r.window), hist);
-    return {
-      kind: r.kind,
-      service: r.service,
-      host: r.host,
-      parentService: r.parentService,
-      parentOperation: r.parentOperation,
-      operation: r.operation,
-      window: w.window,
-      calls: w.calls,
-      weightedCalls: w.weightedCalls,
-      p50Ms: w.p50Ms,
-      p99Ms: w.p99Ms,
-      buckets: [...w.buckets],
-      counts: [...w.counts],
-    };
-  });
+  return [...groups.values()].map((rows) => toWindowRow(rows));
+}
+
+/** JSON numbers of ClickHouse: 64-bit integers come as text, the rest as numbers. */
+const histogramOf = (r: HistogramRow) => ({
+  bins: r.bins.map(Number),
+  calls: r.binCalls.map(Number),
+  weights: r.binWeights.map(Number),
+});
+
+function toWindowRow(rows: readonly HistogramRow[]): EpisodeWindowRow {
+  const r = rows[0] as HistogramRow;
+  let w: SeriesWindow;
+  if (rows.length === 1) w = windowFromBins(Number(r.window), histogramOf(r));
+  else {
+    const hist = new Map<number, [number, number]>();
+    for (const x of rows) addFineHistogram(hist, histogramOf(x));
+    w = windowFromFineHistogram(Number(r.window), hist);
+  }
+  return {
+    kind: r.kind,
+    service: r.service,
+    host: r.host,
+    parentService: r.parentService,
+    parentOperation: r.parentOperation,
+    operation: r.operation,
+    window: w.window,
+    calls: w.calls,
+    weightedCalls: w.weightedCalls,
+    p50Ms: w.p50Ms,
+    p99Ms: w.p99Ms,
+    buckets: [...w.buckets],
+    counts: [...w.counts],
+  };
 }
