@@ -12,6 +12,7 @@ export * from './store';
 export { insertNative, prepareForIngest, type NativeInsert } from './store/traces-insert';
 export { TYPED_ATTRIBUTES_TABLE } from './store/typed-attributes';
 export { loadLeafCalls, materializeFanouts, type LoadedLeafCalls } from './store/fanouts';
+export { materializeCallBuckets } from './store/call-buckets-cache';
 
 // Ingest: OTLP protobuf decoding and the columns a decoded request becomes.
 export { decodeTraceRequest, type DecodedRequest } from './ingest/decode-protobuf';

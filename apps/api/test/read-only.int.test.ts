@@ -189,6 +189,7 @@ describe('read-only over a Collector table', () => {
           traceIdTs: true,
           fanouts: false,
           typedAttributes: false,
+          callBuckets: false,
         });
         expect(expected.stats.readOnly).toBe(false);
         expect(got.fanouts).toEqual(expected.fanouts);
@@ -238,6 +239,7 @@ describe('read-only over a Collector table', () => {
         traceIdTs: false,
         fanouts: false,
         typedAttributes: false,
+        callBuckets: false,
       });
       expect(got.traces).toEqual(expected.traces);
       expect(got.fanouts).toEqual(expected.fanouts);

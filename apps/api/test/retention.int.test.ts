@@ -62,6 +62,9 @@ describe('retention', () => {
     expect(await ttlOf(r.store, 'tailscope_fanouts')).toBe(
       'toDateTime(intDiv(s0, 1000000000)) + toIntervalDay(2)',
     );
+    expect(await ttlOf(r.store, 'tailscope_call_buckets')).toBe(
+      'toDateTime(bucket * 10) + toIntervalDay(2)',
+    );
     const stats = (await (await fetch(`${r.urls.api}/api/v1/stats`)).json()) as Record<
       string,
       unknown
@@ -85,6 +88,7 @@ describe('retention', () => {
     r = await start({ TAILSCOPE_RETENTION_DAYS: '0' });
     expect(await ttlOf(r.store, 'otel_traces')).toBe('');
     expect(await ttlOf(r.store, 'tailscope_fanouts')).toBe('');
+    expect(await ttlOf(r.store, 'tailscope_call_buckets')).toBe('');
   }, 120_000);
 
   it('drops spans past the TTL and the stats show the oldest span kept', async () => {

@@ -27,3 +27,4 @@ export * from './critical-path';
 export * from './critical-path-bands';
 export * from './sampling';
 export * from './episodes';
+export * from './episode-histogram';

@@ -29,7 +29,12 @@ export const StatsResponse = Type.Object({
   ),
   accelerators: Type.Optional(
     Type.Object(
-      { traceIdTs: Type.Boolean(), fanouts: Type.Boolean(), typedAttributes: Type.Boolean() },
+      {
+        traceIdTs: Type.Boolean(),
+        fanouts: Type.Boolean(),
+        typedAttributes: Type.Boolean(),
+        callBuckets: Type.Optional(Type.Boolean()),
+      },
       {
         description:
           'Which optional tables the store has (read-only stores may lack them; reads fall back)',

@@ -7,7 +7,7 @@ import {
 } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
-import { selectEpisodeWindows, type EpisodeWindowRow } from '../store/episodes';
+import { selectEpisodeWindows, type EpisodeWindowRow } from '../store/episodes-read';
 import { selectSamplingInfo } from '../store/sampling';
 import { clampRange, parseRange } from './fanouts';
 
@@ -87,7 +87,14 @@ export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
         windowsTested: 0,
         sampling: { weighted: false, spansWithoutSamplingInfo: 0 },
       };
-    const scope = { fromNs: range.fromNs, toNs: range.toNs, windowMs, service: q.service };
+    const scope = {
+      fromNs: range.fromNs,
+      toNs: range.toNs,
+      windowMs,
+      service: q.service,
+      clampedFrom: range.fromNs !== asked.fromNs,
+      clampedTo: range.toNs !== asked.toNs,
+    };
     const rows = await selectEpisodeWindows(ctx.store, scope);
     const sampling = await selectSamplingInfo(ctx.store, range);
     const { series, names } = toSeries(rows);

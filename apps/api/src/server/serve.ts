@@ -4,6 +4,7 @@ import { openStore, migrate, type Store } from '../store';
 import { startIngest, type IngestHandle, type IngestTuning } from '../ingest';
 import { buildApi } from './app';
 import { startSelfTrace } from './self-trace';
+import { startCallBucketMaterializer } from '../store/call-buckets-cache';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
 import { applyRetention } from '../store/retention';
 import { prettyLogStream } from './log-stream';
@@ -91,6 +92,13 @@ export async function serve(
       if (log) console.error('tailscope: storing detected fan-outs failed:', err);
     },
   });
+  // Episode series of closed chunks likewise, per 10 s bucket: episodes read them instead of
+  // recomputing the calls of the whole range on every request.
+  const bucketMaterializer = startCallBucketMaterializer(store, {
+    onError: (err: unknown) => {
+      if (log) console.error('tailscope: storing episode series failed:', err);
+    },
+  });
   ready = true;
   const selfTrace = settings.selfTrace
     ? startSelfTrace(`${tls ? 'https' : 'http'}://${loopback(settings.host)}:${ingest.httpPort}`, {
@@ -146,6 +154,7 @@ export async function serve(
       await api.close();
       await selfTrace?.shutdown();
       await materializer.stop();
+      await bucketMaterializer.stop();
       await ingest.close();
       await store.close();
     },

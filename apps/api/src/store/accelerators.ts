@@ -1,3 +1,4 @@
+import { CALL_BUCKETS_TABLE, CALL_BUCKET_CHUNKS_TABLE } from './call-buckets-tables';
 import type { Accelerators, Store } from './client';
 import { CHUNKS_TABLE, FANOUTS_TABLE } from './fanouts-tables';
 import { sql } from './sql';
@@ -5,9 +6,9 @@ import { TYPED_ATTRIBUTES_TABLE } from './typed-attributes';
 
 /**
  * Which optional tables a store has, found once at start. Tailscope's own tables (stored
- * fan-outs, typed attributes) and the trace-id time-range table only make reads faster or
+ * fan-outs, typed attributes, episode series) and the trace-id time-range table only make reads faster or
  * richer: a Collector's table opened read-only may lack any of them, and every read then takes
- * its fallback (live fan-out detection, string attribute values, a trace looked up by its id
+ * its fallback (live fan-out detection, live episode series, string attribute values, a trace looked up by its id
  * alone). Also checks the spans table is there, so a wrong name fails at start, not per query.
  */
 export async function detectAccelerators(store: Store): Promise<Accelerators> {
@@ -19,6 +20,8 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
         FANOUTS_TABLE,
         CHUNKS_TABLE,
         TYPED_ATTRIBUTES_TABLE,
+        CALL_BUCKETS_TABLE,
+        CALL_BUCKET_CHUNKS_TABLE,
       ]})`,
   );
   const has = new Set(rows.map((r) => r.name));
@@ -28,6 +31,7 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
     traceIdTs: has.has(`${store.tracesTable}_trace_id_ts`),
     fanouts: has.has(FANOUTS_TABLE) && has.has(CHUNKS_TABLE),
     typedAttributes: has.has(TYPED_ATTRIBUTES_TABLE),
+    callBuckets: has.has(CALL_BUCKETS_TABLE) && has.has(CALL_BUCKET_CHUNKS_TABLE),
   };
   store.accelerators = found;
   return found;

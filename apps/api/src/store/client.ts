@@ -45,6 +45,8 @@ export interface Accelerators {
   fanouts: boolean;
   /** `tailscope_typed_attributes`: non-string attribute values. */
   typedAttributes: boolean;
+  /** `tailscope_call_buckets` and its chunk records: stored episode series. */
+  callBuckets: boolean;
 }
 
 /**
@@ -160,7 +162,7 @@ export function openStore(opts: StoreOptions): Store {
     budget,
     tracesTable,
     readOnly: opts.readOnly ?? false,
-    accelerators: { traceIdTs: true, fanouts: true, typedAttributes: true },
+    accelerators: { traceIdTs: true, fanouts: true, typedAttributes: true, callBuckets: true },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
       return withinBudget(budget, () =>

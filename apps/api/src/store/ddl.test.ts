@@ -43,6 +43,8 @@ describe('MIGRATIONS', () => {
       'default.tailscope_fanout_chunks',
       'default.tailscope_ingest_batches',
       'default.tailscope_edges',
+      'default.tailscope_call_buckets',
+      'default.tailscope_call_bucket_chunks',
     ]);
   });
 
@@ -51,7 +53,7 @@ describe('MIGRATIONS', () => {
     expect(ddl[0]).toBe('CREATE DATABASE IF NOT EXISTS tailscope ON CLUSTER main');
     for (const s of ddl) expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(8);
+    expect(engines.length).toBe(10);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

@@ -1,23 +1,26 @@
-import { EDGE_SLACK_NS, EPISODE_BUCKETS_PER_OCTAVE } from '@tailscope/analysis';
+import { EDGE_SLACK_NS, EPISODE_FINE_BINS_PER_OCTAVE } from '@tailscope/analysis';
+import { CALL_BUCKETS_TABLE, CALL_BUCKET_NS } from './call-buckets-tables';
 import { callCtes } from './calls-sql';
-import type { Store } from './client';
-import { inWindow, ns, withCtes } from './fanouts-sql';
+import { CHUNK_NS } from './fanouts-tables';
+import { inWindow, ns, withCtes, type Cte } from './fanouts-sql';
+import type { Coverage } from './fanouts-stored';
 import { adjustedCountSql } from './sampling';
-import { param, raw, sql, type Sql } from './sql';
+import { join, param, raw, sql, type Sql } from './sql';
 import { TRACES } from './tables';
 
 /**
- * Per-window aggregates of the episode series (DESIGN.md "Definitions": Episode), over the
- * shared calls of calls-sql.ts (wrappers skipped, duplicates counted once, a call answered by
- * several SERVER spans is one call timed by its client). A call belongs to the window of its
- * start. Two kinds of series:
+ * SQL of the episode series (DESIGN.md "Definitions": Episode), pure builders (snapshotted in
+ * episodes.test.ts), over the shared calls of calls-sql.ts (wrappers skipped, duplicates counted
+ * once, a call answered by several SERVER spans is one call timed by its client). A call
+ * belongs to the window (or 10 s bucket) of its start. Two kinds of series:
  * - `callee`: (callee service, callee host) of every call;
  * - `edge`: (caller service, caller operation) -> (callee service, callee operation), for calls
  *   whose caller span is known.
  * Calls are timed on the caller's clock (the call as the caller saw it). Each (series, window)
- * row carries stored calls, calls weighted by the sampling adjusted count of the call's span,
- * weighted p50/p99 and a log-latency histogram for the rank test in `@tailscope/analysis`
- * `detectEpisodes`.
+ * or (series, bucket) row carries a fine log-latency histogram (`@tailscope/analysis`
+ * episode-histogram.ts): bins, stored calls per bin, calls weighted by the sampling adjusted
+ * count per bin. Histograms add, so windows built from stored 10 s buckets (the table of
+ * call-buckets-tables.ts) and from live rows merge exactly. episodes-read.ts runs them.
  */
 
 export interface EpisodeScope {
@@ -26,40 +29,23 @@ export interface EpisodeScope {
   windowMs: number;
   /** Only series whose callee is this service. */
   service?: string | undefined;
+  /**
+   * The range was clamped to the stored spans at that end: no span starts before fromNs /
+   * at or after toNs, so the stored bucket around that end can be read whole.
+   */
+  clampedFrom?: boolean | undefined;
+  clampedTo?: boolean | undefined;
 }
 
 export type SeriesKind = 'callee' | 'edge';
 
-/** One (series, window) aggregate. */
-export interface EpisodeWindowRow {
-  kind: SeriesKind;
-  service: string;
-  /** '' for edge series. */
-  host: string;
-  parentService: string;
-  parentOperation: string;
-  operation: string;
-  /** Window index: floor(start ms / windowMs). */
-  window: number;
-  calls: number;
-  weightedCalls: number;
-  p50Ms: number;
-  p99Ms: number;
-  buckets: number[];
-  counts: number[];
-}
+/** The identity columns of a series, in GROUP BY order. */
+const SERIES_COLUMNS = raw('kind, service, host, parentService, parentOperation, operation');
 
-/**
- * Weights of the weighted quantiles: ClickHouse's exact weighted quantile takes integer
- * weights, so adjusted counts are scaled by 1024 and rounded (error < 0.05% of a weight).
- */
-const WEIGHT_SCALE = 1024;
-
-/** The query (pure: snapshotted in episodes.test.ts). */
-export function episodeWindowsSql(s: EpisodeScope): Sql {
-  const windowNs = BigInt(Math.round(s.windowMs * 1e6));
+/** The CTEs ending in `series`: one row per (call, series) with startNs, latencyNs, weight. */
+function seriesCtes(s: Pick<EpisodeScope, 'fromNs' | 'toNs' | 'service'>): Cte[] {
   const service = s.service !== undefined ? sql` AND c.leafService = ${s.service}` : raw('');
-  const ctes = [
+  return [
     ...callCtes({ fromNs: s.fromNs, toNs: s.toNs }),
     {
       // Only spans that carry a TraceState: unsampled data builds an empty table here.
@@ -95,59 +81,70 @@ export function episodeWindowsSql(s: EpisodeScope): Sql {
   FROM ep_calls`,
     },
   ];
-  const weightInt = sql`toUInt64(round(weight * ${param(WEIGHT_SCALE, 'UInt32')}))`;
-  const bucket = sql`toUInt16(floor(log2(greatest(latencyNs, 1)) * ${param(EPISODE_BUCKETS_PER_OCTAVE, 'UInt8')}))`;
+}
+
+/** The fine histogram of `series` rows: h = (bins, stored calls, weighted calls). */
+const HISTOGRAM = sql`sumMap([toUInt16(floor(log2(greatest(latencyNs, 1)) * ${param(EPISODE_FINE_BINS_PER_OCTAVE, 'UInt8')}))], [toUInt64(1)], [weight])`;
+
+/** Per (series, window) histograms computed from spans, over [from, to). */
+export function liveEpisodeWindowsSql(s: EpisodeScope): Sql {
+  const windowNs = BigInt(Math.round(s.windowMs * 1e6));
   return withCtes(
-    ctes,
+    seriesCtes(s),
     sql`
-SELECT kind, service, host, parentService, parentOperation, operation,
+SELECT ${SERIES_COLUMNS},
   toInt64(intDiv(startNs, ${ns(windowNs)})) AS window,
-  toUInt32(count()) AS calls, sum(weight) AS weightedCalls,
-  quantileExactWeighted(0.5)(latencyNs, ${weightInt}) / 1e6 AS p50Ms,
-  quantileExactWeighted(0.99)(latencyNs, ${weightInt}) / 1e6 AS p99Ms,
-  sumMap([${bucket}], [toUInt32(1)]) AS hist,
-  hist.1 AS buckets, hist.2 AS counts
+  (${HISTOGRAM} AS h).1 AS bins, h.2 AS binCalls, h.3 AS binWeights
 FROM series
-GROUP BY kind, service, host, parentService, parentOperation, operation, window
-ORDER BY kind, service, host, parentService, parentOperation, operation, window
+GROUP BY ${SERIES_COLUMNS}, window
 SETTINGS join_algorithm = 'parallel_hash'`,
   );
 }
 
-/** The (series, window) aggregates of the scope; see the module comment. */
-export async function selectEpisodeWindows(
-  store: Store,
-  scope: EpisodeScope,
-): Promise<EpisodeWindowRow[]> {
-  // JSON numbers of ClickHouse: 64-bit integers come as text, the rest as numbers.
-  type Num = number | string;
-  const rows = await store.query<
-    Omit<
-      EpisodeWindowRow,
-      'window' | 'calls' | 'weightedCalls' | 'p50Ms' | 'p99Ms' | 'buckets' | 'counts'
-    > & {
-      window: Num;
-      calls: Num;
-      weightedCalls: Num;
-      p50Ms: Num;
-      p99Ms: Num;
-      buckets: Num[];
-      counts: Num[];
-    }
-  >(episodeWindowsSql(scope));
-  return rows.map((r) => ({
-    kind: r.kind,
-    service: r.service,
-    host: r.host,
-    parentService: r.parentService,
-    parentOperation: r.parentOperation,
-    operation: r.operation,
-    window: Number(r.window),
-    calls: Number(r.calls),
-    weightedCalls: Number(r.weightedCalls),
-    p50Ms: Number(r.p50Ms),
-    p99Ms: Number(r.p99Ms),
-    buckets: r.buckets.map(Number),
-    counts: r.counts.map(Number),
-  }));
+/**
+ * Computes the series of [from, to) (whole chunks) per 10 s bucket and stores them under
+ * `version` (call-buckets-cache.ts decides which chunks).
+ */
+export function storeCallBucketsSql(scope: { fromNs: bigint; toNs: bigint }, version: bigint): Sql {
+  return sql`
+INSERT INTO ${raw(CALL_BUCKETS_TABLE)} (chunk, version, bucket, ${SERIES_COLUMNS},
+  calls, weightedCalls, bins, binCalls, binWeights)
+${withCtes(
+  seriesCtes(scope),
+  sql`SELECT
+  intDiv(bucket, ${param((CHUNK_NS / CALL_BUCKET_NS).toString(), 'Int64')}) AS chunk,
+  ${param(version.toString(), 'UInt64')} AS version,
+  toInt64(intDiv(startNs, ${ns(CALL_BUCKET_NS)})) AS bucket, ${SERIES_COLUMNS},
+  count() AS calls, sum(weight) AS weightedCalls,
+  (${HISTOGRAM} AS h).1 AS bins, h.2 AS binCalls, h.3 AS binWeights
+FROM series
+GROUP BY ${SERIES_COLUMNS}, bucket
+SETTINGS join_algorithm = 'parallel_hash'`,
+)}`;
+}
+
+/**
+ * Per (series, window) histograms merged from the stored buckets of the covered chunks'
+ * current versions, over [from, to) (both multiples of 10 s; the window a multiple of 10 s).
+ */
+export function storedEpisodeWindowsSql(s: EpisodeScope, cov: Coverage): Sql {
+  const windowBuckets = BigInt(Math.round(s.windowMs * 1e6)) / CALL_BUCKET_NS;
+  const chunkIds = cov.chunks.map((c) => c[0]);
+  const versions = cov.chunks.map((c) => c[1]);
+  const filters = [
+    sql`bucket >= ${ns(s.fromNs / CALL_BUCKET_NS)} AND bucket < ${ns(s.toNs / CALL_BUCKET_NS)}`,
+    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${chunkIds}), arrayMap(x -> toUInt64(x), ${versions})), (chunk, version))`,
+    ...(s.service !== undefined ? [sql`service = ${s.service}`] : []),
+  ];
+  // The merged histogram is split in an outer SELECT: its parts take the stored columns' names.
+  return sql`
+SELECT ${SERIES_COLUMNS}, window, h.1 AS bins, h.2 AS binCalls, h.3 AS binWeights
+FROM (
+  SELECT ${SERIES_COLUMNS},
+    toInt64(intDiv(bucket, ${ns(windowBuckets)})) AS window,
+    sumMap(bins, binCalls, binWeights) AS h
+  FROM ${raw(CALL_BUCKETS_TABLE)}
+  WHERE ${join(filters, '\n    AND ')}
+  GROUP BY ${SERIES_COLUMNS}, window
+)`;
 }

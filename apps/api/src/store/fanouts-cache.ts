@@ -40,13 +40,13 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
-const chunkOf = (t: bigint): bigint => floorDiv(t, CHUNK_NS);
+export const chunkOf = (t: bigint): bigint => floorDiv(t, CHUNK_NS);
 
 /** Ranges of more chunks than this are not looked up in the cache (they go live). */
 const MAX_CHUNKS = 100_000n;
 
 /** Chunks whose fan-outs can start in [from, to); none when more than MAX_CHUNKS. */
-function chunksOf(fromNs: bigint, toNs: bigint): bigint[] {
+export function chunksOf(fromNs: bigint, toNs: bigint): bigint[] {
   // Counted before listed: a range of ten thousand years once listed every chunk of it.
   if (chunkOf(toNs - 1n) - chunkOf(fromNs) + 1n > MAX_CHUNKS) return [];
   const out: bigint[] = [];
@@ -55,7 +55,7 @@ function chunksOf(fromNs: bigint, toNs: bigint): bigint[] {
 }
 
 /** Spans now stored in each chunk's window (chunk plus the edge margin on both sides). */
-async function currentCounts(
+export async function currentCounts(
   store: Store,
   chunks: readonly bigint[],
 ): Promise<Map<bigint, bigint>> {
@@ -83,14 +83,16 @@ async function currentCounts(
   return out;
 }
 
-async function recordedChunks(
+/** The span count and version each chunk was last stored with (in `table`, chunk records). */
+export async function recordedChunks(
   store: Store,
   chunks: readonly bigint[],
+  table: string = CHUNKS_TABLE,
 ): Promise<Map<bigint, { spans: bigint; version: bigint }>> {
   if (chunks.length === 0) return new Map();
   const rows = await store.query<{ c: string; n: string; v: string }>(sql`
     SELECT toString(chunk) AS c, toString(argMax(spans, version)) AS n, toString(max(version)) AS v
-    FROM ${raw(CHUNKS_TABLE)}
+    FROM ${raw(table)}
     WHERE chunk >= ${ns(chunks[0] as bigint)} AND chunk <= ${ns(chunks[chunks.length - 1] as bigint)}
     GROUP BY chunk`);
   return new Map(rows.map((r) => [BigInt(r.c), { spans: BigInt(r.n), version: BigInt(r.v) }]));
@@ -181,13 +183,13 @@ export async function materializeFanouts(
 }
 
 /** A version above every one recorded (normally the time of the build, ns). */
-function nextVersion(nowNs: bigint, previous: readonly bigint[]): bigint {
+export function nextVersion(nowNs: bigint, previous: readonly bigint[]): bigint {
   const top = previous.reduce((m, v) => (v > m ? v : m), 0n);
   return nowNs > top ? nowNs : top + 1n;
 }
 
 /** Consecutive chunk ids grouped into runs of at most 36 (6 hours per detection query). */
-function runs(chunks: readonly bigint[]): bigint[][] {
+export function runs(chunks: readonly bigint[]): bigint[][] {
   const out: bigint[][] = [];
   for (const c of chunks) {
     const cur = out[out.length - 1];
@@ -210,11 +212,24 @@ export interface MaterializerOptions {
 
 /**
  * Keeps `tailscope_fanouts` current while the server runs: every interval, materializes the
- * closed chunks of the last `lookbackMs` that are missing or stale. One pass at a time; the
- * timer does not keep the process alive. `stop()` waits for a pass in progress.
+ * closed chunks of the last `lookbackMs` that are missing or stale.
  */
 export function startFanoutMaterializer(
   store: Store,
+  opts: MaterializerOptions = {},
+): { stop: () => Promise<void>; runOnce: () => Promise<number> } {
+  return startChunkMaterializer((range) => materializeFanouts(store, range), opts);
+}
+
+/**
+ * Runs `materialize` over the last `lookbackMs` every interval (a stored table of closed
+ * chunks kept current). One pass at a time; the timer does not keep the process alive.
+ * `stop()` waits for a pass in progress.
+ */
+export function startChunkMaterializer(
+  materialize: (range: { fromNs: bigint; toNs: bigint; nowNs: bigint }) => Promise<{
+    chunks: number;
+  }>,
   opts: MaterializerOptions = {},
 ): { stop: () => Promise<void>; runOnce: () => Promise<number> } {
   const interval = opts.intervalMs ?? 60_000;
@@ -225,7 +240,7 @@ export function startFanoutMaterializer(
   const runOnce = (): Promise<number> => {
     if (running) return running;
     const nowNs = BigInt(Math.round(clock())) * 1_000_000n;
-    running = materializeFanouts(store, { fromNs: nowNs - lookback, toNs: nowNs, nowNs })
+    running = materialize({ fromNs: nowNs - lookback, toNs: nowNs, nowNs })
       .then((r) => r.chunks)
       .finally(() => {
         running = null;

@@ -1,6 +1,7 @@
 import type { Settings } from '../config';
 import type { Store } from './client';
 import { onCluster, qualified, type DdlContext } from './ddl';
+import { CALL_BUCKETS_TABLE } from './call-buckets-tables';
 import { FANOUTS_TABLE } from './fanouts-tables';
 import { sql } from './sql';
 import { TYPED_ATTRIBUTES_TABLE } from './typed-attributes';
@@ -45,6 +46,8 @@ function targets(store: Store, r: Retention): TtlTarget[] {
     { table: TYPED_ATTRIBUTES_TABLE, time: 'toDateTime(Timestamp)', days: r.typedAttributes },
     // s0: the fan-out's start, epoch ns.
     { table: FANOUTS_TABLE, time: 'toDateTime(intDiv(s0, 1000000000))', days: r.fanouts },
+    // The stored episode series are derived the same way, under the same setting (bucket: 10 s).
+    { table: CALL_BUCKETS_TABLE, time: 'toDateTime(bucket * 10)', days: r.fanouts },
   ];
 }
 

@@ -1,3 +1,4 @@
+import { callBucketsDdl } from './call-buckets-tables';
 import type { Store } from './client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
 import { fanoutCacheDdl, fanoutStructureDdl } from './fanouts-tables';
@@ -122,6 +123,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'tailscope_fanouts: concurrency and structure; chunks detected again on calls',
     statements: (ctx) => fanoutStructureDdl(ctx),
+  },
+  {
+    version: 6,
+    name: 'tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)',
+    statements: (ctx) => callBucketsDdl(ctx),
   },
 ];
 

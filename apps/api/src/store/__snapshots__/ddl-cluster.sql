@@ -122,3 +122,19 @@ TRUNCATE TABLE IF EXISTS tailscope.tailscope_fanouts ON CLUSTER main;
 
 -- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
 TRUNCATE TABLE IF EXISTS tailscope.tailscope_fanout_chunks ON CLUSTER main;
+
+-- migration 6: tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_call_buckets ON CLUSTER main (
+    chunk Int64, version UInt64, bucket Int64,
+    kind LowCardinality(String), service LowCardinality(String), host LowCardinality(String),
+    parentService LowCardinality(String), parentOperation LowCardinality(String),
+    operation LowCardinality(String),
+    calls UInt64, weightedCalls Float64,
+    bins Array(UInt16) CODEC(ZSTD(1)), binCalls Array(UInt64) CODEC(ZSTD(1)),
+    binWeights Array(Float64) CODEC(ZSTD(1))
+  ) ENGINE = ReplicatedMergeTree PARTITION BY intDiv(chunk, 144) ORDER BY (service, kind, bucket);
+
+-- migration 6: tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_call_bucket_chunks ON CLUSTER main (
+    chunk Int64, spans UInt64, version UInt64
+  ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY chunk;

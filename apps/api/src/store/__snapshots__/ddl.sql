@@ -119,3 +119,19 @@ TRUNCATE TABLE IF EXISTS default.tailscope_fanouts;
 
 -- migration 5: tailscope_fanouts: concurrency and structure; chunks detected again on calls
 TRUNCATE TABLE IF EXISTS default.tailscope_fanout_chunks;
+
+-- migration 6: tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)
+CREATE TABLE IF NOT EXISTS default.tailscope_call_buckets (
+    chunk Int64, version UInt64, bucket Int64,
+    kind LowCardinality(String), service LowCardinality(String), host LowCardinality(String),
+    parentService LowCardinality(String), parentOperation LowCardinality(String),
+    operation LowCardinality(String),
+    calls UInt64, weightedCalls Float64,
+    bins Array(UInt16) CODEC(ZSTD(1)), binCalls Array(UInt64) CODEC(ZSTD(1)),
+    binWeights Array(Float64) CODEC(ZSTD(1))
+  ) ENGINE = MergeTree() PARTITION BY intDiv(chunk, 144) ORDER BY (service, kind, bucket);
+
+-- migration 6: tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)
+CREATE TABLE IF NOT EXISTS default.tailscope_call_bucket_chunks (
+    chunk Int64, spans UInt64, version UInt64
+  ) ENGINE = ReplacingMergeTree(version) ORDER BY chunk;

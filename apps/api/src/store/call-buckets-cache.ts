@@ -1,0 +1,117 @@
+import { EDGE_SLACK_NS } from '@tailscope/analysis';
+import { CALL_BUCKETS_TABLE, CALL_BUCKET_CHUNKS_TABLE } from './call-buckets-tables';
+import type { Store } from './client';
+import { storeCallBucketsSql } from './episodes';
+import {
+  chunksOf,
+  currentCounts,
+  nextVersion,
+  recordedChunks,
+  runs,
+  startChunkMaterializer,
+  type MaterializerOptions,
+} from './fanouts-cache';
+import type { Coverage } from './fanouts-stored';
+import { CHUNK_NS } from './fanouts-tables';
+import { ns } from './fanouts-sql';
+import { join, param, raw, sql } from './sql';
+
+/**
+ * Keeps `tailscope_call_buckets` (the episode series per 10 s bucket) current, the way stored
+ * fan-outs are kept (fanouts-cache.ts): per closed 10-minute chunk of call start, built once from
+ * the same SQL as the live path and recorded with the number of spans in its window plus the
+ * edge margin; a query uses a chunk only while the store still holds that many spans there, so
+ * late spans send the chunk back to live until it is built again. Off in cluster mode, and on a
+ * store without the tables (a Collector's table opened read-only); read-only stores read what is
+ * there and never write. Episodes then answer live, slower.
+ */
+
+const bucketsOn = (store: Store): boolean => !store.cluster && store.accelerators.callBuckets;
+
+/**
+ * The longest run of chunks from the start of [from, to) that are stored and still match the
+ * store's span counts; splitNs = from when none (or the table is off for this store).
+ */
+export async function callBucketCoverage(
+  store: Store,
+  scope: { fromNs: bigint; toNs: bigint },
+): Promise<Coverage> {
+  const none: Coverage = { splitNs: scope.fromNs, chunks: [] };
+  if (!bucketsOn(store) || scope.fromNs >= scope.toNs) return none;
+  const chunks = chunksOf(scope.fromNs, scope.toNs);
+  if (chunks.length === 0) return none;
+  const [now, recorded] = await Promise.all([
+    currentCounts(store, chunks),
+    recordedChunks(store, chunks, CALL_BUCKET_CHUNKS_TABLE),
+  ]);
+  const used: [string, string][] = [];
+  let split = scope.fromNs;
+  for (const c of chunks) {
+    const r = recorded.get(c);
+    if (!r || r.spans !== now.get(c)) break;
+    used.push([c.toString(), r.version.toString()]);
+    split = (c + 1n) * CHUNK_NS;
+  }
+  return { splitNs: split < scope.toNs ? split : scope.toNs, chunks: used };
+}
+
+/**
+ * Builds and stores the series of every closed chunk in [from, to) that is missing or stale
+ * (chunks ending less than the edge margin before `nowNs` are left alone). Contiguous stale
+ * chunks are built in one query. Returns how many chunks were (re)built.
+ */
+export async function materializeCallBuckets(
+  store: Store,
+  range: { fromNs: bigint; toNs: bigint; nowNs: bigint },
+): Promise<{ chunks: number }> {
+  if (!bucketsOn(store) || store.readOnly) return { chunks: 0 };
+  const closed = chunksOf(range.fromNs, range.toNs).filter(
+    (c) => (c + 1n) * CHUNK_NS + EDGE_SLACK_NS <= range.nowNs,
+  );
+  const [now, recorded] = await Promise.all([
+    currentCounts(store, closed),
+    recordedChunks(store, closed, CALL_BUCKET_CHUNKS_TABLE),
+  ]);
+  const stale = closed.filter((c) => recorded.get(c)?.spans !== now.get(c));
+  let built = 0;
+  // One chunk per build query: the calls chain of a busy half hour (2 million spans at the
+  // 10M-span bench's rate) ran past the 30 s query budget; one chunk plus its margins did not.
+  for (const run of runs(stale).flatMap((r) => splitRun(r, 1))) {
+    const first = run[0] as bigint;
+    const last = run[run.length - 1] as bigint;
+    // Rows under a new version, then the records pointing readers at them, then the old
+    // versions go: a reader never sees a chunk half rebuilt.
+    const version = nextVersion(
+      range.nowNs,
+      run.map((c) => recorded.get(c)?.version ?? 0n),
+    );
+    const v = param(version.toString(), 'UInt64');
+    await store.command(
+      storeCallBucketsSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
+    );
+    const values = run.map(
+      (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
+    );
+    await store.command(
+      sql`INSERT INTO ${raw(CALL_BUCKET_CHUNKS_TABLE)} (chunk, spans, version) VALUES ${join(values, ', ')}`,
+    );
+    await store.command(sql`DELETE FROM ${raw(CALL_BUCKETS_TABLE)}
+      WHERE chunk >= ${ns(first)} AND chunk <= ${ns(last)} AND version < ${v}`);
+    built += run.length;
+  }
+  return { chunks: built };
+}
+
+function splitRun(run: bigint[], most: number): bigint[][] {
+  const out: bigint[][] = [];
+  for (let i = 0; i < run.length; i += most) out.push(run.slice(i, i + most));
+  return out;
+}
+
+/** Keeps `tailscope_call_buckets` current while the server runs (see startChunkMaterializer). */
+export function startCallBucketMaterializer(
+  store: Store,
+  opts: MaterializerOptions = {},
+): { stop: () => Promise<void>; runOnce: () => Promise<number> } {
+  return startChunkMaterializer((range) => materializeCallBuckets(store, range), opts);
+}
