@@ -66,6 +66,8 @@ describe('otel_traces schema on the embedded engine', () => {
         )
       ).map((t) => t.name);
     expect(await ours()).toEqual([
+      'tailscope_call_bucket_chunks',
+      'tailscope_call_buckets',
       'tailscope_edges',
       'tailscope_fanout_chunks',
       'tailscope_fanouts',
@@ -75,6 +77,8 @@ describe('otel_traces schema on the embedded engine', () => {
     ]);
     // A store written before these tables were migrations: version 1 recorded, tables absent.
     for (const t of [
+      'tailscope_call_bucket_chunks',
+      'tailscope_call_buckets',
       'tailscope_edges',
       'tailscope_fanout_chunks',
       'tailscope_fanouts',
@@ -86,7 +90,7 @@ describe('otel_traces schema on the embedded engine', () => {
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(6);
+    expect(await ours()).toHaveLength(8);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {
