@@ -129,6 +129,33 @@ describe('extractCalls (the TypeScript reference of calls)', () => {
     expect(calls[0]?.answers).toBe(1);
   });
 
+  it('a PRODUCER naming its broker is a call to the broker, whichever consumer starts first', () => {
+    const p = span({
+      spanId: 'p',
+      kind: 'Producer',
+      name: 'events publish',
+      attributes: { 'messaging.system': 'kafka', 'peer.service': 'kafka' },
+    });
+    const consumer = (id: string, service: string, ms: bigint) =>
+      span({
+        spanId: id,
+        parentSpanId: 'p',
+        kind: 'Consumer',
+        service,
+        name: 'process',
+        startNs: T0 + ms * MS,
+      });
+    for (const [a, b] of [
+      [consumer('c1', 'audit', 20n), consumer('c2', 'notifier', 21n)],
+      [consumer('c1', 'audit', 21n), consumer('c2', 'notifier', 20n)],
+    ] as const) {
+      const calls = extractCalls([root, p, a, b]);
+      expect(calls.map((c) => [c.leafService, c.leafOperation, c.answers])).toEqual([
+        ['kafka', 'events publish', 2],
+      ]);
+    }
+  });
+
   it('a PRODUCER with two CONSUMERs is one call, not a fan-out', () => {
     const p = span({
       spanId: 'p',

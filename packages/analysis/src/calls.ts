@@ -270,22 +270,26 @@ function clientCall(t: Tree, c: SpanRecord, keys: readonly string[]): CallBody {
     if (after > skewNs) skewNs = after;
   }
   const addr = c.attributes[SERVER_ADDRESS_KEY] ?? '';
+  // A message to a named broker (peer.service or server.address) is a call to that broker:
+  // which consumer happened to start first must not split one edge into several.
+  const broker = isProducerKind(c.kind) && (c.attributes[PEER_SERVICE_KEY] || addr) !== '';
+  const named = broker ? undefined : first;
   return {
     spanId: c.spanId,
     via: isClientKind(c.kind) ? 'client' : isProducerKind(c.kind) ? 'producer' : 'internal',
-    leafService: first ? first.service : c.attributes[PEER_SERVICE_KEY] || addr,
-    leafOperation: first ? first.name : c.name,
+    leafService: named ? named.service : c.attributes[PEER_SERVICE_KEY] || addr,
+    leafOperation: named ? named.name : c.name,
     startNs: c.startNs,
     endNs,
-    host: first ? hostOrUnknown(first) : addr || UNKNOWN_HOST,
-    mode: first ? modeOf(first) : UNKNOWN_MODE,
+    host: named ? hostOrUnknown(named) : addr || UNKNOWN_HOST,
+    mode: named ? modeOf(named) : UNKNOWN_MODE,
     clientHost: hostOrUnknown(c),
     answers: answers.length,
     skewNs,
     attributes: attributesOf(
       keys,
-      first
-        ? [first.attributes, first.resource, c.attributes, c.resource]
+      named
+        ? [named.attributes, named.resource, c.attributes, c.resource]
         : [c.attributes, c.resource],
     ),
   };

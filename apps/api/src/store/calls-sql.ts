@@ -162,7 +162,10 @@ function hops(attributeKeys: readonly string[], weighted: boolean): Sql {
 }
 
 function calls(attributeKeys: readonly string[], weighted: boolean): Sql {
-  const answered = raw('h.isCallSpan AND a.answers > 0');
+  // A PRODUCER to a named broker is named by it, never by whichever consumer started first.
+  const answered = raw(
+    `h.isCallSpan AND a.answers > 0 AND NOT (h.kind = ${KIND.producer} AND (h.peerService != '' OR h.serverAddress != ''))`,
+  );
   const attrs = attributeKeys.map((_, i) => {
     const [aa, ca] = [raw(`a.answerAttr${i}`), raw(`h.attr${i}`)];
     return sql`,\n    multiIf(${answered} AND ${aa} != '', ${aa}, ${ca} != '', ${ca}, ${ABSENT_ATTRIBUTE}) AS attr${raw(String(i))}`;

@@ -59,19 +59,19 @@ calls AS (
     p.service AS callerService, p.name AS callerOperation,
     p.startNs AS callerStartNs, p.durationNs AS callerDurationNs,
     h.spanId AS spanId, h.kind AS kind, h.isCallSpan AS isCallSpan,
-    if(h.isCallSpan AND a.answers > 0, a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
-    if(h.isCallSpan AND a.answers > 0, a.answerName, h.name) AS leafOperation,
+    if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
+    if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerName, h.name) AS leafOperation,
     h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
-    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerHost != '', a.answerHost, {p52:String}),
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p52:String}),
       h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p53:String}),
       if(h.host != '', h.host, {p54:String})) AS host,
-    multiIf(h.isCallSpan AND a.answers > 0, if(a.answerMode != '', a.answerMode, {p55:String}),
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p55:String}),
       h.isCallSpan, {p56:String}, if(h.mode != '', h.mode, {p57:String})) AS mode,
     if(h.host != '', h.host, {p58:String}) AS clientHost,
     if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
     h.wrappers AS wrappers,
-    multiIf(h.isCallSpan AND a.answers > 0 AND a.answerAttr0 != '', a.answerAttr0, h.attr0 != '', h.attr0, {p59:String}) AS attr0
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')) AND a.answerAttr0 != '', a.answerAttr0, h.attr0 != '', h.attr0, {p59:String}) AS attr0
   FROM ts_hops AS h
   ANY LEFT JOIN ts_answers AS a ON h.key = a.key
   ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
