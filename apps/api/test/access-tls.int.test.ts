@@ -129,5 +129,13 @@ describe('TLS on every listener', () => {
       n = await storedSpans(sql`ServiceName = 'tailscope' AND SpanName = 'GET /api/v1/stats'`);
     }
     expect(n).toBeGreaterThan(0);
+    // The dashboard's Traces page shows that tail: the search lists the API's own requests.
+    const found = await getTls('/api/v1/traces?service=tailscope&order=slowest', {
+      Authorization: `Bearer ${API_TOKEN}`,
+    });
+    expect(found.status).toBe(200);
+    const traces = (JSON.parse(found.body) as { traces: { rootService: string }[] }).traces;
+    expect(traces.length).toBeGreaterThan(0);
+    expect(traces.every((t) => t.rootService === 'tailscope')).toBe(true);
   });
 });
