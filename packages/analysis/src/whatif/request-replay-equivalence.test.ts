@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array fills, in bounds by construction. */
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../random';
-import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
+import type { RequestTrees } from './request-trees';
 import { prepareRequests } from './request-replay';
 import { recomputeRequests, RecomputeScratch } from './request-recompute';
 import { prepareRequests as prepareV1 } from './reference/request-replay-v1';
@@ -88,7 +88,6 @@ function randomTrees(seed: number, requests: number): RequestTrees {
 
 describe('whole-request replay: the columnar version equals the first implementation', () => {
   it('on random trees, every output bit for bit', () => {
-    void STRUCTURE_CODE;
     for (let seed = 1; seed <= 40; seed++) {
       const t = randomTrees(seed, 60);
       const rng = new SeededRandom(seed + 1000);
