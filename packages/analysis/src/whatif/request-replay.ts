@@ -2,6 +2,8 @@
    bounds by construction (offsets, CSR lists), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
+import { Arena, arenaBytes } from './arena';
+import { childrenOf } from './request-children';
 
 /**
  * Whole-request replay (issue #14): the target edge's calls are re-timed by a policy (on the
@@ -47,139 +49,37 @@ export interface TargetOptions {
   perCall: boolean;
 }
 
-/**
- * Children CSR (by recorded start, then end) and the nodes with children, children first.
- * O(nodes), plus a sort of the children of a parent whose storage order is not start order.
- */
-function childrenOf(t: RequestTrees): {
-  start: Uint32Array;
-  list: Uint32Array;
-  internal: Uint32Array;
-  most: number;
-} {
-  const n = t.parent.length;
-  const parent = t.parent;
-  // Counting sort by parent, filled backwards so each parent's children keep node order and
-  // `start` ends up holding each parent's first slot (no second cursor array).
-  const start = new Uint32Array(n + 1);
-  for (let i = 0; i < n; i++) if (parent[i]! >= 0) start[parent[i]!]!++;
-  let total = 0;
-  for (let i = 0; i < n; i++) start[i] = total += start[i]!;
-  start[n] = total;
-  const list = new Uint32Array(total);
-  for (let i = n - 1; i >= 0; i--) if (parent[i]! >= 0) list[--start[parent[i]!]!] = i;
-  let most = 0;
-  let internals = 0;
-  const startMs = t.startMs;
-  const durationMs = t.durationMs;
-  for (let p = 0; p < n; p++) {
-    const a = start[p]!;
-    const b = start[p + 1]!;
-    if (b === a) continue;
-    internals++;
-    if (b - a > most) most = b - a;
-    // Inline check (a call per parent costs more than the check): start order, then end.
-    let inOrder = true;
-    for (let k = a + 1; k < b && inOrder; k++) {
-      const x = list[k - 1]!;
-      const y = list[k]!;
-      const sx = startMs[x]!;
-      const sy = startMs[y]!;
-      inOrder = !(sx > sy) && !(sx === sy && sx + durationMs[x]! > sy + durationMs[y]!);
-    }
-    if (!inOrder) sortChildren(list, a, b, startMs, durationMs);
-  }
-  return { start, list, internal: childrenFirst(t, start, list, internals), most };
-}
-
-/** By recorded start, then end, then node: one order however the sort proceeds. */
-function childOrder(x: number, y: number, startMs: Float64Array, durationMs: Float64Array): number {
-  return (
-    startMs[x]! - startMs[y]! ||
-    startMs[x]! + durationMs[x]! - (startMs[y]! + durationMs[y]!) ||
-    x - y
-  );
-}
-
-/**
- * Sorts list[a, b) by childOrder. Few children (the common case: a pool's tied starts):
- * insertion sort in place, no allocation; many: the array sort.
- */
-function sortChildren(
-  list: Uint32Array,
-  a: number,
-  b: number,
-  startMs: Float64Array,
-  durationMs: Float64Array,
-): void {
-  if (b - a > 32) {
-    const kids = Array.from(list.subarray(a, b)).sort((x, y) =>
-      childOrder(x, y, startMs, durationMs),
-    );
-    list.set(kids, a);
-    return;
-  }
-  for (let i = a + 1; i < b; i++) {
-    const x = list[i]!;
-    let j = i;
-    while (j > a && childOrder(list[j - 1]!, x, startMs, durationMs) > 0) {
-      list[j] = list[j - 1]!;
-      j--;
-    }
-    list[j] = x;
-  }
-}
-
-/**
- * The nodes with children, children first. When every parent precedes its children (the usual
- * storage order), that is the reverse node order; otherwise a breadth-first order from the
- * roots, reversed.
- */
-function childrenFirst(
-  t: RequestTrees,
-  start: Uint32Array,
-  list: Uint32Array,
-  internals: number,
-): Uint32Array {
-  const n = t.parent.length;
-  const out = new Uint32Array(internals);
-  let ordered = true;
-  for (let i = 0; i < n && ordered; i++) if (t.parent[i]! >= i) ordered = false;
-  let m = 0;
-  if (ordered) {
-    for (let i = n - 1; i >= 0; i--) if (start[i] !== start[i + 1]) out[m++] = i;
-    return out;
-  }
-  const bfs = new Uint32Array(n);
-  let head = 0;
-  let tail = 0;
-  for (let i = 0; i < n; i++) if (t.parent[i]! < 0) bfs[tail++] = i;
-  while (head < tail) {
-    const p = bfs[head++]!;
-    for (let k = start[p]!; k < start[p + 1]!; k++) bfs[tail++] = list[k]!;
-  }
-  for (let i = tail - 1; i >= 0; i--) if (start[bfs[i]!] !== start[bfs[i]! + 1]) out[m++] = bfs[i]!;
-  return out;
-}
-
 /** Prepares trees for replays of the target edges. O(nodes), no per-node objects. */
 export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequests {
-  const { start, list, internal, most } = childrenOf(t);
   const n = t.parent.length;
   const { edge, structure, startMs, nodeOffsets, requestStartMs } = t;
   const target = o.target;
-  const blockOf = new Int32Array(n).fill(-1);
-  const groupOf = new Int32Array(n).fill(-1);
-  const wholeGroup = new Uint8Array(n);
   let targets = 0;
-  for (let i = 0; i < n; i++) if (edge[i]! >= 0 && target[edge[i]!] === 1) targets++;
-  const fanStart = new Float64Array(targets);
-  const offsets = new Uint32Array(targets + 1);
-  const callStart = new Float64Array(targets);
-  const callNode = new Uint32Array(targets);
-  const lone = new Uint32Array(targets);
-  const loneBlock = new Uint32Array(targets);
-  const groupRec = new Float64Array(targets);
+  let children = 0;
+  for (let i = 0; i < n; i++) {
+    if (t.parent[i]! >= 0) children++;
+    if (edge[i]! >= 0 && target[edge[i]!] === 1) targets++;
+  }
+  const arena = new Arena(
+    arenaBytes(4 * (n + 1)) +
+      arenaBytes(4 * children) +
+      2 * arenaBytes(4 * n) +
+      arenaBytes(n) +
+      arenaBytes(4 * (targets + 1)) +
+      4 * arenaBytes(8 * targets) +
+      6 * arenaBytes(4 * targets),
+  );
+  const { start, list, internal, most } = childrenOf(t, children, arena);
+  const blockOf = arena.i32(n).fill(-1);
+  const groupOf = arena.i32(n).fill(-1);
+  const wholeGroup = arena.u8(n);
+  const fanStart = arena.f64(targets);
+  const offsets = arena.u32(targets + 1);
+  const callStart = arena.f64(targets);
+  const callNode = arena.u32(targets);
+  const lone = arena.u32(targets);
+  const loneBlock = arena.u32(targets);
+  const groupRec = arena.f64(targets);
   let nb = 0; // blocks
   let nc = 0; // calls placed
   let nl = 0; // lone blocks
@@ -244,6 +144,7 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
       offsets.subarray(0, nb + 1),
       callStart,
       callNode,
+      arena,
     ),
     wholeGroup,
     maxChildren: most,
@@ -274,13 +175,14 @@ function blockCalls(
   offsets: Uint32Array,
   callStart: Float64Array,
   nodes: Uint32Array,
+  arena: Arena,
 ): LeafCalls {
   // Plain loops: TypedArray.from with a map function is several times slower in V8.
   const n = nodes.length;
   const { durationMs: dur, host: hostOf, mode: modeOf } = t;
-  const durationMs = new Float64Array(n);
-  const host = new Uint32Array(n);
-  const mode = new Uint32Array(n);
+  const durationMs = arena.f64(n);
+  const host = arena.u32(n);
+  const mode = arena.u32(n);
   for (let k = 0; k < n; k++) {
     const c = nodes[k]!;
     durationMs[k] = dur[c]!;
@@ -297,7 +199,7 @@ function blockCalls(
     durationMs,
     host,
     mode,
-    background: new Uint32Array(n),
+    background: arena.u32(n),
     hosts: t.hosts,
     modes: t.modes,
     backgrounds: ['none'],
