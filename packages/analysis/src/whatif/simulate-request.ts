@@ -14,6 +14,7 @@ import {
 import type { RequestTrees } from './request-trees';
 import { prepareRequests, type PreparedRequests } from './request-replay';
 import { recomputeRequests, RecomputeScratch } from './request-recompute';
+import { sortedCopy } from './radix-sort';
 
 /** The edge to replay: its callee, and optionally one caller. */
 export interface EdgeTarget {
@@ -120,13 +121,17 @@ export function simulateRequestWhatIf(
   for (let k = 0; k < involved.length; k++)
     baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
   const baseFan = pr.groupRecordedMs;
-  const mean = (a: Float64Array): number => a.reduce((s, x) => s + x, 0) / Math.max(1, a.length);
+  const mean = (a: Float64Array): number => {
+    let sum = 0;
+    for (const x of a) sum += x;
+    return sum / Math.max(1, a.length);
+  };
   const dReq = mean(reqAll) - mean(baseReq);
   const dFan = ((mean(fanAll) - mean(baseFan)) * pr.groups) / Math.max(1, involved.length);
   const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
   const result: RequestWhatIfResult = {
     requests: pr.groups,
-    baseline: percentiles(Float64Array.from(baseFan).sort()),
+    baseline: percentiles(sortedCopy(baseFan)),
     whatIf: bootstrapPercentiles(fanAll, bootRng, samples, pr.groups),
     extraLoad: outcome.extraLoad,
     applicable: why === undefined,
@@ -136,7 +141,7 @@ export function simulateRequestWhatIf(
       `whole requests: ${involved.length} requests with a call on the edge, re-timed through their call trees (parallel: latest child; sequential: recorded gaps; pool: list scheduling on the recorded concurrency); ${replays} pooled replays; intervals resample requests, each with one of its replays`,
     ],
     request: {
-      baseline: percentiles(Float64Array.from(baseReq).sort()),
+      baseline: percentiles(sortedCopy(baseReq)),
       whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
       ...(Math.abs(dFan) > 1e-9 ? { shareOfEdgeChange: dReq / dFan } : {}),
     },
