@@ -28,10 +28,11 @@ export class RecomputeScratch {
   /** Per block: the target group of a lone target call (-1 otherwise), and its new span. */
   readonly bGroup: Int32Array;
   readonly bSpan: Float64Array;
-  constructor(nodes: number, most: number) {
+  /** `newDur`: room for one time per node (prepareRequests' nodeTimes), else allocated. */
+  constructor(nodes: number, most: number, newDur?: Float64Array) {
     this.bGroup = new Int32Array(most);
     this.bSpan = new Float64Array(most);
-    this.newDur = new Float64Array(nodes);
+    this.newDur = newDur ?? new Float64Array(nodes);
     this.bStart = new Float64Array(most);
     this.bEnd = new Float64Array(most);
     this.bNewEnd = new Float64Array(most);

@@ -105,7 +105,7 @@ describe('whole-request replay: the columnar version equals the first implementa
         const R = 3;
         const blockMs = Float64Array.from({ length: B * R }, () => rng.float() * 80);
         const sa = new ScratchV1(t.parent.length, Math.max(1, a.maxChildren));
-        const sb = new RecomputeScratch(t.parent.length, Math.max(1, b.maxChildren));
+        const sb = new RecomputeScratch(t.parent.length, Math.max(1, b.maxChildren), b.nodeTimes);
         for (const workers of [undefined, 1, 2, 10, Infinity]) {
           for (let r = 0; r < R; r++) {
             const oa = { requestMs: new Float64Array(60), fanoutMs: new Float64Array(a.groups) };

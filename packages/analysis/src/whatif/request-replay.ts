@@ -40,6 +40,8 @@ export interface PreparedRequests {
   /** Per node: 1 when its group is a target parallel group replayed as one fan-out. */
   wholeGroup: Uint8Array;
   maxChildren: number;
+  /** Room for the recompute's per-node times (RecomputeScratch), in the same buffer. */
+  nodeTimes: Float64Array;
 }
 
 export interface TargetOptions {
@@ -67,7 +69,8 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
       arenaBytes(n) +
       arenaBytes(4 * (targets + 1)) +
       4 * arenaBytes(8 * targets) +
-      6 * arenaBytes(4 * targets),
+      6 * arenaBytes(4 * targets) +
+      arenaBytes(8 * n),
   );
   const { start, list, internal, most } = childrenOf(t, children, arena);
   const blockOf = arena.i32(n).fill(-1);
@@ -148,6 +151,7 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
     ),
     wholeGroup,
     maxChildren: most,
+    nodeTimes: arena.f64(n),
   };
 }
 

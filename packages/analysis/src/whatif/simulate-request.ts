@@ -102,7 +102,11 @@ export function simulateRequestWhatIf(
   const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
   const N = trees.requestStartMs.length;
   const involved = requestsWithEdge(trees, pr.groupOf);
-  const scratch = new RecomputeScratch(trees.parent.length, Math.max(1, pr.maxChildren));
+  const scratch = new RecomputeScratch(
+    trees.parent.length,
+    Math.max(1, pr.maxChildren),
+    pr.nodeTimes,
+  );
   const reqOut = new Float64Array(N);
   const fanOut = new Float64Array(pr.groups);
   const reqAll = new Float64Array(involved.length * replays);
