@@ -54,13 +54,61 @@ export interface TargetOptions {
 /** Prepares trees for replays of the target edges. O(nodes), no per-node objects. */
 export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequests {
   const n = t.parent.length;
-  const { edge, structure, startMs, nodeOffsets, requestStartMs } = t;
-  const target = o.target;
+  const { arena, children, targets } = sizedArena(t, o.target);
+  const { start, list, internal, most } = childrenOf(t, children, arena);
+  const b: BlockColumns = {
+    blockOf: arena.i32(n).fill(-1),
+    groupOf: arena.i32(n).fill(-1),
+    wholeGroup: arena.u8(n),
+    fanStart: arena.f64(targets),
+    offsets: arena.u32(targets + 1),
+    callStart: arena.f64(targets),
+    callNode: arena.u32(targets),
+    lone: arena.u32(targets),
+    loneBlock: arena.u32(targets),
+    groupRec: arena.f64(targets),
+    nb: 0,
+    nc: 0,
+    nl: 0,
+    ng: 0,
+  };
+  formBlocks(t, o, start, list, b);
+  return {
+    trees: t,
+    childStart: start,
+    childList: list,
+    internal,
+    lone: b.lone.subarray(0, b.nl),
+    loneBlock: b.loneBlock.subarray(0, b.nl),
+    blockOf: b.blockOf,
+    groupOf: b.groupOf,
+    groups: b.ng,
+    groupRecordedMs: b.groupRec.subarray(0, b.ng),
+    blocks: blockCalls(
+      t,
+      b.fanStart.subarray(0, b.nb),
+      b.offsets.subarray(0, b.nb + 1),
+      b.callStart,
+      b.callNode,
+      arena,
+    ),
+    wholeGroup: b.wholeGroup,
+    maxChildren: most,
+    nodeTimes: arena.f64(n),
+  };
+}
+
+/** One buffer for every column prepareRequests and blockCalls take (see arena.ts). */
+function sizedArena(
+  t: RequestTrees,
+  target: Uint8Array,
+): { arena: Arena; children: number; targets: number } {
+  const n = t.parent.length;
   let targets = 0;
   let children = 0;
   for (let i = 0; i < n; i++) {
     if (t.parent[i]! >= 0) children++;
-    if (edge[i]! >= 0 && target[edge[i]!] === 1) targets++;
+    if (t.edge[i]! >= 0 && target[t.edge[i]!] === 1) targets++;
   }
   const arena = new Arena(
     arenaBytes(4 * (n + 1)) +
@@ -72,24 +120,47 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
       6 * arenaBytes(4 * targets) +
       arenaBytes(8 * n),
   );
-  const { start, list, internal, most } = childrenOf(t, children, arena);
-  const blockOf = arena.i32(n).fill(-1);
-  const groupOf = arena.i32(n).fill(-1);
-  const wholeGroup = arena.u8(n);
-  const fanStart = arena.f64(targets);
-  const offsets = arena.u32(targets + 1);
-  const callStart = arena.f64(targets);
-  const callNode = arena.u32(targets);
-  const lone = arena.u32(targets);
-  const loneBlock = arena.u32(targets);
-  const groupRec = arena.f64(targets);
-  let nb = 0; // blocks
-  let nc = 0; // calls placed
-  let nl = 0; // lone blocks
-  let ng = 0; // groups
+  return { arena, children, targets };
+}
+
+/** The target calls' blocks as formBlocks fills them, with the counts so far. */
+interface BlockColumns {
+  blockOf: Int32Array;
+  groupOf: Int32Array;
+  wholeGroup: Uint8Array;
+  fanStart: Float64Array;
+  offsets: Uint32Array;
+  callStart: Float64Array;
+  callNode: Uint32Array;
+  lone: Uint32Array;
+  loneBlock: Uint32Array;
+  groupRec: Float64Array;
+  /** Blocks, calls placed, lone blocks, groups. */
+  nb: number;
+  nc: number;
+  nl: number;
+  ng: number;
+}
+
+/**
+ * Groups the target calls of every parent (in node order, so numbering follows storage) and
+ * forms their blocks: a whole target parallel group, or one call.
+ */
+function formBlocks(
+  t: RequestTrees,
+  o: TargetOptions,
+  start: Uint32Array,
+  list: Uint32Array,
+  b: BlockColumns,
+): void {
+  const n = t.parent.length;
+  const { edge, structure, startMs, nodeOffsets, requestStartMs } = t;
+  const { blockOf, groupOf, wholeGroup, fanStart, offsets, callStart, callNode } = b;
+  const target = o.target;
+  let { nb, nc, nl, ng } = b;
   // Edge -> group of the current parent: a stamp per edge instead of a map cleared per parent.
-  const stamp = new Int32Array(o.target.length).fill(-1);
-  const groupOfEdge = new Int32Array(o.target.length);
+  const stamp = new Int32Array(target.length).fill(-1);
+  const groupOfEdge = new Int32Array(target.length);
   let req = 0;
   for (let p = 0; p < n; p++) {
     if (start[p] === start[p + 1]) continue;
@@ -102,7 +173,7 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
       if (stamp[e] !== p) {
         stamp[e] = p;
         groupOfEdge[e] = ng;
-        groupRec[ng++] = groupSpan(t, start, list, p, e);
+        b.groupRec[ng++] = groupSpan(t, start, list, p, e);
       }
       groupOf[c] = groupOfEdge[e]!;
       const whole = !o.perCall && structure[c] === STRUCTURE_CODE.parallel;
@@ -121,8 +192,8 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
         offsets[++nb] = nc;
       } else if (!whole) {
         blockOf[c] = nb;
-        lone[nl] = c;
-        loneBlock[nl++] = nb;
+        b.lone[nl] = c;
+        b.loneBlock[nl++] = nb;
         fanStart[nb] = requestStartMs[req]! + startMs[c]!;
         callStart[nc] = 0;
         callNode[nc++] = c;
@@ -130,29 +201,7 @@ export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequ
       }
     }
   }
-  return {
-    trees: t,
-    childStart: start,
-    childList: list,
-    internal,
-    lone: lone.subarray(0, nl),
-    loneBlock: loneBlock.subarray(0, nl),
-    blockOf,
-    groupOf,
-    groups: ng,
-    groupRecordedMs: groupRec.subarray(0, ng),
-    blocks: blockCalls(
-      t,
-      fanStart.subarray(0, nb),
-      offsets.subarray(0, nb + 1),
-      callStart,
-      callNode,
-      arena,
-    ),
-    wholeGroup,
-    maxChildren: most,
-    nodeTimes: arena.f64(n),
-  };
+  Object.assign(b, { nb, nc, nl, ng });
 }
 
 function groupSpan(

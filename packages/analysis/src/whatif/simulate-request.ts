@@ -100,27 +100,14 @@ export function simulateRequestWhatIf(
       }
     : replayPolicy(pr.blocks, p, rng, undefined, R);
   const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
-  const N = trees.requestStartMs.length;
   const involved = requestsWithEdge(trees, pr.groupOf);
-  const scratch = new RecomputeScratch(
-    trees.parent.length,
-    Math.max(1, pr.maxChildren),
-    pr.nodeTimes,
+  const { reqAll, fanAll } = replayAll(
+    pr,
+    outcome.allLeavesMs,
+    replays,
+    involved,
+    isPool ? p.workers : undefined,
   );
-  const reqOut = new Float64Array(N);
-  const fanOut = new Float64Array(pr.groups);
-  const reqAll = new Float64Array(involved.length * replays);
-  const fanAll = new Float64Array(pr.groups * replays);
-  const workers = isPool ? p.workers : undefined;
-  for (let r = 0; r < replays; r++) {
-    recomputeRequests(pr, outcome.allLeavesMs, r, workers, scratch, {
-      requestMs: reqOut,
-      fanoutMs: fanOut,
-    });
-    for (let k = 0; k < involved.length; k++)
-      reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
-    fanAll.set(fanOut, r * pr.groups);
-  }
   const baseReq = new Float64Array(involved.length);
   for (let k = 0; k < involved.length; k++)
     baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
@@ -154,6 +141,33 @@ export function simulateRequestWhatIf(
   if (outcome.completeness) result.completeness = outcome.completeness;
   if (outcome.avoid) result.avoidHosts = outcome.avoid;
   return result;
+}
+
+/** Every replay's re-timed requests (those in `involved`) and target groups, one after another. */
+function replayAll(
+  pr: PreparedRequests,
+  blockMs: Float64Array,
+  replays: number,
+  involved: Uint32Array,
+  workers: number | undefined,
+): { reqAll: Float64Array; fanAll: Float64Array } {
+  const trees = pr.trees;
+  const scratch = new RecomputeScratch(
+    trees.parent.length,
+    Math.max(1, pr.maxChildren),
+    pr.nodeTimes,
+  );
+  const reqOut = new Float64Array(trees.requestStartMs.length);
+  const fanOut = new Float64Array(pr.groups);
+  const reqAll = new Float64Array(involved.length * replays);
+  const fanAll = new Float64Array(pr.groups * replays);
+  for (let r = 0; r < replays; r++) {
+    recomputeRequests(pr, blockMs, r, workers, scratch, { requestMs: reqOut, fanoutMs: fanOut });
+    for (let k = 0; k < involved.length; k++)
+      reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
+    fanAll.set(fanOut, r * pr.groups);
+  }
+  return { reqAll, fanAll };
 }
 
 function requestsWithEdge(t: RequestTrees, groupOf: Int32Array): Uint32Array {
