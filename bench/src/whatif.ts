@@ -12,13 +12,18 @@ import {
   simulateWhatIf,
   synthesizeLeafCalls,
   synthesizeRequests,
+  type EdgeTarget,
+  type RequestTrees,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
+import { microservicesTrees } from './microservices-trees';
 
 const FANOUTS = Number(process.env.FANOUTS ?? 100_000);
 const WIDTH = 100;
 const HOSTS = 100;
 const RUNS = Number(process.env.RUNS ?? 5);
+/** Whole-request runs per policy (after one warm-up): 1 million requests take seconds each. */
+const REQ_RUNS = Number(process.env.REQ_RUNS ?? 3);
 const t0Ms = 1.7e12;
 
 interface Timing {
@@ -42,106 +47,157 @@ const show = (t: Timing, calls?: number): string =>
   `cpu ${t.cpu.toFixed(0).padStart(5)} ms  wall ${t.wall.toFixed(0).padStart(5)} ms` +
   (calls === undefined ? '' : `   ${(calls / t.cpu / 1e3).toFixed(1)} M calls per CPU-second`);
 
-// 500 fan-outs/s for 200 s; latency 1 + lognormal (median 2.7 ms); host 17 is 10x slower
-// from 60 s to 120 s so probation has something to do.
-const [calls, gen] = timed(() =>
-  synthesizeLeafCalls({
-    fanouts: FANOUTS,
-    width: WIDTH,
-    hosts: HOSTS,
-    seed: 1,
-    fanoutsPerSecond: 500,
-    t0Ms,
-    latencyMs: (u, h, t) => {
-      const z = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
-      const base = 1 + Math.exp(1 + 0.8 * z);
-      const s = (t - t0Ms) / 1000;
-      return h === 17 && s >= 60 && s < 120 ? 10 * base : base;
-    },
-  }),
-);
-const n = calls.durationMs.length;
-console.log(
-  `what-if benchmark: ${FANOUTS} fan-outs x ${WIDTH} = ${n} calls, ${HOSTS} hosts; median of ${RUNS} runs (data generated in ${gen.wall.toFixed(0)} ms)`,
-);
+/** The fan-out replay figures (hedge, probation, replay noise). */
+function fanoutBench(): void {
+  // 500 fan-outs/s for 200 s; latency 1 + lognormal (median 2.7 ms); host 17 is 10x slower
+  // from 60 s to 120 s so probation has something to do.
+  const [calls, gen] = timed(() =>
+    synthesizeLeafCalls({
+      fanouts: FANOUTS,
+      width: WIDTH,
+      hosts: HOSTS,
+      seed: 1,
+      fanoutsPerSecond: 500,
+      t0Ms,
+      latencyMs: (u, h, t) => {
+        const z = Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+        const base = 1 + Math.exp(1 + 0.8 * z);
+        const s = (t - t0Ms) / 1000;
+        return h === 17 && s >= 60 && s < 120 ? 10 * base : base;
+      },
+    }),
+  );
+  const n = calls.durationMs.length;
+  console.log(
+    `what-if benchmark: ${FANOUTS} fan-outs x ${WIDTH} = ${n} calls, ${HOSTS} hosts; median of ${RUNS} runs (data generated in ${gen.wall.toFixed(0)} ms)`,
+  );
 
-const stages: Record<'index' | 'delay' | 'replay' | 'bootstrap', Timing[]> = {
-  index: [],
-  delay: [],
-  replay: [],
-  bootstrap: [],
-};
-for (let r = 0; r < RUNS; r++) {
-  const [ix, tIndex] = timed(() => buildReplayIndex(calls));
-  const [delay, tDelay] = timed(() => latencyQuantile(calls.durationMs, 0.95));
-  const [rep, tReplay] = timed(() => replayHedge(ix, delay, 2, new SeededRandom(r)));
-  const [, tBoot] = timed(() => bootstrapPercentiles(rep.allLeavesMs, new SeededRandom(r + 100)));
-  stages.index.push(tIndex);
-  stages.delay.push(tDelay);
-  stages.replay.push(tReplay);
-  stages.bootstrap.push(tBoot);
-}
-console.log('hedge at p95, by stage:');
-console.log(`  replay index (time windows)    ${show(median(stages.index))}`);
-console.log(`  delay = p95 of all latencies   ${show(median(stages.delay))}`);
-console.log(`  hedge replay                   ${show(median(stages.replay), n)}`);
-console.log(`  bootstrap, B = 2000            ${show(median(stages.bootstrap))}`);
-
-const policies: WhatIfPolicy[] = [{ kind: 'hedge', delayPercentile: 95 }, { kind: 'probation' }];
-for (const policy of policies) {
-  const times: Timing[] = [];
-  let last = simulateWhatIf(calls, policy, { seed: 0 }); // warm-up
+  const stages: Record<'index' | 'delay' | 'replay' | 'bootstrap', Timing[]> = {
+    index: [],
+    delay: [],
+    replay: [],
+    bootstrap: [],
+  };
   for (let r = 0; r < RUNS; r++) {
-    const [res, t] = timed(() => simulateWhatIf(calls, policy, { seed: r }));
-    times.push(t);
-    last = res;
+    const [ix, tIndex] = timed(() => buildReplayIndex(calls));
+    const [delay, tDelay] = timed(() => latencyQuantile(calls.durationMs, 0.95));
+    const [rep, tReplay] = timed(() => replayHedge(ix, delay, 2, new SeededRandom(r)));
+    const [, tBoot] = timed(() => bootstrapPercentiles(rep.allLeavesMs, new SeededRandom(r + 100)));
+    stages.index.push(tIndex);
+    stages.delay.push(tDelay);
+    stages.replay.push(tReplay);
+    stages.bootstrap.push(tBoot);
   }
-  const e = last.whatIf.p99;
-  console.log(`whole answer with intervals, ${policy.kind}: ${show(median(times), n)}`);
-  console.log(
-    `  p99 ${last.baseline.p99.toFixed(1)} -> ${e.value.toFixed(1)} [${e.low.toFixed(1)}, ${e.high.toFixed(1)}] ms, extra load ${(100 * last.extraLoad).toFixed(2)}%` +
-      (last.probation
-        ? `, on probation: ${last.probation.hosts.map((h) => `${h.host} ${h.seconds} s`).join(', ')}`
-        : ''),
-  );
-}
+  console.log('hedge at p95, by stage:');
+  console.log(`  replay index (time windows)    ${show(median(stages.index))}`);
+  console.log(`  delay = p95 of all latencies   ${show(median(stages.delay))}`);
+  console.log(`  hedge replay                   ${show(median(stages.replay), n)}`);
+  console.log(`  bootstrap, B = 2000            ${show(median(stages.bootstrap))}`);
 
-// Replay noise (issue #14): the answer above pools `replays` replays; one replay alone is
-// today's cost (and noise).
-{
-  const [one, t1] = timed(() =>
-    simulateWhatIf(calls, { kind: 'hedge', delayPercentile: 95 }, { seed: 1, replays: 1 }),
-  );
-  const [pooled, tR] = timed(() =>
-    simulateWhatIf(calls, { kind: 'hedge', delayPercentile: 95 }, { seed: 1 }),
-  );
-  console.log(
-    `hedge, one replay (before issue #14): ${show(t1, n)}; pooled (${pooled.replays} replays, the default): ${show(tR, n)}`,
-  );
-  console.log(
-    `  p99 one replay ${one.whatIf.p99.value.toFixed(2)} ms, pooled ${pooled.whatIf.p99.value.toFixed(2)} ms`,
-  );
-}
+  const policies: WhatIfPolicy[] = [{ kind: 'hedge', delayPercentile: 95 }, { kind: 'probation' }];
+  for (const policy of policies) {
+    const times: Timing[] = [];
+    let last = simulateWhatIf(calls, policy, { seed: 0 }); // warm-up
+    for (let r = 0; r < RUNS; r++) {
+      const [res, t] = timed(() => simulateWhatIf(calls, policy, { seed: r }));
+      times.push(t);
+      last = res;
+    }
+    const e = last.whatIf.p99;
+    console.log(`whole answer with intervals, ${policy.kind}: ${show(median(times), n)}`);
+    console.log(
+      `  p99 ${last.baseline.p99.toFixed(1)} -> ${e.value.toFixed(1)} [${e.low.toFixed(1)}, ${e.high.toFixed(1)}] ms, extra load ${(100 * last.extraLoad).toFixed(2)}%` +
+        (last.probation
+          ? `, on probation: ${last.probation.hosts.map((h) => `${h.host} ${h.seconds} s`).join(', ')}`
+          : ''),
+    );
+  }
 
-// Whole-request replay (issue #14): HotROD-shaped trees (16 nodes each), route edge.
+  // Replay noise (issue #14): the answer above pools `replays` replays; one replay alone is
+  // today's cost (and noise).
+  {
+    const [one, t1] = timed(() =>
+      simulateWhatIf(calls, { kind: 'hedge', delayPercentile: 95 }, { seed: 1, replays: 1 }),
+    );
+    const [pooled, tR] = timed(() =>
+      simulateWhatIf(calls, { kind: 'hedge', delayPercentile: 95 }, { seed: 1 }),
+    );
+    console.log(
+      `hedge, one replay (before issue #14): ${show(t1, n)}; pooled (${pooled.replays} replays, the default): ${show(tR, n)}`,
+    );
+    console.log(
+      `  p99 one replay ${one.whatIf.p99.value.toFixed(2)} ms, pooled ${pooled.whatIf.p99.value.toFixed(2)} ms`,
+    );
+  }
+}
+if (process.env.ONLY !== 'requests') fanoutBench();
+
+// Whole-request replay (issue #14), one thread. `ONLY=requests` skips the fan-out figures
+// above. Figures of the first implementation (same machine, same inputs, measured before the
+// columnar rewrite) are printed beside.
+interface Case {
+  policy: WhatIfPolicy;
+  edge: EdgeTarget;
+  /** CPU time of the first implementation, as measured. */
+  before: string;
+}
+function runRequests(label: string, trees: RequestTrees, cases: Case[]): void {
+  const nodes = trees.parent.length;
+  console.log(`${label}: ${trees.requestStartMs.length} requests, ${nodes} nodes`);
+  for (const c of cases) {
+    const times: Timing[] = [];
+    let r = simulateRequestWhatIf(trees, c.edge, c.policy, { seed: 1 }); // warm-up
+    for (let k = 0; k < REQ_RUNS; k++) {
+      const [res, t] = timed(() => simulateRequestWhatIf(trees, c.edge, c.policy, { seed: 1 }));
+      times.push(t);
+      r = res;
+    }
+    const t = median(times);
+    const q = r.request.whatIf.p50;
+    const replays = /(\d+) pooled replays/.exec(r.notes.join(' '))?.[1] ?? '?';
+    console.log(
+      `  ${c.policy.kind} on ${c.edge.leafService}: ${show(t)}  (${(nodes / t.cpu / 1e3).toFixed(1)} M nodes per CPU-second, ${replays} replays; first implementation: ${c.before} CPU)`,
+    );
+    console.log(
+      `    request p50 ${r.request.baseline.p50.toFixed(2)} -> ${q.value.toFixed(2)} [${q.low.toFixed(2)}, ${q.high.toFixed(2)}] ms; fan-out p99 ${r.baseline.p99.toFixed(2)} -> ${r.whatIf.p99.value.toFixed(2)} ms${r.applicable ? '' : ` (not applicable: ${r.reason ?? ''})`}`,
+    );
+  }
+}
 {
   const REQ = Number(process.env.REQUESTS ?? 1_000_000);
-  const [trees, tGen] = timed(() =>
-    synthesizeRequests({ requests: REQ, workers: 3, seed: 1, routeHosts: 8 }),
-  );
-  const nodes = trees.parent.length;
-  console.log(
-    `whole requests: ${REQ} requests, ${nodes} nodes (generated in ${tGen.wall.toFixed(0)} ms)`,
-  );
+  const RECORDED = Number(process.env.RECORDED ?? 5000);
   const route = { leafService: 'route', leafOperation: 'HTTP GET /route' };
-  for (const policy of [
-    { kind: 'pool', workers: 10 },
-    { kind: 'hedge', delayPercentile: 95 },
-  ] as WhatIfPolicy[]) {
-    const [r, t] = timed(() => simulateRequestWhatIf(trees, route, policy, { seed: 1 }));
-    const q = r.request.whatIf.p50;
+  const pool: WhatIfPolicy = { kind: 'pool', workers: 10 };
+  const hedge: WhatIfPolicy = { kind: 'hedge', delayPercentile: 95 };
+  {
+    const [trees, tGen] = timed(() =>
+      synthesizeRequests({ requests: REQ, workers: 3, seed: 1, routeHosts: 8 }),
+    );
+    console.log(`(HotROD-shaped trees generated in ${tGen.wall.toFixed(0)} ms)`);
+    runRequests('whole requests, HotROD-shaped (16 nodes each)', trees, [
+      { policy: pool, edge: route, before: '3.9-5.9 s' },
+      { policy: hedge, edge: route, before: '10.0-11.5 s' },
+    ]);
+  }
+  {
+    const [ms, tGen] = timed(() => microservicesTrees(REQ, RECORDED));
+    const trees = ms.trees;
     console.log(
-      `  ${policy.kind}: ${show(t)}  (${(nodes / t.cpu / 1e3).toFixed(1)} M nodes per CPU-second, ${r.notes.find((x) => x.startsWith('whole requests'))?.match(/(\d+) pooled replays/)?.[1] ?? '?'} replays); request p50 ${r.request.baseline.p50.toFixed(1)} -> ${q.value.toFixed(1)} [${q.low.toFixed(1)}, ${q.high.toFixed(1)}] ms`,
+      `(microservices preset: ${RECORDED} requests generated, read from OTLP JSON into trees and tiled to ${trees.requestStartMs.length} in ${tGen.wall.toFixed(0)} ms)`,
+    );
+    runRequests(
+      `whole requests, microservices preset (${(trees.parent.length / trees.requestStartMs.length).toFixed(0)} nodes each)`,
+      trees,
+      [
+        { policy: pool, edge: route, before: '5.7 s' },
+        // Hedging needs another host: route has one pod in the preset, pricing's parallel
+        // fan-out has several.
+        {
+          policy: hedge,
+          edge: { leafService: 'pricing', leafOperation: 'GET /quote' },
+          before: '7.6-7.8 s',
+        },
+      ],
     );
   }
 }

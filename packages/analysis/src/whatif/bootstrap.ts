@@ -2,6 +2,7 @@
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
 import type { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
+import { sortedCopy } from './radix-sort';
 
 /** A percentile with its 95% bootstrap interval, ms. */
 export interface Estimate {
@@ -55,7 +56,7 @@ export function bootstrapQuantiles(
   const m = values.length;
   const n = Math.max(1, Math.min(m, Math.floor(resampleSize)));
   if (m === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
-  const sorted = Float64Array.from(values).sort();
+  const sorted = sortedCopy(values);
   const picks = qs.map((q) => type7(q, n));
   const ranks = [...new Set(picks.flatMap(({ k, frac }) => (frac > 0 ? [k, k + 1] : [k])))].sort(
     (a, b) => a - b,

@@ -19,21 +19,28 @@ export class RecomputeScratch {
   readonly byEnd: Uint32Array;
   readonly free: Float64Array;
   readonly recFree: Float64Array;
-  readonly done: Int32Array;
+  /** Per child slot of the current parent: 1 once it is in a group's block. */
+  readonly used: Uint8Array;
+  /** Results of the helpers below (a returned double would be boxed on the heap). */
+  readonly ret: Float64Array;
+  /** Whether newDur holds the recorded durations of the untouched calls. */
+  filled = false;
   /** Per block: the target group of a lone target call (-1 otherwise), and its new span. */
   readonly bGroup: Int32Array;
   readonly bSpan: Float64Array;
-  constructor(nodes: number, most: number) {
+  /** `newDur`: room for one time per node (prepareRequests' nodeTimes), else allocated. */
+  constructor(nodes: number, most: number, newDur?: Float64Array) {
     this.bGroup = new Int32Array(most);
     this.bSpan = new Float64Array(most);
-    this.newDur = new Float64Array(nodes);
+    this.newDur = newDur ?? new Float64Array(nodes);
     this.bStart = new Float64Array(most);
     this.bEnd = new Float64Array(most);
     this.bNewEnd = new Float64Array(most);
     this.byEnd = new Uint32Array(most);
     this.free = new Float64Array(most);
     this.recFree = new Float64Array(most);
-    this.done = new Int32Array(nodes).fill(-1);
+    this.used = new Uint8Array(most);
+    this.ret = new Float64Array(1);
   }
 }
 
@@ -53,24 +60,35 @@ export function recomputeRequests(
 ): void {
   const t = pr.trees;
   const B = pr.blocks.fanoutOffsets.length - 1;
-  const { newDur, done } = s;
-  done.fill(-1);
-  for (let k = 0; k < pr.post.length; k++) {
-    const p = pr.post[k]!;
-    const b = pr.blockOf[p]!;
-    if (b >= 0 && pr.wholeGroup[p] === 0) {
-      newDur[p] = blockMs[r * B + b]! - pr.blocks.startMs[pr.blocks.fanoutOffsets[b]!]!;
-      continue;
-    }
-    newDur[p] = t.durationMs[p]! + shiftOfChildren(pr, p, blockMs, r * B, poolWorkers, s, out);
+  const { newDur } = s;
+  // A call neither replayed alone nor with children keeps its recorded time in every replay:
+  // copied once, then only lone target calls and parents are written.
+  if (!s.filled) {
+    newDur.set(t.durationMs);
+    s.filled = true;
+  }
+  const starts = pr.blocks.startMs;
+  const offsets = pr.blocks.fanoutOffsets;
+  for (let k = 0; k < pr.lone.length; k++) {
+    const c = pr.lone[k]!;
+    // Also marked whole: a group of mixed structures (not from real traces) replays whole.
+    if (pr.wholeGroup[c] === 1) continue;
+    const b = pr.loneBlock[k]!;
+    newDur[c] = blockMs[r * B + b]! - starts[offsets[b]!]!;
+  }
+  for (let k = 0; k < pr.internal.length; k++) {
+    const p = pr.internal[k]!;
+    if (pr.blockOf[p]! >= 0 && pr.wholeGroup[p] === 0) continue; // a lone target call
+    shiftOfChildren(pr, p, blockMs, r * B, poolWorkers, s, out);
+    newDur[p] = t.durationMs[p]! + s.ret[0]!;
   }
   for (let q = 0; q + 1 < t.nodeOffsets.length; q++) out.requestMs[q] = newDur[t.nodeOffsets[q]!]!;
 }
 
 /**
  * How far p's end moves: forms p's children into blocks, re-times them in recorded start order
- * (each keeps its gap to the latest block that ended before it started) and returns the move
- * of the latest block end.
+ * (each keeps its gap to the latest block that ended before it started) and leaves the move
+ * of the latest block end (in s.ret[0]).
  */
 function shiftOfChildren(
   pr: PreparedRequests,
@@ -80,15 +98,15 @@ function shiftOfChildren(
   poolWorkers: number | undefined,
   s: RecomputeScratch,
   out: RecomputeOut,
-): number {
+): void {
   const t = pr.trees;
   const a = pr.childStart[p]!;
   const z = pr.childStart[p + 1]!;
-  if (a === z) return 0;
+  s.used.fill(0, 0, z - a);
   let nb = 0;
   for (let k = a; k < z; k++) {
     const c = pr.childList[k]!;
-    if (s.done[c] === p) continue; // already in its group's block
+    if (s.used[k - a] === 1) continue; // already in its group's block
     const target = pr.groupOf[c]! >= 0;
     const grouped =
       pr.wholeGroup[c] === 1 ||
@@ -109,7 +127,7 @@ function shiftOfChildren(
     for (let q = k; q < z; q++) {
       const d = pr.childList[q]!;
       if (t.edge[d] !== e) continue;
-      s.done[d] = p;
+      s.used[q - a] = 1;
       end = Math.max(end, t.startMs[d]! + t.durationMs[d]!);
     }
     s.bEnd[nb] = end;
@@ -118,15 +136,15 @@ function shiftOfChildren(
       span = blockMs[base + pr.blockOf[c]!]!;
     } else {
       const k0 = target && poolWorkers !== undefined ? poolWorkers : t.concurrency[c]!;
-      span = poolSpan(pr, k, z, e, k0, s);
+      poolSpan(pr, k, z, e, k0, s);
+      span = s.ret[0]!;
     }
     if (target) out.fanoutMs[pr.groupOf[c]!] = span;
     s.bNewEnd[nb] = span;
     nb++;
   }
-  const move = sweep(nb, s);
+  sweep(nb, s); // leaves the move in s.ret[0]
   groupSpans(nb, s, out.fanoutMs);
-  return move;
 }
 
 /** Span of each target group replayed call by call (sequential, single): first new start to last new end. */
@@ -149,9 +167,10 @@ function groupSpans(nb: number, s: RecomputeScratch, fanoutMs: Float64Array): vo
 /**
  * Blocks in start order: each starts at its recorded start plus the move of the latest end
  * among the blocks that ended (as recorded) before it started. bNewEnd holds each block's new
- * span on entry and its new end on exit. Returns the move of the latest end. O(b log b).
+ * span on entry and its new end on exit. Leaves the move of the latest end in s.ret[0].
+ * O(b log b).
  */
-function sweep(nb: number, s: RecomputeScratch): number {
+function sweep(nb: number, s: RecomputeScratch): void {
   const { bStart, bEnd, bNewEnd, byEnd } = s;
   // Insertion sort by recorded end: blocks are few and nearly in order, and no allocation.
   for (let i = 0; i < nb; i++) {
@@ -181,14 +200,14 @@ function sweep(nb: number, s: RecomputeScratch): number {
     if (bEnd[i]! > rec) rec = bEnd[i]!;
     if (bNewEnd[i]! > now) now = bNewEnd[i]!;
   }
-  return now - rec;
+  s.ret[0] = now - rec;
 }
 
 /**
  * List scheduling of one group's calls (children k..z of the parent on edge e, recorded start
  * order) on `workers` workers: each call takes the worker that frees first and keeps its
  * recorded delay after the worker it had freed up (recorded schedule on the recorded
- * concurrency). Returns the span from the group's first start. O(calls x workers).
+ * concurrency). Leaves the span from the group's first start in s.ret[0]. O(calls x workers).
  */
 function poolSpan(
   pr: PreparedRequests,
@@ -197,7 +216,7 @@ function poolSpan(
   e: number,
   workers: number,
   s: RecomputeScratch,
-): number {
+): void {
   const t = pr.trees;
   const first = t.startMs[pr.childList[k]!]!;
   let n = 0;
@@ -220,7 +239,7 @@ function poolSpan(
     free[w] = ns + s.newDur[c]!;
     if (free[w] > end) end = free[w]!;
   }
-  return end;
+  s.ret[0] = end;
 }
 
 function argmin(a: Float64Array, n: number): number {

@@ -2,6 +2,8 @@
    bounds by construction (offsets, CSR lists), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
+import { Arena, arenaBytes } from './arena';
+import { childrenOf } from './request-children';
 
 /**
  * Whole-request replay (issue #14): the target edge's calls are re-timed by a policy (on the
@@ -21,8 +23,11 @@ export interface PreparedRequests {
   /** Children of node n: childList[childStart[n] .. childStart[n + 1]), by recorded start. */
   childStart: Uint32Array;
   childList: Uint32Array;
-  /** All nodes, children before parents. */
-  post: Uint32Array;
+  /** The nodes with children, children before parents. */
+  internal: Uint32Array;
+  /** The target calls replayed alone (one block each), and their blocks. */
+  lone: Uint32Array;
+  loneBlock: Uint32Array;
   /** Per node: block of the target LeafCalls it is replayed in, -1 when not a target call. */
   blockOf: Int32Array;
   /** Per node: target group index (its fan-out), -1 when not a target call. */
@@ -35,6 +40,8 @@ export interface PreparedRequests {
   /** Per node: 1 when its group is a target parallel group replayed as one fan-out. */
   wholeGroup: Uint8Array;
   maxChildren: number;
+  /** Room for the recompute's per-node times (RecomputeScratch), in the same buffer. */
+  nodeTimes: Float64Array;
 }
 
 export interface TargetOptions {
@@ -44,144 +51,157 @@ export interface TargetOptions {
   perCall: boolean;
 }
 
-/** Children CSR (by recorded start, then end) and a children-first order. O(nodes log). */
-function childrenOf(t: RequestTrees): {
-  start: Uint32Array;
-  list: Uint32Array;
-  post: Uint32Array;
-  most: number;
-} {
-  const n = t.parent.length;
-  const count = new Uint32Array(n + 1);
-  for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) count[t.parent[i]! + 1]!++;
-  for (let i = 0; i < n; i++) count[i + 1]! += count[i]!;
-  const start = count;
-  const fill = count.slice();
-  const list = new Uint32Array(Math.max(0, count[n]!));
-  for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) list[fill[t.parent[i]!]!++] = i;
-  let most = 0;
-  for (let p = 0; p < n; p++) {
-    const a = start[p]!;
-    const b = start[p + 1]!;
-    if (b - a > most) most = b - a;
-    if (b - a > 1 && !inStartOrder(t, list, a, b)) {
-      const kids = Array.from(list.subarray(a, b)).sort(
-        (x, y) =>
-          t.startMs[x]! - t.startMs[y]! ||
-          t.startMs[x]! + t.durationMs[x]! - (t.startMs[y]! + t.durationMs[y]!) ||
-          x - y,
-      );
-      list.set(kids, a);
-    }
-  }
-  // Children-first. When every parent precedes its children (the usual storage order), that
-  // is the reverse node order; otherwise a breadth-first order from the roots, reversed.
-  let ordered = true;
-  for (let i = 0; i < n && ordered; i++) if (t.parent[i]! >= i) ordered = false;
-  if (ordered) {
-    const post = new Uint32Array(n);
-    for (let i = 0; i < n; i++) post[i] = n - 1 - i;
-    return { start, list, post, most };
-  }
-  const bfs = new Uint32Array(n);
-  let head = 0;
-  let tail = 0;
-  for (let i = 0; i < n; i++) if (t.parent[i]! < 0) bfs[tail++] = i;
-  while (head < tail) {
-    const p = bfs[head++]!;
-    for (let k = start[p]!; k < start[p + 1]!; k++) bfs[tail++] = list[k]!;
-  }
-  return { start, list, post: bfs.subarray(0, tail).reverse(), most };
-}
-
-function inStartOrder(t: RequestTrees, list: Uint32Array, a: number, b: number): boolean {
-  for (let k = a + 1; k < b; k++) {
-    const x = list[k - 1]!;
-    const y = list[k]!;
-    const sx = t.startMs[x]!;
-    const sy = t.startMs[y]!;
-    if (sx > sy) return false;
-    if (sx === sy && sx + t.durationMs[x]! > sy + t.durationMs[y]!) return false;
-  }
-  return true;
-}
-
-/** Prepares trees for replays of the target edges. O(nodes log). */
+/** Prepares trees for replays of the target edges. O(nodes), no per-node objects. */
 export function prepareRequests(t: RequestTrees, o: TargetOptions): PreparedRequests {
-  const { start, list, post, most } = childrenOf(t);
   const n = t.parent.length;
-  const blockOf = new Int32Array(n).fill(-1);
-  const groupOf = new Int32Array(n).fill(-1);
-  const wholeGroup = new Uint8Array(n);
+  const { arena, children, targets } = sizedArena(t, o.target);
+  const { start, list, internal, most } = childrenOf(t, children, arena);
+  const b: BlockColumns = {
+    blockOf: arena.i32(n).fill(-1),
+    groupOf: arena.i32(n).fill(-1),
+    wholeGroup: arena.u8(n),
+    fanStart: arena.f64(targets),
+    offsets: arena.u32(targets + 1),
+    callStart: arena.f64(targets),
+    callNode: arena.u32(targets),
+    lone: arena.u32(targets),
+    loneBlock: arena.u32(targets),
+    groupRec: arena.f64(targets),
+    nb: 0,
+    nc: 0,
+    nl: 0,
+    ng: 0,
+  };
+  formBlocks(t, o, start, list, b);
+  return {
+    trees: t,
+    childStart: start,
+    childList: list,
+    internal,
+    lone: b.lone.subarray(0, b.nl),
+    loneBlock: b.loneBlock.subarray(0, b.nl),
+    blockOf: b.blockOf,
+    groupOf: b.groupOf,
+    groups: b.ng,
+    groupRecordedMs: b.groupRec.subarray(0, b.ng),
+    blocks: blockCalls(
+      t,
+      b.fanStart.subarray(0, b.nb),
+      b.offsets.subarray(0, b.nb + 1),
+      b.callStart,
+      b.callNode,
+      arena,
+    ),
+    wholeGroup: b.wholeGroup,
+    maxChildren: most,
+    nodeTimes: arena.f64(n),
+  };
+}
+
+/** One buffer for every column prepareRequests and blockCalls take (see arena.ts). */
+function sizedArena(
+  t: RequestTrees,
+  target: Uint8Array,
+): { arena: Arena; children: number; targets: number } {
+  const n = t.parent.length;
   let targets = 0;
-  for (let i = 0; i < n; i++) if (t.edge[i]! >= 0 && o.target[t.edge[i]!] === 1) targets++;
-  const fanStart = new Float64Array(targets);
-  const offsets = new Uint32Array(targets + 1);
-  const callStart = new Float64Array(targets);
-  const callNode = new Uint32Array(targets);
-  let nb = 0; // blocks
-  let nc = 0; // calls placed
-  const groupRec: number[] = [];
-  const seen = new Map<number, number>(); // edge -> group, per parent
+  let children = 0;
+  for (let i = 0; i < n; i++) {
+    if (t.parent[i]! >= 0) children++;
+    if (t.edge[i]! >= 0 && target[t.edge[i]!] === 1) targets++;
+  }
+  const arena = new Arena(
+    arenaBytes(4 * (n + 1)) +
+      arenaBytes(4 * children) +
+      2 * arenaBytes(4 * n) +
+      arenaBytes(n) +
+      arenaBytes(4 * (targets + 1)) +
+      4 * arenaBytes(8 * targets) +
+      6 * arenaBytes(4 * targets) +
+      arenaBytes(8 * n),
+  );
+  return { arena, children, targets };
+}
+
+/** The target calls' blocks as formBlocks fills them, with the counts so far. */
+interface BlockColumns {
+  blockOf: Int32Array;
+  groupOf: Int32Array;
+  wholeGroup: Uint8Array;
+  fanStart: Float64Array;
+  offsets: Uint32Array;
+  callStart: Float64Array;
+  callNode: Uint32Array;
+  lone: Uint32Array;
+  loneBlock: Uint32Array;
+  groupRec: Float64Array;
+  /** Blocks, calls placed, lone blocks, groups. */
+  nb: number;
+  nc: number;
+  nl: number;
+  ng: number;
+}
+
+/**
+ * Groups the target calls of every parent (in node order, so numbering follows storage) and
+ * forms their blocks: a whole target parallel group, or one call.
+ */
+function formBlocks(
+  t: RequestTrees,
+  o: TargetOptions,
+  start: Uint32Array,
+  list: Uint32Array,
+  b: BlockColumns,
+): void {
+  const n = t.parent.length;
+  const { edge, structure, startMs, nodeOffsets, requestStartMs } = t;
+  const { blockOf, groupOf, wholeGroup, fanStart, offsets, callStart, callNode } = b;
+  const target = o.target;
+  let { nb, nc, nl, ng } = b;
+  // Edge -> group of the current parent: a stamp per edge instead of a map cleared per parent.
+  const stamp = new Int32Array(target.length).fill(-1);
+  const groupOfEdge = new Int32Array(target.length);
   let req = 0;
   for (let p = 0; p < n; p++) {
     if (start[p] === start[p + 1]) continue;
     // p only grows: the request owning it is found by walking forward.
-    while (t.nodeOffsets[req + 1]! <= p) req++;
-    seen.clear();
+    while (nodeOffsets[req + 1]! <= p) req++;
     for (let k = start[p]!; k < start[p + 1]!; k++) {
       const c = list[k]!;
-      const e = t.edge[c]!;
-      if (e < 0 || o.target[e] !== 1) continue;
-      let g = seen.get(e);
-      if (g === undefined) {
-        g = groupRec.length;
-        seen.set(e, g);
-        groupRec.push(groupSpan(t, start, list, p, e));
+      const e = edge[c]!;
+      if (e < 0 || target[e] !== 1) continue;
+      if (stamp[e] !== p) {
+        stamp[e] = p;
+        groupOfEdge[e] = ng;
+        b.groupRec[ng++] = groupSpan(t, start, list, p, e);
       }
-      groupOf[c] = g;
-      const whole = !o.perCall && t.structure[c] === STRUCTURE_CODE.parallel;
+      groupOf[c] = groupOfEdge[e]!;
+      const whole = !o.perCall && structure[c] === STRUCTURE_CODE.parallel;
       if (whole && blockOf[c] === -1) {
         // One fan-out for the whole parallel group, its calls relative to the first start.
-        const first = t.startMs[c]!;
-        fanStart[nb] = t.requestStartMs[req]! + first;
+        const first = startMs[c]!;
+        fanStart[nb] = requestStartMs[req]! + first;
         for (let q = k; q < start[p + 1]!; q++) {
           const d = list[q]!;
-          if (t.edge[d] !== e) continue;
+          if (edge[d] !== e) continue;
           blockOf[d] = nb;
           wholeGroup[d] = 1;
-          callStart[nc] = t.startMs[d]! - first;
+          callStart[nc] = startMs[d]! - first;
           callNode[nc++] = d;
         }
         offsets[++nb] = nc;
       } else if (!whole) {
         blockOf[c] = nb;
-        fanStart[nb] = t.requestStartMs[req]! + t.startMs[c]!;
+        b.lone[nl] = c;
+        b.loneBlock[nl++] = nb;
+        fanStart[nb] = requestStartMs[req]! + startMs[c]!;
         callStart[nc] = 0;
         callNode[nc++] = c;
         offsets[++nb] = nc;
       }
     }
   }
-  return {
-    trees: t,
-    childStart: start,
-    childList: list,
-    post,
-    blockOf,
-    groupOf,
-    groups: groupRec.length,
-    groupRecordedMs: Float64Array.from(groupRec),
-    blocks: blockCalls(
-      t,
-      fanStart.subarray(0, nb),
-      offsets.subarray(0, nb + 1),
-      callStart,
-      callNode,
-    ),
-    wholeGroup,
-    maxChildren: most,
-  };
+  Object.assign(b, { nb, nc, nl, ng });
 }
 
 function groupSpan(
@@ -208,17 +228,19 @@ function blockCalls(
   offsets: Uint32Array,
   callStart: Float64Array,
   nodes: Uint32Array,
+  arena: Arena,
 ): LeafCalls {
   // Plain loops: TypedArray.from with a map function is several times slower in V8.
   const n = nodes.length;
-  const durationMs = new Float64Array(n);
-  const host = new Uint32Array(n);
-  const mode = new Uint32Array(n);
+  const { durationMs: dur, host: hostOf, mode: modeOf } = t;
+  const durationMs = arena.f64(n);
+  const host = arena.u32(n);
+  const mode = arena.u32(n);
   for (let k = 0; k < n; k++) {
     const c = nodes[k]!;
-    durationMs[k] = t.durationMs[c]!;
-    host[k] = t.host[c]!;
-    mode[k] = t.mode[c]!;
+    durationMs[k] = dur[c]!;
+    host[k] = hostOf[c]!;
+    mode[k] = modeOf[c]!;
   }
   return {
     fanoutOffsets: offsets,
@@ -230,7 +252,7 @@ function blockCalls(
     durationMs,
     host,
     mode,
-    background: new Uint32Array(n),
+    background: arena.u32(n),
     hosts: t.hosts,
     modes: t.modes,
     backgrounds: ['none'],

@@ -14,6 +14,7 @@ import {
 import type { RequestTrees } from './request-trees';
 import { prepareRequests, type PreparedRequests } from './request-replay';
 import { recomputeRequests, RecomputeScratch } from './request-recompute';
+import { sortedCopy } from './radix-sort';
 
 /** The edge to replay: its callee, and optionally one caller. */
 export interface EdgeTarget {
@@ -99,34 +100,29 @@ export function simulateRequestWhatIf(
       }
     : replayPolicy(pr.blocks, p, rng, undefined, R);
   const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
-  const N = trees.requestStartMs.length;
   const involved = requestsWithEdge(trees, pr.groupOf);
-  const scratch = new RecomputeScratch(trees.parent.length, Math.max(1, pr.maxChildren));
-  const reqOut = new Float64Array(N);
-  const fanOut = new Float64Array(pr.groups);
-  const reqAll = new Float64Array(involved.length * replays);
-  const fanAll = new Float64Array(pr.groups * replays);
-  const workers = isPool ? p.workers : undefined;
-  for (let r = 0; r < replays; r++) {
-    recomputeRequests(pr, outcome.allLeavesMs, r, workers, scratch, {
-      requestMs: reqOut,
-      fanoutMs: fanOut,
-    });
-    for (let k = 0; k < involved.length; k++)
-      reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
-    fanAll.set(fanOut, r * pr.groups);
-  }
+  const { reqAll, fanAll } = replayAll(
+    pr,
+    outcome.allLeavesMs,
+    replays,
+    involved,
+    isPool ? p.workers : undefined,
+  );
   const baseReq = new Float64Array(involved.length);
   for (let k = 0; k < involved.length; k++)
     baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
   const baseFan = pr.groupRecordedMs;
-  const mean = (a: Float64Array): number => a.reduce((s, x) => s + x, 0) / Math.max(1, a.length);
+  const mean = (a: Float64Array): number => {
+    let sum = 0;
+    for (const x of a) sum += x;
+    return sum / Math.max(1, a.length);
+  };
   const dReq = mean(reqAll) - mean(baseReq);
   const dFan = ((mean(fanAll) - mean(baseFan)) * pr.groups) / Math.max(1, involved.length);
   const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
   const result: RequestWhatIfResult = {
     requests: pr.groups,
-    baseline: percentiles(Float64Array.from(baseFan).sort()),
+    baseline: percentiles(sortedCopy(baseFan)),
     whatIf: bootstrapPercentiles(fanAll, bootRng, samples, pr.groups),
     extraLoad: outcome.extraLoad,
     applicable: why === undefined,
@@ -136,7 +132,7 @@ export function simulateRequestWhatIf(
       `whole requests: ${involved.length} requests with a call on the edge, re-timed through their call trees (parallel: latest child; sequential: recorded gaps; pool: list scheduling on the recorded concurrency); ${replays} pooled replays; intervals resample requests, each with one of its replays`,
     ],
     request: {
-      baseline: percentiles(Float64Array.from(baseReq).sort()),
+      baseline: percentiles(sortedCopy(baseReq)),
       whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
       ...(Math.abs(dFan) > 1e-9 ? { shareOfEdgeChange: dReq / dFan } : {}),
     },
@@ -145,6 +141,33 @@ export function simulateRequestWhatIf(
   if (outcome.completeness) result.completeness = outcome.completeness;
   if (outcome.avoid) result.avoidHosts = outcome.avoid;
   return result;
+}
+
+/** Every replay's re-timed requests (those in `involved`) and target groups, one after another. */
+function replayAll(
+  pr: PreparedRequests,
+  blockMs: Float64Array,
+  replays: number,
+  involved: Uint32Array,
+  workers: number | undefined,
+): { reqAll: Float64Array; fanAll: Float64Array } {
+  const trees = pr.trees;
+  const scratch = new RecomputeScratch(
+    trees.parent.length,
+    Math.max(1, pr.maxChildren),
+    pr.nodeTimes,
+  );
+  const reqOut = new Float64Array(trees.requestStartMs.length);
+  const fanOut = new Float64Array(pr.groups);
+  const reqAll = new Float64Array(involved.length * replays);
+  const fanAll = new Float64Array(pr.groups * replays);
+  for (let r = 0; r < replays; r++) {
+    recomputeRequests(pr, blockMs, r, workers, scratch, { requestMs: reqOut, fanoutMs: fanOut });
+    for (let k = 0; k < involved.length; k++)
+      reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
+    fanAll.set(fanOut, r * pr.groups);
+  }
+  return { reqAll, fanAll };
 }
 
 function requestsWithEdge(t: RequestTrees, groupOf: Int32Array): Uint32Array {

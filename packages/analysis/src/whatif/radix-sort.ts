@@ -1,0 +1,63 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
+   bounds by construction (histograms of 65,536 buckets, keys of n values). */
+
+/** Which 32-bit word of a float64 holds the sign and exponent on this machine. */
+const HI = new Uint32Array(new Float64Array([-0]).buffer)[1] === 0x80000000 ? 1 : 0;
+const LO = 1 - HI;
+/** Below this the built-in sort is as fast and allocates less. */
+const SMALL = 1 << 15;
+
+/**
+ * A sorted copy (ascending) of float64 values, the same bits in the same order as
+ * `Float64Array.from(values).sort()` (-0 before +0; NaN with the sign bit clear last; callers
+ * keep NaN out anyway), in O(n): a least-significant-digit radix sort over the 64-bit patterns
+ * turned into unsigned keys (sign bit flipped for positives, all bits for negatives), 16 bits a
+ * pass, skipping a pass when every key has the same digit (the high digits of latencies often
+ * do). Why: the built-in comparison sort took ~100 ms per million values, a third of a
+ * million-request what-if answer's bootstrap.
+ */
+export function sortedCopy(values: Float64Array): Float64Array {
+  const n = values.length;
+  if (n < SMALL) return Float64Array.from(values).sort();
+  const out = Float64Array.from(values);
+  const words = new Uint32Array(out.buffer, out.byteOffset, 2 * n);
+  let hi = new Uint32Array(n);
+  let lo = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const h = words[2 * i + HI]!;
+    const l = words[2 * i + LO]!;
+    const neg = h >>> 31 === 1;
+    hi[i] = neg ? ~h >>> 0 : (h | 0x80000000) >>> 0;
+    lo[i] = neg ? ~l >>> 0 : l;
+  }
+  let hi2 = new Uint32Array(n);
+  let lo2 = new Uint32Array(n);
+  const count = new Uint32Array(65_536);
+  for (let pass = 0; pass < 4; pass++) {
+    const key = pass < 2 ? lo : hi;
+    const shift = (pass % 2) * 16;
+    count.fill(0);
+    for (let i = 0; i < n; i++) count[(key[i]! >>> shift) & 0xffff]!++;
+    if (count[(key[0]! >>> shift) & 0xffff] === n) continue; // one digit: already in order
+    let sum = 0;
+    for (let d = 0; d < 65_536; d++) {
+      const c = count[d]!;
+      count[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const at = count[(key[i]! >>> shift) & 0xffff]!++;
+      hi2[at] = hi[i]!;
+      lo2[at] = lo[i]!;
+    }
+    [hi, hi2] = [hi2, hi];
+    [lo, lo2] = [lo2, lo];
+  }
+  for (let i = 0; i < n; i++) {
+    const h = hi[i]!;
+    const pos = h >>> 31 === 1;
+    words[2 * i + HI] = pos ? (h & 0x7fffffff) >>> 0 : ~h >>> 0;
+    words[2 * i + LO] = pos ? lo[i]! : ~lo[i]! >>> 0;
+  }
+  return out;
+}
