@@ -155,7 +155,7 @@ export async function materializeFanouts(
   ]);
   const stale = closed.filter((c) => recorded.get(c)?.spans !== now.get(c));
   let built = 0;
-  for (const run of runs(stale)) {
+  for (const run of runs(stale, now)) {
     const first = run[0] as bigint;
     const last = run[run.length - 1] as bigint;
     // New rows under a new version first, then the chunk records that point readers at them,
@@ -188,13 +188,40 @@ export function nextVersion(nowNs: bigint, previous: readonly bigint[]): bigint 
   return nowNs > top ? nowNs : top + 1n;
 }
 
-/** Consecutive chunk ids grouped into runs of at most 36 (6 hours per detection query). */
-export function runs(chunks: readonly bigint[]): bigint[][] {
+/**
+ * Spans one detection query may read at most (a run of chunks is cut before it passes this):
+ * the calls definition joins every span of the window with its parent and answers, and over
+ * 10 million spans in one query that passed the 2 GiB memory budget. A chunk bigger than this
+ * is still built, alone.
+ */
+export const MAX_RUN_SPANS = 1_500_000n;
+
+/**
+ * Consecutive chunk ids grouped into runs of at most 36 (6 hours per detection query) and, when
+ * `spans` (per chunk) is given, of at most MAX_RUN_SPANS spans.
+ */
+export function runs(
+  chunks: readonly bigint[],
+  spans?: ReadonlyMap<bigint, bigint>,
+  maxSpans: bigint = MAX_RUN_SPANS,
+): bigint[][] {
   const out: bigint[][] = [];
+  let inRun = 0n;
   for (const c of chunks) {
     const cur = out[out.length - 1];
-    if (cur && (cur[cur.length - 1] as bigint) + 1n === c && cur.length < 36) cur.push(c);
-    else out.push([c]);
+    const n = spans?.get(c) ?? 0n;
+    if (
+      cur &&
+      (cur[cur.length - 1] as bigint) + 1n === c &&
+      cur.length < 36 &&
+      inRun + n <= maxSpans
+    ) {
+      cur.push(c);
+      inRun += n;
+    } else {
+      out.push([c]);
+      inRun = n;
+    }
   }
   return out;
 }
