@@ -11,6 +11,7 @@ import { presetSpec, type ScenarioTruth } from '@tailscope/tracegen';
 import type { Store } from '../src/store';
 import { callCtes } from '../src/store/calls-sql';
 import { selectDuplicates, selectEdges } from '../src/store/edges';
+import { cacheCovers, materializeFanouts } from '../src/store/fanouts';
 import { withCtes } from '../src/store/fanouts-sql';
 import { sql } from '../src/store/sql';
 import { ingestScenario, openTempStore } from './analysis-support';
@@ -139,43 +140,54 @@ describe('calls and edges SQL equal the reference on the microservices preset', 
     expect(got).toEqual(calls.map(callKey).sort());
   });
 
-  it('aggregates every edge, and counts duplicates, as the reference does', async () => {
-    const got = await selectEdges(store, { fromNs, toNs }, { cache: false });
-    const want = summarizeEdges(groupRequestEdges(calls), { fromNs, toNs });
-    expect(
-      got.map((e) => [e.parentOperation, e.leafService, e.leafOperation, e.structure]),
-    ).toEqual(want.map((e) => [e.parentOperation, e.leafService, e.leafOperation, e.structure]));
-    for (const [i, w] of want.entries()) {
-      const g = got[i];
-      if (!g) throw new Error(`edge ${String(i)} missing`);
-      const { callLatency, shareOfParent, queueWaitMs, ...rest } = w;
-      const { callLatency: gl, shareOfParent: gs, queueWaitMs: gq, ...grest } = g;
-      expect(grest).toEqual(rest);
-      for (const [a, b] of [
-        [gl, callLatency],
-        [gs, shareOfParent],
-        [gq, queueWaitMs],
-      ] as const) {
-        expect(a === undefined).toBe(b === undefined);
-        if (!a || !b) continue;
-        for (const k of ['p50', 'p95', 'p99', 'p999'] as const) expect(a[k]).toBeCloseTo(b[k], 9);
+  for (const cache of [false, true])
+    it(`aggregates every edge, and counts duplicates, as the reference does (${cache ? 'stored in slices' : 'live'})`, async () => {
+      if (cache) {
+        // Chunks far above 2,000 spans: each is built in time slices, as a busy store's are.
+        const built = await materializeFanouts(
+          store,
+          { fromNs, toNs, nowNs: toNs + 10n ** 12n },
+          { maxRunSpans: 2000n },
+        );
+        expect(built.chunks).toBeGreaterThan(0);
+        expect(await cacheCovers(store, { fromNs, toNs })).toBe(true);
       }
-    }
-    // The planted structures (tracegen's truth.app) are what both found.
-    const planted = truth.app?.edges ?? [];
-    expect(planted.length).toBeGreaterThan(3);
-    for (const e of planted) {
-      const name = `${e.parentOperation} -> ${e.leafService} ${e.leafOperation}`;
-      const found = got.find(
-        (g) =>
-          g.parentOperation === e.parentOperation &&
-          g.leafService === e.leafService &&
-          g.leafOperation === e.leafOperation,
-      );
-      expect(found?.structure, name).toBe(e.structure);
-      if (e.structure === 'pool') expect(found?.poolSize, name).toBe(e.concurrency);
-      expect(found?.callsPerRequest.max, name).toBe(e.callsPerRequest);
-    }
-    expect(await selectDuplicates(store, { fromNs, toNs })).toBe(dedupeSpans(spans).duplicates);
-  });
+      const got = await selectEdges(store, { fromNs, toNs }, { cache });
+      const want = summarizeEdges(groupRequestEdges(calls), { fromNs, toNs });
+      expect(
+        got.map((e) => [e.parentOperation, e.leafService, e.leafOperation, e.structure]),
+      ).toEqual(want.map((e) => [e.parentOperation, e.leafService, e.leafOperation, e.structure]));
+      for (const [i, w] of want.entries()) {
+        const g = got[i];
+        if (!g) throw new Error(`edge ${String(i)} missing`);
+        const { callLatency, shareOfParent, queueWaitMs, ...rest } = w;
+        const { callLatency: gl, shareOfParent: gs, queueWaitMs: gq, ...grest } = g;
+        expect(grest).toEqual(rest);
+        for (const [a, b] of [
+          [gl, callLatency],
+          [gs, shareOfParent],
+          [gq, queueWaitMs],
+        ] as const) {
+          expect(a === undefined).toBe(b === undefined);
+          if (!a || !b) continue;
+          for (const k of ['p50', 'p95', 'p99', 'p999'] as const) expect(a[k]).toBeCloseTo(b[k], 9);
+        }
+      }
+      // The planted structures (tracegen's truth.app) are what both found.
+      const planted = truth.app?.edges ?? [];
+      expect(planted.length).toBeGreaterThan(3);
+      for (const e of planted) {
+        const name = `${e.parentOperation} -> ${e.leafService} ${e.leafOperation}`;
+        const found = got.find(
+          (g) =>
+            g.parentOperation === e.parentOperation &&
+            g.leafService === e.leafService &&
+            g.leafOperation === e.leafOperation,
+        );
+        expect(found?.structure, name).toBe(e.structure);
+        if (e.structure === 'pool') expect(found?.poolSize, name).toBe(e.concurrency);
+        expect(found?.callsPerRequest.max, name).toBe(e.callsPerRequest);
+      }
+      expect(await selectDuplicates(store, { fromNs, toNs })).toBe(dedupeSpans(spans).duplicates);
+    });
 });

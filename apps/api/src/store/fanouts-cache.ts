@@ -144,8 +144,10 @@ export async function cacheCovers(
 export async function materializeFanouts(
   store: Store,
   range: { fromNs: bigint; toNs: bigint; nowNs: bigint },
+  opts: { maxRunSpans?: bigint } = {},
 ): Promise<{ chunks: number }> {
   if (!cacheWritable(store)) return { chunks: 0 };
+  const maxSpans = opts.maxRunSpans ?? MAX_RUN_SPANS;
   const closed = chunksOf(range.fromNs, range.toNs).filter(
     (c) => (c + 1n) * CHUNK_NS + EDGE_SLACK_NS <= range.nowNs,
   );
@@ -155,7 +157,7 @@ export async function materializeFanouts(
   ]);
   const stale = closed.filter((c) => recorded.get(c)?.spans !== now.get(c));
   let built = 0;
-  for (const run of runs(stale, now)) {
+  for (const run of runs(stale, now, maxSpans)) {
     const first = run[0] as bigint;
     const last = run[run.length - 1] as bigint;
     // New rows under a new version first, then the chunk records that point readers at them,
@@ -166,8 +168,11 @@ export async function materializeFanouts(
     );
     const v = param(version.toString(), 'UInt64');
     const chunkRange = { fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS };
-    await store.command(storeFanoutsSql(chunkRange, version));
-    await store.command(storeEdgesSql(chunkRange, version));
+    const spans = run.reduce((n, c) => n + (now.get(c) ?? 0n), 0n);
+    for (const slice of slices(chunkRange, spans, maxSpans)) {
+      await store.command(storeFanoutsSql(slice, version));
+      await store.command(storeEdgesSql(slice, version));
+    }
     const values = run.map(
       (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
     );
@@ -180,6 +185,25 @@ export async function materializeFanouts(
     built += run.length;
   }
   return { chunks: built };
+}
+
+/**
+ * A range cut into equal time slices of about MAX_RUN_SPANS spans each (one when it holds
+ * fewer). Both detections keep what *starts* in their range (reading the edge margin around
+ * it), so slices of one chunk store exactly what the whole chunk would.
+ */
+export function slices(
+  range: { fromNs: bigint; toNs: bigint },
+  spans: bigint,
+  maxSpans: bigint = MAX_RUN_SPANS,
+): { fromNs: bigint; toNs: bigint }[] {
+  const width = range.toNs - range.fromNs;
+  const k = spans > maxSpans ? (spans + maxSpans - 1n) / maxSpans : 1n;
+  const n = k < width ? k : 1n;
+  return Array.from({ length: Number(n) }, (_, i) => ({
+    fromNs: range.fromNs + (width * BigInt(i)) / n,
+    toNs: range.fromNs + (width * BigInt(i + 1)) / n,
+  }));
 }
 
 /** A version above every one recorded (normally the time of the build, ns). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runs } from './fanouts-cache';
+import { runs, slices } from './fanouts-cache';
 
 describe('runs of stale chunks for one detection query', () => {
   it('groups consecutive chunks, at most 36 a run', () => {
@@ -16,5 +16,15 @@ describe('runs of stale chunks for one detection query', () => {
     ]);
     expect(runs([1n, 2n, 3n, 4n], spans, 1000n)).toEqual([[1n], [2n], [3n], [4n]]);
     expect(runs([1n, 2n, 3n, 4n], spans, 1200n)).toEqual([[1n, 2n], [3n], [4n]]);
+  });
+
+  it('builds a chunk bigger than the bound in equal time slices that tile it', () => {
+    const range = { fromNs: 600n, toNs: 1200n };
+    expect(slices(range, 900n, 1000n)).toEqual([range]);
+    const cut = slices(range, 2500n, 1000n);
+    expect(cut).toHaveLength(3);
+    expect(cut[0]?.fromNs).toBe(600n);
+    expect(cut[2]?.toNs).toBe(1200n);
+    for (let i = 1; i < cut.length; i++) expect(cut[i]?.fromNs).toBe(cut[i - 1]?.toNs);
   });
 });
