@@ -1,6 +1,6 @@
 import { CALL_BUCKETS_TABLE, CALL_BUCKET_CHUNKS_TABLE } from './call-buckets-tables';
 import type { Accelerators, Store } from './client';
-import { CHUNKS_TABLE, FANOUTS_TABLE } from './fanouts-tables';
+import { CHUNKS_TABLE, DUPLICATES_TABLE, EDGES_TABLE, FANOUTS_TABLE } from './fanouts-tables';
 import { sql } from './sql';
 import { TYPED_ATTRIBUTES_TABLE } from './typed-attributes';
 
@@ -19,6 +19,8 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
         `${store.tracesTable}_trace_id_ts`,
         FANOUTS_TABLE,
         CHUNKS_TABLE,
+        EDGES_TABLE,
+        DUPLICATES_TABLE,
         TYPED_ATTRIBUTES_TABLE,
         CALL_BUCKETS_TABLE,
         CALL_BUCKET_CHUNKS_TABLE,
@@ -29,7 +31,8 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
     throw new Error(`the spans table ${store.tracesTable} does not exist in ${store.description}`);
   const found: Accelerators = {
     traceIdTs: has.has(`${store.tracesTable}_trace_id_ts`),
-    fanouts: has.has(FANOUTS_TABLE) && has.has(CHUNKS_TABLE),
+    // Stored fan-outs, request edges and chunk duplicates are built together; all or none.
+    fanouts: [FANOUTS_TABLE, CHUNKS_TABLE, EDGES_TABLE, DUPLICATES_TABLE].every((t) => has.has(t)),
     typedAttributes: has.has(TYPED_ATTRIBUTES_TABLE),
     callBuckets: has.has(CALL_BUCKETS_TABLE) && has.has(CALL_BUCKET_CHUNKS_TABLE),
   };

@@ -1,5 +1,6 @@
 import type { Coverage } from './fanouts-stored';
-import { CHUNK_NS, EDGES_TABLE } from './fanouts-tables';
+import { CHUNK_NS, DUPLICATES_TABLE, EDGES_TABLE } from './fanouts-tables';
+import { TRACES } from './tables';
 import { EDGE_COLUMNS, edgeColumns, liveEdgeCtes, type EdgeScope } from './edges-sql';
 import { JOIN_SETTINGS, ns, withCtes, type Cte } from './sql-ctes';
 import { join, param, raw, sql, type Sql } from './sql';
@@ -10,6 +11,28 @@ import { join, param, raw, sql, type Sql } from './sql';
  * and versions as `tailscope_fanouts`), and `edges_in_scope`: stored rows of the covered chunks,
  * then live detection from where they stop, as one UNION ALL.
  */
+
+/**
+ * Counts the extra span copies of each chunk of [from, to) (whole chunks) and stores them under
+ * `version`. A span's copies share its Timestamp, so they fall in one chunk and the counts add.
+ */
+export function storeDuplicatesSql(range: { fromNs: bigint; toNs: bigint }, version: bigint): Sql {
+  return sql`
+INSERT INTO ${raw(DUPLICATES_TABLE)} (chunk, version, duplicates)
+SELECT intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(CHUNK_NS)}) AS chunk, ${param(version.toString(), 'UInt64')} AS version,
+  toUInt64(count() - uniqExact(cityHash64(TraceId, SpanId))) AS duplicates
+FROM ${TRACES}
+WHERE Timestamp >= fromUnixTimestamp64Nano(${ns(range.fromNs)}) AND Timestamp < fromUnixTimestamp64Nano(${ns(range.toNs)})
+GROUP BY chunk`;
+}
+
+/** Stored duplicates of the given (chunk, version) pairs: how many pairs were found, their sum. */
+export function storedDuplicatesSql(chunks: readonly [string, string][]): Sql {
+  return sql`
+SELECT toString(count()) AS found, toString(sum(duplicates)) AS duplicates
+FROM ${raw(DUPLICATES_TABLE)} FINAL
+WHERE has(arrayZip(arrayMap(x -> toInt64(x), ${chunks.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${chunks.map((c) => c[1])})), (chunk, version))`;
+}
 
 /** Detects the request edges of [from, to) live and stores them under `version`. */
 export function storeEdgesSql(scope: EdgeScope, version: bigint): Sql {

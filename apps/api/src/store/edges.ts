@@ -1,7 +1,8 @@
 import { dominantStructure, type EdgeSummary, type SkewPairCount } from '@tailscope/analysis';
 import type { Store } from './client';
 import { duplicatesSql, edgesSql, skewSql, type EdgeScope } from './edges-sql';
-import { edgesInScope } from './edges-stored';
+import { edgesInScope, storedDuplicatesSql } from './edges-stored';
+import { CHUNK_NS } from './fanouts-tables';
 import { coverage } from './fanouts-cache';
 import { uncovered } from './fanouts-stored';
 
@@ -93,13 +94,39 @@ export async function selectEdges(
   return rows.map(toSummary);
 }
 
-/** Extra copies of spans stored in [fromNs, toNs). */
+async function liveDuplicates(store: Store, scope: { fromNs: bigint; toNs: bigint }) {
+  if (scope.toNs <= scope.fromNs) return 0;
+  const rows = await store.query<{ duplicates: string | number }>(duplicatesSql(scope));
+  return Number(rows[0]?.duplicates ?? 0);
+}
+
+/**
+ * Extra copies of spans stored in [fromNs, toNs): the stored counts of the covered chunks that
+ * lie wholly inside the range, plus a live count of its ragged ends (and of everything when a
+ * covered chunk has no stored count, as after an upgrade until it is rebuilt).
+ */
 export async function selectDuplicates(
   store: Store,
   scope: { fromNs: bigint; toNs: bigint },
+  opts: { cache?: boolean } = {},
 ): Promise<number> {
-  const rows = await store.query<{ duplicates: string | number }>(duplicatesSql(scope));
-  return Number(rows[0]?.duplicates ?? 0);
+  const cov = (opts.cache ?? true) ? await coverage(store, scope) : uncovered(scope);
+  const whole = cov.chunks.filter(([c]) => {
+    const start = BigInt(c) * CHUNK_NS;
+    return start >= scope.fromNs && start + CHUNK_NS <= scope.toNs;
+  });
+  const first = whole[0];
+  const last = whole[whole.length - 1];
+  if (!first || !last) return liveDuplicates(store, scope);
+  const rows = await store.query<{ found: string; duplicates: string }>(storedDuplicatesSql(whole));
+  if (Number(rows[0]?.found ?? 0) !== whole.length) return liveDuplicates(store, scope);
+  const lo = BigInt(first[0]) * CHUNK_NS;
+  const hi = (BigInt(last[0]) + 1n) * CHUNK_NS;
+  const ends = await Promise.all([
+    liveDuplicates(store, { fromNs: scope.fromNs, toNs: lo }),
+    liveDuplicates(store, { fromNs: hi, toNs: scope.toNs }),
+  ]);
+  return Number(rows[0]?.duplicates ?? 0) + ends[0] + ends[1];
 }
 
 /** Calls whose SERVER answers lay outside them, per host pair, of the requests in range. */

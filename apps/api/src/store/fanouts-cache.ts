@@ -1,7 +1,13 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
 import type { Store } from './client';
-import { storeEdgesSql } from './edges-stored';
-import { CHUNK_NS, CHUNKS_TABLE, EDGES_TABLE, FANOUTS_TABLE } from './fanouts-tables';
+import { storeDuplicatesSql, storeEdgesSql } from './edges-stored';
+import {
+  CHUNK_NS,
+  CHUNKS_TABLE,
+  DUPLICATES_TABLE,
+  EDGES_TABLE,
+  FANOUTS_TABLE,
+} from './fanouts-tables';
 import { inWindow, ns, type FanoutScope } from './fanouts-sql';
 import { storeFanoutsSql, type Coverage } from './fanouts-stored';
 import { join, param, raw, sql } from './sql';
@@ -173,13 +179,14 @@ export async function materializeFanouts(
       await store.command(storeFanoutsSql(slice, version));
       await store.command(storeEdgesSql(slice, version));
     }
+    await store.command(storeDuplicatesSql(chunkRange, version));
     const values = run.map(
       (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
     );
     await store.command(
       sql`INSERT INTO ${raw(CHUNKS_TABLE)} (chunk, spans, version) VALUES ${join(values, ', ')}`,
     );
-    for (const table of [FANOUTS_TABLE, EDGES_TABLE])
+    for (const table of [FANOUTS_TABLE, EDGES_TABLE, DUPLICATES_TABLE])
       await store.command(sql`DELETE FROM ${raw(table)}
       WHERE chunk >= ${ns(first)} AND chunk <= ${ns(last)} AND version < ${v}`);
     built += run.length;

@@ -9,6 +9,8 @@ export const FANOUTS_TABLE = 'tailscope_fanouts';
 export const CHUNKS_TABLE = 'tailscope_fanout_chunks';
 /** Stored request edges (edges-stored.ts), built with the fan-outs of the same chunks. */
 export const EDGES_TABLE = 'tailscope_edges';
+/** Extra span copies per stored chunk (edges.ts selectDuplicates), built with its fan-outs. */
+export const DUPLICATES_TABLE = 'tailscope_chunk_duplicates';
 /** Chunk length, ns (10 minutes). */
 export const CHUNK_NS = 600_000_000_000n;
 
@@ -32,6 +34,19 @@ export function fanoutStructureDdl(ctx: DdlContext): string[] {
   ) ENGINE = ${engine(ctx, 'MergeTree')} PARTITION BY intDiv(chunk, 144) ORDER BY (parentService, leafService, s0)`,
     `TRUNCATE TABLE IF EXISTS ${qualified(ctx, FANOUTS_TABLE)}${onCluster(ctx)}`,
     `TRUNCATE TABLE IF EXISTS ${qualified(ctx, CHUNKS_TABLE)}${onCluster(ctx)}`,
+  ];
+}
+
+/**
+ * Migration 7: duplicates per stored chunk. Counting them over a whole range (rows minus
+ * distinct span ids) was half of /api/v1/edges at 10M spans; a chunk's count is kept under the
+ * version it was built with, so only a range's ragged ends are counted live.
+ */
+export function chunkDuplicatesDdl(ctx: DdlContext): string[] {
+  return [
+    `${createTable(ctx, DUPLICATES_TABLE)} (
+    chunk Int64, version UInt64, duplicates UInt64
+  ) ENGINE = ${engine(ctx, 'ReplacingMergeTree', 'version')} ORDER BY chunk`,
   ];
 }
 

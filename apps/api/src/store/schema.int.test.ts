@@ -68,6 +68,7 @@ describe('otel_traces schema on the embedded engine', () => {
     expect(await ours()).toEqual([
       'tailscope_call_bucket_chunks',
       'tailscope_call_buckets',
+      'tailscope_chunk_duplicates',
       'tailscope_edges',
       'tailscope_fanout_chunks',
       'tailscope_fanouts',
@@ -79,6 +80,7 @@ describe('otel_traces schema on the embedded engine', () => {
     for (const t of [
       'tailscope_call_bucket_chunks',
       'tailscope_call_buckets',
+      'tailscope_chunk_duplicates',
       'tailscope_edges',
       'tailscope_fanout_chunks',
       'tailscope_fanouts',
@@ -90,7 +92,7 @@ describe('otel_traces schema on the embedded engine', () => {
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(8);
+    expect(await ours()).toHaveLength(9);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

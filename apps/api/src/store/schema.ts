@@ -1,7 +1,7 @@
 import { callBucketsDdl } from './call-buckets-tables';
 import type { Store } from './client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
-import { fanoutCacheDdl, fanoutStructureDdl } from './fanouts-tables';
+import { chunkDuplicatesDdl, fanoutCacheDdl, fanoutStructureDdl } from './fanouts-tables';
 import { INGEST_BATCHES_TABLE } from './ingest-batches';
 import { sql } from './sql';
 import { typedAttributesDdl } from './typed-attributes';
@@ -128,6 +128,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     name: 'tailscope_call_buckets and tailscope_call_bucket_chunks (stored episode series)',
     statements: (ctx) => callBucketsDdl(ctx),
+  },
+  {
+    version: 7,
+    name: 'tailscope_chunk_duplicates (extra span copies per stored chunk)',
+    statements: (ctx) => chunkDuplicatesDdl(ctx),
   },
 ];
 

@@ -138,3 +138,8 @@ CREATE TABLE IF NOT EXISTS tailscope.tailscope_call_buckets ON CLUSTER main (
 CREATE TABLE IF NOT EXISTS tailscope.tailscope_call_bucket_chunks ON CLUSTER main (
     chunk Int64, spans UInt64, version UInt64
   ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY chunk;
+
+-- migration 7: tailscope_chunk_duplicates (extra span copies per stored chunk)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_chunk_duplicates ON CLUSTER main (
+    chunk Int64, version UInt64, duplicates UInt64
+  ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY chunk;

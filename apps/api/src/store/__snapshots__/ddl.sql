@@ -135,3 +135,8 @@ CREATE TABLE IF NOT EXISTS default.tailscope_call_buckets (
 CREATE TABLE IF NOT EXISTS default.tailscope_call_bucket_chunks (
     chunk Int64, spans UInt64, version UInt64
   ) ENGINE = ReplacingMergeTree(version) ORDER BY chunk;
+
+-- migration 7: tailscope_chunk_duplicates (extra span copies per stored chunk)
+CREATE TABLE IF NOT EXISTS default.tailscope_chunk_duplicates (
+    chunk Int64, version UInt64, duplicates UInt64
+  ) ENGINE = ReplacingMergeTree(version) ORDER BY chunk;
