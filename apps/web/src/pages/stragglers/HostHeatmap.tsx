@@ -6,6 +6,7 @@ import { Empty, ErrorState, Loading } from '../../components/states';
 import { HeatmapChart, formatMs } from '@tailscope/charts';
 import { fetchHosts, requestKey } from '../../api/endpoints';
 import { autoWindowSeconds, hostMatrix } from '../../api/hosts';
+import { singleHostNote } from '../../model/host-note';
 import { describeEpisode, fetchEpisodes } from '../../api/episodes';
 import type { FanoutOp } from '../../api/contracts';
 import type { TimeRange } from '../../state/filters';
@@ -102,6 +103,11 @@ export function HostHeatmap({
         <Empty title="No host windows in this range" />
       ) : (
         <>
+          {singleHostNote(matrix.hosts) !== null && (
+            <p className="caption" data-testid="single-host">
+              {singleHostNote(matrix.hosts)}
+            </p>
+          )}
           <ChartBox minWidth={480}>
             {(w) => (
               <HeatmapChart
