@@ -74,7 +74,9 @@ describe('stored duplicates per chunk', () => {
     }
     const all = await selectDuplicates(store, { fromNs: C0, toNs: C0 + 40n * 60_000_000_000n });
     // Every 7th twice (one extra), every 60th three times (two extra).
-    const want = Array.from({ length: N }, (_, i) => (i % 60 === 0 ? 2 : i % 7 === 0 ? 1 : 0));
+    const want: number[] = Array.from({ length: N }, (_, i) =>
+      i % 60 === 0 ? 2 : i % 7 === 0 ? 1 : 0,
+    );
     expect(all).toBe(want.reduce((a, b) => a + b, 0));
   });
 });
