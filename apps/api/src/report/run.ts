@@ -3,6 +3,7 @@ import { loadSettings } from '../config';
 import { openStore, migrate } from '../store';
 import { detectAccelerators } from '../store/accelerators';
 import { buildStoreApi } from '../server/app';
+import { storeOptions } from '../server/store-options';
 import { collectReport, httpCaller, injectCaller, type ApiCall } from './collect';
 import { reportToCsv } from './csv';
 import { reportToHtml, type ReportCharts } from './html';
@@ -58,16 +59,7 @@ async function withCaller<T>(run: ReportRun, use: (call: ApiCall) => Promise<T>)
     dataDir: run.dataDir,
     clickhouseUrl: run.clickhouseUrl,
   });
-  const store = openStore({
-    dataDir: settings.dataDir,
-    url: settings.clickhouseUrl,
-    user: settings.clickhouseUser,
-    password: settings.clickhousePassword,
-    database: settings.clickhouseDatabase,
-    cluster: settings.clickhouseCluster,
-    tracesTable: settings.tracesTable,
-    readOnly: settings.readOnly,
-  });
+  const store = openStore(storeOptions(settings, { readOnly: settings.readOnly }));
   try {
     // Read-only (a Collector's table): no migration, the optional tables as they are.
     if (settings.readOnly) await detectAccelerators(store);

@@ -3,6 +3,7 @@ import type { Settings } from '../config';
 import { openStore, type Store } from '../store';
 import { detectAccelerators } from '../store/accelerators';
 import { buildApi } from './app';
+import { storeOptions } from './store-options';
 import { checkExposure } from './exposure';
 import { ServerMetrics } from './metrics';
 import { readTls } from '../ingest';
@@ -30,16 +31,7 @@ export async function serveReadOnly(
   // No OTLP listener here, so only the API must not be open beyond this machine.
   checkExposure(settings, { ingest: false });
   const { tls } = await readTls(settings);
-  const store = openStore({
-    dataDir: settings.dataDir,
-    url: settings.clickhouseUrl,
-    user: settings.clickhouseUser,
-    password: settings.clickhousePassword,
-    database: settings.clickhouseDatabase,
-    cluster: settings.clickhouseCluster,
-    tracesTable: settings.tracesTable,
-    readOnly: true,
-  });
+  const store = openStore(storeOptions(settings, { readOnly: true }));
   let accelerators;
   try {
     accelerators = await detectAccelerators(store);

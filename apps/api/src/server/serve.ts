@@ -3,6 +3,7 @@ import { loadSettings, type Settings } from '../config';
 import { openStore, migrate, type Store } from '../store';
 import { startIngest, type IngestHandle, type IngestTuning } from '../ingest';
 import { buildApi } from './app';
+import { storeOptions } from './store-options';
 import { startSelfTrace } from './self-trace';
 import { startCallBucketMaterializer } from '../store/call-buckets-cache';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
@@ -63,15 +64,7 @@ export async function serve(
   checkExposure(settings);
   const { tls } = await readTls(settings);
   const metrics = new ServerMetrics({ processMetrics: true });
-  const store = openStore({
-    dataDir: settings.dataDir,
-    url: settings.clickhouseUrl,
-    user: settings.clickhouseUser,
-    password: settings.clickhousePassword,
-    database: settings.clickhouseDatabase,
-    cluster: settings.clickhouseCluster,
-    tracesTable: settings.tracesTable,
-  });
+  const store = openStore(storeOptions(settings));
   let ready = false;
   await migrate(store);
   await applyRetention(store, settings);
