@@ -2,7 +2,7 @@ import { EdgesRoute, type Edge, type EdgesResponse } from '@tailscope/contracts'
 import type { EdgeSummary } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
-import { selectDuplicates, selectEdges, selectSkew } from '../store/edges';
+import { edgeCoverage, selectDuplicates, selectEdges, selectSkew } from '../store/edges';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
 
@@ -35,15 +35,21 @@ export function edgeRoutes(app: RouteApp, ctx: ApiContext): void {
     const scope = { fromNs: range.fromNs, toNs: range.toNs };
     // First: whether any span carries a threshold decides which aggregate runs.
     const sampling = await rangeSampling(ctx.store, range);
+    // Which stored chunks serve the range: read once for all three queries.
+    const cov = await edgeCoverage(ctx.store, scope);
     const [edges, duplicates, skew] = await Promise.all([
-      selectEdges(ctx.store, {
-        ...scope,
-        parentService: q.parentService,
-        leafService: q.leafService,
-        ...(sampling.weighted ? { weighted: true } : {}),
-      }),
-      selectDuplicates(ctx.store, scope),
-      selectSkew(ctx.store, scope),
+      selectEdges(
+        ctx.store,
+        {
+          ...scope,
+          parentService: q.parentService,
+          leafService: q.leafService,
+          ...(sampling.weighted ? { weighted: true } : {}),
+        },
+        { cov },
+      ),
+      selectDuplicates(ctx.store, scope, { cov }),
+      selectSkew(ctx.store, scope, { cov }),
     ]);
     return {
       from: range.fromMs,

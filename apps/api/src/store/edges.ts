@@ -4,7 +4,7 @@ import { duplicatesSql, edgesSql, skewSql, type EdgeScope } from './edges-sql';
 import { edgesInScope, storedDuplicatesSql } from './edges-stored';
 import { CHUNK_NS } from './fanouts-tables';
 import { coverage } from './fanouts-cache';
-import { uncovered } from './fanouts-stored';
+import { uncovered, type Coverage } from './fanouts-stored';
 
 /**
  * `/api/v1/edges` from the store: every caller -> callee edge with the structure of its
@@ -80,14 +80,23 @@ function toSummary(r: EdgeRow): EdgeSummary {
 }
 
 /** Every edge whose requests start in scope (edge-summary.ts defines the fields). */
+/** Which stored chunks serve `scope`; none when `cache` is false. Read once per request. */
+export async function edgeCoverage(
+  store: Store,
+  scope: { fromNs: bigint; toNs: bigint },
+  cache = true,
+): Promise<Coverage> {
+  return cache ? coverage(store, scope) : uncovered(scope);
+}
+
 export async function selectEdges(
   store: Store,
   scope: EdgeScope,
-  opts: { cache?: boolean } = {},
+  opts: { cache?: boolean; cov?: Coverage } = {},
 ): Promise<EdgeSummary[]> {
   // Stored chunks hold no weights: weighted answers are detected live over the whole range.
   const live = scope.weighted === true || !(opts.cache ?? true);
-  const cov = live ? uncovered(scope) : await coverage(store, scope);
+  const cov = live ? uncovered(scope) : (opts.cov ?? (await coverage(store, scope)));
   const rows = await store.query<EdgeRow>(
     edgesSql(edgesInScope(scope, cov), scope.weighted === true),
   );
@@ -108,9 +117,9 @@ async function liveDuplicates(store: Store, scope: { fromNs: bigint; toNs: bigin
 export async function selectDuplicates(
   store: Store,
   scope: { fromNs: bigint; toNs: bigint },
-  opts: { cache?: boolean } = {},
+  opts: { cache?: boolean; cov?: Coverage } = {},
 ): Promise<number> {
-  const cov = (opts.cache ?? true) ? await coverage(store, scope) : uncovered(scope);
+  const cov = opts.cov ?? (await edgeCoverage(store, scope, opts.cache));
   const whole = cov.chunks.filter(([c]) => {
     const start = BigInt(c) * CHUNK_NS;
     return start >= scope.fromNs && start + CHUNK_NS <= scope.toNs;
@@ -133,8 +142,8 @@ export async function selectDuplicates(
 export async function selectSkew(
   store: Store,
   scope: { fromNs: bigint; toNs: bigint },
-  opts: { cache?: boolean } = {},
+  opts: { cache?: boolean; cov?: Coverage } = {},
 ): Promise<SkewPairCount[]> {
-  const cov = (opts.cache ?? true) ? await coverage(store, scope) : uncovered(scope);
+  const cov = opts.cov ?? (await edgeCoverage(store, scope, opts.cache));
   return store.query<SkewPairCount>(skewSql(edgesInScope(scope, cov)));
 }
