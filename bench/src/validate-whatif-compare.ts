@@ -153,9 +153,14 @@ function report(
   console.log(
     `  extra load: predicted ${pct(extraLoad.predicted)}, real ${pct(extraLoad.real)} (${realDetail})`,
   );
-  const noiseP99 = quantileNoiseFloor(samples.predicted, 0.99);
+  // The prediction pools R replays of the recorded fan-outs, one after the other. The
+  // yardstick is for a group of the recorded size, so it splits one replay, not all R: split
+  // R x n values and the floor shrinks by sqrt(R) below what a real group of n can show.
+  const n = samples.recorded.length;
+  const replays = Math.max(1, Math.round(samples.predicted.length / Math.max(1, n)));
+  const noiseP99 = quantileNoiseFloor(samples.predicted.subarray(0, n), 0.99);
   console.log(
-    `  requests: recorded ${samples.predicted.length}, real ${samples.real.length}; noise floor at p99: ${pct(noiseP99)} (two random halves of the prediction, 95 of 100 splits)`,
+    `  requests: recorded ${String(n)} (replayed ${String(replays)} times, pooled), real ${String(samples.real.length)}; noise floor at p99: ${pct(noiseP99)} (two random halves of one replay, 95 of 100 splits)`,
   );
   return { ...head, errors, inside, noiseP99 };
 }
@@ -200,13 +205,20 @@ export function pooled(kind: Comparison['kind'], comps: Comparison[]): Compariso
   const runs = comps.filter((c) => c.kind === kind && c.split);
   if (runs.length < 2) return null;
   const pick = (f: (c: Comparison) => Float64Array) => concat(runs.map(f));
+  // Each run's prediction pools its own number of replays (enough for a fixed amount of work,
+  // so fewer for a larger run). Pooled as they are, a small run would weigh as much as a large
+  // one; so every run brings the same number of replays of each of its fan-outs, the least any
+  // run made, and the first replays of a run (one after the other) are the ones taken.
+  const replaysOf = (c: Comparison): number =>
+    Math.max(1, Math.floor(c.samples.predicted.length / Math.max(1, c.samples.recorded.length)));
+  const common = Math.min(...runs.map(replaysOf));
   const samples = {
     recorded: pick((c) => c.samples.recorded),
-    predicted: pick((c) => c.samples.predicted),
+    predicted: pick((c) => c.samples.predicted.subarray(0, common * c.samples.recorded.length)),
     real: pick((c) => c.samples.real),
   };
   const weigh = (f: (c: Comparison) => number): number =>
-    runs.reduce((a, c) => a + f(c) * c.samples.predicted.length, 0) / samples.predicted.length;
+    runs.reduce((a, c) => a + f(c) * c.samples.recorded.length, 0) / samples.recorded.length;
   const rec = samples.recorded;
   return report(
     {
