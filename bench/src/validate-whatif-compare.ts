@@ -236,7 +236,9 @@ export function pooled(kind: Comparison['kind'], comps: Comparison[]): Compariso
       p90: latencyQuantile(rec, 0.9),
       p99: latencyQuantile(rec, 0.99),
     },
-    bootstrapPercentiles(samples.predicted, new SeededRandom(1)),
+    // Resamples of the recorded size, not of R x n: the replays are pooled, but the interval
+    // is for the requests that were recorded.
+    bootstrapPercentiles(samples.predicted, new SeededRandom(1), undefined, rec.length),
     "the runs' own, weighted by requests",
   );
 }
