@@ -149,8 +149,13 @@ describe.skipIf(skip !== undefined)(
       // change well under 1; re-timed alone, the request took all of it and missed by -14%).
       expect(off(predicted.request.whatIf.p50.value, real.request.baseline.p50)).toBeLessThan(0.15);
       expect(predicted.request.shareOfEdgeChange).toBeLessThan(0.5);
-      // The fan-out p99 of 60 requests is the slowest route call or two of each phase (10
-      // calls at once in phase 2): printed, not asserted, see docs/whatif.md.
+      // The fan-out p99 of 60 requests is the slowest route call or two of each phase (10 calls
+      // at once in phase 2), and the shared machine now and then stalls one call to 100-146 ms
+      // in either phase (docs/whatif.md, every run listed). The replay carries phase 1's tail
+      // over: asserted when both phases' tails agree, else only printed.
+      const [slow1, slow2] = [slowest(phases.one ?? []), slowest(phases.two ?? [])];
+      if (off(slow1, slow2) < 0.15)
+        expect(off(predicted.whatIf.p99.value, real.baseline.p99)).toBeLessThan(0.15);
       // HotROD's route service is one instance: a hedge has nowhere to go.
       const hedge = simulateRequestWhatIf(one, route, { kind: 'hedge' }, opts);
       expect(hedge.applicable).toBe(false);
