@@ -230,7 +230,7 @@ describe('POST /api/v1/whatif', () => {
     expect(pool.json.requests).toBe(REQUESTS);
     expect(pool.json.applicable).toBe(true);
     expect(req.whatIf.p50.value).toBeGreaterThan(2 * req.baseline.p50);
-    // The load model reaches the answer: these requests share no serialized operation.
+    // The load model reaches the answer: the recorded requests are an open load.
     expect(req.model).toBe('open');
     expect(req.modelReason).toMatch(/closed loop|serialized/);
     const avoid = await post({ ...base, policy: { kind: 'avoid-hosts', hosts: ['kv-3'] } });
