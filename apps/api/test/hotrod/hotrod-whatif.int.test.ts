@@ -1,4 +1,4 @@
-import type { TraceResponse } from '@tailscope/contracts';
+import type { TraceResponse, WhatIfResponse } from '@tailscope/contracts';
 import { requestTreesFromSpans, simulateRequestWhatIf, type SpanRecord } from '@tailscope/analysis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotrodSkipReason } from './hotrod-bin';
@@ -160,6 +160,46 @@ describe.skipIf(skip !== undefined)(
       const hedge = simulateRequestWhatIf(one, route, { kind: 'hedge' }, opts);
       expect(hedge.applicable).toBe(false);
       expect(hedge.reason).toMatch(/one instance/);
+    });
+
+    it('POST /api/v1/whatif finds the closed loop in phase 1 and answers the request p50', async () => {
+      const one = phases.one ?? [];
+      const starts = one.flatMap((t) =>
+        t.spans.map((s) => Number(BigInt(s.startTimeUnixNano) / 1_000_000n)),
+      );
+      const ends = one.flatMap((t) =>
+        t.spans.map(
+          (s) => Number(BigInt(s.startTimeUnixNano) / 1_000_000n) + Math.ceil(s.durationNs / 1e6),
+        ),
+      );
+      const res = await harness?.post('/api/v1/whatif', {
+        from: Math.min(...starts),
+        to: Math.max(...ends) + 1,
+        ...route,
+        parentService: 'frontend',
+        parentOperation: 'HTTP GET /dispatch',
+        policy: { kind: 'pool', workers: 10 },
+      });
+      expect(res?.status, res?.body).toBe(200);
+      const body = JSON.parse(res?.body ?? '{}') as WhatIfResponse;
+      const two = requestTreesFromSpans(records(phases.two ?? []));
+      const real = simulateRequestWhatIf(
+        two,
+        route,
+        { kind: 'pool', workers: 10 },
+        { bootstrapSamples: 100 },
+      );
+      console.log(
+        `API on phase 1: request p50 ${String(body.request?.whatIf.p50.value)} ms (phase 2 ${real.request.baseline.p50.toFixed(1)}), model ${String(body.request?.model)}, ${JSON.stringify(body.request?.closedLoop)}`,
+      );
+      expect(body.requests).toBe(REQUESTS);
+      expect(body.request?.model).toBe('closed-loop');
+      expect(body.request?.closedLoop).toMatchObject({
+        clients: CONCURRENCY,
+        resourceService: 'mysql',
+      });
+      const p50 = body.request?.whatIf.p50.value ?? NaN;
+      expect(Math.abs(p50 / real.request.baseline.p50 - 1)).toBeLessThan(0.15);
     });
   },
 );
