@@ -160,6 +160,20 @@ describe('whole-request what-if on a closed loop through a lock', () => {
     );
   });
 
+  it('a closed loop without a lock keeps the open model: nothing queues across requests', () => {
+    const t = synthesizeLoopRequests({
+      requests: 300,
+      clients: 3,
+      workers: 2,
+      seed: 4,
+      locked: false,
+    });
+    const r = simulateRequestWhatIf(t, route, { kind: 'pool', workers: 10 }, opts);
+    expect(r.request.model).toBe('open');
+    expect(r.request.modelReason).toMatch(/no operation is serialized/);
+    expect(r.request.shareOfEdgeChange).toBeGreaterThan(0.95);
+  });
+
   it('open-loop recordings keep the open model, with the reason', () => {
     const t = synthesizeLoopRequests({
       requests: 300,

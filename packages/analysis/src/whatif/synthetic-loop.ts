@@ -13,6 +13,8 @@ export interface SyntheticLoopOptions {
   /** Think time between a client's requests, ms. Default 1. */
   thinkMs?: number;
   seed?: number;
+  /** false: `db` serves every call at once (no lock). Default true. */
+  locked?: boolean;
 }
 
 const ROUTE_CALLS = 6;
@@ -42,7 +44,7 @@ export function synthesizeLoopRequests(o: SyntheticLoopOptions): RequestTrees {
     for (let j = 1; j < next.length; j++) if (next[j]! < next[c]!) c = j;
     const start = next[c]!;
     const arrive = 1;
-    const begin = Math.max(start + arrive, lockFree);
+    const begin = o.locked === false ? start + arrive : Math.max(start + arrive, lockFree);
     const hold = 150 + exp(50);
     lockFree = begin + hold;
     const nodes: RequestTreeNode[] = [
