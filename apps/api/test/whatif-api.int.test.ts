@@ -224,10 +224,15 @@ describe('POST /api/v1/whatif', () => {
     const req = pool.json.request as {
       baseline: { p50: number };
       whatIf: { p50: { value: number } };
+      model?: string;
+      modelReason?: string;
     };
     expect(pool.json.requests).toBe(REQUESTS);
     expect(pool.json.applicable).toBe(true);
     expect(req.whatIf.p50.value).toBeGreaterThan(2 * req.baseline.p50);
+    // The load model reaches the answer: the recorded requests are an open load.
+    expect(req.model).toBe('open');
+    expect(req.modelReason).toMatch(/closed loop|serialized/);
     const avoid = await post({ ...base, policy: { kind: 'avoid-hosts', hosts: ['kv-3'] } });
     expect(avoid.status).toBe(200);
     expect(avoid.json.avoidHosts).toMatchObject({ hosts: ['kv-3'], capacityRemoved: 0.1 });

@@ -199,6 +199,37 @@ export const WhatIfResponse = Type.Object({
               "Mean change of the request time over mean change of the edge's time per request (absent when the edge did not change).",
           }),
         ),
+        model: Type.Optional(
+          Type.Union([Type.Literal('open'), Type.Literal('closed-loop')], {
+            description:
+              "How requests were re-timed. 'open': each alone. 'closed-loop': the recording shows a few clients sending requests back to back and an operation serialized across requests (a lock, one connection); the replay re-runs those clients and that operation's FIFO queue, so faster requests queue longer on it.",
+          }),
+        ),
+        closedLoop: Type.Optional(
+          Type.Object(
+            {
+              clients: Type.Integer({ description: 'Most root requests in flight at once.' }),
+              resourceService: Type.String(),
+              resourceOperation: Type.String({
+                description: 'The operation serialized across requests.',
+              }),
+              holdP50Ms: Type.Number({
+                description: 'Median hold of the resource (FIFO reconstruction), ms.',
+              }),
+              thinkP50Ms: Type.Number({
+                description: "Median gap between a client's answer and its next request, ms.",
+              }),
+              recordedWaitP50Ms: Type.Number(),
+              replayedWaitP50Ms: Type.Number({
+                description: 'Median wait on the resource in the replay, ms.',
+              }),
+            },
+            { description: "What the closed-loop model detected (when model is 'closed-loop')." },
+          ),
+        ),
+        modelReason: Type.Optional(
+          Type.String({ description: "Why the closed-loop model was not used (model 'open')." }),
+        ),
       },
       {
         description:

@@ -39,6 +39,13 @@ const out = await Promise.all(urls.map(async (u) => {
 process.stdout.write(JSON.stringify(out));
 `;
 
+/** POSTs a JSON body (argv: URL, body) from inside the namespace; prints { status, body }. */
+const POST_JSON = `
+const [url, body] = process.argv.slice(1);
+const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+process.stdout.write(JSON.stringify({ status: r.status, body: await r.text() }));
+`;
+
 /**
  * Waits until HotROD's four services accept connections and a dispatch succeeds, then sends `requests`
  * GET /dispatch?customer=ID with at most `concurrency` in flight (customers in turn) and prints
@@ -90,6 +97,8 @@ export interface Harness {
   dispatch: (requests: number, concurrency: number) => Promise<number[]>;
   /** GETs Tailscope API paths from inside the namespace. */
   api: (paths: string[]) => Promise<{ status: number; body: string }[]>;
+  /** POSTs a JSON body to a Tailscope API path from inside the namespace. */
+  post: (path: string, body: unknown) => Promise<{ status: number; body: string }>;
   stats: () => Promise<StatsResponse>;
   /** Polls until every trace is stored and `complete` holds for it; returns them in order. */
   waitForTraces: (
@@ -165,6 +174,16 @@ export async function startHarness(prefix = 'hotrod'): Promise<Harness> {
       ns,
       tailscope,
       api,
+      post: async (path, body) =>
+        JSON.parse(
+          await ns.exec(process.execPath, [
+            '--input-type=module',
+            '-e',
+            POST_JSON,
+            API + path,
+            JSON.stringify(body),
+          ]),
+        ) as { status: number; body: string },
       stop,
       startHotrod: (workers) =>
         ns.spawn(

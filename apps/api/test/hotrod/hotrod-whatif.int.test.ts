@@ -1,4 +1,4 @@
-import type { TraceResponse } from '@tailscope/contracts';
+import type { TraceResponse, WhatIfResponse } from '@tailscope/contracts';
 import { requestTreesFromSpans, simulateRequestWhatIf, type SpanRecord } from '@tailscope/analysis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotrodSkipReason } from './hotrod-bin';
@@ -8,8 +8,11 @@ import { dispatchTraceIds, startHarness, type Harness } from './hotrod-support';
  * What-if on the whole request, against Jaeger's HotROD (issue #14): record phase 1 (the default
  * pool of 3 route workers), replay it with the `pool` policy at 10 workers, and compare with
  * phase 2, recorded with `-W 10`. The issue asks for the route fan-out's p50 and p99 and the
- * request's p50 within 15%; the p50 holds, the other two do not (see the assertions). The traces come from the real `tailscope serve` (GET /api/v1/traces/:id); the calls and
- * trees are built by the analysis package's definitions.
+ * request's p50 within 15%. The request p50 needs the closed-loop model (loop-model.ts): the
+ * load is 3 clients back to back and every request queues on HotROD's one MySQL mutex, so a
+ * faster fan-out mostly turns into a longer wait on the lock. The traces come from the real
+ * `tailscope serve` (GET /api/v1/traces/:id); the calls and trees are built by the analysis
+ * package's definitions.
  */
 
 const skip = hotrodSkipReason();
@@ -54,6 +57,16 @@ const complete = (t: TraceResponse): boolean =>
   t.spans.some((s) => s.service === 'mysql');
 
 let harness: Harness | undefined;
+
+/** The slowest route SERVER span of a phase, ms. */
+const slowest = (traces: TraceResponse[]): number =>
+  Math.max(
+    ...traces.flatMap((t) =>
+      t.spans
+        .filter((s) => s.kind === 'server' && s.service === 'route')
+        .map((s) => s.durationNs / 1e6),
+    ),
+  );
 
 async function runPhase(h: Harness, workers?: number): Promise<TraceResponse[]> {
   const hotrod = h.startHotrod(workers);
@@ -116,26 +129,77 @@ describe.skipIf(skip !== undefined)(
             predicted.request.baseline.p99,
           ),
           `share of the edge's change reaching the request: ${String(predicted.request.shareOfEdgeChange)}`,
+          `model: ${predicted.request.model}; ${JSON.stringify(predicted.request.closedLoop)}; phase 2 recorded mutex wait p50 ${String(real.request.closedLoop?.recordedWaitP50Ms)} ms`,
+          `slowest route call: phase 1 ${slowest(phases.one ?? []).toFixed(1)} ms, phase 2 ${slowest(phases.two ?? []).toFixed(1)} ms`,
         ].join('\n'),
       );
       expect(predicted.requests).toBe(REQUESTS);
       expect(predicted.applicable).toBe(true);
       const off = (p: number, r: number) => Math.abs(p / r - 1);
-      // What the replay models: the pool's scheduling. Measured: -0.9%.
+      // Detected from the recording alone: 3 clients back to back, MySQL one query at a time.
+      expect(predicted.request.model).toBe('closed-loop');
+      expect(predicted.request.closedLoop).toMatchObject({
+        clients: CONCURRENCY,
+        resourceService: 'mysql',
+        resourceOperation: 'SQL SELECT',
+      });
+      // The pool's scheduling (docs/whatif.md, "HotROD": every run listed).
       expect(off(predicted.whatIf.p50.value, real.baseline.p50)).toBeLessThan(0.15);
-      // What it does not (docs/whatif.md, "HotROD"): each request is re-timed alone, so the
-      // replay credits the request with the whole route gain (share ~1), while for real three
-      // concurrent requests queue on HotROD's one MySQL mutex and the request p50 barely moves;
-      // and 30 route calls in flight at once run slower than the 9 of phase 1 (the fan-out p99).
-      // Measured: request p50 -15.8%, fan-out p99 -38.8% and -6.8% (docs/whatif.md). The fan-out
-      // p99 of 24 real requests moves with the machine's load, so only the request is pinned.
-      expect(predicted.request.shareOfEdgeChange).toBeGreaterThan(0.9);
-      expect(off(real.request.baseline.p50, predicted.request.baseline.p50)).toBeLessThan(0.1);
-      expect(predicted.request.whatIf.p50.value).toBeLessThan(real.request.baseline.p50);
+      // The request p50 barely moves: the route gain queues on the mutex (share of the edge's
+      // change well under 1; re-timed alone, the request took all of it and missed by -14%).
+      expect(off(predicted.request.whatIf.p50.value, real.request.baseline.p50)).toBeLessThan(0.15);
+      expect(predicted.request.shareOfEdgeChange).toBeLessThan(0.5);
+      // The fan-out p99 of 60 requests is the slowest route call or two of each phase (10 calls
+      // at once in phase 2), and the shared machine now and then stalls one call to 100-146 ms
+      // in either phase (docs/whatif.md, every run listed). The replay carries phase 1's tail
+      // over: asserted when both phases' tails agree, else only printed.
+      const [slow1, slow2] = [slowest(phases.one ?? []), slowest(phases.two ?? [])];
+      if (off(slow1, slow2) < 0.15)
+        expect(off(predicted.whatIf.p99.value, real.baseline.p99)).toBeLessThan(0.15);
       // HotROD's route service is one instance: a hedge has nowhere to go.
       const hedge = simulateRequestWhatIf(one, route, { kind: 'hedge' }, opts);
       expect(hedge.applicable).toBe(false);
       expect(hedge.reason).toMatch(/one instance/);
+    });
+
+    it('POST /api/v1/whatif finds the closed loop in phase 1 and answers the request p50', async () => {
+      const one = phases.one ?? [];
+      const starts = one.flatMap((t) =>
+        t.spans.map((s) => Number(BigInt(s.startTimeUnixNano) / 1_000_000n)),
+      );
+      const ends = one.flatMap((t) =>
+        t.spans.map(
+          (s) => Number(BigInt(s.startTimeUnixNano) / 1_000_000n) + Math.ceil(s.durationNs / 1e6),
+        ),
+      );
+      const res = await harness?.post('/api/v1/whatif', {
+        from: Math.min(...starts),
+        to: Math.max(...ends) + 1,
+        ...route,
+        parentService: 'frontend',
+        parentOperation: 'HTTP GET /dispatch',
+        policy: { kind: 'pool', workers: 10 },
+      });
+      expect(res?.status, res?.body).toBe(200);
+      const body = JSON.parse(res?.body ?? '{}') as WhatIfResponse;
+      const two = requestTreesFromSpans(records(phases.two ?? []));
+      const real = simulateRequestWhatIf(
+        two,
+        route,
+        { kind: 'pool', workers: 10 },
+        { bootstrapSamples: 100 },
+      );
+      console.log(
+        `API on phase 1: request p50 ${String(body.request?.whatIf.p50.value)} ms (phase 2 ${real.request.baseline.p50.toFixed(1)}), model ${String(body.request?.model)}, ${JSON.stringify(body.request?.closedLoop)}`,
+      );
+      expect(body.requests).toBe(REQUESTS);
+      expect(body.request?.model).toBe('closed-loop');
+      expect(body.request?.closedLoop).toMatchObject({
+        clients: CONCURRENCY,
+        resourceService: 'mysql',
+      });
+      const p50 = body.request?.whatIf.p50.value ?? NaN;
+      expect(Math.abs(p50 / real.request.baseline.p50 - 1)).toBeLessThan(0.15);
     });
   },
 );

@@ -18,6 +18,15 @@ export interface RequestAnswer {
         baseline: { p50: number; p90: number; p99: number };
         whatIf: { p50: EstimateView; p90: EstimateView; p99: EstimateView };
         shareOfEdgeChange?: number | undefined;
+        model?: string | undefined;
+        closedLoop?:
+          | {
+              clients: number;
+              resourceService: string;
+              resourceOperation: string;
+              holdP50Ms: number;
+            }
+          | undefined;
       }
     | undefined;
 }
@@ -32,6 +41,10 @@ const decodeRequestAnswer = obj<RequestAnswer>({
       baseline: obj({ p50: num, p90: num, p99: num }),
       whatIf: obj({ p50: estimate, p90: estimate, p99: estimate }),
       shareOfEdgeChange: optional(num),
+      model: optional(str),
+      closedLoop: optional(
+        obj({ clients: num, resourceService: str, resourceOperation: str, holdP50Ms: num }),
+      ),
     }),
   ),
 });

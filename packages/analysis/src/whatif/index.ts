@@ -56,3 +56,5 @@ export {
   type TreeEdge,
 } from './request-trees';
 export { synthesizeRequests, type SyntheticRequestsOptions } from './synthetic-requests';
+// The closed-loop load model of the whole-request replay (a serialized operation, N clients).
+export type { LoopReport } from './loop-report';

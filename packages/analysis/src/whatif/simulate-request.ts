@@ -15,6 +15,7 @@ import type { RequestTrees } from './request-trees';
 import { prepareRequests, type PreparedRequests } from './request-replay';
 import { recomputeRequests, RecomputeScratch } from './request-recompute';
 import { sortedCopy } from './radix-sort';
+import { loopModelFor, type LoopReport } from './loop-report';
 
 /** The edge to replay: its callee, and optionally one caller. */
 export interface EdgeTarget {
@@ -34,6 +35,14 @@ export interface RequestWhatIf {
    * as a lock held elsewhere, decides the request). Absent when the edge did not change.
    */
   shareOfEdgeChange?: number;
+  /**
+   * How requests were re-timed: 'open' alone, 'closed-loop' as recorded clients sending back to
+   * back through a serialized operation's queue (loop-model.ts), with what was detected.
+   */
+  model: 'open' | 'closed-loop';
+  closedLoop?: LoopReport;
+  /** Why the closed-loop model was not used, when a closed loop was considered. */
+  modelReason?: string;
 }
 
 export interface RequestWhatIfResult extends WhatIfResult {
@@ -84,7 +93,9 @@ export function simulateRequestWhatIf(
   const bootRng = new SeededRandom(rng.uint32());
   const samples = opts.bootstrapSamples ?? DEFAULT_BOOTSTRAP_SAMPLES;
   const isPool = p.kind === 'pool';
-  const pr = prepareRequests(trees, { target: targetMask(trees, target), perCall: isPool });
+  const mask = targetMask(trees, target);
+  const pr = prepareRequests(trees, { target: mask, perCall: isPool });
+  const loop = loopModelFor(trees, mask);
   const B = pr.blocks.fanoutOffsets.length - 1;
   const R =
     opts.replays !== undefined
@@ -107,6 +118,7 @@ export function simulateRequestWhatIf(
     replays,
     involved,
     isPool ? p.workers : undefined,
+    loop.apply,
   );
   const baseReq = new Float64Array(involved.length);
   for (let k = 0; k < involved.length; k++)
@@ -130,11 +142,13 @@ export function simulateRequestWhatIf(
     notes: [
       ...outcome.notes,
       `whole requests: ${involved.length} requests with a call on the edge, re-timed through their call trees (parallel: latest child; sequential: recorded gaps; pool: list scheduling on the recorded concurrency); ${replays} pooled replays; intervals resample requests, each with one of its replays`,
+      ...loop.notes,
     ],
     request: {
       baseline: percentiles(sortedCopy(baseReq)),
       whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
       ...(Math.abs(dFan) > 1e-9 ? { shareOfEdgeChange: dReq / dFan } : {}),
+      ...loop.fields(),
     },
   };
   if (outcome.probation) result.probation = outcome.probation;
@@ -150,6 +164,8 @@ function replayAll(
   replays: number,
   involved: Uint32Array,
   workers: number | undefined,
+  /** Re-times every request of one replay in place (the closed-loop model), when set. */
+  adjust?: (requestMs: Float64Array) => void,
 ): { reqAll: Float64Array; fanAll: Float64Array } {
   const trees = pr.trees;
   const scratch = new RecomputeScratch(
@@ -163,6 +179,7 @@ function replayAll(
   const fanAll = new Float64Array(pr.groups * replays);
   for (let r = 0; r < replays; r++) {
     recomputeRequests(pr, blockMs, r, workers, scratch, { requestMs: reqOut, fanoutMs: fanOut });
+    adjust?.(reqOut);
     for (let k = 0; k < involved.length; k++)
       reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
     fanAll.set(fanOut, r * pr.groups);

@@ -105,6 +105,14 @@ function Answer({ a }: { a: RequestAnswer }) {
           {Math.round(100 * q.shareOfEdgeChange)}% of the edge&apos;s change reaches the request.
         </p>
       )}
+      {q.closedLoop && (
+        <p data-testid="whatif-request-closed-loop">
+          Closed loop: {q.closedLoop.clients} clients send requests back to back through{' '}
+          {q.closedLoop.resourceService} {q.closedLoop.resourceOperation}, one at a time (hold{' '}
+          {formatMs(q.closedLoop.holdP50Ms)}); the replay re-runs them, so faster requests queue
+          longer there.
+        </p>
+      )}
     </>
   );
 }
