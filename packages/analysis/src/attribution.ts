@@ -90,7 +90,9 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
   const level = opts.tailQuantile ?? 0.99;
   const threshold =
     opts.thresholdMs ??
-    (w ? quantileMaybeWeighted(allLeavesMs, w.fanout, level) : quantileUnsorted(allLeavesMs, level));
+    (w
+      ? quantileMaybeWeighted(allLeavesMs, w.fanout, level)
+      : quantileUnsorted(allLeavesMs, level));
   const isTailStraggler = new Uint8Array(total);
   let tailFanouts = 0;
   let tailWeight = 0;

@@ -57,14 +57,17 @@ export function namedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
   );
 }
 
-/** Fan-outs with (startNs, durationNs, host, mode) calls: host windows. */
-function placedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
+/**
+ * Fan-outs with (startNs, durationNs, host, mode) calls: host windows. `ids`: also traceId and
+ * parentSpanId (to join the sampling weights).
+ */
+function placedFanouts(scope: FanoutScope, cov: Coverage, ids = false): Cte[] {
   return inScope(
     scope,
     cov,
-    storedPlacedFanouts,
+    (sc, cv) => storedPlacedFanouts(sc, cv, ids),
     (s) => liveFanoutCtes(s, { attributeKeys: [] }),
-    'fanoutStartNs, keptCalls',
+    ids ? 'traceId, parentSpanId, fanoutStartNs, keptCalls' : 'fanoutStartNs, keptCalls',
   );
 }
 
@@ -235,7 +238,11 @@ GROUP BY GROUPING SETS ((host, windowIndex), (windowIndex))
 ORDER BY isNull(host), host, windowIndex
 SETTINGS group_by_use_nulls = 1, ${JOIN_SETTINGS}`;
   return withCtes(
-    [...placedFanouts(scope, cov), ...(weights ? [weights] : []), { name: 'window_calls', body: calls }],
+    [
+      ...placedFanouts(scope, cov, weighted),
+      ...(weights ? [weights] : []),
+      { name: 'window_calls', body: calls },
+    ],
     main,
   );
 }

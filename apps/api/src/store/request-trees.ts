@@ -112,7 +112,13 @@ export async function loadRequestSpans(
     sampled: matched > ids.length,
     truncated: rows.length >= limits.maxSpans,
     ...(opts.weights === true
-      ? { traceWeights: await traceWeights(store, s, ids.map((r) => r.TraceId)) }
+      ? {
+          traceWeights: await traceWeights(
+            store,
+            s,
+            ids.map((r) => r.TraceId),
+          ),
+        }
       : {}),
   };
 }

@@ -147,7 +147,8 @@ export function simulateRequestWhatIf(
   const dReq = mean(reqAll) - mean(baseReq);
   const dFan = ((mean(fanAll) - mean(baseFan)) * pr.groups) / Math.max(1, involved.length);
   const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
-  const w = opts.traceWeights && weightsOf(trees, pr.groupOf, pr.groups, involved, opts.traceWeights);
+  const w =
+    opts.traceWeights && weightsOf(trees, pr.groupOf, pr.groups, involved, opts.traceWeights);
   const fan = w
     ? weightedWhatIf(baseFan, fanAll, w.groups, bootRng, samples)
     : {

@@ -212,7 +212,10 @@ function percentiles(
 }
 
 /** The reported fan-outs' weights, or undefined when there are none or all are 1. */
-function reportedWeights(calls: LeafCalls, reported: Uint8Array | undefined): Float64Array | undefined {
+function reportedWeights(
+  calls: LeafCalls,
+  reported: Uint8Array | undefined,
+): Float64Array | undefined {
   if (allOnes(calls.weights) || calls.weights === undefined) return undefined;
   return pick(calls.weights, reported);
 }
