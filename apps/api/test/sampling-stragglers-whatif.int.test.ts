@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HostsResponse, StragglersResponse, WhatIfResponse } from '@tailscope/contracts';
-import { SeededRandom, type SpanRecord } from '@tailscope/analysis';
+import {
+  SeededRandom,
+  simulateWhatIf,
+  unpackLeafCalls,
+  type SpanRecord,
+} from '@tailscope/analysis';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { openTempStore, spanRow, T0_NS } from './analysis-support';
@@ -243,5 +248,18 @@ describe('stragglers, hosts and what-if weighted by sampling', () => {
       expect(e.high).toBeGreaterThanOrEqual(e.value);
     }
     expect(relative(weighted.baseline.p99, truth.baseline.p99)).toBeLessThan(TAIL_TOL);
+  });
+
+  it('packs the weights for the browser, whose replay then agrees with the server', async () => {
+    const res = await api.inject({ method: 'GET', url: `/api/v1/leaves?${sampled}&${leaf}` });
+    expect(res.statusCode).toBe(200);
+    const { calls, meta } = unpackLeafCalls(res.rawPayload);
+    expect(meta.sampling).toMatchObject({ weighted: true });
+    expect(calls.weights).toHaveLength(1000 + s.keptSlow);
+    expect(new Set(calls.weights)).toEqual(new Set([1, 4]));
+    const browser = simulateWhatIf(calls, { kind: 'good-enough', fraction: 0.75 }, { seed: 3 });
+    const server = await whatIf(sampled);
+    expect(browser.baseline).toEqual(server.baseline);
+    expect(browser.whatIf.p50.value).toBe(server.whatIf.p50.value);
   });
 });
