@@ -132,7 +132,7 @@ async function traceWeights(
   s: RequestTreeScope,
   traceIds: string[],
 ): Promise<Record<string, number>> {
-  const rows = await store.query<{ TraceId: string; weight: number }>(sql`
+  const rows = await store.query<{ TraceId: string; weight: number | string }>(sql`
     SELECT TraceId, if(countIf(ParentSpanId = '') > 0, anyIf(w, ParentSpanId = ''), any(w)) AS weight
     FROM (SELECT TraceId, ParentSpanId, ${adjustedCountSql()} AS w FROM ${TRACES}
       WHERE ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)} AND TraceState != ''
