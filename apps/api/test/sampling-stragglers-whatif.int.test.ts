@@ -8,6 +8,7 @@ import {
 } from '@tailscope/analysis';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
+import { materializeFanouts } from '../src/store/fanouts';
 import { openTempStore, spanRow, T0_NS } from './analysis-support';
 
 /**
@@ -261,5 +262,33 @@ describe('stragglers, hosts and what-if weighted by sampling', () => {
     const server = await whatIf(sampled);
     expect(browser.baseline).toEqual(server.baseline);
     expect(browser.whatIf.p50.value).toBe(server.whatIf.p50.value);
+  });
+
+  it('weights stragglers, hosts and leaves from stored fan-out chunks as it does live', async () => {
+    const urls = [
+      `/api/v1/stragglers?${sampled}&${leaf}`,
+      `/api/v1/hosts?${sampled}&${leaf}&windowSeconds=3600`,
+    ];
+    const live = await Promise.all(urls.map((u) => get<unknown>(u)));
+    const leavesLive = await api.inject({
+      method: 'GET',
+      url: `/api/v1/leaves?${sampled}&${leaf}`,
+    });
+    const toNs = T0_NS + 60_000n * MS;
+    const built = await materializeFanouts(store, {
+      fromNs: T0_NS,
+      toNs,
+      nowNs: toNs + 10n ** 12n,
+    });
+    expect(built.chunks).toBeGreaterThan(0);
+    const stored = await Promise.all(urls.map((u) => get<unknown>(u)));
+    expect(stored).toEqual(live);
+    const leavesStored = await api.inject({
+      method: 'GET',
+      url: `/api/v1/leaves?${sampled}&${leaf}`,
+    });
+    expect(unpackLeafCalls(leavesStored.rawPayload).calls.weights).toEqual(
+      unpackLeafCalls(leavesLive.rawPayload).calls.weights,
+    );
   });
 });
