@@ -1,7 +1,7 @@
 import type { LeafCalls } from '../types';
 import { allLeavesMs } from './fanout-times';
 import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from './bootstrap';
-import { allOnes } from '../weighted-quantile';
+import { allOnes, effectiveSize } from '../weighted-quantile';
 import { weightedWhatIf } from './weighted-outputs';
 import { resolvePolicy } from './resolve-policy';
 import type { WhatIfPolicy } from './policy';
@@ -152,15 +152,20 @@ export function simulateWhatIf(
   const replayed = pick(outcome.allLeavesMs, reported);
   const base = pick(allLeavesMs(calls), reported);
   const requests = base.length;
+  const weights = reportedWeights(calls, reported);
   const notes = [...outcome.notes];
   notes.push(
     requests === 0
       ? 'no fan-outs in the range: nothing to replay'
       : intervalNote(samples, requests, replays),
   );
+  if (weights)
+    notes.push(
+      `weighted by sampling: each fan-out counts its trace's adjusted count in the percentiles; intervals resample the effective ${Math.round(effectiveSize(weights))} of the ${requests} requests (Kish); replacement draws come from the stored calls`,
+    );
   const result: WhatIfReplay = {
     requests,
-    ...percentiles(base, replayed, reportedWeights(calls, reported), bootRng, samples),
+    ...percentiles(base, replayed, weights, bootRng, samples),
     extraLoad: outcome.extraLoad,
     notes,
     allLeavesMs: replayed,
