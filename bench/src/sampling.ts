@@ -1,5 +1,5 @@
-// npx tsx bench/src/sampling.ts — the cost of the `sampling` block, of weighted edges and
-// fan-outs, and of trace search with span filters (Jaeger semantics), on a stored data set
+// npx tsx bench/src/sampling.ts — the cost of the `sampling` block, of weighted edges,
+// fan-outs, stragglers, hosts, leaves and what-if, and of trace search with span filters (Jaeger semantics), on a stored data set
 // (DATA_DIR, e.g. a copy of bench:episodes' 1M spans). With WEIGHT=1 it first marks half the
 // traces `ot=th:8` (an ALTER UPDATE: use a copy). Prints median wall and process CPU (the
 // embedded engine runs in-process) per request. Not a test.
@@ -41,6 +41,12 @@ const leaf = services.find((x) => x.roots === '0') ?? services[0];
 const api = await buildStoreApi(store);
 const range = `from=${from}&to=${to}`;
 const enc = encodeURIComponent;
+// The busiest fan-out's leaf operation, for stragglers, hosts, leaves and what-if.
+const top = (await api.inject({ method: 'GET', url: `/api/v1/fanouts?${range}` })).json<{
+  fanouts: { leafService: string; leafOperation: string }[];
+}>().fanouts[0];
+const fanLeaf = { s: top?.leafService ?? '', o: top?.leafOperation ?? '' };
+const leafQuery = `leafService=${enc(fanLeaf.s)}&leafOperation=${enc(fanLeaf.o)}`;
 const urls = [
   `/api/v1/traces?${range}&limit=100`,
   `/api/v1/traces?${range}&service=${enc(leaf?.s ?? '')}&limit=100`,
@@ -48,7 +54,19 @@ const urls = [
   `/api/v1/traces?${range}&minDurationMs=50&limit=100`,
   `/api/v1/edges?${range}`,
   `/api/v1/fanouts?${range}`,
+  `/api/v1/stragglers?${range}&${leafQuery}`,
+  `/api/v1/hosts?${range}&${leafQuery}`,
+  `/api/v1/leaves?${range}&${leafQuery}`,
+  `POST /api/v1/whatif ${leafQuery}`,
 ];
+/** POST /api/v1/whatif over the range: hedge the leaf operation at its p95. */
+const whatIfBody = {
+  from,
+  to,
+  leafService: fanLeaf.s,
+  leafOperation: fanLeaf.o,
+  policy: { kind: 'hedge' },
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 for (const url of urls) {
   const wall: number[] = [];
@@ -57,17 +75,27 @@ for (const url of urls) {
   for (let i = 0; i < RUNS; i++) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const res = await api.inject({ method: 'GET', url });
+    const res = url.startsWith('POST ')
+      ? await api.inject({ method: 'POST', url: '/api/v1/whatif', payload: whatIfBody })
+      : await api.inject({ method: 'GET', url });
     wall.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);
+    if (url.includes('/leaves')) {
+      note = `${res.statusCode} ${res.rawPayload.length} bytes`;
+      continue;
+    }
     const body = res.json<{
       sampling?: unknown;
       traces?: unknown[];
       edges?: unknown[];
-      fanouts?: unknown[];
+      fanouts?: unknown[] | number;
+      hosts?: unknown[];
     }>();
-    note = `${res.statusCode} ${JSON.stringify(body.sampling)} n=${(body.traces ?? body.edges ?? body.fanouts ?? []).length}`;
+    const n = Array.isArray(body.fanouts)
+      ? body.fanouts.length
+      : (body.fanouts ?? (body.traces ?? body.edges ?? body.hosts ?? []).length);
+    note = `${res.statusCode} ${JSON.stringify(body.sampling)} n=${n}`;
   }
   console.log(
     `${url.replace(range, 'RANGE')}: wall ${median(wall).toFixed(0)} ms, cpu ${median(cpu).toFixed(0)} ms  ${note}`,

@@ -4,6 +4,8 @@ import { fanoutMaxima } from './fanout-stats';
 import { dropContext, p99Drop } from './p99-drop';
 import { explainCauses } from './confounding';
 import { quantileUnsorted } from './quantile';
+import { callWeights, weightedByValue, weightRow } from './attribution-weights';
+import { quantileMaybeWeighted } from './weighted-quantile';
 import { benjaminiHochberg, fisherExactTwoSided, riskRatioKatz } from './stats';
 import type { AttributeColumn, LeafCalls } from './types';
 
@@ -83,13 +85,22 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
   const { allLeavesMs, straggler } = fanoutMaxima(calls);
   const fanouts = allLeavesMs.length;
   const total = calls.durationMs.length;
-  const threshold = opts.thresholdMs ?? quantileUnsorted(allLeavesMs, opts.tailQuantile ?? 0.99);
+  // Sampled data: weighted threshold and descriptive figures (attribution-weights.ts).
+  const w = callWeights(calls);
+  const level = opts.tailQuantile ?? 0.99;
+  const threshold =
+    opts.thresholdMs ??
+    (w
+      ? quantileMaybeWeighted(allLeavesMs, w.fanout, level)
+      : quantileUnsorted(allLeavesMs, level));
   const isTailStraggler = new Uint8Array(total);
   let tailFanouts = 0;
+  let tailWeight = 0;
   for (let f = 0; f < fanouts; f++) {
     if ((allLeavesMs[f] as number) > threshold) {
       isTailStraggler[straggler[f] as number] = 1;
       tailFanouts++;
+      tailWeight += w ? (w.fanout[f] as number) : 1;
     }
   }
   const cols = opts.dimensions.map((d) => dimensionColumn(calls, d));
@@ -143,8 +154,20 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
     alpha,
   );
   causes.forEach((t, i) => (t.row.explainedBy = explained[i] ?? null));
+  if (w) {
+    // After the tests and explainCauses, which count stored calls.
+    const byCol = cols.map((col) => weightedByValue(col, w, isTailStraggler));
+    for (const t of tested) {
+      const c = byCol[t.colIndex];
+      if (c)
+        weightRow(t.row, c.calls[t.v] as number, c.stragglers[t.v] as number, {
+          calls: w.calls,
+          tail: tailWeight,
+        });
+    }
+  }
   const keep = opts.maxValuesPerDimension ?? 100;
-  const ctx = dropContext(calls, allLeavesMs, straggler);
+  const ctx = dropContext(calls, allLeavesMs, straggler, 1, w?.fanout);
   const rows: AttributionRow[] = [];
   let omittedRows = 0;
   cols.forEach((col, colIndex) => {
@@ -156,7 +179,18 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
       rows.push(t.row);
     }
   });
-  return { tailThresholdMs: threshold, tailFanouts, fanouts, calls: total, rows, omittedRows };
+  if (!w)
+    return { tailThresholdMs: threshold, tailFanouts, fanouts, calls: total, rows, omittedRows };
+  let fanoutWeight = 0;
+  for (const x of w.fanout) fanoutWeight += x;
+  return {
+    tailThresholdMs: threshold,
+    tailFanouts: Math.round(tailWeight),
+    fanouts: Math.round(fanoutWeight),
+    calls: Math.round(w.calls),
+    rows,
+    omittedRows,
+  };
 }
 
 function countsRow(

@@ -28,3 +28,4 @@ export * from './critical-path-bands';
 export * from './sampling';
 export * from './episodes';
 export * from './episode-histogram';
+export * from './weighted-quantile';

@@ -82,6 +82,17 @@ describe('packed LeafCalls', () => {
     expect(Array.from(back.durationMs)).toEqual(Array.from(Float32Array.from(calls.durationMs)));
   });
 
+  it('carries sampling weights as an optional per-fan-out column', () => {
+    const weighted = { ...calls, weights: Float64Array.of(4, 1) };
+    const bytes = packLeafCalls(weighted, {}, { float32: true });
+    const { calls: back } = unpackLeafCalls(bytes);
+    // f64 whatever the precision: weights such as 2^56 / (2^56 - T) need every bit.
+    expect(back.weights).toEqual(Float64Array.of(4, 1));
+    // Without weights the column is absent and the buffer is what it always was.
+    expect(unpackLeafCalls(packLeafCalls(calls)).calls.weights).toBeUndefined();
+    expect(new DataView(bytes.buffer).getUint32(4, true)).toBe(1);
+  });
+
   it('rejects what is not a packed buffer', () => {
     expect(() => unpackLeafCalls(new Uint8Array(4))).toThrow(LeafPackError);
     expect(() => unpackLeafCalls(new TextEncoder().encode('NOPE00000000'))).toThrow(/magic/);

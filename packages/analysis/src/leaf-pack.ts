@@ -14,7 +14,10 @@ export const LEAF_PACK_VERSION = 1;
 export type ColumnType = 'u32' | 'f32' | 'f64';
 
 export interface PackedColumn {
-  /** fanoutOffsets, fanoutStartMs, startMs, durationMs, host, mode, background, queueMs, attr:KEY */
+  /**
+   * fanoutOffsets, fanoutStartMs, startMs, durationMs, host, mode, background, queueMs,
+   * weights (per fan-out, optional), attr:KEY
+   */
   name: string;
   type: ColumnType;
   /** Byte offset from the start of the data section (a multiple of 8). */
@@ -60,6 +63,9 @@ export function packLeafCalls(
     ['background', 'u32', calls.background],
   ];
   if (calls.queueMs) sources.push(['queueMs', timeType, calls.queueMs]);
+  // Sampling adjusted counts, one per fan-out (docs/analysis.md "Sampling"): an optional
+  // column, so version-1 readers that do not know it read the rest unchanged.
+  if (calls.weights) sources.push(['weights', 'f64', calls.weights]);
   const attributes: Record<string, string[]> = {};
   for (const [key, col] of Object.entries(calls.attributes ?? {})) {
     sources.push([`attr:${key}`, 'u32', col.index]);
@@ -173,6 +179,14 @@ export function unpackLeafCalls(input: Uint8Array | ArrayBuffer): {
   };
   const queue = read('queueMs');
   if (queue instanceof Float64Array) calls.queueMs = queue;
+  const weights = read('weights');
+  if (weights instanceof Float64Array) {
+    if (weights.length !== calls.fanoutStartMs.length)
+      throw new LeafPackError(
+        `column weights has ${weights.length} entries for ${calls.fanoutStartMs.length} fan-outs`,
+      );
+    calls.weights = weights;
+  }
   const keys = Object.keys(header.attributes);
   if (keys.length > 0) {
     const attributes: Record<string, AttributeColumn> = {};

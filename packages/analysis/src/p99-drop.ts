@@ -1,5 +1,6 @@
 import { randomFromSeed } from './hash';
 import { quantileUnsorted } from './quantile';
+import { quantileMaybeWeighted } from './weighted-quantile';
 import type { AttributeColumn, LeafCalls } from './types';
 
 /**
@@ -34,6 +35,15 @@ export interface DropContext {
   poolValues: Map<AttributeColumn, { values: Uint32Array; counts: Uint32Array }>;
   /** Per dimension column and value: the fan-outs whose straggler has that value. */
   stragglerFanouts: Map<AttributeColumn, Uint32Array[]>;
+  /**
+   * Sampled data (docs/analysis.md "Sampling"): each fan-out's adjusted count, undefined when
+   * unweighted. The p99s are then weighted quantiles, and a draw picks a pooled call with
+   * probability proportional to its fan-out's weight (rejection against the largest weight).
+   */
+  weights?: Float64Array;
+  /** The pooled calls' weights and the largest (weighted only). */
+  poolWeights?: Float64Array;
+  maxPoolWeight?: number;
 }
 
 /** O(calls). `seed` chooses the pool sample when there are more than POOL_SIZE calls. */
@@ -42,6 +52,7 @@ export function dropContext(
   allLeavesMs: Float64Array,
   straggler: Uint32Array,
   seed: string | number = 1,
+  weights?: Float64Array,
 ): DropContext {
   const off = calls.fanoutOffsets;
   const total = calls.durationMs.length;
@@ -51,17 +62,31 @@ export function dropContext(
   const poolDurationMs = new Float64Array(pool.length);
   for (let k = 0; k < pool.length; k++)
     poolDurationMs[k] = calls.durationMs[pool[k] as number] as number;
-  return {
+  const ctx: DropContext = {
     calls,
     allLeavesMs,
     straggler,
     fanoutOf,
-    baseP99: quantileUnsorted(allLeavesMs, 0.99),
+    baseP99: p99(allLeavesMs, weights),
     pool,
     poolDurationMs,
     poolValues: new Map(),
     stragglerFanouts: new Map(),
   };
+  if (weights) {
+    const poolWeights = Float64Array.from(pool, (i) => weights[fanoutOf[i] as number] as number);
+    ctx.weights = weights;
+    ctx.poolWeights = poolWeights;
+    ctx.maxPoolWeight = poolWeights.reduce((m, w) => (w > m ? w : m), 0);
+  }
+  return ctx;
+}
+
+/** p99 across fan-outs: type 7, or weighted by the fan-outs' adjusted counts. */
+function p99(allLeavesMs: Float64Array, weights: Float64Array | undefined): number {
+  return weights
+    ? quantileMaybeWeighted(allLeavesMs, weights, 0.99)
+    : quantileUnsorted(allLeavesMs, 0.99);
 }
 
 /**
@@ -119,7 +144,7 @@ export function p99Drop(
     const t = (calls.startMs[i] as number) + draw();
     if (t > (next[f] as number)) next[f] = t;
   }
-  return ctx.baseP99 - quantileUnsorted(next, 0.99);
+  return ctx.baseP99 - p99(next, ctx.weights);
 }
 
 /**
@@ -138,6 +163,18 @@ function drawer(
   const n = values.length;
   const withValue = counts[v] ?? 0;
   if (withValue === n) return null;
+  const pw = ctx.poolWeights;
+  if (pw) {
+    // Weighted: a pooled call without v, accepted with probability weight / largest weight.
+    const max = ctx.maxPoolWeight ?? 1;
+    return () => {
+      for (;;) {
+        const k = Math.floor(random() * n);
+        if (values[k] !== v && random() * max < (pw[k] as number))
+          return poolDurationMs[k] as number;
+      }
+    };
+  }
   // Rejection reads two arrays per try; past a quarter of the pool a pool of its own is cheaper.
   if (withValue * 4 <= n) {
     return () => {

@@ -44,6 +44,12 @@ export interface LeafCalls {
    * `host`: `index[i]` is the position of call i's value in `values`.
    */
   attributes?: Record<string, AttributeColumn>;
+  /**
+   * Optional: each fan-out's sampling adjusted count (docs/analysis.md "Sampling"), the
+   * population fan-outs it stands for. Absent (or all 1) means unweighted: every stored fan-out
+   * counts once, and the analyses take their unweighted path unchanged.
+   */
+  weights?: Float64Array; // length = fanouts
 }
 
 /** One dictionary-encoded per-call column (e.g. an attribute's values). */

@@ -23,10 +23,13 @@ export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
     const factor = optionalNumber('factor', q.factor, 1, 1000) ?? 2;
     const minCalls = optionalNumber('minCalls', q.minCalls, 1, 1e9) ?? 10;
     const windowMs = windowSeconds * 1000;
+    // Weighted by each call's fan-out adjusted count when some span in range carries one.
+    const sampling = await rangeSampling(ctx.store, range);
     const rows = await selectHostWindows(
       ctx.store,
       { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
       windowMs,
+      { weighted: sampling.weighted },
     );
     const cells: WindowStats[] = rows.map((r) => ({
       host: r.host,
@@ -43,8 +46,7 @@ export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
       windowSeconds,
       ...groupByHost(rows, cells, minCalls),
       episodes,
-      // Host windows count each stored call once (docs/analysis.md "Sampling").
-      sampling: await rangeSampling(ctx.store, range, false),
+      sampling,
     };
   });
 }

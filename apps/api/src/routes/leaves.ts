@@ -25,10 +25,13 @@ export function leavesRoutes(app: RouteApp, ctx: ApiContext): void {
     const leafOperation = requireText('leafOperation', q.leafOperation);
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const attributeKeys = parseAttributeKeys('attrs', q.attrs);
+    // With sampled spans in range, the packed calls carry a `weights` column (per fan-out
+    // adjusted count), which the browser's simulateWhatIf weights its percentiles by.
+    const sampling = await rangeSampling(ctx.store, range);
     const loaded = await loadLeafCalls(
       ctx.store,
       { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      { attributeKeys, maxFanouts: q.maxFanouts ?? 200_000 },
+      { attributeKeys, maxFanouts: q.maxFanouts ?? 200_000, weights: sampling.weighted },
     );
     const meta = {
       leafService,
@@ -36,8 +39,7 @@ export function leavesRoutes(app: RouteApp, ctx: ApiContext): void {
       from: range.fromMs,
       to: range.toMs,
       sampled: loaded.sampled,
-      // The packed calls carry no weights: each stored call once.
-      sampling: await rangeSampling(ctx.store, range, false),
+      sampling,
     };
     const body = packLeafCalls(loaded.calls, meta, { float32: q.precision === 'f32' });
     return reply

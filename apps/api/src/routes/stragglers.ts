@@ -45,10 +45,16 @@ export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
     const { thresholdMs } = q;
     const tailQuantile = optionalNumber('tailQuantile', q.tailQuantile, 0.5, 0.9999);
     const attributeKeys = dimensions.map(attributeKey).filter((k): k is string => k !== null);
+    // Weighted by each fan-out's adjusted count when some span in range carries a threshold.
+    const sampling = await rangeSampling(ctx.store, range);
     const loaded = await loadLeafCalls(
       ctx.store,
       { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      { attributeKeys, maxFanouts: q.maxFanouts ?? DEFAULT_MAX_FANOUTS },
+      {
+        attributeKeys,
+        maxFanouts: q.maxFanouts ?? DEFAULT_MAX_FANOUTS,
+        weights: sampling.weighted,
+      },
     );
     // Off the main thread: up to maxFanouts (1M) fan-outs of Fisher tests and re-draws.
     const a = await pool.run(
@@ -74,7 +80,7 @@ export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
       sampled: loaded.sampled,
       omittedRows: a.omittedRows,
       rows: a.rows,
-      sampling: await rangeSampling(ctx.store, range, false),
+      sampling,
     };
   });
 }

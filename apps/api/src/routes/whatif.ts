@@ -24,8 +24,9 @@ async function replayWholeRequests(
   body: WhatIfBody,
   asked: { fromNs: bigint; toNs: bigint },
   cancel: AbortSignal,
+  weights: boolean,
 ): Promise<{ result: RequestWhatIfResult; notes: string[] } | null> {
-  const { spans, sampled, truncated } = await loadRequestSpans(
+  const { spans, sampled, truncated, traceWeights } = await loadRequestSpans(
     ctx.store,
     {
       fromNs: asked.fromNs,
@@ -34,6 +35,7 @@ async function replayWholeRequests(
       leafOperation: body.leafOperation,
     },
     { maxTraces: MAX_REQUEST_TREES, maxSpans: MAX_REQUEST_SPANS },
+    { weights },
   );
   if (spans.length === 0) return null;
   const target = {
@@ -49,7 +51,7 @@ async function replayWholeRequests(
       spans,
       target,
       policy: body.policy,
-      options: { seed: body.seed ?? 1 },
+      options: { seed: body.seed ?? 1, ...(traceWeights ? { traceWeights } : {}) },
     },
     cancel,
   );
@@ -133,6 +135,11 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       const tooBig = checkReplaySize(body.policy, Number(range.toNs - range.fromNs) / 1e6, 0);
       if (tooBig) throw tooBig;
       checkProbationSlots(body.policy);
+      // Weighted outputs when some span of the reported range carries a threshold.
+      const sampling = await rangeSampling(ctx.store, {
+        fromNs: asked.fromNs > range.fromNs ? asked.fromNs : range.fromNs,
+        toNs: range.toNs,
+      });
       const { calls, sampled } = await loadLeafCalls(
         ctx.store,
         {
@@ -141,7 +148,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
           leafService: body.leafService,
           leafOperation: body.leafOperation,
         },
-        { maxFanouts: MAX_FANOUTS },
+        { maxFanouts: MAX_FANOUTS, weights: sampling.weighted },
       );
       // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
       const r = await pool.run(
@@ -156,7 +163,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         },
         cancel,
       );
-      const whole = await replayWholeRequests(ctx, pool, body, asked, cancel);
+      const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
       const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
       if (oneCaller && whole === null)
         throw notFound(
@@ -196,12 +203,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         ...(main.reason !== undefined ? { reason: main.reason } : {}),
         ...(whole ? { request: whole.result.request } : {}),
         notes,
-        // The replay draws each stored call once (docs/analysis.md "Sampling").
-        sampling: await rangeSampling(
-          ctx.store,
-          { fromNs: asked.fromNs > range.fromNs ? asked.fromNs : range.fromNs, toNs: range.toNs },
-          false,
-        ),
+        sampling,
       };
     },
   );

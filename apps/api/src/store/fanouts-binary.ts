@@ -124,9 +124,11 @@ export interface LeafRow {
   modeDict: string[];
   attrs: Uint32Array[];
   attrDicts: string[][];
+  /** Per fan-out sampling adjusted count, when the query asked for it. */
+  weights?: Float64Array;
 }
 
-export function readLeafRow(buf: Buffer, attributeCount: number): LeafRow {
+export function readLeafRow(buf: Buffer, attributeCount: number, weights = false): LeafRow {
   const r = new RowBinaryReader(buf);
   const row: LeafRow = {
     fanouts: r.uint32(),
@@ -149,6 +151,7 @@ export function readLeafRow(buf: Buffer, attributeCount: number): LeafRow {
     row.attrs.push(r.uint32s());
     row.attrDicts.push(r.dictionary());
   }
+  if (weights) row.weights = r.float64s();
   if (!r.done()) throw new Error('RowBinary: unexpected trailing bytes');
   if (row.widths.length !== row.fanouts) throw new Error('RowBinary: fan-out count mismatch');
   return row;

@@ -13,6 +13,7 @@ import { readLeafRow, type LeafRow } from './fanouts-binary';
 import { fanoutArrays } from './fanouts-queries';
 import { hostOf, inWindow, JOIN_SETTINGS, ns, withCtes, type FanoutScope } from './fanouts-sql';
 import { forEngine } from './sql-ctes';
+import { fanoutWeightsCte } from './fanouts-weighted';
 import { uncovered, type Coverage } from './fanouts-stored';
 import { join, raw, sql, type Sql } from './sql';
 import { TRACES } from './tables';
@@ -49,8 +50,15 @@ export type LeafScope = FanoutScope & { leafService: string; leafOperation: stri
 export async function loadLeafCalls(
   store: Store,
   scope: LeafScope,
-  opts: { attributeKeys?: readonly string[]; maxFanouts?: number; cache?: boolean } = {},
+  opts: {
+    attributeKeys?: readonly string[];
+    maxFanouts?: number;
+    cache?: boolean;
+    /** Also read each fan-out's sampling adjusted count (LeafCalls.weights). */
+    weights?: boolean;
+  } = {},
 ): Promise<LoadedLeafCalls> {
+  const weights = opts.weights === true;
   const keys = opts.attributeKeys ?? [];
   const max = opts.maxFanouts ?? 200_000;
   const base = scope.fromNs - BACKGROUND_LOOKBACK_NS;
@@ -59,8 +67,8 @@ export async function loadLeafCalls(
   const [row, windows] = await Promise.all([
     execBytes(
       store,
-      leafRowSql(scope, cov, { attributeKeys: keys, maxFanouts: max, baseNs: base }),
-    ).then((b) => readLeafRow(b, keys.length)),
+      leafRowSql(scope, cov, { attributeKeys: keys, maxFanouts: max, baseNs: base, weights }),
+    ).then((b) => readLeafRow(b, keys.length, weights)),
     store.query<BackgroundWindow>(backgroundWindowsSql(scope, base)),
   ]);
   return { calls: assemble(row, keys, windows), sampled: row.matched > row.fanouts };
@@ -87,7 +95,7 @@ function dictionary(name: string, column: string): Sql {
 export function leafRowSql(
   scope: LeafScope,
   cov: Coverage,
-  o: { attributeKeys: readonly string[]; maxFanouts: number; baseNs: bigint },
+  o: { attributeKeys: readonly string[]; maxFanouts: number; baseNs: bigint; weights?: boolean },
 ): Sql {
   const attrs = o.attributeKeys.map((_, i) => `callAttr${i}`);
   // One array per column and fan-out; lambdas capture only the row's scalars (a lambda that
@@ -97,8 +105,8 @@ export function leafRowSql(
     arrayMap(t -> toFloat64(t - ${ns(o.baseNs)}), callStartNs) AS callStartRel,
     arrayMap(d -> toFloat64(d), callDurationNs) AS callDurNs,
     callHosts, callModes${raw(attrs.map((a) => `, ${a}`).join(''))},
-    count() OVER () AS matchedFanouts
-  FROM fanouts_in_scope
+    count() OVER () AS matchedFanouts${o.weights === true ? raw(',\n    if(fw.weight > 0, fw.weight, 1.0) AS weight') : raw('')}
+  FROM fanouts_in_scope${o.weights === true ? raw(' AS f\n  LEFT JOIN fo_weights AS fw ON cityHash64(f.traceId, f.parentSpanId) = fw.key') : raw('')}
   ORDER BY cityHash64(fanoutKey)
   LIMIT ${o.maxFanouts}`;
   const main = sql`SELECT
@@ -113,11 +121,17 @@ export function leafRowSql(
   arrayFlatten(groupArray(callDurNs)) AS durNs${dictionary('host', 'callHosts')}${dictionary('mode', 'callModes')}${join(
     attrs.map((a, i) => dictionary(`attr${i}`, a)),
     '',
-  )}
+  )}${o.weights === true ? raw(',\n  groupArray(weight) AS fanoutWeights') : raw('')}
 FROM sampled_fanouts
 SETTINGS ${JOIN_SETTINGS}`;
   return withCtes(
-    [...fanoutArrays(scope, cov, o.attributeKeys), { name: 'sampled_fanouts', body: sample }],
+    [
+      ...fanoutArrays(scope, cov, o.attributeKeys),
+      // Weighted (docs/analysis.md "Sampling"): a fan-out weighs its parent span's adjusted
+      // count, as in /api/v1/fanouts.
+      ...(o.weights === true ? [fanoutWeightsCte(scope)] : []),
+      { name: 'sampled_fanouts', body: sample },
+    ],
     main,
   );
 }
@@ -194,6 +208,10 @@ function assemble(
     modes: r.modeDict,
     backgrounds: bg.values,
   };
+  if (r.weights) {
+    const w = r.weights;
+    calls.weights = Float64Array.from(order, (i) => w[i] as number);
+  }
   if (keys.length > 0) {
     calls.attributes = Object.fromEntries(
       keys.map((key, i) => [key, { values: r.attrDicts[i] ?? [], index: attrs[i] as Uint32Array }]),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backgroundWindowsSql, leafRowSql } from './fanouts-leaves';
 import { fanoutOperationsSql, hostWindowsSql } from './fanouts-queries';
 import { storeFanoutsSql, uncovered, type Coverage } from './fanouts-stored';
+import { fanoutWeightsCte } from './fanouts-weighted';
 import type { Sql } from './sql';
 
 /**
@@ -70,6 +71,20 @@ describe('fan-out SQL builders', () => {
     await snap(backgroundWindowsSql(LEAF, base), 'background-windows');
   });
 
+  it('weighted by sampling: host windows and leaf calls, partly stored', async () => {
+    const base = FROM - 60_000_000_000n;
+    await snap(hostWindowsSql(LEAF, PARTLY, 5000, fanoutWeightsCte(LEAF)), 'host-windows-weighted');
+    await snap(
+      leafRowSql(LEAF, PARTLY, {
+        maxFanouts: 200_000,
+        baseNs: base,
+        attributeKeys: [],
+        weights: true,
+      }),
+      'leaf-row-weighted',
+    );
+  });
+
   it('storing the fan-outs of closed chunks', async () => {
     await snap(storeFanoutsSql({ fromNs: FROM, toNs: TO }, 1_700_000_000_000_000_123n), 'store');
   });
@@ -80,6 +95,7 @@ describe('fan-out SQL builders', () => {
     const queries = [
       fanoutOperationsSql(scope, PARTLY, { seed: 1 }),
       hostWindowsSql(scope, PARTLY, 1000),
+      hostWindowsSql(scope, PARTLY, 1000, fanoutWeightsCte(scope)),
       leafRowSql(scope, uncovered(scope), {
         attributeKeys: [evil],
         maxFanouts: 10,

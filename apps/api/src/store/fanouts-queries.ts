@@ -57,14 +57,17 @@ export function namedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
   );
 }
 
-/** Fan-outs with (startNs, durationNs, host, mode) calls: host windows. */
-function placedFanouts(scope: FanoutScope, cov: Coverage): Cte[] {
+/**
+ * Fan-outs with (startNs, durationNs, host, mode) calls: host windows. `ids`: also traceId and
+ * parentSpanId (to join the sampling weights).
+ */
+function placedFanouts(scope: FanoutScope, cov: Coverage, ids = false): Cte[] {
   return inScope(
     scope,
     cov,
-    storedPlacedFanouts,
+    (sc, cv) => storedPlacedFanouts(sc, cv, ids),
     (s) => liveFanoutCtes(s, { attributeKeys: [] }),
-    'fanoutStartNs, keptCalls',
+    ids ? 'traceId, parentSpanId, fanoutStartNs, keptCalls' : 'fanoutStartNs, keptCalls',
   );
 }
 
@@ -195,24 +198,51 @@ SETTINGS ${JOIN_SETTINGS}`;
  * calls, type-7 p50/p99 and max of the call latency, windows aligned to the epoch, a call in the
  * window of its start. Sorted by host (fleet last), then window.
  */
-export function hostWindowsSql(scope: FanoutScope, cov: Coverage, windowMs: number): Sql {
+export function hostWindowsSql(
+  scope: FanoutScope,
+  cov: Coverage,
+  windowMs: number,
+  weights?: Cte,
+): Sql {
   const w = param(windowMs, 'Float64');
+  // Weighted (docs/analysis.md "Sampling"; `weights` is fanoutWeightsCte): each call weighs its
+  // fan-out's adjusted count; calls are rounded sums of weights, p50/p99 weighted quantiles.
+  const weighted = weights !== undefined;
   const calls = sql`
   SELECT arrayJoin(arrayMap(call -> (call.3, call.4,
       floor((toFloat64(fanoutStartNs) / 1e6 + toFloat64(call.1 - fanoutStartNs) / 1e6) / ${w}),
       toFloat64(call.2) / 1e6), keptCalls)) AS windowCall,
-    windowCall.1 AS host, windowCall.2 AS mode, windowCall.3 AS windowIndex, windowCall.4 AS durationMs
-  FROM fanouts_in_scope`;
+    windowCall.1 AS host, windowCall.2 AS mode, windowCall.3 AS windowIndex, windowCall.4 AS durationMs${raw(
+      weighted
+        ? `,
+    toUInt64(round(if(fw.weight > 0, fw.weight, 1.0) * 1000)) AS weight1000
+  FROM fanouts_in_scope AS f
+  LEFT JOIN fo_weights AS fw ON cityHash64(f.traceId, f.parentSpanId) = fw.key`
+        : `
+  FROM fanouts_in_scope`,
+    )}`;
+  const stats = weighted
+    ? raw(`toUInt32(round(sum(weight1000) / 1000)) AS calls,
+  quantileExactWeightedInterpolated(0.5)(durationMs, weight1000) AS p50Ms,
+  quantileExactWeightedInterpolated(0.99)(durationMs, weight1000) AS p99Ms,`)
+    : raw(`toUInt32(count()) AS calls,
+  quantileExactInclusive(0.5)(durationMs) AS p50Ms,
+  quantileExactInclusive(0.99)(durationMs) AS p99Ms,`);
   const main = sql`SELECT host,
   if(isNull(host), NULL, if(countIf(mode != ${UNKNOWN_MODE}) > 0, minIf(mode, mode != ${UNKNOWN_MODE}), ${UNKNOWN_MODE})) AS mode,
   windowIndex * ${w} AS startMs,
-  toUInt32(count()) AS calls,
-  quantileExactInclusive(0.5)(durationMs) AS p50Ms,
-  quantileExactInclusive(0.99)(durationMs) AS p99Ms,
+  ${stats}
   max(durationMs) AS maxMs
 FROM window_calls
 GROUP BY GROUPING SETS ((host, windowIndex), (windowIndex))
 ORDER BY isNull(host), host, windowIndex
 SETTINGS group_by_use_nulls = 1, ${JOIN_SETTINGS}`;
-  return withCtes([...placedFanouts(scope, cov), { name: 'window_calls', body: calls }], main);
+  return withCtes(
+    [
+      ...placedFanouts(scope, cov, weighted),
+      ...(weights ? [weights] : []),
+      { name: 'window_calls', body: calls },
+    ],
+    main,
+  );
 }

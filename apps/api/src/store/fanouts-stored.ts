@@ -90,8 +90,9 @@ export function storedNamedFanouts(scope: FanoutScope, cov: Coverage): Sql {
 }
 
 /** For host windows: fanoutStartNs, keptCalls (startNs, durationNs, host, mode). */
-export function storedPlacedFanouts(scope: FanoutScope, cov: Coverage): Sql {
-  return storedRows(scope, cov, sql`s0 AS fanoutStartNs, ${storedCalls(true)} AS keptCalls`);
+export function storedPlacedFanouts(scope: FanoutScope, cov: Coverage, ids = false): Sql {
+  const id = ids ? raw('traceId, parentSpanId, ') : raw('');
+  return storedRows(scope, cov, sql`${id}s0 AS fanoutStartNs, ${storedCalls(true)} AS keptCalls`);
 }
 
 /**

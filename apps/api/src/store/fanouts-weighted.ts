@@ -21,8 +21,11 @@ import { TRACES } from './tables';
 const W = 'toUInt64(round(weight * 1000))';
 const QS = 'quantilesExactWeightedInterpolated(0.5, 0.95, 0.99, 0.999)';
 
-/** Adjusted counts of the spans that carry a TraceState (unsampled data: an empty table). */
-function weights(scope: FanoutScope): Cte {
+/**
+ * Adjusted counts of the spans that carry a TraceState (unsampled data: an empty table), keyed
+ * by cityHash64(TraceId, SpanId); a fan-out joins it on its (traceId, parentSpanId).
+ */
+export function fanoutWeightsCte(scope: FanoutScope): Cte {
   return {
     name: 'fo_weights',
     body: sql`
@@ -100,7 +103,7 @@ SETTINGS ${JOIN_SETTINGS}`;
   return withCtes(
     [
       ...namedFanouts(scope, cov),
-      weights(scope),
+      fanoutWeightsCte(scope),
       { name: 'per_fanout', body: perFanout },
       {
         name: 'per_operation',

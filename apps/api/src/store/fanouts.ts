@@ -5,7 +5,7 @@ import type { LeafScope } from './fanouts-leaves';
 import { fanoutOperationsSql, hostWindowsSql } from './fanouts-queries';
 import type { FanoutScope } from './fanouts-sql';
 import { uncovered } from './fanouts-stored';
-import { weightedFanoutOperationsSql } from './fanouts-weighted';
+import { fanoutWeightsCte, weightedFanoutOperationsSql } from './fanouts-weighted';
 
 /**
  * The fan-out analyses over `otel_traces` (DESIGN.md "Definitions"). The heavy work runs in
@@ -127,10 +127,11 @@ export async function selectHostWindows(
   store: Store,
   scope: LeafScope,
   windowMs: number,
-  opts: { cache?: boolean } = {},
+  opts: { cache?: boolean; weighted?: boolean } = {},
 ): Promise<HostWindowRow[]> {
   const cov = (opts.cache ?? true) ? await coverage(store, scope) : uncovered(scope);
-  return store.query<HostWindowRow>(hostWindowsSql(scope, cov, windowMs));
+  const weights = opts.weighted === true ? fanoutWeightsCte(scope) : undefined;
+  return store.query<HostWindowRow>(hostWindowsSql(scope, cov, windowMs, weights));
 }
 
 // Loading leaf calls and the stored fan-outs live in their own modules; callers import them here.

@@ -11,6 +11,7 @@ import {
 } from '@tailscope/analysis';
 import type { Store } from './client';
 import { inWindow } from './fanouts-sql';
+import { adjustedCountSql } from './sampling';
 import { param, sql } from './sql';
 import { TRACES } from './tables';
 
@@ -64,7 +65,14 @@ export async function loadRequestSpans(
   store: Store,
   s: RequestTreeScope,
   limits: { maxTraces: number; maxSpans: number },
-): Promise<{ spans: SpanRecord[]; sampled: boolean; truncated: boolean }> {
+  opts: { weights?: boolean } = {},
+): Promise<{
+  spans: SpanRecord[];
+  sampled: boolean;
+  truncated: boolean;
+  /** With `weights`: trace id -> its root span's adjusted count (absent: 1). */
+  traceWeights?: Record<string, number>;
+}> {
   const ids = await store.query<{ TraceId: string; n: string }>(sql`
     SELECT TraceId, toString(count() OVER ()) AS n FROM (
       SELECT DISTINCT TraceId FROM ${TRACES}
@@ -103,5 +111,32 @@ export async function loadRequestSpans(
     spans,
     sampled: matched > ids.length,
     truncated: rows.length >= limits.maxSpans,
+    ...(opts.weights === true
+      ? {
+          traceWeights: await traceWeights(
+            store,
+            s,
+            ids.map((r) => r.TraceId),
+          ),
+        }
+      : {}),
   };
+}
+
+/**
+ * Each trace's adjusted count (docs/analysis.md "Sampling"): its root span's, or, without a
+ * stored root, that of any of its spans carrying a TraceState. Head sampling decides per trace.
+ */
+async function traceWeights(
+  store: Store,
+  s: RequestTreeScope,
+  traceIds: string[],
+): Promise<Record<string, number>> {
+  const rows = await store.query<{ TraceId: string; weight: number | string }>(sql`
+    SELECT TraceId, if(countIf(ParentSpanId = '') > 0, anyIf(w, ParentSpanId = ''), any(w)) AS weight
+    FROM (SELECT TraceId, ParentSpanId, ${adjustedCountSql()} AS w FROM ${TRACES}
+      WHERE ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)} AND TraceState != ''
+        AND TraceId IN (${param(traceIds, 'Array(String)')}))
+    GROUP BY TraceId`);
+  return Object.fromEntries(rows.map((r) => [r.TraceId, Number(r.weight)]));
 }

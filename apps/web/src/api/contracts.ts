@@ -140,6 +140,8 @@ export type Stragglers = Pick<C.StragglersResponse, 'tailFanouts'> & {
   /** NaN when the API sends null (no fan-outs). */
   tailThresholdMs: number;
   rows: StragglerRow[];
+  /** Whether counts and shares were weighted by OTel sampling. */
+  sampling?: C.SamplingInfo | undefined;
 };
 export const decodeStragglers: Decoder<Stragglers> = obj<Stragglers>({
   tailThresholdMs: numOr(NaN),
@@ -162,6 +164,7 @@ export const decodeStragglers: Decoder<Stragglers> = obj<Stragglers>({
       p99DropMs: numOr(NaN),
     }),
   ),
+  sampling: optional(decodeSampling),
 });
 
 type SpanEvent = C.SpanEvent;

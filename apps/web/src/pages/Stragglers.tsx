@@ -42,6 +42,13 @@ function Summary({ data, op }: { data: StragglersData; op: FanoutOp }) {
                 `${c.dimension === 'sharing_mode' ? 'sharing mode' : c.dimension.replace(/^attr:/, '')} ${c.value} (${formatRatio(c.riskRatio)}, p99 −${formatMs(c.p99DropMs)} without it)`,
             )
             .join('; ')}.`}{' '}
+      {data.sampling?.weighted === true && (
+        <span className="muted" data-testid="straggler-sampling">
+          Counts and shares weighted by sampling (
+          {Math.round(data.sampling.spansWithoutSamplingInfo * 100)}% of spans carried no sampling
+          information); the tests count stored calls.{' '}
+        </span>
+      )}
       {Number.isFinite(data.tailThresholdMs) && (
         <Link
           data-testid="tail-traces"

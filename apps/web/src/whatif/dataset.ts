@@ -109,6 +109,9 @@ export function subsampleFanouts(c: LeafCalls, max: number): LeafCalls {
     out.fanoutOffsets[j + 1] = at;
   });
   if (queue) out.queueMs = queue;
+  // Sampling weights go with their fan-outs (the preview's percentiles stay weighted).
+  const w = c.weights;
+  if (w) out.weights = Float64Array.from(picked, (f) => w[f] ?? 1);
   return out;
 }
 

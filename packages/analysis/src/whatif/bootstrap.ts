@@ -3,6 +3,12 @@
 import type { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 import { sortedCopy } from './radix-sort';
+import {
+  totalWeight,
+  valueAtPosition,
+  weightedQuantile,
+  type WeightedSorted,
+} from '../weighted-quantile';
 
 /** A percentile with its 95% bootstrap interval, ms. */
 export interface Estimate {
@@ -103,4 +109,57 @@ export function bootstrapPercentiles(
     resampleSize,
   );
   return { p50: p50!, p90: p90!, p99: p99!, p999: p999! };
+}
+
+/**
+ * The weighted counterpart of bootstrapQuantiles for sampled data (docs/analysis.md
+ * "Sampling"): `sorted` holds the values with their adjusted counts (sortWeighted). The value is
+ * the weighted type-7 quantile; a replicate draws `resampleSize` values from the weighted
+ * empirical distribution (value i with probability weight_i / W) and takes their type-7
+ * quantile. The draws are monotone in their uniforms, so the k-th smallest draw is the value at
+ * weighted position U_(k) W with U_(k) ~ Beta(k, n - k + 1), as in bootstrapQuantiles; a rank
+ * costs a binary search. Callers pass Kish's effective size of the requests' weights as
+ * `resampleSize` (effectiveSize), so unequal weights widen the interval as they should.
+ * O(B |qs| log n). Empty input gives NaN everywhere.
+ */
+export function bootstrapWeightedQuantiles(
+  sorted: WeightedSorted,
+  qs: readonly number[],
+  rng: SeededRandom,
+  samples: number,
+  resampleSize: number,
+): Estimate[] {
+  const m = sorted.values.length;
+  if (m === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
+  const n = Math.max(1, Math.round(resampleSize));
+  const w = totalWeight(sorted);
+  const picks = qs.map((q) => type7(q, n));
+  const ranks = [...new Set(picks.flatMap(({ k, frac }) => (frac > 0 ? [k, k + 1] : [k])))].sort(
+    (a, b) => a - b,
+  );
+  const slot = new Map(ranks.map((r, i) => [r, i]));
+  const at = new Float64Array(ranks.length);
+  const reps = qs.map(() => new Float64Array(samples));
+  for (let b = 0; b < samples; b++) {
+    let u = 0;
+    let prev = 0;
+    for (let r = 0; r < ranks.length; r++) {
+      const k = ranks[r]!;
+      u = u + (1 - u) * rng.beta(k - prev, n - k + 1);
+      prev = k;
+      at[r] = valueAtPosition(sorted, u * w);
+    }
+    picks.forEach(({ k, frac }, i) => {
+      const lo = at[slot.get(k)!]!;
+      reps[i]![b] = frac > 0 ? lo + frac * (at[slot.get(k + 1)!]! - lo) : lo;
+    });
+  }
+  return qs.map((q, i) => {
+    const rep = reps[i]!.sort();
+    return {
+      value: weightedQuantile(sorted, q),
+      low: quantileInclusive(rep, 0.025),
+      high: quantileInclusive(rep, 0.975),
+    };
+  });
 }

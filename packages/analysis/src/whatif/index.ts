@@ -37,7 +37,8 @@ export {
 export { buildReplayIndex, type ReplayIndex, type ReplayIndexOptions } from './replay-index';
 export { replayHedge, type HedgeReplay } from './hedge';
 export { replayProbation, type ProbationReplay } from './probation';
-export { bootstrapPercentiles } from './bootstrap';
+export { bootstrapPercentiles, bootstrapWeightedQuantiles } from './bootstrap';
+export { weightedWhatIf, type WeightedOutputs } from './weighted-outputs';
 export { latencyQuantile } from './latency-quantile';
 export { quantileNoiseFloor, type NoiseFloorOptions } from './noise-floor';
 export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';

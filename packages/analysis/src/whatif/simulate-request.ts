@@ -16,6 +16,28 @@ import { prepareRequests, type PreparedRequests } from './request-replay';
 import { recomputeRequests, RecomputeScratch } from './request-recompute';
 import { sortedCopy } from './radix-sort';
 import { loopModelFor, type LoopReport } from './loop-report';
+import { weightedWhatIf } from './weighted-outputs';
+import { allOnes } from '../weighted-quantile';
+
+/**
+ * Per target group and per involved request, the request's trace weight (1 when unknown), or
+ * undefined when every weight is 1. O(nodes).
+ */
+function weightsOf(
+  t: RequestTrees,
+  groupOf: Int32Array,
+  groups: number,
+  involved: Uint32Array,
+  byTrace: Record<string, number>,
+): { groups: Float64Array; requests: Float64Array } | undefined {
+  const requestW = Float64Array.from(t.traceIds, (id) => byTrace[id] ?? 1);
+  if (allOnes(requestW)) return undefined;
+  const groupW = new Float64Array(groups).fill(1);
+  for (let q = 0; q + 1 < t.nodeOffsets.length; q++)
+    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++)
+      if (groupOf[i]! >= 0) groupW[groupOf[i]!] = requestW[q]!;
+  return { groups: groupW, requests: Float64Array.from(involved, (q) => requestW[q]!) };
+}
 
 /** The edge to replay: its callee, and optionally one caller. */
 export interface EdgeTarget {
@@ -53,6 +75,11 @@ export interface RequestSimulateOptions {
   seed?: number;
   bootstrapSamples?: number;
   replays?: number;
+  /**
+   * Sampled data (docs/analysis.md "Sampling"): trace id -> its root span's adjusted count. The
+   * fan-out and request percentiles are then weighted (weighted-outputs.ts); the replay is not.
+   */
+  traceWeights?: Record<string, number>;
 }
 
 function percentiles(sorted: Float64Array): WhatIfPercentiles {
@@ -132,10 +159,23 @@ export function simulateRequestWhatIf(
   const dReq = mean(reqAll) - mean(baseReq);
   const dFan = ((mean(fanAll) - mean(baseFan)) * pr.groups) / Math.max(1, involved.length);
   const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
+  const w =
+    opts.traceWeights && weightsOf(trees, pr.groupOf, pr.groups, involved, opts.traceWeights);
+  const fan = w
+    ? weightedWhatIf(baseFan, fanAll, w.groups, bootRng, samples)
+    : {
+        baseline: percentiles(sortedCopy(baseFan)),
+        whatIf: bootstrapPercentiles(fanAll, bootRng, samples, pr.groups),
+      };
+  const req = w
+    ? weightedWhatIf(baseReq, reqAll, w.requests, bootRng, samples)
+    : {
+        baseline: percentiles(sortedCopy(baseReq)),
+        whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
+      };
   const result: RequestWhatIfResult = {
     requests: pr.groups,
-    baseline: percentiles(sortedCopy(baseFan)),
-    whatIf: bootstrapPercentiles(fanAll, bootRng, samples, pr.groups),
+    ...fan,
     extraLoad: outcome.extraLoad,
     applicable: why === undefined,
     ...(why !== undefined ? { reason: why } : {}),
@@ -145,8 +185,7 @@ export function simulateRequestWhatIf(
       ...loop.notes,
     ],
     request: {
-      baseline: percentiles(sortedCopy(baseReq)),
-      whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
+      ...req,
       ...(Math.abs(dFan) > 1e-9 ? { shareOfEdgeChange: dReq / dFan } : {}),
       ...loop.fields(),
     },

@@ -1,6 +1,8 @@
 import type { LeafCalls } from '../types';
 import { allLeavesMs } from './fanout-times';
 import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from './bootstrap';
+import { allOnes, effectiveSize } from '../weighted-quantile';
+import { weightedWhatIf } from './weighted-outputs';
 import { resolvePolicy } from './resolve-policy';
 import type { WhatIfPolicy } from './policy';
 import { SeededRandom } from '../random';
@@ -147,24 +149,23 @@ export function simulateWhatIf(
           Math.max(1, Math.floor(opts.maxReplays ?? Number.POSITIVE_INFINITY)),
         );
   const outcome = replayPolicy(calls, resolved, rng, reported, replays);
-  const sortedBase = pick(allLeavesMs(calls), reported).sort();
   const replayed = pick(outcome.allLeavesMs, reported);
-  const requests = sortedBase.length;
+  const base = pick(allLeavesMs(calls), reported);
+  const requests = base.length;
+  const weights = reportedWeights(calls, reported);
   const notes = [...outcome.notes];
   notes.push(
     requests === 0
       ? 'no fan-outs in the range: nothing to replay'
       : intervalNote(samples, requests, replays),
   );
+  if (weights)
+    notes.push(
+      `weighted by sampling: each fan-out counts its trace's adjusted count in the percentiles; intervals resample the effective ${Math.round(effectiveSize(weights))} of the ${requests} requests (Kish); replacement draws come from the stored calls`,
+    );
   const result: WhatIfReplay = {
     requests,
-    baseline: {
-      p50: quantileInclusive(sortedBase, 0.5),
-      p90: quantileInclusive(sortedBase, 0.9),
-      p99: quantileInclusive(sortedBase, 0.99),
-      p999: quantileInclusive(sortedBase, 0.999),
-    },
-    whatIf: bootstrapPercentiles(replayed, bootRng, samples, requests),
+    ...percentiles(base, replayed, weights, bootRng, samples),
     extraLoad: outcome.extraLoad,
     notes,
     allLeavesMs: replayed,
@@ -183,6 +184,46 @@ export function simulateWhatIf(
 }
 
 export type { PolicyOutcome };
+
+/**
+ * Baseline and what-if percentiles over the reported fan-outs. Unweighted (`weights`
+ * undefined): type 7 and bootstrapPercentiles, as always. Weighted by the fan-outs' sampling
+ * adjusted counts (docs/analysis.md "Sampling"): weighted type-7 quantiles of the baseline and
+ * of the pooled replays (entry k weighs fan-out k mod n's count), and the weighted bootstrap
+ * resampling Kish's effective number of requests. Only the outputs are weighted: the replay
+ * itself replays each stored fan-out once.
+ */
+function percentiles(
+  base: Float64Array,
+  replayed: Float64Array,
+  weights: Float64Array | undefined,
+  rng: SeededRandom,
+  samples: number,
+): Pick<WhatIfResult, 'baseline' | 'whatIf'> {
+  const requests = base.length;
+  if (weights === undefined) {
+    const sortedBase = base.sort();
+    return {
+      baseline: {
+        p50: quantileInclusive(sortedBase, 0.5),
+        p90: quantileInclusive(sortedBase, 0.9),
+        p99: quantileInclusive(sortedBase, 0.99),
+        p999: quantileInclusive(sortedBase, 0.999),
+      },
+      whatIf: bootstrapPercentiles(replayed, rng, samples, requests),
+    };
+  }
+  return weightedWhatIf(base, replayed, weights, rng, samples);
+}
+
+/** The reported fan-outs' weights, or undefined when there are none or all are 1. */
+function reportedWeights(
+  calls: LeafCalls,
+  reported: Uint8Array | undefined,
+): Float64Array | undefined {
+  if (allOnes(calls.weights) || calls.weights === undefined) return undefined;
+  return pick(calls.weights, reported);
+}
 
 /** 1 for fan-outs starting at or after `fromMs`; undefined (all count) without a warm-up. */
 function reportedFanouts(calls: LeafCalls, fromMs: number | undefined): Uint8Array | undefined {

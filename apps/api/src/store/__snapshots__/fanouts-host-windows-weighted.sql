@@ -1,0 +1,225 @@
+WITH
+stored_fanouts AS (
+  SELECT
+    traceId, parentSpanId, s0 AS fanoutStartNs, arrayZip(arrayMap(offset -> offset + s0, startOffsetNs), durationNs, arrayMap(h -> toString(h), hosts), arrayMap(m -> toString(m), modes)) AS keptCalls
+  FROM tailscope_fanouts
+  WHERE s0 >= {p0:Int64} AND s0 < {p1:Int64}
+    AND has(arrayZip(arrayMap(x -> toInt64(x), {p2:Array(String)}), arrayMap(x -> toUInt64(x), {p3:Array(String)})), (chunk, version))
+    AND leafService = {p4:String}
+    AND leafOperation = {p5:String}
+),
+ts_spans AS /* materialize */ (
+  SELECT
+    cityHash64(TraceId, SpanId) AS key,
+    cityHash64(TraceId, ParentSpanId) AS parentKey,
+    TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
+    toUInt8(multiIf(SpanKind IN ({p6:String}, {p7:String}), {p8:Int64}, SpanKind IN ({p9:String}, {p10:String}), {p11:Int64},
+      SpanKind IN ({p12:String}, {p13:String}), {p14:Int64}, SpanKind IN ({p15:String}, {p16:String}), {p17:Int64},
+      SpanKind IN ({p18:String}, {p19:String}), {p20:Int64}, 0)) AS kind,
+    kind = {p21:Int64} AND (((SpanAttributes[{p22:String}] != '' OR SpanAttributes[{p23:String}] != '') AND (SpanAttributes[{p24:String}] != '' OR SpanAttributes[{p25:String}] != '' OR SpanAttributes[{p26:String}] != '' OR SpanAttributes[{p27:String}] != '')) OR SpanAttributes[{p28:String}] != '' OR SpanAttributes[{p29:String}] != '' OR SpanAttributes[{p30:String}] != '' OR SpanAttributes[{p31:String}] != '') AS clientAttrs,
+    kind IN ({p32:Int64}, {p33:Int64}) OR clientAttrs AS isCallSpan,
+    ServiceName AS service, SpanName AS name,
+    toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs,
+    multiIf(ResourceAttributes[{p34:String}] != '', ResourceAttributes[{p35:String}], ResourceAttributes[{p36:String}] != '', ResourceAttributes[{p37:String}], ResourceAttributes[{p38:String}] != '', ResourceAttributes[{p39:String}], ResourceAttributes[{p40:String}] != '', ResourceAttributes[{p41:String}], '') AS host,
+    ResourceAttributes[{p42:String}] AS mode,
+    if(isCallSpan, SpanAttributes[{p43:String}], '') AS peerService,
+    if(isCallSpan, SpanAttributes[{p44:String}], '') AS serverAddress
+  FROM {tracesTable:Identifier}
+  WHERE Timestamp >= fromUnixTimestamp64Nano({p45:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p46:Int64})
+  LIMIT 1 BY key
+),
+ts_wrappers AS /* materialize */ (
+  SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
+  FROM ts_spans
+  WHERE kind = {p47:Int64} AND NOT clientAttrs
+    AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
+),
+ts_answers AS (
+  SELECT parentKey AS key, toUInt32(count()) AS answers,
+    argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
+    argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
+    toUInt32(countIf(kind = {p48:Int64})) AS servers,
+    minIf(startNs, kind = {p49:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p50:Int64}) AS serverEndNs
+  FROM ts_spans
+  WHERE kind IN ({p51:Int64}, {p52:Int64}) AND parentSpanId != ''
+  GROUP BY parentKey
+),
+ts_hops AS (
+  SELECT c.key AS key, c.traceId AS traceId, c.spanId AS spanId, c.kind AS kind, c.isCallSpan AS isCallSpan,
+    c.service AS service, c.name AS name, c.startNs AS startNs, c.durationNs AS durationNs,
+    c.host AS host, c.mode AS mode, c.peerService AS peerService, c.serverAddress AS serverAddress,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upKey, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upKey, if(w0.isWrapper = 1, w0.upKey, c.parentKey))) AS callerKey,
+    if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, w2.upSpanId, if(w0.isWrapper = 1 AND w1.isWrapper = 1, w1.upSpanId, if(w0.isWrapper = 1, w0.upSpanId, c.parentSpanId))) AS callerSpanId,
+    toUInt8(if(w0.isWrapper = 1 AND w1.isWrapper = 1 AND w2.isWrapper = 1, 3, if(w0.isWrapper = 1 AND w1.isWrapper = 1, 2, if(w0.isWrapper = 1, 1, 0)))) AS wrappers
+  FROM ts_spans AS c
+  ANY LEFT JOIN ts_wrappers AS w0 ON c.parentKey = w0.key
+  ANY LEFT JOIN ts_wrappers AS w1 ON w0.upKey = w1.key
+  ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
+  WHERE c.parentSpanId != ''
+    AND (c.isCallSpan
+      OR (c.kind = {p53:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p54:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+),
+calls AS (
+  SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
+    p.service AS callerService, p.name AS callerOperation,
+    p.startNs AS callerStartNs, p.durationNs AS callerDurationNs,
+    h.spanId AS spanId, h.kind AS kind, h.isCallSpan AS isCallSpan,
+    if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
+    if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerName, h.name) AS leafOperation,
+    h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p55:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p56:String}),
+      if(h.host != '', h.host, {p57:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p58:String}),
+      h.isCallSpan, {p59:String}, if(h.mode != '', h.mode, {p60:String})) AS mode,
+    if(h.host != '', h.host, {p61:String}) AS clientHost,
+    if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
+    if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
+    h.wrappers AS wrappers
+  FROM ts_hops AS h
+  ANY LEFT JOIN ts_answers AS a ON h.key = a.key
+  ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
+  WHERE h.isCallSpan OR h.kind = {p62:Int64} OR (p.key != 0 AND p.service != h.service)
+),
+request_edges AS (
+  SELECT
+    callerKey AS fanoutKey, leafService, leafOperation,
+    any(traceId) AS traceId, any(callerSpanId) AS parentSpanId,
+    any(callerService) AS parentService, any(callerOperation) AS parentOperation,
+    any(callerDurationNs) AS callerDurationNs,
+    arraySort(groupArray((startNs, durationNs, host, mode))) AS keptCalls,
+    toUInt32(countIf(wrappers > 0)) AS wrappedCalls,
+    groupArrayIf((clientHost, host, skewNs), skewNs > 0) AS skewed,
+    toUInt32(length(keptCalls)) AS width,
+    arrayMap(call -> call.1, keptCalls) AS starts,
+    arrayMap(call -> call.1 + call.2, keptCalls) AS ends,
+    starts[1] AS fanoutStartNs,
+    arrayMax(ends) AS lastEndNs,
+    toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
+      arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
+    multiIf(width = 1, 'single', concurrency = 1, 'sequential',
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p63:Int64}, 'parallel', 'pool') AS structure
+  FROM calls
+  WHERE leafService = {p64:String} AND leafOperation = {p65:String}
+  GROUP BY callerKey, leafService, leafOperation
+  HAVING fanoutStartNs >= {p66:Int64} AND fanoutStartNs < {p67:Int64}
+),
+live_fanouts AS (
+  SELECT fanoutKey, leafService, leafOperation, traceId, parentSpanId, parentService, parentOperation,
+    keptCalls, width, fanoutStartNs, concurrency, structure
+  FROM request_edges
+  WHERE structure IN ('parallel', 'pool')
+),
+fanouts_in_scope AS (
+  SELECT traceId, parentSpanId, fanoutStartNs, keptCalls FROM stored_fanouts
+  UNION ALL
+  SELECT traceId, parentSpanId, fanoutStartNs, keptCalls FROM live_fanouts
+),
+fo_weights AS (
+  SELECT cityHash64(TraceId, SpanId) AS key, any(if(match(extract(extract(TraceState, {p68:String}), {p69:String}), '^[0-9a-f]{1,14}$'), toFloat64(72057594037927936) / toFloat64(toUInt64(72057594037927936) - reinterpretAsUInt64(reverse(unhex(rightPad(extract(extract(TraceState, {p70:String}), {p71:String}), 14, '0'))))), 1.0)) AS weight
+  FROM {tracesTable:Identifier}
+  WHERE Timestamp >= fromUnixTimestamp64Nano({p72:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p73:Int64}) AND TraceState != ''
+  GROUP BY key
+),
+window_calls AS (
+  SELECT arrayJoin(arrayMap(call -> (call.3, call.4,
+      floor((toFloat64(fanoutStartNs) / 1e6 + toFloat64(call.1 - fanoutStartNs) / 1e6) / {p74:Float64}),
+      toFloat64(call.2) / 1e6), keptCalls)) AS windowCall,
+    windowCall.1 AS host, windowCall.2 AS mode, windowCall.3 AS windowIndex, windowCall.4 AS durationMs,
+    toUInt64(round(if(fw.weight > 0, fw.weight, 1.0) * 1000)) AS weight1000
+  FROM fanouts_in_scope AS f
+  LEFT JOIN fo_weights AS fw ON cityHash64(f.traceId, f.parentSpanId) = fw.key
+)
+SELECT host,
+  if(isNull(host), NULL, if(countIf(mode != {p75:String}) > 0, minIf(mode, mode != {p76:String}), {p77:String})) AS mode,
+  windowIndex * {p78:Float64} AS startMs,
+  toUInt32(round(sum(weight1000) / 1000)) AS calls,
+  quantileExactWeightedInterpolated(0.5)(durationMs, weight1000) AS p50Ms,
+  quantileExactWeightedInterpolated(0.99)(durationMs, weight1000) AS p99Ms,
+  max(durationMs) AS maxMs
+FROM window_calls
+GROUP BY GROUPING SETS ((host, windowIndex), (windowIndex))
+ORDER BY isNull(host), host, windowIndex
+SETTINGS group_by_use_nulls = 1, join_algorithm = 'parallel_hash'
+
+-- p0: Int64 = "1700000000000000000"
+-- p1: Int64 = "1700000600000000000"
+-- p2: Array(String) = ["2833333"]
+-- p3: Array(String) = ["17"]
+-- p4: String = "kv"
+-- p5: String = "get"
+-- p6: String = "Server"
+-- p7: String = "SPAN_KIND_SERVER"
+-- p8: Int64 = 1
+-- p9: String = "Consumer"
+-- p10: String = "SPAN_KIND_CONSUMER"
+-- p11: Int64 = 2
+-- p12: String = "Client"
+-- p13: String = "SPAN_KIND_CLIENT"
+-- p14: Int64 = 3
+-- p15: String = "Producer"
+-- p16: String = "SPAN_KIND_PRODUCER"
+-- p17: Int64 = 4
+-- p18: String = "Internal"
+-- p19: String = "SPAN_KIND_INTERNAL"
+-- p20: Int64 = 5
+-- p21: Int64 = 5
+-- p22: String = "http.request.method"
+-- p23: String = "http.method"
+-- p24: String = "url.full"
+-- p25: String = "http.url"
+-- p26: String = "server.address"
+-- p27: String = "peer.service"
+-- p28: String = "rpc.system"
+-- p29: String = "db.system"
+-- p30: String = "messaging.system"
+-- p31: String = "peer.service"
+-- p32: Int64 = 3
+-- p33: Int64 = 4
+-- p34: String = "host.name"
+-- p35: String = "host.name"
+-- p36: String = "k8s.node.name"
+-- p37: String = "k8s.node.name"
+-- p38: String = "host.id"
+-- p39: String = "host.id"
+-- p40: String = "service.instance.id"
+-- p41: String = "service.instance.id"
+-- p42: String = "host.sharing_mode"
+-- p43: String = "peer.service"
+-- p44: String = "server.address"
+-- p45: Int64 = "1700000540000000000"
+-- p46: Int64 = "1700001860000000000"
+-- p47: Int64 = 5
+-- p48: Int64 = 1
+-- p49: Int64 = 1
+-- p50: Int64 = 1
+-- p51: Int64 = 1
+-- p52: Int64 = 2
+-- p53: Int64 = 1
+-- p54: Int64 = 5
+-- p55: String = "unknown"
+-- p56: String = "unknown"
+-- p57: String = "unknown"
+-- p58: String = "unknown"
+-- p59: String = "unknown"
+-- p60: String = "unknown"
+-- p61: String = "unknown"
+-- p62: Int64 = 1
+-- p63: Int64 = "1000000"
+-- p64: String = "kv"
+-- p65: String = "get"
+-- p66: Int64 = "1700000600000000000"
+-- p67: Int64 = "1700001800000000000"
+-- p68: String = "(?:^|,)[ \\t\\n\\r]*ot=([^,]*?)[ \\t\\n\\r]*(?:,|$)"
+-- p69: String = "(?:^|;)th:([^;]*)"
+-- p70: String = "(?:^|,)[ \\t\\n\\r]*ot=([^,]*?)[ \\t\\n\\r]*(?:,|$)"
+-- p71: String = "(?:^|;)th:([^;]*)"
+-- p72: Int64 = "1699999940000000000"
+-- p73: Int64 = "1700001860000000000"
+-- p74: Float64 = 5000
+-- p75: String = "unknown"
+-- p76: String = "unknown"
+-- p77: String = "unknown"
+-- p78: Float64 = 5000
