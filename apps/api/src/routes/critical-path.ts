@@ -20,11 +20,10 @@ import type { Store } from '../store';
 import {
   sampleRoots,
   selectBusiestRoot,
-  selectPathSpans,
   selectRootQuantiles,
-  type PathSpanRow,
   type RootFilter,
 } from '../store/traces-roots';
+import { selectPathSpans, type PathSpanRow } from '../store/traces-paths';
 import { clampRange, parseRange, type TimeRange } from './fanouts';
 import { rangeSampling } from './sampling';
 
@@ -53,8 +52,8 @@ function byTrace(roots: readonly Root[], rows: readonly PathSpanRow[]): NamedPat
       service: r.service,
       operation: r.operation,
       kind: r.kind,
-      startMs: Number(BigInt(r.startNs) - t0) / 1e6,
-      durationMs: Number(r.durationNs) / 1e6,
+      startMs: Number(r.startNs - t0) / 1e6,
+      durationMs: r.durationNs / 1e6,
     };
     const list = out.get(r.traceId);
     if (list) list.push(span);
