@@ -14,7 +14,7 @@ import { NotFound } from './pages/NotFound';
 const WhatIf = lazy(() => import('./pages/WhatIf').then((m) => ({ default: m.WhatIf })));
 const loadTracePage = () => import('./pages/TracePage');
 // Opened on a trace's URL: fetch the page's chunk now, beside the session check, not after it
-// (the trace itself is already asked for by public/preload-trace.js).
+// (the trace itself is already asked for by public/preload.js).
 if (/^\/traces\/[0-9a-f]{32}\/?$/i.test(window.location.pathname)) void loadTracePage();
 const TracePage = lazy(() => loadTracePage().then((m) => ({ default: m.TracePage })));
 const Traces = lazy(() => import('./pages/Traces').then((m) => ({ default: m.Traces })));
