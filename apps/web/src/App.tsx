@@ -12,7 +12,11 @@ import { NotFound } from './pages/NotFound';
 // The what-if and trace pages carry the simulator's parameter tables and the leaf-data decoder:
 // loaded when visited, so the first chart of the other pages does not wait for them.
 const WhatIf = lazy(() => import('./pages/WhatIf').then((m) => ({ default: m.WhatIf })));
-const TracePage = lazy(() => import('./pages/TracePage').then((m) => ({ default: m.TracePage })));
+const loadTracePage = () => import('./pages/TracePage');
+// Opened on a trace's URL: fetch the page's chunk now, beside the session check, not after it
+// (the trace itself is already asked for by public/preload.js).
+if (/^\/traces\/[0-9a-f]{32}\/?$/i.test(window.location.pathname)) void loadTracePage();
+const TracePage = lazy(() => loadTracePage().then((m) => ({ default: m.TracePage })));
 const Traces = lazy(() => import('./pages/Traces').then((m) => ({ default: m.Traces })));
 const CriticalPath = lazy(() =>
   import('./pages/CriticalPath').then((m) => ({ default: m.CriticalPath })),

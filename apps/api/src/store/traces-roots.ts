@@ -2,13 +2,14 @@ import type { Store } from './client';
 import { adjustedCountSql } from './sampling';
 import { param, sql } from './sql';
 import { TRACES } from './tables';
-import { rootsWindow, rootWhere, type RootFilter, type RootRow } from './traces-filters';
+import { rootWhere, type RootFilter, type RootRow } from './traces-filters';
 
 export type { RootFilter } from './traces-filters';
 
 /**
  * The reads of the aggregated critical path: root spans (ParentSpanId = '') of `otel_traces`
- * filtered by service, name, duration and time, then the spans of a bounded set of traces.
+ * filtered by service, name, duration and time; the spans of a bounded set of traces are read
+ * in traces-paths.ts.
  * Every value is bound; every query runs under the store's budget.
  */
 
@@ -105,37 +106,4 @@ export async function sampleRoots(
     requests: Number(rows[0]?.total ?? 0),
     roots: rows.map(({ total: _total, ...r }) => r),
   };
-}
-
-export interface PathSpanRow {
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  service: string;
-  operation: string;
-  kind: string;
-  startNs: string;
-  durationNs: string;
-}
-
-/**
- * The spans of the given traces (the minimal columns a critical path needs), in one query, at
- * most `maxSpans` (the caller's bound: a trace with a million spans must not cost a million).
- */
-export async function selectPathSpans(
-  store: Store,
-  roots: readonly { traceId: string; startNs: string; durationNs: string }[],
-  maxSpans: number,
-): Promise<PathSpanRow[]> {
-  if (roots.length === 0) return [];
-  return store.query<PathSpanRow>(sql`
-    SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
-      ServiceName AS service, SpanName AS operation, SpanKind AS kind,
-      toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
-    FROM ${TRACES}
-    WHERE TraceId IN ${param(
-      roots.map((r) => r.traceId),
-      'Array(String)',
-    )} AND ${rootsWindow(roots)}
-    LIMIT ${param(maxSpans, 'UInt64')}`);
 }

@@ -153,32 +153,54 @@ const SANE_TIME_NS = { min: 0n, max: 7_258_118_400_000_000_000n } as const;
  * Counts and the time range of the store. Every span is counted; oldest/newest only look at
  * spans dated 1970 to 2200, so one span stored with a wrapped (negative) or far-future time
  * (stored before ingest refused those) cannot move the dashboard's range to where no data is.
+ *
+ * Every dashboard page asks for these first, beside its own data, so they are kept cheap
+ * (measured at 10M spans: 550 ms, of which uniqExact over the trace ids 350 ms and the
+ * filtered min/max 170 ms, competing with the page's own query on two cores): the span
+ * count and the stored range come from the parts' metadata, the services from the primary
+ * key's first column, and traces are counted by the 64-bit hash of their id (exact unless two
+ * ids collide: about 3 chances in a million at 10M traces). Only a store holding a time outside
+ * the sane range pays the full scan for the bounds.
  */
 export async function selectStats(store: Store): Promise<StoreStats> {
-  const rows = await store.query<{
-    spans: string;
-    traces: string;
-    services: string;
-    sane: string;
-    oldest: string;
-    newest: string;
-  }>(sql`
+  const [meta, services, traces] = await Promise.all([
+    store.query<{ spans: string; lo: string; hi: string }>(sql`
+      SELECT toString(count()) AS spans, toString(toUnixTimestamp64Nano(min(Timestamp))) AS lo,
+        toString(toUnixTimestamp64Nano(max(Timestamp))) AS hi
+      FROM ${TRACES}`),
+    store.query<{ n: string }>(
+      sql`SELECT toString(count()) AS n FROM (SELECT DISTINCT ServiceName FROM ${TRACES})`,
+    ),
+    store.query<{ n: string }>(
+      sql`SELECT toString(uniqExact(cityHash64(TraceId))) AS n FROM ${TRACES}`,
+    ),
+  ]);
+  const m = meta[0];
+  const spans = Number(m?.spans ?? 0);
+  const counts = {
+    spans,
+    traces: Number(traces[0]?.n ?? 0),
+    services: Number(services[0]?.n ?? 0),
+  };
+  if (!m || spans === 0) return { ...counts, oldestUnixNano: null, newestUnixNano: null };
+  const sane = (v: string): boolean =>
+    BigInt(v) >= SANE_TIME_NS.min && BigInt(v) < SANE_TIME_NS.max;
+  if (sane(m.lo) && sane(m.hi)) return { ...counts, oldestUnixNano: m.lo, newestUnixNano: m.hi };
+  return { ...counts, ...(await saneBounds(store)) };
+}
+
+/** Oldest and newest among the spans dated 1970 to 2200 (a full scan of the times). */
+async function saneBounds(
+  store: Store,
+): Promise<Pick<StoreStats, 'oldestUnixNano' | 'newestUnixNano'>> {
+  const rows = await store.query<{ sane: string; oldest: string; newest: string }>(sql`
     WITH toUnixTimestamp64Nano(Timestamp) AS t,
       t >= ${param(SANE_TIME_NS.min.toString(), 'Int64')} AND t < ${param(SANE_TIME_NS.max.toString(), 'Int64')} AS ok
-    SELECT toString(count()) AS spans, toString(uniqExact(TraceId)) AS traces,
-      toString(uniqExact(ServiceName)) AS services, toString(countIf(ok)) AS sane,
-      toString(minIf(t, ok)) AS oldest, toString(maxIf(t, ok)) AS newest
+    SELECT toString(countIf(ok)) AS sane, toString(minIf(t, ok)) AS oldest, toString(maxIf(t, ok)) AS newest
     FROM ${TRACES}`);
   const r = rows[0];
-  const spans = Number(r?.spans ?? 0);
   const sane = r !== undefined && r.sane !== '0';
-  return {
-    spans,
-    traces: Number(r?.traces ?? 0),
-    services: Number(r?.services ?? 0),
-    oldestUnixNano: sane ? r.oldest : null,
-    newestUnixNano: sane ? r.newest : null,
-  };
+  return { oldestUnixNano: sane ? r.oldest : null, newestUnixNano: sane ? r.newest : null };
 }
 
 /** Earliest and latest span start stored, epoch ns; null when the store holds no span. */

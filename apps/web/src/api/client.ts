@@ -42,7 +42,8 @@ export async function getJson<T>(
 ): Promise<T> {
   const url = apiUrl(path, params);
   let res = await fetch(url, signal ? { signal } : {});
-  // index.html preloads /api/v1/stats before the log-in: that 401 is stale once logged in.
+  // public/preload.js asks for /api/v1/stats (or a trace page its trace) before the log-in:
+  // that 401 is stale once logged in.
   if (res.status === 401)
     res = await fetch(url, { cache: 'no-store', ...(signal ? { signal } : {}) });
   if (res.status === 401) announceUnauthorized();
