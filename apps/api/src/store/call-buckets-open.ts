@@ -80,12 +80,15 @@ export async function openBucketCoverage(
 ): Promise<{ splitNs: bigint; buckets: [string, string][] }> {
   const buckets: [string, string][] = [];
   if (!openOn(store) || fromB >= toB) return { splitNs: fromB * B, buckets };
-  const [sig, recorded] = await Promise.all([
-    signatures(store, fromB, toB),
-    recordedBuckets(store, fromB, toB),
-  ]);
+  // The records first (a few dozen rows): signatures, a join over the spans, are computed only
+  // over the run of recorded buckets, so a long range with no open records costs nothing here.
+  const recorded = await recordedBuckets(store, fromB, toB);
+  let end = fromB;
+  while (end < toB && recorded.has(end)) end++;
+  if (end === fromB) return { splitNs: fromB * B, buckets };
+  const sig = await signatures(store, fromB, end);
   let b = fromB;
-  for (; b < toB; b++) {
+  for (; b < end; b++) {
     const r = recorded.get(b);
     if (!r || r.spans !== (sig.get(b) ?? 0n)) break;
     buckets.push([b.toString(), r.version.toString()]);
