@@ -51,27 +51,92 @@ GROUP BY t.b`;
 }
 
 async function signatures(store: Store, fromB: bigint, toB: bigint): Promise<Map<bigint, bigint>> {
+  if (fromB >= toB) return new Map();
   const rows = await store.query<{ b: string; n: string }>(openSignaturesSql(fromB, toB));
   return new Map(rows.map((r) => [BigInt(r.b), BigInt(r.n)]));
 }
 
-/** The signature and version each open bucket of [fromB, toB) was last stored with. */
+/** Spans in each bucket's window [b - margin, b + 10 s + margin), for the buckets [fromB, toB). */
+async function windowCounts(
+  store: Store,
+  fromB: bigint,
+  toB: bigint,
+): Promise<Map<bigint, bigint>> {
+  const out = new Map<bigint, bigint>();
+  if (fromB >= toB) return out;
+  const rows = await store.query<{ b: string; n: string }>(sql`
+    SELECT toString(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(B)})) AS b, toString(count()) AS n
+    FROM ${TRACES} WHERE ${inWindow(fromB * B - S, toB * B + S)} GROUP BY b`);
+  const per = new Map(rows.map((r) => [BigInt(r.b), BigInt(r.n)]));
+  const reach = S / B;
+  for (let b = fromB; b < toB; b++) {
+    let n = 0n;
+    for (let x = b - reach; x <= b + reach; x++) n += per.get(x) ?? 0n;
+    out.set(b, n);
+  }
+  return out;
+}
+
+interface OpenRecord {
+  /** The signature (module comment). */
+  spans: bigint;
+  /** All spans in the bucket's window when it was built. */
+  windowSpans: bigint;
+  version: bigint;
+}
+
+/** What each open bucket of [fromB, toB) was last stored with. */
 async function recordedBuckets(
   store: Store,
   fromB: bigint,
   toB: bigint,
-): Promise<Map<bigint, { spans: bigint; version: bigint }>> {
-  const rows = await store.query<{ b: string; n: string; v: string }>(sql`
-    SELECT toString(bucket) AS b, toString(argMax(spans, version)) AS n, toString(max(version)) AS v
+): Promise<Map<bigint, OpenRecord>> {
+  const rows = await store.query<{ b: string; n: string; w: string; v: string }>(sql`
+    SELECT toString(bucket) AS b, toString(argMax(spans, version)) AS n,
+      toString(argMax(windowSpans, version)) AS w, toString(max(version)) AS v
     FROM ${raw(CALL_BUCKET_OPEN_TABLE)}
     WHERE bucket >= ${ns(fromB)} AND bucket < ${ns(toB)}
     GROUP BY bucket`);
-  return new Map(rows.map((r) => [BigInt(r.b), { spans: BigInt(r.n), version: BigInt(r.v) }]));
+  return new Map(
+    rows.map((r) => [
+      BigInt(r.b),
+      { spans: BigInt(r.n), windowSpans: BigInt(r.w), version: BigInt(r.v) },
+    ]),
+  );
 }
 
 /**
- * The longest run of stored open buckets from bucket `fromB` (a chunk start) that still match
- * their signatures, below `toB`: [bucket, version] pairs and the end of the run, ns.
+ * The buckets [fromB, toB) now: all spans in each one's window, and the signature of those from
+ * the first one whose window gained a span since it was recorded (or was never recorded). A
+ * bucket whose window holds exactly the spans it was built from is current without a signature
+ * (spans are only added): only the newest minute or so, which the steady ingest reaches, pays
+ * for the join.
+ */
+async function currentBuckets(
+  store: Store,
+  fromB: bigint,
+  toB: bigint,
+  recorded: ReadonlyMap<bigint, OpenRecord>,
+): Promise<{
+  window: Map<bigint, bigint>;
+  sig: Map<bigint, bigint>;
+  current: (b: bigint) => boolean;
+}> {
+  const window = await windowCounts(store, fromB, toB);
+  let m = fromB;
+  while (m < toB && recorded.get(m)?.windowSpans === window.get(m)) m++;
+  const sig = await signatures(store, m, toB);
+  const current = (b: bigint): boolean => {
+    const r = recorded.get(b);
+    if (!r) return false;
+    return b < m ? true : r.spans === (sig.get(b) ?? 0n);
+  };
+  return { window, sig, current };
+}
+
+/**
+ * The longest run of stored open buckets from bucket `fromB` (a chunk start) that are still
+ * current (currentBuckets), below `toB`: [bucket, version] pairs and the end of the run, ns.
  */
 export async function openBucketCoverage(
   store: Store,
@@ -80,19 +145,16 @@ export async function openBucketCoverage(
 ): Promise<{ splitNs: bigint; buckets: [string, string][] }> {
   const buckets: [string, string][] = [];
   if (!openOn(store) || fromB >= toB) return { splitNs: fromB * B, buckets };
-  // The records first (a few dozen rows): signatures, a join over the spans, are computed only
-  // over the run of recorded buckets, so a long range with no open records costs nothing here.
+  // The records first (a few dozen rows): the spans are read only over the run of recorded
+  // buckets, so a long range with no open records costs nothing here.
   const recorded = await recordedBuckets(store, fromB, toB);
   let end = fromB;
   while (end < toB && recorded.has(end)) end++;
   if (end === fromB) return { splitNs: fromB * B, buckets };
-  const sig = await signatures(store, fromB, end);
+  const { current } = await currentBuckets(store, fromB, end, recorded);
   let b = fromB;
-  for (; b < end; b++) {
-    const r = recorded.get(b);
-    if (!r || r.spans !== (sig.get(b) ?? 0n)) break;
-    buckets.push([b.toString(), r.version.toString()]);
-  }
+  for (; b < end && current(b); b++)
+    buckets.push([b.toString(), (recorded.get(b) as OpenRecord).version.toString()]);
   return { splitNs: b * B, buckets };
 }
 
@@ -112,13 +174,10 @@ export async function materializeOpenBuckets(
   const fromB = (firstOpen * CHUNK_NS) / B;
   const toB = (range.nowNs - OPEN_SETTLE_NS) / B;
   if (toB <= fromB) return { chunks: 0 };
-  const [sig, recorded] = await Promise.all([
-    signatures(store, fromB, toB),
-    recordedBuckets(store, fromB, toB),
-  ]);
+  const recorded = await recordedBuckets(store, fromB, toB);
+  const { window, sig, current } = await currentBuckets(store, fromB, toB, recorded);
   const stale: bigint[] = [];
-  for (let b = fromB; b < toB; b++)
-    if (recorded.get(b)?.spans !== (sig.get(b) ?? 0n)) stale.push(b);
+  for (let b = fromB; b < toB; b++) if (!current(b)) stale.push(b);
   let built = 0;
   for (const run of bucketRuns(stale)) {
     const first = run[0] as bigint;
@@ -133,11 +192,11 @@ export async function materializeOpenBuckets(
     // Rows first, then the records that point readers at them, then the rows of the versions
     // this replaces (only those: a closed chunk's rows, built meanwhile, are never touched).
     await store.command(storeCallBucketsSql({ fromNs: first * B, toNs: (last + 1n) * B }, version));
-    const values = run.map(
-      (b) => sql`(${ns(b)}, ${param((sig.get(b) ?? 0n).toString(), 'UInt64')}, ${v})`,
-    );
+    const count = (m: Map<bigint, bigint>, b: bigint): ReturnType<typeof param> =>
+      param((m.get(b) ?? 0n).toString(), 'UInt64');
+    const values = run.map((b) => sql`(${ns(b)}, ${count(sig, b)}, ${count(window, b)}, ${v})`);
     await store.command(
-      sql`INSERT INTO ${raw(CALL_BUCKET_OPEN_TABLE)} (bucket, spans, version) VALUES ${join(values, ', ')}`,
+      sql`INSERT INTO ${raw(CALL_BUCKET_OPEN_TABLE)} (bucket, spans, windowSpans, version) VALUES ${join(values, ', ')}`,
     );
     if (old.length > 0)
       await store.command(sql`DELETE FROM ${raw(CALL_BUCKETS_TABLE)}

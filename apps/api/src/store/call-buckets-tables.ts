@@ -40,7 +40,7 @@ export function callBucketsDdl(ctx: DdlContext): string[] {
 export function callBucketOpenDdl(ctx: DdlContext): string[] {
   return [
     `${createTable(ctx, CALL_BUCKET_OPEN_TABLE)} (
-    bucket Int64, spans UInt64, version UInt64
+    bucket Int64, spans UInt64, windowSpans UInt64, version UInt64
   ) ENGINE = ${engine(ctx, 'ReplacingMergeTree', 'version')} ORDER BY bucket`,
   ];
 }
