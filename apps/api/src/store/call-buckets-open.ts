@@ -20,9 +20,11 @@ import { TRACES } from './tables';
  * fixed while spans of *new* traces arrive (the steady ingest of a running server), and changes
  * when a span lands that could change b's calls (a late span of one of its traces, or any span
  * starting in b). A bucket is built once it ended OPEN_SETTLE_NS ago and recorded with its
- * signature; a request uses it only while the signature it computes equals the recorded one, so
- * the answer equals the all-live one; a late span sends the bucket (and every later one) live
- * until the next pass rebuilds it.
+ * signature and the count of all spans in its window; a request uses it only while it is
+ * current (currentBuckets: the window unchanged, or else the signature unchanged), so the answer
+ * equals the all-live one; a late span sends the bucket (and every later one) live until the
+ * next pass rebuilds it. Known limit, shared with chunk rebuilds: a request that read the
+ * records an instant before a rebuild's delete of the rows they point at would miss them.
  */
 
 /** A bucket is built once it ended this long ago (spans are exported in batches, ~5 s). */
