@@ -202,8 +202,13 @@ describe('episodes over a range ending now: the open chunk stored per bucket', (
     }
     store = openStore({ dataDir: dir });
     await detectAccelerators(store);
-    // The chunk closes: built whole, its open records dropped, the same answer.
+    // The chunk closes (11:00); until the chunk pass stores it whole, the open pass keeps its
+    // buckets current: 9:10-10:00 of it and 10:00-11:00 of the next (empty), 11 buckets.
     const now3 = START_MS + 11 * MIN + 10_000;
+    expect(await materializeOpenBuckets(store, { nowNs: msToNs(now3) })).toEqual({ chunks: 11 });
+    expect(await coveredBuckets(store, now3)).toBe(66);
+    await expectSameAsLive(store, now3);
+    // Stored whole: its open records dropped, the same answer.
     expect(
       await materializeCallBuckets(store, {
         fromNs: msToNs(START_MS),
@@ -216,10 +221,11 @@ describe('episodes over a range ending now: the open chunk stored per bucket', (
       toNs: msToNs(now3),
     });
     expect(cov.chunks).toHaveLength(1);
-    const [open] = await store.query<{ n: string }>(
-      sql`SELECT toString(count()) AS n FROM tailscope_call_bucket_open`,
+    // Only the next chunk's 6 bucket records are left.
+    const [open] = await store.query<{ n: string; lo: string }>(
+      sql`SELECT toString(count()) AS n, toString(min(bucket) * 10000) AS lo FROM tailscope_call_bucket_open`,
     );
-    expect(open?.n).toBe('0');
+    expect(open).toEqual({ n: '6', lo: String(START_MS + 10 * MIN) });
     await expectSameAsLive(store, now3);
   }, 240_000);
 });

@@ -1,8 +1,13 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
-import { CALL_BUCKETS_TABLE, CALL_BUCKET_NS, CALL_BUCKET_OPEN_TABLE } from './call-buckets-tables';
+import {
+  CALL_BUCKETS_TABLE,
+  CALL_BUCKET_CHUNKS_TABLE,
+  CALL_BUCKET_NS,
+  CALL_BUCKET_OPEN_TABLE,
+} from './call-buckets-tables';
 import type { Store } from './client';
 import { storeCallBucketsSql } from './episodes';
-import { startChunkMaterializer, type MaterializerOptions } from './fanouts-cache';
+import { recordedChunks, startChunkMaterializer, type MaterializerOptions } from './fanouts-cache';
 import { CHUNK_NS } from './fanouts-tables';
 import { inWindow, ns } from './fanouts-sql';
 import { join, param, raw, sql, type Sql } from './sql';
@@ -171,8 +176,16 @@ export async function materializeOpenBuckets(
   range: { nowNs: bigint },
 ): Promise<{ chunks: number }> {
   if (!openOn(store) || store.readOnly) return { chunks: 0 };
-  // The open chunks: those call-buckets-cache.ts does not build yet (closed = ended a margin ago).
-  const firstOpen = (range.nowNs - S) / CHUNK_NS;
+  // The open chunks: those call-buckets-cache.ts does not build yet (closed = ended a margin
+  // ago), and the chunk before them while it is closed but not yet stored whole (its pass runs
+  // every minute) and this materializer stored buckets of it while it was open, so its last
+  // buckets stay current in between.
+  const open = (range.nowNs - S) / CHUNK_NS;
+  const [before, earlier] = await Promise.all([
+    recordedChunks(store, [open - 1n], CALL_BUCKET_CHUNKS_TABLE),
+    recordedBuckets(store, ((open - 1n) * CHUNK_NS) / B, (open * CHUNK_NS) / B),
+  ]);
+  const firstOpen = !before.has(open - 1n) && earlier.size > 0 ? open - 1n : open;
   const fromB = (firstOpen * CHUNK_NS) / B;
   const toB = (range.nowNs - OPEN_SETTLE_NS) / B;
   if (toB <= fromB) return { chunks: 0 };
