@@ -13,6 +13,7 @@ export { insertNative, prepareForIngest, type NativeInsert } from './store/trace
 export { TYPED_ATTRIBUTES_TABLE } from './store/typed-attributes';
 export { loadLeafCalls, materializeFanouts, type LoadedLeafCalls } from './store/fanouts';
 export { materializeCallBuckets } from './store/call-buckets-cache';
+export { materializeOpenBuckets } from './store/call-buckets-open';
 
 // Ingest: OTLP protobuf decoding and the columns a decoded request becomes.
 export { decodeTraceRequest, type DecodedRequest } from './ingest/decode-protobuf';

@@ -190,6 +190,7 @@ describe('read-only over a Collector table', () => {
           fanouts: false,
           typedAttributes: false,
           callBuckets: false,
+          openCallBuckets: false,
         });
         expect(expected.stats.readOnly).toBe(false);
         expect(got.fanouts).toEqual(expected.fanouts);
@@ -240,6 +241,7 @@ describe('read-only over a Collector table', () => {
         fanouts: false,
         typedAttributes: false,
         callBuckets: false,
+        openCallBuckets: false,
       });
       expect(got.traces).toEqual(expected.traces);
       expect(got.fanouts).toEqual(expected.fanouts);

@@ -128,7 +128,7 @@ describe('hypergeometricUpperTail', () => {
 describe('episodeWindowSeconds', () => {
   it('aims at 100-300 windows, never under 10 s', () => {
     expect(episodeWindowSeconds(60_000)).toBe(10);
-    expect(episodeWindowSeconds(3_600_000)).toBe(15);
+    expect(episodeWindowSeconds(3_600_000)).toBe(20);
     expect(episodeWindowSeconds(86_400_000)).toBe(300);
     for (const h of [1, 2, 6, 24, 24 * 7, 24 * 30]) {
       const w = episodeWindowSeconds(h * 3_600_000);

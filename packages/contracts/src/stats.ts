@@ -34,6 +34,7 @@ export const StatsResponse = Type.Object({
         fanouts: Type.Boolean(),
         typedAttributes: Type.Boolean(),
         callBuckets: Type.Optional(Type.Boolean()),
+        openCallBuckets: Type.Optional(Type.Boolean()),
       },
       {
         description:

@@ -6,6 +6,7 @@ import { buildApi } from './app';
 import { storeOptions } from './store-options';
 import { startSelfTrace } from './self-trace';
 import { startCallBucketMaterializer } from '../store/call-buckets-cache';
+import { startOpenBucketMaterializer } from '../store/call-buckets-open';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
 import { applyRetention } from '../store/retention';
 import { prettyLogStream } from './log-stream';
@@ -92,6 +93,13 @@ export async function serve(
       if (log) console.error('tailscope: storing episode series failed:', err);
     },
   });
+  // And the settled 10 s buckets of the open chunk, so a range ending now computes live only
+  // its newest seconds.
+  const openMaterializer = startOpenBucketMaterializer(store, {
+    onError: (err: unknown) => {
+      if (log) console.error('tailscope: storing open episode series failed:', err);
+    },
+  });
   ready = true;
   const selfTrace = settings.selfTrace
     ? startSelfTrace(`${tls ? 'https' : 'http'}://${loopback(settings.host)}:${ingest.httpPort}`, {
@@ -148,6 +156,7 @@ export async function serve(
       await selfTrace?.shutdown();
       await materializer.stop();
       await bucketMaterializer.stop();
+      await openMaterializer.stop();
       await ingest.close();
       await store.close();
     },

@@ -1,4 +1,8 @@
-import { CALL_BUCKETS_TABLE, CALL_BUCKET_CHUNKS_TABLE } from './call-buckets-tables';
+import {
+  CALL_BUCKETS_TABLE,
+  CALL_BUCKET_CHUNKS_TABLE,
+  CALL_BUCKET_OPEN_TABLE,
+} from './call-buckets-tables';
 import type { Accelerators, Store } from './client';
 import { CHUNKS_TABLE, DUPLICATES_TABLE, EDGES_TABLE, FANOUTS_TABLE } from './fanouts-tables';
 import { sql } from './sql';
@@ -24,6 +28,7 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
         TYPED_ATTRIBUTES_TABLE,
         CALL_BUCKETS_TABLE,
         CALL_BUCKET_CHUNKS_TABLE,
+        CALL_BUCKET_OPEN_TABLE,
       ]})`,
   );
   const has = new Set(rows.map((r) => r.name));
@@ -35,6 +40,11 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
     fanouts: [FANOUTS_TABLE, CHUNKS_TABLE, EDGES_TABLE, DUPLICATES_TABLE].every((t) => has.has(t)),
     typedAttributes: has.has(TYPED_ATTRIBUTES_TABLE),
     callBuckets: has.has(CALL_BUCKETS_TABLE) && has.has(CALL_BUCKET_CHUNKS_TABLE),
+    // The open chunk's buckets live in the same rows table; their records in their own.
+    openCallBuckets:
+      has.has(CALL_BUCKETS_TABLE) &&
+      has.has(CALL_BUCKET_CHUNKS_TABLE) &&
+      has.has(CALL_BUCKET_OPEN_TABLE),
   };
   store.accelerators = found;
   return found;

@@ -1,5 +1,11 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
-import { CALL_BUCKETS_TABLE, CALL_BUCKET_CHUNKS_TABLE } from './call-buckets-tables';
+import { openBucketCoverage } from './call-buckets-open';
+import {
+  CALL_BUCKETS_TABLE,
+  CALL_BUCKET_CHUNKS_TABLE,
+  CALL_BUCKET_NS,
+  CALL_BUCKET_OPEN_TABLE,
+} from './call-buckets-tables';
 import type { Store } from './client';
 import { storeCallBucketsSql } from './episodes';
 import {
@@ -28,15 +34,23 @@ import { join, param, raw, sql } from './sql';
 
 const bucketsOn = (store: Store): boolean => !store.cluster && store.accelerators.callBuckets;
 
+/** Stored coverage of a range: whole chunks, then open buckets (call-buckets-open.ts). */
+export interface CallBucketCoverage extends Coverage {
+  /** [bucket, version] of open buckets read after the chunks (none when a chunk run ended). */
+  buckets: [string, string][];
+}
+
 /**
  * The longest run of chunks from the start of [from, to) that are stored and still match the
- * store's span counts; splitNs = from when none (or the table is off for this store).
+ * store's span counts, continued by the stored buckets of the first chunk never stored whole
+ * (the open chunk) while they match their signatures; splitNs = from when none (or the table is
+ * off for this store).
  */
 export async function callBucketCoverage(
   store: Store,
   scope: { fromNs: bigint; toNs: bigint },
-): Promise<Coverage> {
-  const none: Coverage = { splitNs: scope.fromNs, chunks: [] };
+): Promise<CallBucketCoverage> {
+  const none: CallBucketCoverage = { splitNs: scope.fromNs, chunks: [], buckets: [] };
   if (!bucketsOn(store) || scope.fromNs >= scope.toNs) return none;
   const chunks = chunksOf(scope.fromNs, scope.toNs);
   if (chunks.length === 0) return none;
@@ -46,13 +60,27 @@ export async function callBucketCoverage(
   ]);
   const used: [string, string][] = [];
   let split = scope.fromNs;
+  let open: bigint | undefined;
   for (const c of chunks) {
     const r = recorded.get(c);
+    if (!r) open = c;
     if (!r || r.spans !== now.get(c)) break;
     used.push([c.toString(), r.version.toString()]);
     split = (c + 1n) * CHUNK_NS;
   }
-  return { splitNs: split < scope.toNs ? split : scope.toNs, chunks: used };
+  let buckets: [string, string][] = [];
+  if (open !== undefined) {
+    // Buckets of the range from the first one not stored whole (the range may start inside it).
+    const fromB =
+      (open * CHUNK_NS > scope.fromNs ? open * CHUNK_NS : scope.fromNs) / CALL_BUCKET_NS;
+    const toB = scope.toNs / CALL_BUCKET_NS;
+    const cov = await openBucketCoverage(store, fromB, toB);
+    if (cov.buckets.length > 0) {
+      buckets = cov.buckets;
+      split = cov.splitNs;
+    }
+  }
+  return { splitNs: split < scope.toNs ? split : scope.toNs, chunks: used, buckets };
 }
 
 /**
@@ -97,6 +125,10 @@ export async function materializeCallBuckets(
     );
     await store.command(sql`DELETE FROM ${raw(CALL_BUCKETS_TABLE)}
       WHERE chunk >= ${ns(first)} AND chunk <= ${ns(last)} AND version < ${v}`);
+    // The open-bucket records of these chunks are never read again (a stored chunk wins).
+    if (store.accelerators.openCallBuckets)
+      await store.command(sql`DELETE FROM ${raw(CALL_BUCKET_OPEN_TABLE)}
+      WHERE bucket >= ${ns((first * CHUNK_NS) / CALL_BUCKET_NS)} AND bucket < ${ns(((last + 1n) * CHUNK_NS) / CALL_BUCKET_NS)}`);
     built += run.length;
   }
   return { chunks: built };

@@ -9,6 +9,12 @@ import { createTable, engine, type DdlContext } from './ddl';
  */
 export const CALL_BUCKETS_TABLE = 'tailscope_call_buckets';
 export const CALL_BUCKET_CHUNKS_TABLE = 'tailscope_call_bucket_chunks';
+/**
+ * Per 10 s bucket of a chunk not yet stored whole (the open chunk of a running server), the
+ * bucket's signature when it was stored and the version of its rows in CALL_BUCKETS_TABLE
+ * (call-buckets-open.ts).
+ */
+export const CALL_BUCKET_OPEN_TABLE = 'tailscope_call_bucket_open';
 /** Bucket length, ns (10 s): every episode window that is a multiple of it reads the table. */
 export const CALL_BUCKET_NS = 10_000_000_000n;
 
@@ -27,5 +33,14 @@ export function callBucketsDdl(ctx: DdlContext): string[] {
     `${createTable(ctx, CALL_BUCKET_CHUNKS_TABLE)} (
     chunk Int64, spans UInt64, version UInt64
   ) ENGINE = ${engine(ctx, 'ReplacingMergeTree', 'version')} ORDER BY chunk`,
+  ];
+}
+
+/** The open-bucket records' DDL (a migration in schema.ts). */
+export function callBucketOpenDdl(ctx: DdlContext): string[] {
+  return [
+    `${createTable(ctx, CALL_BUCKET_OPEN_TABLE)} (
+    bucket Int64, spans UInt64, windowSpans UInt64, version UInt64
+  ) ENGINE = ${engine(ctx, 'ReplacingMergeTree', 'version')} ORDER BY bucket`,
   ];
 }

@@ -47,6 +47,8 @@ export interface Accelerators {
   typedAttributes: boolean;
   /** `tailscope_call_buckets` and its chunk records: stored episode series. */
   callBuckets: boolean;
+  /** `tailscope_call_bucket_open`: stored episode series of the open chunk, per 10 s bucket. */
+  openCallBuckets: boolean;
 }
 
 /**
@@ -162,7 +164,13 @@ export function openStore(opts: StoreOptions): Store {
     budget,
     tracesTable,
     readOnly: opts.readOnly ?? false,
-    accelerators: { traceIdTs: true, fanouts: true, typedAttributes: true, callBuckets: true },
+    accelerators: {
+      traceIdTs: true,
+      fanouts: true,
+      typedAttributes: true,
+      callBuckets: true,
+      openCallBuckets: true,
+    },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
       return withinBudget(budget, () =>

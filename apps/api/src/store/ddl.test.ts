@@ -46,6 +46,7 @@ describe('MIGRATIONS', () => {
       'default.tailscope_call_buckets',
       'default.tailscope_call_bucket_chunks',
       'default.tailscope_chunk_duplicates',
+      'default.tailscope_call_bucket_open',
     ]);
   });
 
@@ -54,7 +55,7 @@ describe('MIGRATIONS', () => {
     expect(ddl[0]).toBe('CREATE DATABASE IF NOT EXISTS tailscope ON CLUSTER main');
     for (const s of ddl) expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(11);
+    expect(engines.length).toBe(12);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

@@ -19,7 +19,8 @@ import type { Sql } from './sql';
  * The (series, window) aggregates episodes judge (episodes.ts has the SQL): the stored 10 s
  * buckets of call-buckets-cache.ts for the covered part of the range, live for the rest (the
  * open tail, stale or missing chunks, a head shorter than a bucket), histograms merged per
- * (series, window). Windows that are no multiple of 10 s (15 s) are all live.
+ * (series, window). Windows that are no multiple of 10 s are all live (the route never asks
+ * for one: episodeWindowSeconds has no 15 s).
  */
 
 export type { EpisodeScope, SeriesKind } from './episodes';

@@ -125,15 +125,24 @@ SETTINGS join_algorithm = 'parallel_hash'`,
 
 /**
  * Per (series, window) histograms merged from the stored buckets of the covered chunks'
- * current versions, over [from, to) (both multiples of 10 s; the window a multiple of 10 s).
+ * current versions and of the covered open buckets, over [from, to) (both multiples of 10 s; the window a multiple of 10 s).
  */
-export function storedEpisodeWindowsSql(s: EpisodeScope, cov: Coverage): Sql {
+export function storedEpisodeWindowsSql(
+  s: EpisodeScope,
+  cov: Coverage & { buckets?: [string, string][] },
+): Sql {
   const windowBuckets = BigInt(Math.round(s.windowMs * 1e6)) / CALL_BUCKET_NS;
-  const chunkIds = cov.chunks.map((c) => c[0]);
-  const versions = cov.chunks.map((c) => c[1]);
+  const pairs = (ps: [string, string][], column: string): Sql =>
+    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${ps.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${ps.map((c) => c[1])})), (${raw(column)}, version))`;
+  // Whole chunks by (chunk, version); open buckets (call-buckets-open.ts) by (bucket, version).
+  const open = cov.buckets ?? [];
+  const stored =
+    open.length === 0
+      ? pairs(cov.chunks, 'chunk')
+      : sql`(${pairs(cov.chunks, 'chunk')} OR ${pairs(open, 'bucket')})`;
   const filters = [
     sql`bucket >= ${ns(s.fromNs / CALL_BUCKET_NS)} AND bucket < ${ns(s.toNs / CALL_BUCKET_NS)}`,
-    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${chunkIds}), arrayMap(x -> toUInt64(x), ${versions})), (chunk, version))`,
+    stored,
     ...(s.service !== undefined ? [sql`service = ${s.service}`] : []),
   ];
   // The merged histogram is split in an outer SELECT: its parts take the stored columns' names.

@@ -67,6 +67,7 @@ describe('otel_traces schema on the embedded engine', () => {
       ).map((t) => t.name);
     expect(await ours()).toEqual([
       'tailscope_call_bucket_chunks',
+      'tailscope_call_bucket_open',
       'tailscope_call_buckets',
       'tailscope_chunk_duplicates',
       'tailscope_edges',
@@ -79,6 +80,7 @@ describe('otel_traces schema on the embedded engine', () => {
     // A store written before these tables were migrations: version 1 recorded, tables absent.
     for (const t of [
       'tailscope_call_bucket_chunks',
+      'tailscope_call_bucket_open',
       'tailscope_call_buckets',
       'tailscope_chunk_duplicates',
       'tailscope_edges',
@@ -92,7 +94,7 @@ describe('otel_traces schema on the embedded engine', () => {
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(9);
+    expect(await ours()).toHaveLength(10);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

@@ -1,4 +1,4 @@
-import { callBucketsDdl } from './call-buckets-tables';
+import { callBucketOpenDdl, callBucketsDdl } from './call-buckets-tables';
 import type { Store } from './client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
 import { chunkDuplicatesDdl, fanoutCacheDdl, fanoutStructureDdl } from './fanouts-tables';
@@ -133,6 +133,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 7,
     name: 'tailscope_chunk_duplicates (extra span copies per stored chunk)',
     statements: (ctx) => chunkDuplicatesDdl(ctx),
+  },
+  {
+    version: 8,
+    name: 'tailscope_call_bucket_open (stored episode series of the open chunk, per 10 s bucket)',
+    statements: (ctx) => callBucketOpenDdl(ctx),
   },
 ];
 

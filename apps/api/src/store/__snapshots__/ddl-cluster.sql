@@ -143,3 +143,8 @@ CREATE TABLE IF NOT EXISTS tailscope.tailscope_call_bucket_chunks ON CLUSTER mai
 CREATE TABLE IF NOT EXISTS tailscope.tailscope_chunk_duplicates ON CLUSTER main (
     chunk Int64, version UInt64, duplicates UInt64
   ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY chunk;
+
+-- migration 8: tailscope_call_bucket_open (stored episode series of the open chunk, per 10 s bucket)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_call_bucket_open ON CLUSTER main (
+    bucket Int64, spans UInt64, windowSpans UInt64, version UInt64
+  ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY bucket;

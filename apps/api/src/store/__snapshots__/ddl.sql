@@ -140,3 +140,8 @@ CREATE TABLE IF NOT EXISTS default.tailscope_call_bucket_chunks (
 CREATE TABLE IF NOT EXISTS default.tailscope_chunk_duplicates (
     chunk Int64, version UInt64, duplicates UInt64
   ) ENGINE = ReplacingMergeTree(version) ORDER BY chunk;
+
+-- migration 8: tailscope_call_bucket_open (stored episode series of the open chunk, per 10 s bucket)
+CREATE TABLE IF NOT EXISTS default.tailscope_call_bucket_open (
+    bucket Int64, spans UInt64, windowSpans UInt64, version UInt64
+  ) ENGINE = ReplacingMergeTree(version) ORDER BY bucket;
