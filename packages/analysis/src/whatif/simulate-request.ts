@@ -12,8 +12,7 @@ import {
   type WhatIfResult,
 } from './simulate';
 import type { RequestTrees } from './request-trees';
-import { prepareRequests, type PreparedRequests } from './request-replay';
-import { recomputeRequests, RecomputeScratch } from './request-recompute';
+import { buildRequestPlan, planState, runPlan, type RequestPlan } from './request-plan';
 import { sortedCopy } from './radix-sort';
 
 /** The edge to replay: its callee, and optionally one caller. */
@@ -84,7 +83,11 @@ export function simulateRequestWhatIf(
   const bootRng = new SeededRandom(rng.uint32());
   const samples = opts.bootstrapSamples ?? DEFAULT_BOOTSTRAP_SAMPLES;
   const isPool = p.kind === 'pool';
-  const pr = prepareRequests(trees, { target: targetMask(trees, target), perCall: isPool });
+  const pr = buildRequestPlan(trees, {
+    target: targetMask(trees, target),
+    perCall: isPool,
+    ...(isPool ? { workers: p.workers } : {}),
+  });
   const B = pr.blocks.fanoutOffsets.length - 1;
   const R =
     opts.replays !== undefined
@@ -100,14 +103,8 @@ export function simulateRequestWhatIf(
       }
     : replayPolicy(pr.blocks, p, rng, undefined, R);
   const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
-  const involved = requestsWithEdge(trees, pr.groupOf);
-  const { reqAll, fanAll } = replayAll(
-    pr,
-    outcome.allLeavesMs,
-    replays,
-    involved,
-    isPool ? p.workers : undefined,
-  );
+  const involved = pr.involved;
+  const { reqAll, fanAll } = replayAll(pr, outcome.allLeavesMs, replays);
   const baseReq = new Float64Array(involved.length);
   for (let k = 0; k < involved.length; k++)
     baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
@@ -143,53 +140,30 @@ export function simulateRequestWhatIf(
   return result;
 }
 
-/** Every replay's re-timed requests (those in `involved`) and target groups, one after another. */
+/** Every replay's re-timed requests (those with a call on the edge) and target groups, one after another. */
 function replayAll(
-  pr: PreparedRequests,
+  pr: RequestPlan,
   blockMs: Float64Array,
   replays: number,
-  involved: Uint32Array,
-  workers: number | undefined,
 ): { reqAll: Float64Array; fanAll: Float64Array } {
-  const trees = pr.trees;
-  const scratch = new RecomputeScratch(
-    trees.parent.length,
-    Math.max(1, pr.maxChildren),
-    pr.nodeTimes,
-  );
-  const reqOut = new Float64Array(trees.requestStartMs.length);
-  const fanOut = new Float64Array(pr.groups);
-  const reqAll = new Float64Array(involved.length * replays);
+  const n = pr.involved.length;
+  const st = planState(pr);
+  const reqAll = new Float64Array(n * replays);
   const fanAll = new Float64Array(pr.groups * replays);
-  for (let r = 0; r < replays; r++) {
-    recomputeRequests(pr, blockMs, r, workers, scratch, { requestMs: reqOut, fanoutMs: fanOut });
-    for (let k = 0; k < involved.length; k++)
-      reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
-    fanAll.set(fanOut, r * pr.groups);
-  }
+  for (let r = 0; r < replays; r++)
+    runPlan(
+      pr,
+      blockMs,
+      r,
+      st,
+      reqAll.subarray(r * n, (r + 1) * n),
+      fanAll.subarray(r * pr.groups, (r + 1) * pr.groups),
+    );
   return { reqAll, fanAll };
 }
 
-function requestsWithEdge(t: RequestTrees, groupOf: Int32Array): Uint32Array {
-  const out = new Uint32Array(t.nodeOffsets.length - 1);
-  let n = 0;
-  for (let q = 0; q + 1 < t.nodeOffsets.length; q++) {
-    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++) {
-      if (groupOf[i]! >= 0) {
-        out[n++] = q;
-        break;
-      }
-    }
-  }
-  return out.subarray(0, n);
-}
-
-function poolNotApplicable(pr: PreparedRequests, t: RequestTrees): string | undefined {
-  const count = new Uint32Array(pr.groups);
-  for (let i = 0; i < pr.groupOf.length; i++) {
-    const g = pr.groupOf[i]!;
-    if (g >= 0 && ++count[g]! > 1) return undefined;
-  }
+function poolNotApplicable(pr: RequestPlan, t: RequestTrees): string | undefined {
+  if (pr.repeated) return undefined;
   return t.edges.length > 0
     ? 'pool needs repeated calls: every call of this edge is alone in its request'
     : 'no calls';

@@ -1,0 +1,182 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
+   bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
+   a zero. */
+import type { LeafCalls } from '../types';
+import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
+import type { TargetOptions } from './request-replay';
+import { GrowI32 } from './grow';
+import type { LocalRequest } from './request-plan-parent';
+
+/**
+ * One request's children CSR in local indexes (request-children.ts's order: recorded start,
+ * then end, then node), with lpar the local parent (-1: a root or a parent outside).
+ */
+export function localChildren(
+  t: RequestTrees,
+  L: LocalRequest & { lpar: Int32Array },
+  m: number,
+): void {
+  const { a, kStart, kList, lpar } = L;
+  for (let i = 0; i <= m; i++) kStart[i] = 0;
+  for (let i = 0; i < m; i++) {
+    const p = t.parent[a + i]! - a;
+    lpar[i] = p >= 0 && p < m ? p : -1;
+    if (lpar[i]! >= 0) kStart[lpar[i]!]!++;
+  }
+  let sum = 0;
+  for (let i = 0; i < m; i++) kStart[i] = sum += kStart[i]!;
+  kStart[m] = sum;
+  for (let i = m - 1; i >= 0; i--) if (lpar[i]! >= 0) kList[--kStart[lpar[i]!]!] = i;
+  const { startMs: s, durationMs: d } = t;
+  for (let p = 0; p < m; p++) {
+    const lo = kStart[p]!;
+    const hi = kStart[p + 1]!;
+    let inOrder = true;
+    for (let k = lo + 1; k < hi && inOrder; k++) {
+      const x = a + kList[k - 1]!;
+      const y = a + kList[k]!;
+      inOrder = !(s[x]! > s[y]!) && !(s[x] === s[y] && s[x]! + d[x]! > s[y]! + d[y]!);
+    }
+    if (inOrder) continue;
+    const order = (x: number, y: number): number =>
+      s[a + x]! - s[a + y]! || s[a + x]! + d[a + x]! - (s[a + y]! + d[a + y]!) || x - y;
+    const kids = Array.from(kList.subarray(lo, hi)).sort(order);
+    kList.set(kids, lo);
+  }
+}
+
+/**
+ * The target calls as the policy's LeafCalls, numbered as request-replay.ts's formBlocks
+ * numbers them (parents in node order, children in start order): a whole target parallel group
+ * one fan-out, any other target call its own.
+ */
+export class TargetBlocks {
+  readonly fanStart: Float64Array;
+  readonly offsets: Uint32Array;
+  readonly callStart: Float64Array;
+  readonly durationMs: Float64Array;
+  readonly host: Uint32Array;
+  readonly mode: Uint32Array;
+  readonly groupRec: Float64Array;
+  readonly loneBlock = new GrowI32(1024);
+  nb = 0;
+  nc = 0;
+  ng = 0;
+  repeated = false;
+  /** Per edge: the (global) parent whose group it last started, and that group. */
+  private readonly stamp: Int32Array;
+  private readonly groupOfEdge: Int32Array;
+
+  constructor(
+    private readonly t: RequestTrees,
+    readonly o: TargetOptions,
+    targets: number,
+  ) {
+    this.fanStart = new Float64Array(targets);
+    this.offsets = new Uint32Array(targets + 1);
+    this.callStart = new Float64Array(targets);
+    this.durationMs = new Float64Array(targets);
+    this.host = new Uint32Array(targets);
+    this.mode = new Uint32Array(targets);
+    this.groupRec = new Float64Array(targets);
+    this.stamp = new Int32Array(o.target.length).fill(-1);
+    this.groupOfEdge = new Int32Array(o.target.length);
+  }
+
+  /** Adds call node g (global) as call nc of the current block. */
+  call(g: number, relStart: number): void {
+    this.callStart[this.nc] = relStart;
+    this.durationMs[this.nc] = this.t.durationMs[g]!;
+    this.host[this.nc] = this.t.host[g]!;
+    this.mode[this.nc++] = this.t.mode[g]!;
+  }
+
+  /** Group of the edge-e calls of global parent p, started at the first call seen. */
+  group(p: number, e: number, L: LocalRequest, lp: number): number {
+    if (this.stamp[e] === p) {
+      this.repeated = true;
+      return this.groupOfEdge[e]!;
+    }
+    this.stamp[e] = p;
+    this.groupOfEdge[e] = this.ng;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let k = L.kStart[lp]!; k < L.kStart[lp + 1]!; k++) {
+      const c = L.a + L.kList[k]!;
+      if (this.t.edge[c] !== e) continue;
+      lo = Math.min(lo, this.t.startMs[c]!);
+      hi = Math.max(hi, this.t.startMs[c]! + this.t.durationMs[c]!);
+    }
+    this.groupRec[this.ng] = hi - lo;
+    return this.ng++;
+  }
+
+  leafCalls(): LeafCalls {
+    const n = this.nc;
+    return {
+      fanoutOffsets: this.offsets.subarray(0, this.nb + 1),
+      fanoutStartMs: this.fanStart.subarray(0, this.nb),
+      // Empty: the what-if replays never read trace ids (blocks are named by position).
+      traceIds: [],
+      startMs: this.callStart.subarray(0, n),
+      durationMs: this.durationMs.subarray(0, n),
+      host: this.host.subarray(0, n),
+      mode: this.mode.subarray(0, n),
+      background: new Uint32Array(n),
+      hosts: this.t.hosts,
+      modes: this.t.modes,
+      backgrounds: ['none'],
+    };
+  }
+}
+
+/** formBlocks for one request q (local CSR in L): fills L's blockOf, groupOf, whole, lone. */
+export function formRequestBlocks(
+  t: RequestTrees,
+  L: LocalRequest,
+  m: number,
+  q: number,
+  b: TargetBlocks,
+): void {
+  const { a, kStart, kList } = L;
+  // One loop, not four fills: a builtin call per column per request costs more than the work.
+  for (let i = 0; i < m; i++) {
+    L.blockOf[i] = -1;
+    L.groupOf[i] = -1;
+    L.whole[i] = 0;
+    L.lone[i] = -1;
+  }
+  const target = b.o.target;
+  for (let p = 0; p < m; p++) {
+    for (let k = kStart[p]!; k < kStart[p + 1]!; k++) {
+      const c = kList[k]!;
+      const e = t.edge[a + c]!;
+      if (e < 0 || target[e] !== 1) continue;
+      L.groupOf[c] = b.group(a + p, e, L, p);
+      const whole = !b.o.perCall && t.structure[a + c] === STRUCTURE_CODE.parallel;
+      if (whole && L.blockOf[c] === -1) {
+        const first = t.startMs[a + c]!;
+        b.fanStart[b.nb] = t.requestStartMs[q]! + first;
+        for (let r = k; r < kStart[p + 1]!; r++) {
+          const d = kList[r]!;
+          if (t.edge[a + d] !== e) continue;
+          L.blockOf[d] = b.nb;
+          L.whole[d] = 1;
+          b.call(a + d, t.startMs[a + d]! - first);
+        }
+        b.offsets[++b.nb] = b.nc;
+      } else if (!whole) {
+        L.blockOf[c] = b.nb;
+        L.lone[c] = b.loneBlock.n;
+        b.loneBlock.push(b.nb);
+        b.fanStart[b.nb] = t.requestStartMs[q]! + t.startMs[a + c]!;
+        b.call(a + c, 0);
+        b.offsets[++b.nb] = b.nc;
+      }
+    }
+  }
+  // A group of mixed structures (not from real traces): a call made lone before the group's
+  // parallel call made it whole replays whole, as request-recompute.ts does (its lone block
+  // keeps its number, so the policy's draws do not move).
+  for (let i = 0; i < m; i++) if (L.whole[i] === 1) L.lone[i] = -1;
+}
