@@ -9,19 +9,30 @@ import type { LocalRequest } from './request-plan-parent';
 
 /**
  * One request's children CSR in local indexes (request-children.ts's order: recorded start,
- * then end, then node), with lpar the local parent (-1: a root or a parent outside).
+ * then end, then node), with lpar the local parent (-1: a root or a parent outside), and every
+ * per-node column of L reset in the same pass (a builtin fill per column per request costs
+ * more than the work). Returns whether every parent precedes its children.
  */
 export function localChildren(
   t: RequestTrees,
-  L: LocalRequest & { lpar: Int32Array },
+  L: LocalRequest & { lpar: Int32Array; flag: Uint8Array },
   m: number,
-): void {
+): boolean {
   const { a, kStart, kList, lpar } = L;
   for (let i = 0; i <= m; i++) kStart[i] = 0;
+  let ordered = true;
   for (let i = 0; i < m; i++) {
     const p = t.parent[a + i]! - a;
-    lpar[i] = p >= 0 && p < m ? p : -1;
-    if (lpar[i]! >= 0) kStart[lpar[i]!]!++;
+    const lp = p >= 0 && p < m ? p : -1;
+    lpar[i] = lp;
+    if (lp >= 0) kStart[lp]!++;
+    if (lp >= i) ordered = false;
+    L.blockOf[i] = -1;
+    L.groupOf[i] = -1;
+    L.whole[i] = 0;
+    L.lone[i] = -1;
+    L.slot[i] = -1;
+    L.flag[i] = 0;
   }
   let sum = 0;
   for (let i = 0; i < m; i++) kStart[i] = sum += kStart[i]!;
@@ -37,12 +48,17 @@ export function localChildren(
       const y = a + kList[k]!;
       inOrder = !(s[x]! > s[y]!) && !(s[x] === s[y] && s[x]! + d[x]! > s[y]! + d[y]!);
     }
-    if (inOrder) continue;
-    const order = (x: number, y: number): number =>
-      s[a + x]! - s[a + y]! || s[a + x]! + d[a + x]! - (s[a + y]! + d[a + y]!) || x - y;
-    const kids = Array.from(kList.subarray(lo, hi)).sort(order);
-    kList.set(kids, lo);
+    if (!inOrder) sortKids(t, L, lo, hi);
   }
+  return ordered;
+}
+
+function sortKids(t: RequestTrees, L: LocalRequest, lo: number, hi: number): void {
+  const { a, kList } = L;
+  const { startMs: s, durationMs: d } = t;
+  const order = (x: number, y: number): number =>
+    s[a + x]! - s[a + y]! || s[a + x]! + d[a + x]! - (s[a + y]! + d[a + y]!) || x - y;
+  kList.set(Array.from(kList.subarray(lo, hi)).sort(order), lo);
 }
 
 /**
@@ -130,7 +146,7 @@ export class TargetBlocks {
   }
 }
 
-/** formBlocks for one request q (local CSR in L): fills L's blockOf, groupOf, whole, lone. */
+/** formBlocks for one request q (local CSR in L, reset by localChildren): fills L's blockOf, groupOf, whole, lone. */
 export function formRequestBlocks(
   t: RequestTrees,
   L: LocalRequest,
@@ -139,13 +155,7 @@ export function formRequestBlocks(
   b: TargetBlocks,
 ): void {
   const { a, kStart, kList } = L;
-  // One loop, not four fills: a builtin call per column per request costs more than the work.
-  for (let i = 0; i < m; i++) {
-    L.blockOf[i] = -1;
-    L.groupOf[i] = -1;
-    L.whole[i] = 0;
-    L.lone[i] = -1;
-  }
+  let mixed = false;
   const target = b.o.target;
   for (let p = 0; p < m; p++) {
     for (let k = kStart[p]!; k < kStart[p + 1]!; k++) {
@@ -162,10 +172,12 @@ export function formRequestBlocks(
           if (t.edge[a + d] !== e) continue;
           L.blockOf[d] = b.nb;
           L.whole[d] = 1;
+          if (L.lone[d]! >= 0) mixed = true;
           b.call(a + d, t.startMs[a + d]! - first);
         }
         b.offsets[++b.nb] = b.nc;
       } else if (!whole) {
+        if (L.whole[c] === 1) mixed = true;
         L.blockOf[c] = b.nb;
         L.lone[c] = b.loneBlock.n;
         b.loneBlock.push(b.nb);
@@ -178,5 +190,5 @@ export function formRequestBlocks(
   // A group of mixed structures (not from real traces): a call made lone before the group's
   // parallel call made it whole replays whole, as request-recompute.ts does (its lone block
   // keeps its number, so the policy's draws do not move).
-  for (let i = 0; i < m; i++) if (L.whole[i] === 1) L.lone[i] = -1;
+  if (mixed) for (let i = 0; i < m; i++) if (L.whole[i] === 1) L.lone[i] = -1;
 }

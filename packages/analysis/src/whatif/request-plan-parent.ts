@@ -92,7 +92,10 @@ export interface LocalRequest {
   whole: Uint8Array;
   /** Lone target call: its lone index (value from the policy), else -1. */
   lone: Int32Array;
-  /** Planned parent: its index, else -1 (then cval holds its constant time). */
+  /**
+   * Planned parent: its index; STATIC: a parent evaluated once (its time in cval); else -1
+   * (its recorded time).
+   */
   slot: Int32Array;
   cval: Float64Array;
 }
@@ -118,7 +121,16 @@ export class ParentScratch {
   }
 }
 
-function pushSource(c: PlanColumns, L: LocalRequest, node: number, isBlock: boolean): void {
+/** LocalRequest.slot of a parent evaluated once when planned. */
+export const STATIC = -2;
+
+function pushSource(
+  t: RequestTrees,
+  c: PlanColumns,
+  L: LocalRequest,
+  node: number,
+  isBlock: boolean,
+): void {
   const kind = isBlock ? c.bKind : c.pcKind;
   const arg = isBlock ? c.bArg : c.pcArg;
   const val = isBlock ? c.bVal : c.pcVal;
@@ -133,7 +145,7 @@ function pushSource(c: PlanColumns, L: LocalRequest, node: number, isBlock: bool
   } else {
     kind.push(SRC_CONST);
     arg.push(0);
-    val.push(L.cval[node]!);
+    val.push(L.slot[node] === STATIC ? L.cval[node]! : t.durationMs[L.a + node]!);
   }
 }
 
@@ -171,7 +183,7 @@ export function planBlocks(
     if (!grouped) {
       s.bEnd[nb] = t.startMs[g]! + t.durationMs[g]!;
       s.bGrp[nb] = target ? L.groupOf[ch]! : -1;
-      pushSource(c, L, ch, true);
+      pushSource(t, c, L, ch, true);
       c.bFan.push(-1);
       nb++;
       continue;
@@ -191,8 +203,8 @@ export function planBlocks(
       c.bArg.push(L.blockOf[ch]!);
       c.bVal.push(0);
     } else {
-      const kw = target && workers !== undefined ? workers : t.concurrency[g]!;
-      planPool(t, L, kw, k, k1, e, c, s);
+      const policyK = target && workers !== undefined;
+      planPool(t, L, policyK ? workers : t.concurrency[g]!, policyK, k, k1, e, c, s);
     }
     c.bFan.push(target ? L.groupOf[ch]! : -1);
     nb++;
@@ -201,7 +213,8 @@ export function planBlocks(
 }
 
 /**
- * A pool group (local children kFirst.. of edge e) on kw workers: the recorded schedule's
+ * A pool group (local children kFirst.. of edge e) on kw workers (`target`: the pool policy's
+ * group, its workers given at replay time): the recorded schedule's
  * dispatch delays (request-recompute.ts's poolSpan on the recorded concurrency) computed once.
  * A group whose calls all keep constant times has a constant span: computed here, pushed as a
  * constant block; otherwise pushed as a pool block.
@@ -210,6 +223,7 @@ function planPool(
   t: RequestTrees,
   L: LocalRequest,
   kw: number,
+  target: boolean,
   kFirst: number,
   k1: number,
   e: number,
@@ -234,10 +248,10 @@ function planPool(
     for (let i = 1; i < kr; i++) if (recFree[i]! < recFree[wr]!) wr = i;
     c.pcDelay.push(rs - recFree[wr]!);
     recFree[wr] = rs + t.durationMs[a + d]!;
-    pushSource(c, L, d, false);
+    pushSource(t, c, L, d, false);
     if (c.pcKind.a[c.pcKind.n - 1] !== SRC_CONST) constant = false;
   }
-  if (constant) {
+  if (constant && !target) {
     runPool(kn, pc0, c.pcKind.n, c.pcKind.a, c.pcArg.a, c.pcVal.a, c.pcDelay.a, s.st);
     c.pcKind.n = c.pcArg.n = c.pcVal.n = c.pcDelay.n = pc0;
     c.bKind.push(SRC_CONST);
@@ -248,7 +262,9 @@ function planPool(
   c.bKind.push(SRC_POOL);
   c.bArg.push(c.poolKn.n);
   c.bVal.push(0);
-  c.poolKn.push(kn);
+  // The pool policy's target group: -calls, its workers given at replay time (PlanState), so
+  // one plan serves every k the slider asks for.
+  c.poolKn.push(target ? -n : kn);
   c.poolC0.push(c.pcKind.n);
 }
 

@@ -47,7 +47,10 @@ export interface PlanArrays {
   cbcGroup: Int32Array;
   cbcB0: Int32Array;
   cbcBlock: Int32Array;
-  /** Per pool group: workers; calls [poolC0[x], poolC0[x + 1]). */
+  /**
+   * Per pool group: workers, or -calls for the pool policy's target group (its workers are
+   * PlanState.workers); calls [poolC0[x], poolC0[x + 1]).
+   */
   poolKn: Int32Array;
   poolC0: Int32Array;
   /** Per pool call: source, recorded dispatch delay after its worker freed up. */
@@ -64,6 +67,8 @@ export class PlanState {
   readonly span: Float64Array;
   readonly newEnd: Float64Array;
   readonly free: Float64Array;
+  /** The pool policy's workers (Infinity: unbounded), for its target groups. */
+  workers = Infinity;
   /** Result of runParent and runPool (a returned double could be boxed). */
   readonly ret = new Float64Array(1);
   constructor(parents: number, lone: number, maxBlocks: number, maxPool: number) {
@@ -133,17 +138,10 @@ export function runParent(
     if (kind === SRC_WHOLE) sp = blockMs[base + x.bArg[j]!]!;
     else if (kind === SRC_POOL) {
       const pool = x.bArg[j]!;
+      const v = x.poolKn[pool]!;
+      const kn = v >= 0 ? v : Math.max(1, Math.min(-v, st.workers));
       const { pcKind, pcArg, pcVal, pcDelay } = x;
-      runPool(
-        x.poolKn[pool]!,
-        x.poolC0[pool]!,
-        x.poolC0[pool + 1]!,
-        pcKind,
-        pcArg,
-        pcVal,
-        pcDelay,
-        st,
-      );
+      runPool(kn, x.poolC0[pool]!, x.poolC0[pool + 1]!, pcKind, pcArg, pcVal, pcDelay, st);
       sp = st.ret[0]!;
     } else sp = valueOf(kind, x.bArg[j]!, x.bVal[j]!, st);
     if (x.bFan[j]! >= 0) fanoutMs[x.bFan[j]!] = sp;

@@ -5,7 +5,13 @@ import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
 import { GrowF64, GrowI32 } from './grow';
-import { ParentScratch, PlanColumns, planParent, type LocalRequest } from './request-plan-parent';
+import {
+  ParentScratch,
+  PlanColumns,
+  planParent,
+  STATIC,
+  type LocalRequest,
+} from './request-plan-parent';
 import {
   PlanState,
   runParent,
@@ -55,7 +61,10 @@ export interface RequestPlan extends PlanArrays {
 }
 
 export interface PlanOptions extends TargetOptions {
-  /** The pool policy's workers for the target edge; undefined for other policies. */
+  /**
+   * Defined for the pool policy (its target groups are list-scheduled on PlanState.workers,
+   * set per replay; the value here is not used), undefined for other policies.
+   */
   workers?: number;
 }
 
@@ -106,9 +115,9 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     const m = t.nodeOffsets[q + 1]! - a;
     if (!hasTarget(t, o.target, a, m)) continue;
     L.a = a;
-    localChildren(t, L, m);
+    const ordered = localChildren(t, L, m);
     formRequestBlocks(t, L, m, q, tb);
-    const widestHere = planRequest(t, L, m, o.workers, cols, ps);
+    const widestHere = planRequest(t, L, m, ordered, o.workers, cols, ps);
     maxBlocks = Math.max(maxBlocks, widestHere);
     maxPool = Math.max(maxPool, widestHere);
     involved.push(q);
@@ -123,7 +132,7 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     const src = L.lone[0]! >= 0 ? SRC_LONE : L.slot[0]! >= 0 ? SRC_PARENT : SRC_CONST;
     req.kind.push(src);
     req.arg.push(src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0);
-    req.val.push(L.cval[0]!);
+    req.val.push(L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!);
   }
   const blocks = tb.leafCalls();
   const loneBlock = tb.loneBlock.done();
@@ -155,39 +164,41 @@ function hasTarget(t: RequestTrees, target: Uint8Array, a: number, m: number): b
 }
 
 /**
- * Children first (breadth-first from the roots, reversed), which nodes have a target call
- * below (DYN) or a pool below (DRIFT), then each parent that needs it planned (planParent).
- * Returns the most children of a parent.
+ * Children first (reverse node order when parents precede children, else breadth-first from
+ * the roots, reversed), which nodes have a target call below (DYN) or a pool below (DRIFT),
+ * then each parent that needs it planned (planParent). Returns the most children of a parent.
  */
 function planRequest(
   t: RequestTrees,
   L: LocalRequest & { lpar: Int32Array; bfs: Int32Array; flag: Uint8Array },
   m: number,
+  ordered: boolean,
   workers: number | undefined,
   cols: PlanColumns,
   ps: ParentScratch,
 ): number {
   const { a, kStart, kList, lpar, bfs, flag } = L;
-  let tail = 0;
-  for (let i = 0; i < m; i++) if (lpar[i]! < 0) bfs[tail++] = i;
-  for (let head = 0; head < tail; head++) {
-    const p = bfs[head]!;
-    for (let k = kStart[p]!; k < kStart[p + 1]!; k++) bfs[tail++] = kList[k]!;
-  }
-  for (let i = 0; i < m; i++) {
-    flag[i] = 0;
-    L.slot[i] = -1;
-    L.cval[i] = t.durationMs[a + i]!;
+  let tail = m;
+  if (!ordered) {
+    tail = 0;
+    for (let i = 0; i < m; i++) if (lpar[i]! < 0) bfs[tail++] = i;
+    for (let head = 0; head < tail; head++) {
+      const p = bfs[head]!;
+      for (let k = kStart[p]!; k < kStart[p + 1]!; k++) bfs[tail++] = kList[k]!;
+    }
   }
   let most = 1;
   for (let h = tail - 1; h >= 0; h--) {
-    const x = bfs[h]!;
+    const x = ordered ? h : bfs[h]!;
     const nk = kStart[x + 1]! - kStart[x]!;
     if (nk > 0 && L.lone[x]! < 0 && flag[x] !== 0) {
       most = Math.max(most, nk);
       const P = planParent(t, L, x, (flag[x]! & DYN) !== 0, workers, cols, ps);
       if (P >= 0) L.slot[x] = P;
-      else L.cval[x] = ps.st.ret[0]!;
+      else {
+        L.slot[x] = STATIC;
+        L.cval[x] = ps.st.ret[0]!;
+      }
     }
     const p = lpar[x]!;
     if (p < 0) continue;
@@ -267,7 +278,9 @@ export function runPlan(
   }
 }
 
-/** Scratch for runPlan. */
-export function planState(x: RequestPlan): PlanState {
-  return new PlanState(x.parents, x.loneBlock.length, x.maxBlocks, x.maxPool);
+/** Scratch for runPlan; `workers`: the pool policy's k (Infinity: unbounded). */
+export function planState(x: RequestPlan, workers = Infinity): PlanState {
+  const st = new PlanState(x.parents, x.loneBlock.length, x.maxBlocks, x.maxPool);
+  st.workers = workers;
+  return st;
 }

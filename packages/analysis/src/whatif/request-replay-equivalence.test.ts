@@ -153,7 +153,7 @@ describe('whole-request replay: the columnar version equals the first implementa
             return false;
           });
           expect(Array.from(plan.involved)).toEqual(involved);
-          const st = planState(plan);
+          const st = planState(plan, workers);
           const oa = { requestMs: new Float64Array(60), fanoutMs: new Float64Array(a.groups) };
           const req = new Float64Array(plan.involved.length);
           const fan = new Float64Array(plan.groups);

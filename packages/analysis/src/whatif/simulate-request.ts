@@ -43,6 +43,50 @@ export interface RequestSimulateOptions {
   seed?: number;
   bootstrapSamples?: number;
   replays?: number;
+  /**
+   * The compiled replay of these trees for this edge (prepareRequestWhatIf), reused across
+   * answers that change only the policy's parameters (a slider): building it is most of a cold
+   * answer's time. Ignored unless it was prepared from the same trees, edge and policy family.
+   */
+  prepared?: PreparedRequestWhatIf;
+}
+
+/** The compiled whole-request replay of one edge in one set of trees (request-plan.ts). */
+export interface PreparedRequestWhatIf {
+  trees: RequestTrees;
+  key: string;
+  plan: RequestPlan;
+}
+
+function planKey(target: EdgeTarget, isPool: boolean): string {
+  return JSON.stringify([
+    target.leafService,
+    target.leafOperation,
+    target.parentService ?? null,
+    target.parentOperation ?? null,
+    isPool,
+  ]);
+}
+
+/**
+ * Compiles the replay of `target` in `trees` for policies of `policy`'s family (the pool
+ * policy, or any other: they share one plan). O(nodes).
+ */
+export function prepareRequestWhatIf(
+  trees: RequestTrees,
+  target: EdgeTarget,
+  policy: WhatIfPolicy,
+): PreparedRequestWhatIf {
+  const isPool = resolvePolicy(policy).kind === 'pool';
+  return {
+    trees,
+    key: planKey(target, isPool),
+    plan: buildRequestPlan(trees, {
+      target: targetMask(trees, target),
+      perCall: isPool,
+      ...(isPool ? { workers: Infinity } : {}),
+    }),
+  };
 }
 
 function percentiles(sorted: Float64Array): WhatIfPercentiles {
@@ -83,11 +127,11 @@ export function simulateRequestWhatIf(
   const bootRng = new SeededRandom(rng.uint32());
   const samples = opts.bootstrapSamples ?? DEFAULT_BOOTSTRAP_SAMPLES;
   const isPool = p.kind === 'pool';
-  const pr = buildRequestPlan(trees, {
-    target: targetMask(trees, target),
-    perCall: isPool,
-    ...(isPool ? { workers: p.workers } : {}),
-  });
+  const prepared =
+    opts.prepared?.trees === trees && opts.prepared.key === planKey(target, isPool)
+      ? opts.prepared
+      : prepareRequestWhatIf(trees, target, policy);
+  const pr = prepared.plan;
   const B = pr.blocks.fanoutOffsets.length - 1;
   const R =
     opts.replays !== undefined
@@ -104,7 +148,12 @@ export function simulateRequestWhatIf(
     : replayPolicy(pr.blocks, p, rng, undefined, R);
   const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
   const involved = pr.involved;
-  const { reqAll, fanAll } = replayAll(pr, outcome.allLeavesMs, replays);
+  const { reqAll, fanAll } = replayAll(
+    pr,
+    outcome.allLeavesMs,
+    replays,
+    isPool ? p.workers : Infinity,
+  );
   const baseReq = new Float64Array(involved.length);
   for (let k = 0; k < involved.length; k++)
     baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
@@ -145,9 +194,10 @@ function replayAll(
   pr: RequestPlan,
   blockMs: Float64Array,
   replays: number,
+  workers: number,
 ): { reqAll: Float64Array; fanAll: Float64Array } {
   const n = pr.involved.length;
-  const st = planState(pr);
+  const st = planState(pr, workers);
   const reqAll = new Float64Array(n * replays);
   const fanAll = new Float64Array(pr.groups * replays);
   for (let r = 0; r < replays; r++)
