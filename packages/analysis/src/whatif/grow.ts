@@ -1,3 +1,5 @@
+import type { Arena } from './arena';
+
 /**
  * Append-only typed arrays that double when full: the replay plan's columns, whose lengths are
  * known only once every request is planned. One class per element type keeps each push
@@ -9,9 +11,9 @@ export class GrowF64 {
   constructor(capacity: number) {
     this.a = new Float64Array(Math.max(16, capacity));
   }
-  reserve(capacity: number): void {
-    if (capacity <= this.a.length) return;
-    const b = new Float64Array(capacity);
+  /** Moves the values into `capacity` slots taken from `arena` (one buffer for many columns). */
+  moveTo(arena: Arena, capacity: number): void {
+    const b = arena.f64(Math.max(capacity, this.n));
     b.set(this.a.subarray(0, this.n));
     this.a = b;
   }
@@ -35,9 +37,8 @@ export class GrowI32 {
   constructor(capacity: number) {
     this.a = new Int32Array(Math.max(16, capacity));
   }
-  reserve(capacity: number): void {
-    if (capacity <= this.a.length) return;
-    const b = new Int32Array(capacity);
+  moveTo(arena: Arena, capacity: number): void {
+    const b = arena.i32(Math.max(capacity, this.n));
     b.set(this.a.subarray(0, this.n));
     this.a = b;
   }

@@ -5,6 +5,7 @@ import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
 import { GrowI32 } from './grow';
+import { Arena, arenaBytes } from './arena';
 import type { LocalRequest } from './request-plan-parent';
 
 /**
@@ -53,12 +54,33 @@ export function localChildren(
   return ordered;
 }
 
+/** By recorded start, then end, then node (request-children.ts's childOrder). */
+function kidOrder(t: RequestTrees, a: number, x: number, y: number): number {
+  const s = t.startMs;
+  const d = t.durationMs;
+  return s[a + x]! - s[a + y]! || s[a + x]! + d[a + x]! - (s[a + y]! + d[a + y]!) || x - y;
+}
+
+/**
+ * Sorts kList[lo, hi) by kidOrder: in place by insertion when few (a pool's tied starts, the
+ * common case: no closure or array per request), else the array sort.
+ */
 function sortKids(t: RequestTrees, L: LocalRequest, lo: number, hi: number): void {
   const { a, kList } = L;
-  const { startMs: s, durationMs: d } = t;
-  const order = (x: number, y: number): number =>
-    s[a + x]! - s[a + y]! || s[a + x]! + d[a + x]! - (s[a + y]! + d[a + y]!) || x - y;
-  kList.set(Array.from(kList.subarray(lo, hi)).sort(order), lo);
+  if (hi - lo > 32) {
+    const kids = Array.from(kList.subarray(lo, hi)).sort((x, y) => kidOrder(t, a, x, y));
+    kList.set(kids, lo);
+    return;
+  }
+  for (let i = lo + 1; i < hi; i++) {
+    const x = kList[i]!;
+    let j = i;
+    while (j > lo && kidOrder(t, a, kList[j - 1]!, x) > 0) {
+      kList[j] = kList[j - 1]!;
+      j--;
+    }
+    kList[j] = x;
+  }
 }
 
 /**
@@ -74,6 +96,9 @@ export class TargetBlocks {
   readonly host: Uint32Array;
   readonly mode: Uint32Array;
   readonly groupRec: Float64Array;
+  readonly background: Uint32Array;
+  /** Room for each lone call's subtrahend (request-plan.ts). */
+  readonly loneSub: Float64Array;
   readonly loneBlock = new GrowI32(1024);
   nb = 0;
   nc = 0;
@@ -88,13 +113,18 @@ export class TargetBlocks {
     readonly o: TargetOptions,
     targets: number,
   ) {
-    this.fanStart = new Float64Array(targets);
-    this.offsets = new Uint32Array(targets + 1);
-    this.callStart = new Float64Array(targets);
-    this.durationMs = new Float64Array(targets);
-    this.host = new Uint32Array(targets);
-    this.mode = new Uint32Array(targets);
-    this.groupRec = new Float64Array(targets);
+    // One buffer (see arena.ts): eight 10-million-call columns allocated one by one cost a
+    // full collection each.
+    const arena = new Arena(5 * arenaBytes(8 * targets) + 4 * arenaBytes(4 * (targets + 1)));
+    this.fanStart = arena.f64(targets);
+    this.offsets = arena.u32(targets + 1);
+    this.callStart = arena.f64(targets);
+    this.durationMs = arena.f64(targets);
+    this.host = arena.u32(targets);
+    this.mode = arena.u32(targets);
+    this.groupRec = arena.f64(targets);
+    this.background = arena.u32(targets);
+    this.loneSub = arena.f64(targets);
     this.stamp = new Int32Array(o.target.length).fill(-1);
     this.groupOfEdge = new Int32Array(o.target.length);
   }
@@ -138,7 +168,7 @@ export class TargetBlocks {
       durationMs: this.durationMs.subarray(0, n),
       host: this.host.subarray(0, n),
       mode: this.mode.subarray(0, n),
-      background: new Uint32Array(n),
+      background: this.background.subarray(0, n),
       hosts: this.t.hosts,
       modes: this.t.modes,
       backgrounds: ['none'],

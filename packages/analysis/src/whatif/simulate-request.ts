@@ -56,6 +56,37 @@ export interface PreparedRequestWhatIf {
   trees: RequestTrees;
   key: string;
   plan: RequestPlan;
+  /** The recorded side (it depends on the recording only), filled by the first answer. */
+  baseline?: Baseline;
+}
+
+interface Baseline {
+  /** Mean recorded time of the involved requests and of the groups, and their percentiles. */
+  reqMean: number;
+  fanMean: number;
+  reqQ: WhatIfPercentiles;
+  fanQ: WhatIfPercentiles;
+}
+
+function mean(a: Float64Array): number {
+  let sum = 0;
+  for (const x of a) sum += x;
+  return sum / Math.max(1, a.length);
+}
+
+function baselineOf(prepared: PreparedRequestWhatIf): Baseline {
+  if (prepared.baseline) return prepared.baseline;
+  const { trees, plan } = prepared;
+  const req = new Float64Array(plan.involved.length);
+  for (let k = 0; k < req.length; k++)
+    req[k] = trees.durationMs[trees.nodeOffsets[plan.involved[k]!]!]!;
+  prepared.baseline = {
+    reqMean: mean(req),
+    fanMean: mean(plan.groupRecordedMs),
+    reqQ: percentiles(sortedCopy(req)),
+    fanQ: percentiles(sortedCopy(plan.groupRecordedMs)),
+  };
+  return prepared.baseline;
 }
 
 function planKey(target: EdgeTarget, isPool: boolean): string {
@@ -154,21 +185,13 @@ export function simulateRequestWhatIf(
     replays,
     isPool ? p.workers : Infinity,
   );
-  const baseReq = new Float64Array(involved.length);
-  for (let k = 0; k < involved.length; k++)
-    baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
-  const baseFan = pr.groupRecordedMs;
-  const mean = (a: Float64Array): number => {
-    let sum = 0;
-    for (const x of a) sum += x;
-    return sum / Math.max(1, a.length);
-  };
-  const dReq = mean(reqAll) - mean(baseReq);
-  const dFan = ((mean(fanAll) - mean(baseFan)) * pr.groups) / Math.max(1, involved.length);
+  const base = baselineOf(prepared);
+  const dReq = mean(reqAll) - base.reqMean;
+  const dFan = ((mean(fanAll) - base.fanMean) * pr.groups) / Math.max(1, involved.length);
   const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
   const result: RequestWhatIfResult = {
     requests: pr.groups,
-    baseline: percentiles(sortedCopy(baseFan)),
+    baseline: { ...base.fanQ },
     whatIf: bootstrapPercentiles(fanAll, bootRng, samples, pr.groups),
     extraLoad: outcome.extraLoad,
     applicable: why === undefined,
@@ -178,7 +201,7 @@ export function simulateRequestWhatIf(
       `whole requests: ${involved.length} requests with a call on the edge, re-timed through their call trees (parallel: latest child; sequential: recorded gaps; pool: list scheduling on the recorded concurrency); ${replays} pooled replays; intervals resample requests, each with one of its replays`,
     ],
     request: {
-      baseline: percentiles(sortedCopy(baseReq)),
+      baseline: { ...base.reqQ },
       whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
       ...(Math.abs(dFan) > 1e-9 ? { shareOfEdgeChange: dReq / dFan } : {}),
     },
