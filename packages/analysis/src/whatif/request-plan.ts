@@ -121,6 +121,10 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     maxBlocks = Math.max(maxBlocks, widestHere);
     maxPool = Math.max(maxPool, widestHere);
     involved.push(q);
+    const src = L.lone[0]! >= 0 ? SRC_LONE : L.slot[0]! >= 0 ? SRC_PARENT : SRC_CONST;
+    req.kind.push(src);
+    req.arg.push(src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0);
+    req.val.push(L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!);
     // Sized from the first requests, the columns grow once instead of doubling a dozen times
     // (each doubling copies them and counts as external memory for the collector).
     if (involved.n === 4096 && q + 1 < R)

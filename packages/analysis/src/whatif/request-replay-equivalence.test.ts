@@ -125,8 +125,10 @@ describe('whole-request replay: the columnar version equals the first implementa
   });
 
   it('the compiled plan (only what a replay can change): every output bit for bit', () => {
-    for (let seed = 1; seed <= 40; seed++) {
-      const t = randomTrees(seed, 60);
+    // Seeds 41-42: 6,000 requests, past the 4,096 after which the plan's columns are resized.
+    for (let seed = 1; seed <= 42; seed++) {
+      const requests = seed > 40 ? 6000 : 60;
+      const t = randomTrees(seed, requests);
       const rng = new SeededRandom(seed + 2000);
       for (const perCall of [false, true]) {
         const target = Uint8Array.from([1, rng.below(2), 0, rng.below(2)]);
@@ -147,14 +149,17 @@ describe('whole-request replay: the columnar version equals the first implementa
           expect(Array.from(plan.blocks.durationMs)).toEqual(Array.from(a.blocks.durationMs));
           expect(Array.from(plan.blocks.host)).toEqual(Array.from(a.blocks.host));
           expect(Array.from(plan.groupRecordedMs)).toEqual(Array.from(a.groupRecordedMs));
-          const involved = Array.from({ length: 60 }, (_, q) => q).filter((q) => {
+          const involved = Array.from({ length: requests }, (_, q) => q).filter((q) => {
             for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++)
               if (a.groupOf[i]! >= 0) return true;
             return false;
           });
           expect(Array.from(plan.involved)).toEqual(involved);
           const st = planState(plan, workers);
-          const oa = { requestMs: new Float64Array(60), fanoutMs: new Float64Array(a.groups) };
+          const oa = {
+            requestMs: new Float64Array(requests),
+            fanoutMs: new Float64Array(a.groups),
+          };
           const req = new Float64Array(plan.involved.length);
           const fan = new Float64Array(plan.groups);
           for (let r = 0; r < R; r++) {
