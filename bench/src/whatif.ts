@@ -182,22 +182,35 @@ function runRequests(label: string, trees: RequestTrees, cases: Case[]): void {
 }
 
 /**
- * A slider dragged over the whole-request answer: one plan, then an answer per position with
- * the dashboard's quick bootstrap (200 resamples, as use-whatif.ts while dragging). Prints the
- * median and the worst update.
+ * A slider dragged over the whole-request answer: one plan, then per position the preview the
+ * dashboard's fan-out panel uses while a slider moves (one replay, 200 bootstrap resamples:
+ * use-whatif.ts), and the full answer (default pooled replays, 2,000 resamples) once it rests.
+ * Prints the median and the worst update.
  */
-function slider(trees: RequestTrees, edge: EdgeTarget, policies: WhatIfPolicy[]): void {
-  const [prepared, tp] = timed(() => prepareRequestWhatIf(trees, edge, policies[0]!));
+function slider(
+  trees: RequestTrees,
+  edge: EdgeTarget,
+  first: WhatIfPolicy,
+  policies: WhatIfPolicy[],
+): void {
+  const [prepared, tp] = timed(() => prepareRequestWhatIf(trees, edge, first));
   const times: Timing[] = [];
   for (const policy of policies)
     times.push(
       timed(() =>
-        simulateRequestWhatIf(trees, edge, policy, { seed: 1, prepared, bootstrapSamples: 200 }),
+        simulateRequestWhatIf(trees, edge, policy, {
+          seed: 1,
+          prepared,
+          bootstrapSamples: 200,
+          replays: 1,
+        }),
       )[1],
     );
   const worst = times.reduce((a, b) => (b.wall > a.wall ? b : a));
+  const last = policies[policies.length - 1] ?? first;
+  const [, rest] = timed(() => simulateRequestWhatIf(trees, edge, last, { seed: 1, prepared }));
   console.log(
-    `  ${policies[0]!.kind} on ${edge.leafService}, ${policies.length} positions: per update ${show(median(times))}, worst ${show(worst)}; plan once ${show(tp)}`,
+    `  ${first.kind} on ${edge.leafService}, ${policies.length} positions: per update ${show(median(times))}, worst ${show(worst)}; at rest ${show(rest)}; plan once ${show(tp)}`,
   );
 }
 
@@ -244,11 +257,13 @@ function slider(trees: RequestTrees, edge: EdgeTarget, policies: WhatIfPolicy[])
     slider(
       part,
       { leafService: 'pricing', leafOperation: 'GET /quote' },
+      hedge,
       Array.from({ length: 20 }, (_, i) => ({ kind: 'hedge', delayPercentile: 80 + i })),
     );
     slider(
       part,
       route,
+      pool,
       Array.from({ length: 20 }, (_, i) => ({ kind: 'pool', workers: i + 1 })),
     );
   }

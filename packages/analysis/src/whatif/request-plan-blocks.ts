@@ -6,7 +6,7 @@ import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
 import { GrowI32 } from './grow';
 import { Arena, arenaBytes } from './arena';
-import type { LocalRequest } from './request-plan-parent';
+import type { LocalRequest } from './request-plan-columns';
 
 /**
  * One request's children CSR in local indexes (request-children.ts's order: recorded start,

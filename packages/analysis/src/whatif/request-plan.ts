@@ -5,13 +5,8 @@ import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
 import { GrowF64, GrowI32 } from './grow';
-import {
-  ParentScratch,
-  PlanColumns,
-  planParent,
-  STATIC,
-  type LocalRequest,
-} from './request-plan-parent';
+import { planParent, STATIC } from './request-plan-parent';
+import { ParentScratch, PlanColumns, type LocalRequest } from './request-plan-columns';
 import {
   PlanState,
   runParent,
