@@ -170,7 +170,7 @@ function runRequests(label: string, trees: RequestTrees, cases: Case[]): void {
     const q = r.request.whatIf.p50;
     const replays = /(\d+) pooled replays/.exec(r.notes.join(' '))?.[1] ?? '?';
     console.log(
-      `  ${c.policy.kind} on ${c.edge.leafService}, cold: ${show(t)}  (${(nodes / t.cpu / 1e3).toFixed(1)} M nodes per CPU-second, ${replays} replays; before: ${c.before} CPU)`,
+      `  ${c.policy.kind} on ${c.edge.leafService}, cold: ${show(t)}  (${(nodes / t.cpu / 1e3).toFixed(1)} M nodes per CPU-second, ${replays} replays; before, at 1M requests: ${c.before} CPU)`,
     );
     console.log(
       `    warm (plan reused): ${show(median(warm))}; compiling the plan: ${show(median(plan))}`,
