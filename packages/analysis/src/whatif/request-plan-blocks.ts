@@ -129,14 +129,6 @@ export class TargetBlocks {
     this.groupOfEdge = new Int32Array(o.target.length);
   }
 
-  /** Adds call node g (global) as call nc of the current block. */
-  call(g: number, relStart: number): void {
-    this.callStart[this.nc] = relStart;
-    this.durationMs[this.nc] = this.t.durationMs[g]!;
-    this.host[this.nc] = this.t.host[g]!;
-    this.mode[this.nc++] = this.t.mode[g]!;
-  }
-
   /** Group of the edge-e calls of global parent p, started at the first call seen. */
   group(p: number, e: number, L: LocalRequest, lp: number): number {
     if (this.stamp[e] === p) {
@@ -184,39 +176,55 @@ export function formRequestBlocks(
   q: number,
   b: TargetBlocks,
 ): void {
-  const { a, kStart, kList } = L;
-  let mixed = false;
+  const { a, kStart, kList, blockOf, groupOf, lone } = L;
+  // Locals, not fields: this runs for every target call of a million requests.
+  const { edge, startMs, durationMs, host, mode, structure } = t;
+  const { fanStart, offsets, callStart } = b;
+  const reqStart = t.requestStartMs[q]!;
+  const perCall = b.o.perCall;
   const target = b.o.target;
+  let { nb, nc } = b;
+  let mixed = false;
   for (let p = 0; p < m; p++) {
     for (let k = kStart[p]!; k < kStart[p + 1]!; k++) {
       const c = kList[k]!;
-      const e = t.edge[a + c]!;
+      const e = edge[a + c]!;
       if (e < 0 || target[e] !== 1) continue;
-      L.groupOf[c] = b.group(a + p, e, L, p);
-      const whole = !b.o.perCall && t.structure[a + c] === STRUCTURE_CODE.parallel;
-      if (whole && L.blockOf[c] === -1) {
-        const first = t.startMs[a + c]!;
-        b.fanStart[b.nb] = t.requestStartMs[q]! + first;
+      groupOf[c] = b.group(a + p, e, L, p);
+      const whole = !perCall && structure[a + c] === STRUCTURE_CODE.parallel;
+      if (whole && blockOf[c] === -1) {
+        const first = startMs[a + c]!;
+        fanStart[nb] = reqStart + first;
         for (let r = k; r < kStart[p + 1]!; r++) {
           const d = kList[r]!;
-          if (t.edge[a + d] !== e) continue;
-          L.blockOf[d] = b.nb;
+          const g = a + d;
+          if (edge[g] !== e) continue;
+          blockOf[d] = nb;
           L.whole[d] = 1;
-          if (L.lone[d]! >= 0) mixed = true;
-          b.call(a + d, t.startMs[a + d]! - first);
+          if (lone[d]! >= 0) mixed = true;
+          callStart[nc] = startMs[g]! - first;
+          b.durationMs[nc] = durationMs[g]!;
+          b.host[nc] = host[g]!;
+          b.mode[nc++] = mode[g]!;
         }
-        b.offsets[++b.nb] = b.nc;
+        offsets[++nb] = nc;
       } else if (!whole) {
+        const g = a + c;
         if (L.whole[c] === 1) mixed = true;
-        L.blockOf[c] = b.nb;
-        L.lone[c] = b.loneBlock.n;
-        b.loneBlock.push(b.nb);
-        b.fanStart[b.nb] = t.requestStartMs[q]! + t.startMs[a + c]!;
-        b.call(a + c, 0);
-        b.offsets[++b.nb] = b.nc;
+        blockOf[c] = nb;
+        lone[c] = b.loneBlock.n;
+        b.loneBlock.push(nb);
+        fanStart[nb] = reqStart + startMs[g]!;
+        callStart[nc] = 0;
+        b.durationMs[nc] = durationMs[g]!;
+        b.host[nc] = host[g]!;
+        b.mode[nc++] = mode[g]!;
+        offsets[++nb] = nc;
       }
     }
   }
+  b.nb = nb;
+  b.nc = nc;
   // A group of mixed structures (not from real traces): a call made lone before the group's
   // parallel call made it whole replays whole, as request-recompute.ts does (its lone block
   // keeps its number, so the policy's draws do not move).
