@@ -45,7 +45,9 @@ export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';
 // Whole-request replay (issue #14).
 export {
   simulateRequestWhatIf,
+  prepareRequestWhatIf,
   type EdgeTarget,
+  type PreparedRequestWhatIf,
   type RequestSimulateOptions,
   type RequestWhatIf,
   type RequestWhatIfResult,

@@ -13,24 +13,29 @@ const opts = { bootstrapSamples: 100 };
 const off = (a: number, b: number): number => Math.abs(a / b - 1);
 
 describe('serialized resource (FIFO wait + hold reconstruction)', () => {
-  test.prop([
-    fc.array(
-      fc.tuple(
-        fc.double({ min: 0, max: 1000, noNaN: true }),
-        fc.double({ min: 0, max: 100, noNaN: true }),
+  test.prop(
+    [
+      fc.array(
+        fc.tuple(
+          fc.double({ min: 0, max: 1000, noNaN: true }),
+          fc.double({ min: 0, max: 100, noNaN: true }),
+        ),
+        {
+          minLength: 1,
+          maxLength: 60,
+        },
       ),
-      {
-        minLength: 1,
-        maxLength: 60,
-      },
-    ),
-  ])('wait + hold is the duration and holds never overlap', (xs) => {
+    ],
+    { seed: 11, numRuns: 300 },
+  )('wait + hold is the duration and holds never overlap', (xs) => {
     const s = Float64Array.from(xs, ([a]) => a);
     const e = Float64Array.from(xs, ([a, d]) => a + d);
     const { waitMs, holdMs } = fifoDecompose(s, e);
     const spans = xs
       .map((_, i) => [e[i]! - holdMs[i]!, e[i]!] as const)
-      .sort((a, b) => a[1] - b[1]);
+      // By end, then start: a zero-length hold that ends with another call (same end) sorts
+      // after that call's hold, which is where FIFO put it.
+      .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
     xs.forEach((_, i) => {
       expect(waitMs[i]! + holdMs[i]!).toBeCloseTo(e[i]! - s[i]!, 9);
       expect(waitMs[i]).toBeGreaterThanOrEqual(0);

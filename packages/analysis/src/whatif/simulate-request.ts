@@ -12,9 +12,8 @@ import {
   type WhatIfResult,
 } from './simulate';
 import type { RequestTrees } from './request-trees';
-import { prepareRequests, type PreparedRequests } from './request-replay';
-import { recomputeRequests, RecomputeScratch } from './request-recompute';
-import { sortedCopy } from './radix-sort';
+import { buildRequestPlan, planState, runPlan, type RequestPlan } from './request-plan';
+import { prepareRequests } from './request-replay';
 import { loopModelFor, type LoopReport } from './loop-report';
 import { weightedWhatIf } from './weighted-outputs';
 import { allOnes } from '../weighted-quantile';
@@ -38,6 +37,8 @@ function weightsOf(
       if (groupOf[i]! >= 0) groupW[groupOf[i]!] = requestW[q]!;
   return { groups: groupW, requests: Float64Array.from(involved, (q) => requestW[q]!) };
 }
+
+import { sortedCopy } from './radix-sort';
 
 /** The edge to replay: its callee, and optionally one caller. */
 export interface EdgeTarget {
@@ -76,10 +77,85 @@ export interface RequestSimulateOptions {
   bootstrapSamples?: number;
   replays?: number;
   /**
+   * The compiled replay of these trees for this edge (prepareRequestWhatIf), reused across
+   * answers that change only the policy's parameters (a slider): building it is most of a cold
+   * answer's time. Ignored unless it was prepared from the same trees, edge and policy family.
+   */
+  prepared?: PreparedRequestWhatIf;
+  /**
    * Sampled data (docs/analysis.md "Sampling"): trace id -> its root span's adjusted count. The
    * fan-out and request percentiles are then weighted (weighted-outputs.ts); the replay is not.
    */
   traceWeights?: Record<string, number>;
+}
+
+/** The compiled whole-request replay of one edge in one set of trees (request-plan.ts). */
+export interface PreparedRequestWhatIf {
+  trees: RequestTrees;
+  key: string;
+  plan: RequestPlan;
+  /** The recorded side (it depends on the recording only), filled by the first answer. */
+  baseline?: Baseline;
+}
+
+interface Baseline {
+  /** Mean recorded time of the involved requests and of the groups, and their percentiles. */
+  reqMean: number;
+  fanMean: number;
+  reqQ: WhatIfPercentiles;
+  fanQ: WhatIfPercentiles;
+}
+
+function mean(a: Float64Array): number {
+  let sum = 0;
+  for (const x of a) sum += x;
+  return sum / Math.max(1, a.length);
+}
+
+function baselineOf(prepared: PreparedRequestWhatIf): Baseline {
+  if (prepared.baseline) return prepared.baseline;
+  const { trees, plan } = prepared;
+  const req = new Float64Array(plan.involved.length);
+  for (let k = 0; k < req.length; k++)
+    req[k] = trees.durationMs[trees.nodeOffsets[plan.involved[k]!]!]!;
+  prepared.baseline = {
+    reqMean: mean(req),
+    fanMean: mean(plan.groupRecordedMs),
+    reqQ: percentiles(sortedCopy(req)),
+    fanQ: percentiles(sortedCopy(plan.groupRecordedMs)),
+  };
+  return prepared.baseline;
+}
+
+function planKey(target: EdgeTarget, isPool: boolean): string {
+  return JSON.stringify([
+    target.leafService,
+    target.leafOperation,
+    target.parentService ?? null,
+    target.parentOperation ?? null,
+    isPool,
+  ]);
+}
+
+/**
+ * Compiles the replay of `target` in `trees` for policies of `policy`'s family (the pool
+ * policy, or any other: they share one plan). O(nodes).
+ */
+export function prepareRequestWhatIf(
+  trees: RequestTrees,
+  target: EdgeTarget,
+  policy: WhatIfPolicy,
+): PreparedRequestWhatIf {
+  const isPool = resolvePolicy(policy).kind === 'pool';
+  return {
+    trees,
+    key: planKey(target, isPool),
+    plan: buildRequestPlan(trees, {
+      target: targetMask(trees, target),
+      perCall: isPool,
+      ...(isPool ? { workers: Infinity } : {}),
+    }),
+  };
 }
 
 function percentiles(sorted: Float64Array): WhatIfPercentiles {
@@ -120,9 +196,12 @@ export function simulateRequestWhatIf(
   const bootRng = new SeededRandom(rng.uint32());
   const samples = opts.bootstrapSamples ?? DEFAULT_BOOTSTRAP_SAMPLES;
   const isPool = p.kind === 'pool';
-  const mask = targetMask(trees, target);
-  const pr = prepareRequests(trees, { target: mask, perCall: isPool });
-  const loop = loopModelFor(trees, mask);
+  const prepared =
+    opts.prepared?.trees === trees && opts.prepared.key === planKey(target, isPool)
+      ? opts.prepared
+      : prepareRequestWhatIf(trees, target, policy);
+  const pr = prepared.plan;
+  const loop = loopModelFor(trees, targetMask(trees, target));
   const B = pr.blocks.fanoutOffsets.length - 1;
   const R =
     opts.replays !== undefined
@@ -138,39 +217,29 @@ export function simulateRequestWhatIf(
       }
     : replayPolicy(pr.blocks, p, rng, undefined, R);
   const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
-  const involved = requestsWithEdge(trees, pr.groupOf);
+  const involved = pr.involved;
   const { reqAll, fanAll } = replayAll(
     pr,
     outcome.allLeavesMs,
     replays,
-    involved,
-    isPool ? p.workers : undefined,
-    loop.apply,
+    isPool ? p.workers : Infinity,
+    loop.apply && loopAdjust(trees, pr.involved, loop.apply),
   );
-  const baseReq = new Float64Array(involved.length);
-  for (let k = 0; k < involved.length; k++)
-    baseReq[k] = trees.durationMs[trees.nodeOffsets[involved[k]!]!]!;
-  const baseFan = pr.groupRecordedMs;
-  const mean = (a: Float64Array): number => {
-    let sum = 0;
-    for (const x of a) sum += x;
-    return sum / Math.max(1, a.length);
-  };
-  const dReq = mean(reqAll) - mean(baseReq);
-  const dFan = ((mean(fanAll) - mean(baseFan)) * pr.groups) / Math.max(1, involved.length);
+  const base = baselineOf(prepared);
+  const dReq = mean(reqAll) - base.reqMean;
+  const dFan = ((mean(fanAll) - base.fanMean) * pr.groups) / Math.max(1, involved.length);
   const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
-  const w =
-    opts.traceWeights && weightsOf(trees, pr.groupOf, pr.groups, involved, opts.traceWeights);
+  const w = opts.traceWeights && weightsFor(trees, target, isPool, pr, opts.traceWeights);
   const fan = w
-    ? weightedWhatIf(baseFan, fanAll, w.groups, bootRng, samples)
+    ? weightedWhatIf(pr.groupRecordedMs, fanAll, w.groups, bootRng, samples)
     : {
-        baseline: percentiles(sortedCopy(baseFan)),
+        baseline: { ...base.fanQ },
         whatIf: bootstrapPercentiles(fanAll, bootRng, samples, pr.groups),
       };
   const req = w
-    ? weightedWhatIf(baseReq, reqAll, w.requests, bootRng, samples)
+    ? weightedWhatIf(recordedRequestMs(trees, involved), reqAll, w.requests, bootRng, samples)
     : {
-        baseline: percentiles(sortedCopy(baseReq)),
+        baseline: { ...base.reqQ },
         whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
       };
   const result: RequestWhatIfResult = {
@@ -196,56 +265,69 @@ export function simulateRequestWhatIf(
   return result;
 }
 
-/** Every replay's re-timed requests (those in `involved`) and target groups, one after another. */
+/** Every replay's re-timed requests (those with a call on the edge) and target groups, one after another. */
 function replayAll(
-  pr: PreparedRequests,
+  pr: RequestPlan,
   blockMs: Float64Array,
   replays: number,
-  involved: Uint32Array,
-  workers: number | undefined,
-  /** Re-times every request of one replay in place (the closed-loop model), when set. */
-  adjust?: (requestMs: Float64Array) => void,
+  workers: number,
+  /** Re-times one replay's involved requests in place (the closed-loop model), when set. */
+  adjust?: (involvedMs: Float64Array) => void,
 ): { reqAll: Float64Array; fanAll: Float64Array } {
-  const trees = pr.trees;
-  const scratch = new RecomputeScratch(
-    trees.parent.length,
-    Math.max(1, pr.maxChildren),
-    pr.nodeTimes,
-  );
-  const reqOut = new Float64Array(trees.requestStartMs.length);
-  const fanOut = new Float64Array(pr.groups);
-  const reqAll = new Float64Array(involved.length * replays);
+  const n = pr.involved.length;
+  const st = planState(pr, workers);
+  const reqAll = new Float64Array(n * replays);
   const fanAll = new Float64Array(pr.groups * replays);
   for (let r = 0; r < replays; r++) {
-    recomputeRequests(pr, blockMs, r, workers, scratch, { requestMs: reqOut, fanoutMs: fanOut });
-    adjust?.(reqOut);
-    for (let k = 0; k < involved.length; k++)
-      reqAll[r * involved.length + k] = reqOut[involved[k]!]!;
-    fanAll.set(fanOut, r * pr.groups);
+    const req = reqAll.subarray(r * n, (r + 1) * n);
+    runPlan(pr, blockMs, r, st, req, fanAll.subarray(r * pr.groups, (r + 1) * pr.groups));
+    adjust?.(req);
   }
   return { reqAll, fanAll };
 }
 
-function requestsWithEdge(t: RequestTrees, groupOf: Int32Array): Uint32Array {
-  const out = new Uint32Array(t.nodeOffsets.length - 1);
-  let n = 0;
-  for (let q = 0; q + 1 < t.nodeOffsets.length; q++) {
-    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++) {
-      if (groupOf[i]! >= 0) {
-        out[n++] = q;
-        break;
-      }
-    }
-  }
-  return out.subarray(0, n);
+/** The involved requests' recorded durations, ms. */
+function recordedRequestMs(t: RequestTrees, involved: Uint32Array): Float64Array {
+  return Float64Array.from(involved, (q) => t.durationMs[t.nodeOffsets[q]!]!);
 }
 
-function poolNotApplicable(pr: PreparedRequests, t: RequestTrees): string | undefined {
-  const count = new Uint32Array(pr.groups);
-  for (let i = 0; i < pr.groupOf.length; i++) {
-    const g = pr.groupOf[i]!;
-    if (g >= 0 && ++count[g]! > 1) return undefined;
-  }
+/**
+ * The closed-loop model re-times every request of a replay, indexed by request; the plan
+ * replays only the involved ones. Requests without a call on the edge keep their recorded time.
+ */
+function loopAdjust(
+  t: RequestTrees,
+  involved: Uint32Array,
+  apply: (requestMs: Float64Array) => void,
+): (involvedMs: Float64Array) => void {
+  const all = new Float64Array(t.nodeOffsets.length - 1);
+  return (involvedMs) => {
+    for (let q = 0; q < all.length; q++) all[q] = t.durationMs[t.nodeOffsets[q]!]!;
+    for (let k = 0; k < involved.length; k++) all[involved[k]!] = involvedMs[k]!;
+    apply(all);
+    for (let k = 0; k < involved.length; k++) involvedMs[k] = all[involved[k]!]!;
+  };
+}
+
+/**
+ * Trace weights of sampled data per target group and per involved request (weightsOf). The
+ * plan does not keep which request a group belongs to, so the first implementation's
+ * preparation (same group numbering) supplies it; only sampled data pays for it.
+ */
+function weightsFor(
+  t: RequestTrees,
+  target: EdgeTarget,
+  isPool: boolean,
+  pr: RequestPlan,
+  byTrace: Record<string, number>,
+): { groups: Float64Array; requests: Float64Array } | undefined {
+  if (allOnes(Float64Array.from(t.traceIds, (id) => byTrace[id] ?? 1))) return undefined;
+  const prep = prepareRequests(t, { target: targetMask(t, target), perCall: isPool });
+  return weightsOf(t, prep.groupOf, pr.groups, pr.involved, byTrace);
+}
+
+function poolNotApplicable(pr: RequestPlan, t: RequestTrees): string | undefined {
+  if (pr.repeated) return undefined;
   return t.edges.length > 0
     ? 'pool needs repeated calls: every call of this edge is alone in its request'
     : 'no calls';

@@ -1,0 +1,177 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
+   bounds by construction (plan ranges, scratch sized to the widest parent), and a `?? 0` would
+   hide an indexing bug as a zero. */
+
+/**
+ * Where a value (a child's new time, a pool call's new time, a request's new time) comes from
+ * in a replay: a constant (the recorded time, or a subtree without target calls evaluated once
+ * when planning), a planned parent's recomputed time, a lone target call's policy time, a
+ * whole target group's policy time (blocks only), or a pool group's schedule (blocks only).
+ */
+export const SRC_CONST = 0;
+export const SRC_PARENT = 1;
+export const SRC_LONE = 2;
+export const SRC_WHOLE = 3;
+export const SRC_POOL = 4;
+
+/**
+ * The compiled replay: the parents whose time can change (request-plan.ts), each as a list of
+ * blocks with every recorded-only quantity of request-recompute.ts's sweep precomputed (block
+ * starts, the order by recorded end, how many ended blocks each block absorbs, the recorded
+ * latest end, the pools' recorded dispatch delays). A replay then only adds new spans.
+ */
+export interface PlanArrays {
+  /** Per planned parent P: recorded duration; blocks [pBlock0[P], pBlock0[P + 1]). */
+  pDur: Float64Array;
+  pBlock0: Int32Array;
+  /** Per planned parent: the latest recorded block end. */
+  pRec: Float64Array;
+  /** Per planned parent: its call-by-call target groups [pCbc0[P], pCbc0[P + 1]). */
+  pCbc0: Int32Array;
+  /** Per block: source kind (SRC_*) and argument; constant span (SRC_CONST). */
+  bKind: Int32Array;
+  bArg: Int32Array;
+  bVal: Float64Array;
+  /** Per block: fan-out group whose span it is (grouped target blocks), else -1. */
+  bFan: Int32Array;
+  bStart: Float64Array;
+  /**
+   * Per block (position i within its parent): blocks absorbed before it is placed (a prefix of
+   * the parent's blocks by recorded end, bOrder), and the latest recorded end among them
+   * (-Infinity: none, the block keeps its recorded start).
+   */
+  bPtr: Int32Array;
+  bRecMax: Float64Array;
+  bOrder: Int32Array;
+  /** Per call-by-call group: fan-out group and its blocks (positions within the parent). */
+  cbcGroup: Int32Array;
+  cbcB0: Int32Array;
+  cbcBlock: Int32Array;
+  /**
+   * Per pool group: workers, or -calls for the pool policy's target group (its workers are
+   * PlanState.workers); calls [poolC0[x], poolC0[x + 1]).
+   */
+  poolKn: Int32Array;
+  poolC0: Int32Array;
+  /** Per pool call: source, recorded dispatch delay after its worker freed up. */
+  pcKind: Int32Array;
+  pcArg: Int32Array;
+  pcVal: Float64Array;
+  pcDelay: Float64Array;
+}
+
+/** Per-replay values and scratch, reused across parents and replays. */
+export class PlanState {
+  readonly vParent: Float64Array;
+  readonly vLone: Float64Array;
+  readonly span: Float64Array;
+  readonly newEnd: Float64Array;
+  readonly free: Float64Array;
+  /** The pool policy's workers (Infinity: unbounded), for its target groups. */
+  workers = Infinity;
+  /** Result of runParent and runPool (a returned double could be boxed). */
+  readonly ret = new Float64Array(1);
+  constructor(parents: number, lone: number, maxBlocks: number, maxPool: number) {
+    this.vParent = new Float64Array(parents);
+    this.vLone = new Float64Array(lone);
+    this.span = new Float64Array(Math.max(1, maxBlocks));
+    this.newEnd = new Float64Array(Math.max(1, maxBlocks));
+    this.free = new Float64Array(Math.max(1, maxPool));
+  }
+}
+
+function valueOf(kind: number, arg: number, val: number, st: PlanState): number {
+  return kind === SRC_CONST ? val : kind === SRC_PARENT ? st.vParent[arg]! : st.vLone[arg]!;
+}
+
+/**
+ * One pool group (its calls [c0, c1) of the pool-call columns) list-scheduled on kn workers,
+ * as request-recompute.ts's poolSpan (the same operations in the same order, so the same
+ * bits), with the recorded dispatch delays precomputed. Leaves the span from the group's first
+ * start in st.ret[0].
+ */
+export function runPool(
+  kn: number,
+  c0: number,
+  c1: number,
+  pcKind: Int32Array,
+  pcArg: Int32Array,
+  pcVal: Float64Array,
+  pcDelay: Float64Array,
+  st: PlanState,
+): void {
+  const free = st.free;
+  for (let i = 0; i < kn; i++) free[i] = 0;
+  let end = 0;
+  for (let m = c0; m < c1; m++) {
+    let w = 0;
+    for (let i = 1; i < kn; i++) if (free[i]! < free[w]!) w = i;
+    const ns = Math.max(0, free[w]! + pcDelay[m]!);
+    free[w] = ns + valueOf(pcKind[m]!, pcArg[m]!, pcVal[m]!, st);
+    if (free[w]! > end) end = free[w]!;
+  }
+  st.ret[0] = end;
+}
+
+/**
+ * A parent's new time from its blocks [b0, b1) (request-recompute.ts's shiftOfChildren, sweep
+ * and groupSpans, same operations in the same order). Writes the fan-out spans of its target
+ * groups; leaves the parent's new time in st.ret[0]. `base`: the replay's offset in blockMs.
+ */
+export function runParent(
+  x: PlanArrays,
+  b0: number,
+  b1: number,
+  durMs: number,
+  recMs: number,
+  cbc0: number,
+  cbc1: number,
+  st: PlanState,
+  blockMs: Float64Array,
+  base: number,
+  fanoutMs: Float64Array,
+): void {
+  const { span, newEnd } = st;
+  for (let j = b0; j < b1; j++) {
+    const kind = x.bKind[j]!;
+    let sp: number;
+    if (kind === SRC_WHOLE) sp = blockMs[base + x.bArg[j]!]!;
+    else if (kind === SRC_POOL) {
+      const pool = x.bArg[j]!;
+      const v = x.poolKn[pool]!;
+      const kn = v >= 0 ? v : Math.max(1, Math.min(-v, st.workers));
+      const { pcKind, pcArg, pcVal, pcDelay } = x;
+      runPool(kn, x.poolC0[pool]!, x.poolC0[pool + 1]!, pcKind, pcArg, pcVal, pcDelay, st);
+      sp = st.ret[0]!;
+    } else sp = valueOf(kind, x.bArg[j]!, x.bVal[j]!, st);
+    if (x.bFan[j]! >= 0) fanoutMs[x.bFan[j]!] = sp;
+    span[j - b0] = sp;
+  }
+  let ptr = 0;
+  let newMax = -Infinity;
+  let now = -Infinity;
+  for (let j = b0; j < b1; j++) {
+    const lim = x.bPtr[j]!;
+    while (ptr < lim) {
+      const e = newEnd[x.bOrder[b0 + ptr++]!]!;
+      if (e > newMax) newMax = e;
+    }
+    const rm = x.bRecMax[j]!;
+    const shift = rm === -Infinity ? 0 : newMax - rm;
+    const ne = x.bStart[j]! + shift + span[j - b0]!;
+    newEnd[j - b0] = ne;
+  }
+  for (let i = 0; i < b1 - b0; i++) if (newEnd[i]! > now) now = newEnd[i]!;
+  for (let g = cbc0; g < cbc1; g++) {
+    const i0 = x.cbcBlock[x.cbcB0[g]!]!;
+    let lo = newEnd[i0]! - span[i0]!;
+    let hi = newEnd[i0]!;
+    for (let k = x.cbcB0[g]! + 1; k < x.cbcB0[g + 1]!; k++) {
+      const i = x.cbcBlock[k]!;
+      lo = Math.min(lo, newEnd[i]! - span[i]!);
+      hi = Math.max(hi, newEnd[i]!);
+    }
+    fanoutMs[x.cbcGroup[g]!] = hi - lo;
+  }
+  st.ret[0] = durMs + (now - recMs);
+}

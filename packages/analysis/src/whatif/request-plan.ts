@@ -1,0 +1,277 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
+   bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
+   a zero. */
+import type { LeafCalls } from '../types';
+import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
+import type { TargetOptions } from './request-replay';
+import { GrowF64, GrowI32 } from './grow';
+import { planParent, STATIC } from './request-plan-parent';
+import { ParentScratch, PlanColumns, type LocalRequest } from './request-plan-columns';
+import {
+  PlanState,
+  runParent,
+  SRC_CONST,
+  SRC_LONE,
+  SRC_PARENT,
+  type PlanArrays,
+} from './request-plan-run';
+import { formRequestBlocks, localChildren, TargetBlocks } from './request-plan-blocks';
+
+/**
+ * The whole-request replay compiled (issue #14's performance part). It computes what
+ * prepareRequests + recomputeRequests compute (request-replay.ts has the model), bit for bit
+ * (request-replay-equivalence.test.ts), but only where a replay can change something:
+ * - requests without a call on the target edge are left out (nobody reads them);
+ * - in a request, only the parents with a target call below them are recomputed each replay
+ *   (for the microservices preset's route: the root alone, not its driver and customer
+ *   subtrees); a subtree without one keeps its recorded time, or, when a pool below it may move
+ *   it by rounding as the reference's recompute does, its time evaluated once;
+ * - every quantity that depends on the recording only (block starts and ends, the sweep's order
+ *   by end, the pools' recorded dispatch delays, the spans of untouched pools) is computed once,
+ *   in flat typed arrays; a replay adds the new spans.
+ */
+export interface RequestPlan extends PlanArrays {
+  /** Planned parents, lone target calls (their time is the policy's: vLone). */
+  parents: number;
+  loneBlock: Int32Array;
+  /**
+   * Per lone call: its block's first call start (0), subtracted from the policy's time as
+   * request-recompute.ts does: NaN where a mixed-structure group (not from real traces) put a
+   * call in two blocks and the block's call lies past the LeafCalls columns, as there.
+   */
+  loneSub: Float64Array;
+  /** Requests with a call on the edge, in order, and where each one's new time comes from. */
+  involved: Uint32Array;
+  reqKind: Int32Array;
+  reqArg: Int32Array;
+  reqVal: Float64Array;
+  /** The target calls as LeafCalls for the policy, numbered as prepareRequests numbers them. */
+  blocks: LeafCalls;
+  groups: number;
+  groupRecordedMs: Float64Array;
+  /** Whether some group holds more than one call (the pool policy needs one). */
+  repeated: boolean;
+  maxBlocks: number;
+  maxPool: number;
+}
+
+export interface PlanOptions extends TargetOptions {
+  /**
+   * Defined for the pool policy (its target groups are list-scheduled on PlanState.workers,
+   * set per replay; the value here is not used), undefined for other policies.
+   */
+  workers?: number;
+}
+
+/** Local arrays for the biggest request, reused request after request. */
+function localArrays(
+  m: number,
+): LocalRequest & { lpar: Int32Array; bfs: Int32Array; flag: Uint8Array } {
+  return {
+    a: 0,
+    kStart: new Int32Array(m + 1),
+    kList: new Int32Array(m),
+    blockOf: new Int32Array(m),
+    groupOf: new Int32Array(m),
+    whole: new Uint8Array(m),
+    lone: new Int32Array(m),
+    slot: new Int32Array(m),
+    cval: new Float64Array(m),
+    lpar: new Int32Array(m),
+    bfs: new Int32Array(m),
+    flag: new Uint8Array(m),
+  };
+}
+
+const DYN = 1;
+const DRIFT = 2;
+
+/** Builds the plan. O(nodes) for the scan, then O(nodes of the requests with the edge). */
+export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
+  const R = t.nodeOffsets.length - 1;
+  let targets = 0;
+  let widest = 1;
+  for (let q = 0; q < R; q++) {
+    const a = t.nodeOffsets[q]!;
+    const z = t.nodeOffsets[q + 1]!;
+    widest = Math.max(widest, z - a);
+    for (let i = a; i < z; i++) if (t.edge[i]! >= 0 && o.target[t.edge[i]!] === 1) targets++;
+  }
+  const L = localArrays(widest);
+  const tb = new TargetBlocks(t, o, targets);
+  const cols = new PlanColumns();
+  const ps = new ParentScratch();
+  const involved = new GrowI32(1024);
+  const req = { kind: new GrowI32(1024), arg: new GrowI32(1024), val: new GrowF64(1024) };
+  let maxBlocks = 1;
+  let maxPool = 1;
+  for (let q = 0; q < R; q++) {
+    const a = t.nodeOffsets[q]!;
+    const m = t.nodeOffsets[q + 1]! - a;
+    if (!hasTarget(t, o.target, a, m)) continue;
+    L.a = a;
+    const ordered = localChildren(t, L, m);
+    formRequestBlocks(t, L, m, q, tb);
+    const widestHere = planRequest(t, L, m, ordered, o.workers, cols, ps);
+    maxBlocks = Math.max(maxBlocks, widestHere);
+    maxPool = Math.max(maxPool, widestHere);
+    involved.push(q);
+    const src = L.lone[0]! >= 0 ? SRC_LONE : L.slot[0]! >= 0 ? SRC_PARENT : SRC_CONST;
+    req.kind.push(src);
+    req.arg.push(src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0);
+    req.val.push(L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!);
+    // Sized from the first requests, the columns grow once instead of doubling a dozen times
+    // (each doubling copies them and counts as external memory for the collector).
+    if (involved.n === 4096 && q + 1 < R)
+      cols.reserve((1.1 * R) / (q + 1), [involved, req.kind, req.arg, req.val, tb.loneBlock]);
+  }
+  const blocks = tb.leafCalls();
+  const loneBlock = tb.loneBlock.done();
+  // A loop: TypedArray.from with a map function is several times slower in V8.
+  const loneSub = tb.loneSub.subarray(0, loneBlock.length);
+  for (let l = 0; l < loneBlock.length; l++)
+    loneSub[l] = blocks.startMs[blocks.fanoutOffsets[loneBlock[l]!]!] ?? Number.NaN;
+  return {
+    ...compact(cols),
+    parents: cols.pDur.n,
+    loneBlock,
+    loneSub,
+    involved: new Uint32Array(involved.a.buffer, involved.a.byteOffset, involved.n),
+    reqKind: req.kind.done(),
+    reqArg: req.arg.done(),
+    reqVal: req.val.done(),
+    blocks,
+    groups: tb.ng,
+    groupRecordedMs: tb.groupRec.subarray(0, tb.ng),
+    repeated: tb.repeated,
+    maxBlocks,
+    maxPool,
+  };
+}
+
+function hasTarget(t: RequestTrees, target: Uint8Array, a: number, m: number): boolean {
+  for (let i = a; i < a + m; i++) if (t.edge[i]! >= 0 && target[t.edge[i]!] === 1) return true;
+  return false;
+}
+
+/**
+ * Children first (reverse node order when parents precede children, else breadth-first from
+ * the roots, reversed), which nodes have a target call below (DYN) or a pool below (DRIFT),
+ * then each parent that needs it planned (planParent). Returns the most children of a parent.
+ */
+function planRequest(
+  t: RequestTrees,
+  L: LocalRequest & { lpar: Int32Array; bfs: Int32Array; flag: Uint8Array },
+  m: number,
+  ordered: boolean,
+  workers: number | undefined,
+  cols: PlanColumns,
+  ps: ParentScratch,
+): number {
+  const { a, kStart, kList, lpar, bfs, flag } = L;
+  let tail = m;
+  if (!ordered) {
+    tail = 0;
+    for (let i = 0; i < m; i++) if (lpar[i]! < 0) bfs[tail++] = i;
+    for (let head = 0; head < tail; head++) {
+      const p = bfs[head]!;
+      for (let k = kStart[p]!; k < kStart[p + 1]!; k++) bfs[tail++] = kList[k]!;
+    }
+  }
+  let most = 1;
+  for (let h = tail - 1; h >= 0; h--) {
+    const x = ordered ? h : bfs[h]!;
+    const nk = kStart[x + 1]! - kStart[x]!;
+    if (nk > 0 && L.lone[x]! < 0 && flag[x] !== 0) {
+      most = Math.max(most, nk);
+      const P = planParent(t, L, x, (flag[x]! & DYN) !== 0, workers, cols, ps);
+      if (P >= 0) L.slot[x] = P;
+      else {
+        L.slot[x] = STATIC;
+        L.cval[x] = ps.st.ret[0]!;
+      }
+    }
+    const p = lpar[x]!;
+    if (p < 0) continue;
+    if (L.groupOf[x]! >= 0 || (flag[x]! & DYN) !== 0) flag[p]! |= DYN;
+    if (t.structure[a + x] === STRUCTURE_CODE.pool || (flag[x]! & DRIFT) !== 0) flag[p]! |= DRIFT;
+  }
+  return most;
+}
+
+/** Typed arrays of exactly the planned length. */
+function compact(c: PlanColumns): PlanArrays {
+  return {
+    pDur: c.pDur.done(),
+    pBlock0: c.pBlock0.done(),
+    pRec: c.pRec.done(),
+    pCbc0: c.pCbc0.done(),
+    bKind: c.bKind.done(),
+    bArg: c.bArg.done(),
+    bVal: c.bVal.done(),
+    bFan: c.bFan.done(),
+    bStart: c.bStart.done(),
+    bPtr: c.bPtr.done(),
+    bRecMax: c.bRecMax.done(),
+    bOrder: c.bOrder.done(),
+    cbcGroup: c.cbcGroup.done(),
+    cbcB0: c.cbcB0.done(),
+    cbcBlock: c.cbcBlock.done(),
+    poolKn: c.poolKn.done(),
+    poolC0: c.poolC0.done(),
+    pcKind: c.pcKind.done(),
+    pcArg: c.pcArg.done(),
+    pcVal: c.pcVal.done(),
+    pcDelay: c.pcDelay.done(),
+  };
+}
+
+/**
+ * One replay r: `blockMs[r x blocks + b]` is the policy's time for block b. Writes each
+ * involved request's new time (requestMs[k] for plan.involved[k]) and each target group's
+ * span (fanoutMs). O(planned blocks + pool calls x workers).
+ */
+export function runPlan(
+  x: RequestPlan,
+  blockMs: Float64Array,
+  r: number,
+  st: PlanState,
+  requestMs: Float64Array,
+  fanoutMs: Float64Array,
+): void {
+  const base = r * (x.blocks.fanoutOffsets.length - 1);
+  for (let l = 0; l < x.loneBlock.length; l++)
+    st.vLone[l] = blockMs[base + x.loneBlock[l]!]! - x.loneSub[l]!;
+  for (let P = 0; P < x.parents; P++) {
+    runParent(
+      x,
+      x.pBlock0[P]!,
+      x.pBlock0[P + 1]!,
+      x.pDur[P]!,
+      x.pRec[P]!,
+      x.pCbc0[P]!,
+      x.pCbc0[P + 1]!,
+      st,
+      blockMs,
+      base,
+      fanoutMs,
+    );
+    st.vParent[P] = st.ret[0]!;
+  }
+  for (let k = 0; k < x.involved.length; k++) {
+    const kind = x.reqKind[k]!;
+    requestMs[k] =
+      kind === SRC_CONST
+        ? x.reqVal[k]!
+        : kind === SRC_PARENT
+          ? st.vParent[x.reqArg[k]!]!
+          : st.vLone[x.reqArg[k]!]!;
+  }
+}
+
+/** Scratch for runPlan; `workers`: the pool policy's k (Infinity: unbounded). */
+export function planState(x: RequestPlan, workers = Infinity): PlanState {
+  const st = new PlanState(x.parents, x.loneBlock.length, x.maxBlocks, x.maxPool);
+  st.workers = workers;
+  return st;
+}
