@@ -8,11 +8,11 @@ import {
   type LeafCalls,
 } from '@tailscope/analysis';
 import type { Store } from './client';
+import { execRowBinary } from './row-binary';
 import { coverage } from './fanouts-cache';
 import { readLeafRow, type LeafRow } from './fanouts-binary';
 import { fanoutArrays } from './fanouts-queries';
 import { hostOf, inWindow, JOIN_SETTINGS, ns, withCtes, type FanoutScope } from './fanouts-sql';
-import { forEngine } from './sql-ctes';
 import { fanoutWeightsCte } from './fanouts-weighted';
 import { uncovered, type Coverage } from './fanouts-stored';
 import { join, raw, sql, type Sql } from './sql';
@@ -65,7 +65,7 @@ export async function loadLeafCalls(
   const useCache = (opts.cache ?? true) && keys.length === 0;
   const cov = useCache ? await coverage(store, scope) : uncovered(scope);
   const [row, windows] = await Promise.all([
-    execBytes(
+    execRowBinary(
       store,
       leafRowSql(scope, cov, { attributeKeys: keys, maxFanouts: max, baseNs: base, weights }),
     ).then((b) => readLeafRow(b, keys.length, weights)),
@@ -222,17 +222,4 @@ function assemble(
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Runs a query and returns its RowBinary body as bytes (works over HTTP and with chDB). */
-async function execBytes(store: Store, q: Sql): Promise<Buffer> {
-  const rs = await store.client.exec({
-    query: `${forEngine(q.text, store.materializedCtes)}\nFORMAT RowBinary`,
-    query_params: store.params(q),
-  });
-  const chunks: Buffer[] = [];
-  for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
-  }
-  return Buffer.concat(chunks);
 }

@@ -1,7 +1,6 @@
-import { withinBudget } from './budget';
 import type { Store } from './client';
-import { param, sql, type Sql } from './sql';
-import { forEngine } from './sql-ctes';
+import { execRowBinary } from './row-binary';
+import { param, sql } from './sql';
 import { TRACES } from './tables';
 import { rootsWindow } from './traces-filters';
 
@@ -35,7 +34,7 @@ export async function selectPathSpans(
   maxSpans: number,
 ): Promise<PathSpanRow[]> {
   if (roots.length === 0) return [];
-  const body = await execBytes(
+  const body = await execRowBinary(
     store,
     sql`
     SELECT TraceId, SpanId, ParentSpanId, CAST(ServiceName, 'String'), CAST(SpanName, 'String'),
@@ -48,21 +47,6 @@ export async function selectPathSpans(
     LIMIT ${param(maxSpans, 'UInt64')}`,
   );
   return readPathSpans(body);
-}
-
-/** Runs a query under the store's budget and returns its RowBinary body. */
-async function execBytes(store: Store, q: Sql): Promise<Buffer> {
-  return withinBudget(store.budget, async () => {
-    const rs = await store.client.exec({
-      query: `${forEngine(q.text, store.materializedCtes)}\nFORMAT RowBinary`,
-      query_params: store.params(q),
-    });
-    const chunks: Buffer[] = [];
-    for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
-      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
-    }
-    return Buffer.concat(chunks);
-  });
 }
 
 /**

@@ -1,0 +1,22 @@
+import { withinBudget } from './budget';
+import type { Store } from './client';
+import type { Sql } from './sql';
+import { forEngine } from './sql-ctes';
+
+/**
+ * Runs a query under the store's budget and returns its RowBinary body (over HTTP and with
+ * chDB alike). For answers too large to parse as JSON rows on the event loop.
+ */
+export async function execRowBinary(store: Store, q: Sql): Promise<Buffer> {
+  return withinBudget(store.budget, async () => {
+    const rs = await store.client.exec({
+      query: `${forEngine(q.text, store.materializedCtes)}\nFORMAT RowBinary`,
+      query_params: store.params(q),
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    }
+    return Buffer.concat(chunks);
+  });
+}
