@@ -120,6 +120,22 @@ export const SpanSummary = Type.Object({
   startTimeUnixNano: Type.String(),
   durationNs: Type.Number(),
   status: Type.Object({ code: StatusCode, message: Type.String() }),
+  attributes: Type.Optional(
+    Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: {},
+      description:
+        'Only the attributes a call is named by (peer.service, server.address); absent when none',
+    }),
+  ),
+  resource: Type.Optional(
+    Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: {},
+      description:
+        "Only the resource attributes naming the span's host and its sharing mode (host.name, k8s.node.name, host.id, service.instance.id, host.sharing_mode); absent when none",
+    }),
+  ),
 });
 export type SpanSummary = Static<typeof SpanSummary>;
 

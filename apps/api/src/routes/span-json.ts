@@ -95,6 +95,8 @@ export function toSpanSummary(r: SpanSummaryRow): SpanSummary {
     startTimeUnixNano: r.StartNs,
     durationNs: Number(r.Duration),
     status: { code: statusCode(r.StatusCode), message: r.StatusMessage },
+    ...(Object.keys(r.SpanAttributes).length > 0 ? { attributes: r.SpanAttributes } : {}),
+    ...(Object.keys(r.ResourceAttributes).length > 0 ? { resource: r.ResourceAttributes } : {}),
   };
 }
 

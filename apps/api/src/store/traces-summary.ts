@@ -1,3 +1,9 @@
+import {
+  HOST_KEYS,
+  PEER_SERVICE_KEY,
+  SERVER_ADDRESS_KEY,
+  SHARING_MODE_KEY,
+} from '@tailscope/analysis';
 import type { Store } from './client';
 import { param, sql } from './sql';
 import { TRACES } from './tables';
@@ -22,7 +28,17 @@ export type SpanSummaryRow = Pick<
   | 'Duration'
   | 'StatusCode'
   | 'StatusMessage'
+  | 'ResourceAttributes'
+  | 'SpanAttributes'
 >;
+
+/**
+ * The few attributes a summary keeps: what the trace page names a fan-out's calls by (the
+ * host and its sharing mode from the resource, the peer of a client call without a server
+ * span), as the fan-out model of the dashboard and request-trees.ts read them.
+ */
+export const SUMMARY_RESOURCE_KEYS: readonly string[] = [...HOST_KEYS, SHARING_MODE_KEY];
+export const SUMMARY_SPAN_KEYS: readonly string[] = [PEER_SERVICE_KEY, SERVER_ADDRESS_KEY];
 
 /** The spans of one trace, earliest first, at most `maxSpans`, without their detail columns. */
 export async function selectTraceSummary(
@@ -35,7 +51,9 @@ export async function selectTraceSummary(
   return store.query<SpanSummaryRow>(sql`
     SELECT SpanId, ParentSpanId, SpanName, SpanKind, ServiceName,
       toString(toUnixTimestamp64Nano(Timestamp)) AS StartNs, toString(Duration) AS Duration,
-      StatusCode, StatusMessage
+      StatusCode, StatusMessage,
+      mapFilter((k, v) -> has(${param(SUMMARY_RESOURCE_KEYS, 'Array(String)')}, k), ResourceAttributes) AS ResourceAttributes,
+      mapFilter((k, v) -> has(${param(SUMMARY_SPAN_KEYS, 'Array(String)')}, k), SpanAttributes) AS SpanAttributes
     FROM ${TRACES}
     WHERE ${where}
     ORDER BY Timestamp, SpanId
