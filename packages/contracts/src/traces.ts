@@ -119,7 +119,12 @@ export const SpanSummary = Type.Object({
   service: Type.String(),
   startTimeUnixNano: Type.String(),
   durationNs: Type.Number(),
-  status: Type.Object({ code: StatusCode, message: Type.String() }),
+  status: Type.Optional(
+    Type.Object(
+      { code: StatusCode, message: Type.String() },
+      { description: 'Absent: unset, without a message (most spans; the answer is smaller)' },
+    ),
+  ),
   attributes: Type.Optional(
     Type.Unsafe<Record<string, unknown>>({
       type: 'object',

@@ -84,6 +84,11 @@ export function toApiSpan(r: SpanRow, typed?: Record<string, string>): Span {
   };
 }
 
+/** A summary span's status, left out when unset without a message (the common case). */
+function summaryStatus(code: StatusCode, message: string): Pick<SpanSummary, 'status'> {
+  return code === 'unset' && message === '' ? {} : { status: { code, message } };
+}
+
 /** One stored row as a summary answer's span: the waterfall's fields only. */
 export function toSpanSummary(r: SpanSummaryRow): SpanSummary {
   return {
@@ -94,7 +99,7 @@ export function toSpanSummary(r: SpanSummaryRow): SpanSummary {
     service: r.ServiceName,
     startTimeUnixNano: r.StartNs,
     durationNs: Number(r.Duration),
-    status: { code: statusCode(r.StatusCode), message: r.StatusMessage },
+    ...summaryStatus(statusCode(r.StatusCode), r.StatusMessage),
     ...(Object.keys(r.SpanAttributes).length > 0 ? { attributes: r.SpanAttributes } : {}),
     ...(Object.keys(r.ResourceAttributes).length > 0 ? { resource: r.ResourceAttributes } : {}),
   };
