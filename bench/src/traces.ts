@@ -171,6 +171,7 @@ async function timeRoute(pid: number, name: string, url: string): Promise<void> 
   const walls: number[] = [];
   const cpus: number[] = [];
   let summary = '';
+  let bytes = 0;
   for (let i = 0; i < RUNS; i++) {
     const before = cpuMs(pid);
     const t = performance.now();
@@ -180,9 +181,10 @@ async function timeRoute(pid: number, name: string, url: string): Promise<void> 
     cpus.push(cpuMs(pid) - before);
     if (!res.ok) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
     summary = describe(JSON.parse(text) as Record<string, unknown>);
+    bytes = Buffer.byteLength(text);
   }
   console.log(
-    `${name.padEnd(26)} wall ${walls.map((w) => w.toFixed(0)).join(' / ')} ms   server CPU ${cpus.map((c) => c.toFixed(0)).join(' / ')} ms   ${summary}`,
+    `${name.padEnd(26)} wall ${walls.map((w) => w.toFixed(0)).join(' / ')} ms   server CPU ${cpus.map((c) => c.toFixed(0)).join(' / ')} ms   ${(bytes / 1000).toFixed(0)} kB   ${summary}`,
   );
 }
 
@@ -298,6 +300,17 @@ async function main(): Promise<void> {
       pid,
       `trace of ${TRACE_SPANS} spans (API)`,
       `${base}/api/v1/traces/${big.traceId}`,
+    );
+    // What the trace page asks for: each span without attributes, events and links.
+    await timeRoute(
+      pid,
+      `trace summary (API)`,
+      `${base}/api/v1/traces/${big.traceId}?fields=summary`,
+    );
+    await timeRoute(
+      pid,
+      `one span in full (API)`,
+      `${base}/api/v1/traces/${big.traceId}/spans/${'1'.padStart(16, '0')}`,
     );
     await openInBrowser(base, big.traceId);
   } finally {

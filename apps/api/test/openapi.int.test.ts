@@ -52,12 +52,14 @@ describe('OpenAPI document', () => {
   let close: () => Promise<void>;
   let doc: Doc;
   let traceId: string;
+  let spanId: string;
 
   beforeAll(async () => {
     const t = await openTempStore('openapi');
     close = t.close;
     const spans = mixedSpans(5, 800);
     traceId = spans[0]?.traceId ?? '';
+    spanId = spans[0]?.spanId ?? '';
     await insertSpans(t.store, spans);
     api = await buildStoreApi(t.store);
     doc = (await api.inject('/api/v1/openapi.json')).json<Doc>();
@@ -85,6 +87,7 @@ describe('OpenAPI document', () => {
         'GET /api/v1/hosts',
         'GET /api/v1/leaves',
         'GET /api/v1/traces/{traceId}',
+        'GET /api/v1/traces/{traceId}/spans/{spanId}',
         'GET /api/v1/traces',
         'GET /api/v1/criticalpath',
         'GET /api/v1/stats',
@@ -158,6 +161,11 @@ describe('OpenAPI document', () => {
       '/readyz',
       '/api/v1/stats',
       `/api/v1/traces/${traceId}`,
+      `/api/v1/traces/${traceId}?fields=summary`,
+      `/api/v1/traces/${traceId}?fields=every`,
+      `/api/v1/traces/${traceId}/spans/${spanId}`,
+      `/api/v1/traces/${traceId}/spans/${'0'.repeat(15)}1`,
+      `/api/v1/traces/${traceId}/spans/nothex`,
       `/api/v1/traces/${'0'.repeat(31)}1`,
       '/api/v1/traces/nothex',
       `/api/v1/traces?${range}&order=slowest&limit=3`,
@@ -214,6 +222,9 @@ describe('OpenAPI document', () => {
         'get /api/v1/traces/{traceId} 200',
         'get /api/v1/traces/{traceId} 404',
         'get /api/v1/traces/{traceId} 400',
+        'get /api/v1/traces/{traceId}/spans/{spanId} 200',
+        'get /api/v1/traces/{traceId}/spans/{spanId} 404',
+        'get /api/v1/traces/{traceId}/spans/{spanId} 400',
         'get /api/v1/traces 200',
         'get /api/v1/traces 400',
         'get /api/v1/criticalpath 200',

@@ -125,8 +125,18 @@ describe.skipIf(!haveBrowser && !process.env.CI)('traces, trace details, critica
   });
 
   it('trace page: the critical path, the lock wait event with its time, status and link', async () => {
-    const page = await open(`/traces/${TRACE}`);
+    if (!started.browser || !started.server) throw new Error('not started');
+    const page = await newPage(started.browser);
+    // The page asks for the summary, then each selected span's details from the span route.
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/api/v1/traces/')) asked.push(u.pathname + u.search);
+    });
+    await page.goto(`${started.server.url}/traces/${TRACE}`);
     await page.locator('[data-testid="critical-path"]').waitFor({ timeout: 20_000 });
+    expect(asked).toContain(`/api/v1/traces/${TRACE}?fields=summary`);
+    expect(asked).not.toContain(`/api/v1/traces/${TRACE}`);
     const path = await page.locator('[data-testid="critical-path"] tbody tr').allInnerTexts();
     expect(path[0]).toContain('mysql: SQL SELECT');
     expect(path[0]).toContain('800 ms');
@@ -134,18 +144,34 @@ describe.skipIf(!haveBrowser && !process.env.CI)('traces, trace details, critica
     await expect
       .poll(() => page.locator('[data-testid="waterfall-legend"]').innerText())
       .toContain('critical path');
+    const spanAnswer = page.waitForResponse((r) =>
+      r.url().endsWith(`/api/v1/traces/${TRACE}/spans/a000000000000002`),
+    );
     await page.locator('[data-span="a000000000000002"].ts-wf-row').click();
+    expect((await spanAnswer).status()).toBe(200);
     const events = await page.locator('[data-testid="span-events"]').innerText();
     expect(events).toContain('Waiting for lock behind 2 transactions');
     expect(events).toContain('1 ms');
     const details = await page.locator('[data-testid="span-details"]').innerText();
     expect(details).toContain('select * from customer');
     expect(details).toContain(LINKED);
+    // The resource arrives with the details too.
+    expect(details).toMatch(/service\.name\s*mysql/);
     await page.locator('[data-span="a000000000000003"].ts-wf-row').click();
+    await page.locator('[data-testid="span-details"][data-span="a000000000000003"]').waitFor();
+    await expect
+      .poll(() => page.locator('[data-testid="span-details"]').innerText())
+      .toContain('service.name');
     expect(await page.locator('[data-testid="span-status"]').innerText()).toBe(
       'error: redis timeout',
     );
     await page.screenshot({ path: artifactPath('trace-details.png'), fullPage: true });
+    // Back to the first span: its details come from the cache, not a second request.
+    await page.locator('[data-span="a000000000000002"].ts-wf-row').click();
+    await expect
+      .poll(() => page.locator('[data-testid="span-details"]').innerText())
+      .toContain('select * from customer');
+    expect(asked.filter((u) => u.endsWith('/spans/a000000000000002'))).toHaveLength(1);
     await page.close();
   });
 

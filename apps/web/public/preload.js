@@ -10,6 +10,7 @@
   link.rel = 'preload';
   link.as = 'fetch';
   link.crossOrigin = 'anonymous';
-  link.href = m ? '/api/v1/traces/' + m[1] : '/api/v1/stats';
+  // The summary, as the trace page asks for it (src/api/endpoints.ts fetchTrace).
+  link.href = m ? '/api/v1/traces/' + m[1] + '?fields=summary' : '/api/v1/stats';
   document.head.appendChild(link);
 })();

@@ -100,10 +100,90 @@ export const TraceResponse = Type.Object({
 });
 export type TraceResponse = Static<typeof TraceResponse>;
 
+/** What `fields` a trace answer carries: every span in full (default) or the waterfall's. */
+export const TraceFields = Type.Union([Type.Literal('full'), Type.Literal('summary')], {
+  description:
+    "full (default): every span with its attributes, resource, scope, events and links; summary: each span without them (what a waterfall and its critical path need), the answer marked detail: 'summary'; a span's details from /api/v1/traces/{traceId}/spans/{spanId}",
+});
+export type TraceFields = Static<typeof TraceFields>;
+
+export const TraceQuery = Type.Object({ fields: Type.Optional(TraceFields) });
+export type TraceQuery = Static<typeof TraceQuery>;
+
+/** One span of a summary answer: what the waterfall, error legend and critical path draw. */
+export const SpanSummary = Type.Object({
+  spanId: Type.String(),
+  parentSpanId: Type.String(),
+  name: Type.String(),
+  kind: SpanKind,
+  service: Type.String(),
+  startTimeUnixNano: Type.String(),
+  durationNs: Type.Number(),
+  status: Type.Optional(
+    Type.Object(
+      { code: StatusCode, message: Type.String() },
+      { description: 'Absent: unset, without a message (most spans; the answer is smaller)' },
+    ),
+  ),
+  attributes: Type.Optional(
+    Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: {},
+      description:
+        'Only the attributes a call is named by (peer.service, server.address); absent when none',
+    }),
+  ),
+  resource: Type.Optional(
+    Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: {},
+      description:
+        "Only the resource attributes naming the span's host and its sharing mode (host.name, k8s.node.name, host.id, service.instance.id, host.sharing_mode); absent when none",
+    }),
+  ),
+});
+export type SpanSummary = Static<typeof SpanSummary>;
+
+export const TraceSummaryResponse = Type.Object({
+  traceId: Type.String(),
+  detail: Type.Literal('summary', {
+    description: 'Spans without attributes, resource, scope, events and links (fields=summary)',
+  }),
+  criticalPath: TraceResponse.properties.criticalPath,
+  spans: Type.Array(SpanSummary),
+  truncated: TraceResponse.properties.truncated,
+  totalSpans: TraceResponse.properties.totalSpans,
+});
+export type TraceSummaryResponse = Static<typeof TraceSummaryResponse>;
+
 export const TraceRoute = {
   summary: 'Every span of one trace',
   params: TraceParams,
-  response: { 200: TraceResponse, 400: ErrorBody, 404: ErrorBody },
+  querystring: TraceQuery,
+  response: {
+    200: Type.Union([TraceResponse, TraceSummaryResponse]),
+    400: ErrorBody,
+    404: ErrorBody,
+  },
+};
+
+/** GET /api/v1/traces/:traceId/spans/:spanId: one span in full. */
+
+export const SpanParams = Type.Object({
+  traceId: TraceParams.properties.traceId,
+  spanId: Type.String({
+    minLength: 16,
+    maxLength: 16,
+    pattern: '^[0-9a-fA-F]{16}$',
+    description: '16 hex digits',
+  }),
+});
+export type SpanParams = Static<typeof SpanParams>;
+
+export const SpanRoute = {
+  summary: 'One span of a trace in full (the details a summary answer leaves out)',
+  params: SpanParams,
+  response: { 200: Span, 400: ErrorBody, 404: ErrorBody },
 };
 
 /** GET /api/v1/traces: recent traces matching filters, newest or slowest first. */

@@ -1,5 +1,6 @@
 import type { SpanRow } from '../store';
-import type { Span, StatusCode } from '@tailscope/contracts';
+import type { Span, SpanSummary, StatusCode } from '@tailscope/contracts';
+import type { SpanSummaryRow } from '../store/traces-summary';
 
 const KINDS: Record<string, string> = {
   Unspecified: 'unspecified',
@@ -80,6 +81,27 @@ export function toApiSpan(r: SpanRow, typed?: Record<string, string>): Span {
     })),
     status: { code: statusCode(r.StatusCode), message: r.StatusMessage },
     ...omitted(r),
+  };
+}
+
+/** A summary span's status, left out when unset without a message (the common case). */
+function summaryStatus(code: StatusCode, message: string): Pick<SpanSummary, 'status'> {
+  return code === 'unset' && message === '' ? {} : { status: { code, message } };
+}
+
+/** One stored row as a summary answer's span: the waterfall's fields only. */
+export function toSpanSummary(r: SpanSummaryRow): SpanSummary {
+  return {
+    spanId: r.SpanId,
+    parentSpanId: r.ParentSpanId,
+    name: r.SpanName,
+    kind: KINDS[r.SpanKind] ?? 'unspecified',
+    service: r.ServiceName,
+    startTimeUnixNano: r.StartNs,
+    durationNs: Number(r.Duration),
+    ...summaryStatus(statusCode(r.StatusCode), r.StatusMessage),
+    ...(Object.keys(r.SpanAttributes).length > 0 ? { attributes: r.SpanAttributes } : {}),
+    ...(Object.keys(r.ResourceAttributes).length > 0 ? { resource: r.ResourceAttributes } : {}),
   };
 }
 

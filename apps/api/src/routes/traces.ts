@@ -1,6 +1,9 @@
 import {
   DEFAULT_TRACE_SEARCH_LIMIT,
+  SpanRoute,
+  TraceResponse,
   TraceRoute,
+  TraceSummaryResponse,
   TracesRoute,
   type CriticalPathSegment,
   type TraceSummary,
@@ -11,18 +14,25 @@ import { countTraceSpans, selectTrace, type SpanRow } from '../store';
 import { selectTypedAttributes } from '../store/typed-attributes';
 import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
-import { toApiSpan } from './span-json';
+import { toApiSpan, toSpanSummary } from './span-json';
+import { selectSpan, selectTraceSummary } from '../store/traces-summary';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
 import { searchTraces, type TraceSearchRow } from '../store/traces-search';
 
 const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+/** The two answers' schemas as Fastify compiles them (it caches each by reference). */
+const FULL_SCHEMA = TraceResponse as unknown as Record<string, unknown>;
+const SUMMARY_SCHEMA = TraceSummaryResponse as unknown as Record<string, unknown>;
+/** What Fastify sends JSON as (a custom serializer leaves the type to the route). */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The typed attribute values of a trace's spans, keyed `spanId@startNs`. */
 async function typedBySpan(
   ctx: ApiContext,
   traceId: string,
-  rows: SpanRow[],
+  rows: readonly SpanRow[],
 ): Promise<Map<string, Record<string, string>>> {
   let min = BigInt(rows[0]?.StartNs ?? '0');
   let max = min;
@@ -39,7 +49,9 @@ async function typedBySpan(
 }
 
 /** The critical path over the returned rows, times made relative to the earliest start. */
-function pathOf(rows: readonly SpanRow[]): CriticalPathSegment[] {
+function pathOf(
+  rows: readonly Pick<SpanRow, 'SpanId' | 'ParentSpanId' | 'SpanKind' | 'StartNs' | 'Duration'>[],
+): CriticalPathSegment[] {
   let min = BigInt(rows[0]?.StartNs ?? '0');
   for (const r of rows) if (BigInt(r.StartNs) < min) min = BigInt(r.StartNs);
   return criticalPath(
@@ -123,26 +135,73 @@ export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
     };
   });
 
-  app.get('/api/v1/traces/:traceId', { schema: TraceRoute }, async (req) => {
-    const traceId = req.params.traceId.toLowerCase();
-    if (!TRACE_ID.test(traceId))
-      throw badRequest(`traceId must be 32 hex digits, got ${JSON.stringify(traceId)}`);
-    const { maxTraceSpans, maxSpanAttributes } = ctx.store.budget;
-    // One span more than the limit tells whether the trace was cut, without a count.
-    const rows = await selectTrace(ctx.store, traceId, {
-      maxSpans: maxTraceSpans + 1,
-      maxAttributes: maxSpanAttributes,
-    });
-    if (rows.length === 0) throw notFound(`no trace ${traceId}`);
-    const truncated = rows.length > maxTraceSpans;
-    if (truncated) rows.length = maxTraceSpans;
-    const typed = await typedBySpan(ctx, traceId, rows);
-    return {
-      traceId,
-      criticalPath: pathOf(rows),
-      spans: rows.map((r) => toApiSpan(r, typed.get(`${r.SpanId}@${r.StartNs}`))),
-      truncated,
-      totalSpans: truncated ? await countTraceSpans(ctx.store, traceId) : rows.length,
-    };
+  app.get('/api/v1/traces/:traceId', { schema: TraceRoute }, async (req, reply) => {
+    const traceId = checkedTraceId(req.params.traceId);
+    // The 200 schema is a union of the two answers; each is written with its own compiled
+    // serializer, so the default answer is byte for byte what it was before `fields` existed.
+    // Set once the answer is there: an error (404) keeps the error serializer.
+    if (req.query.fields === 'summary') {
+      const answer = await summaryAnswer(ctx, traceId);
+      reply.type(JSON_TYPE).serializer(reply.compileSerializationSchema(SUMMARY_SCHEMA, '200'));
+      return answer;
+    }
+    const answer = await fullAnswer(ctx, traceId);
+    reply.type(JSON_TYPE).serializer(reply.compileSerializationSchema(FULL_SCHEMA, '200'));
+    return answer;
   });
+
+  app.get('/api/v1/traces/:traceId/spans/:spanId', { schema: SpanRoute }, async (req) => {
+    const traceId = checkedTraceId(req.params.traceId);
+    const spanId = req.params.spanId.toLowerCase();
+    if (!SPAN_ID.test(spanId))
+      throw badRequest(`spanId must be 16 hex digits, got ${JSON.stringify(spanId)}`);
+    const row = await selectSpan(ctx.store, traceId, spanId, ctx.store.budget.maxSpanAttributes);
+    if (!row) throw notFound(`no span ${spanId} in trace ${traceId}`);
+    const typed = await typedBySpan(ctx, traceId, [row]);
+    return toApiSpan(row, typed.get(`${row.SpanId}@${row.StartNs}`));
+  });
+}
+
+function checkedTraceId(raw: string): string {
+  const traceId = raw.toLowerCase();
+  if (!TRACE_ID.test(traceId))
+    throw badRequest(`traceId must be 32 hex digits, got ${JSON.stringify(traceId)}`);
+  return traceId;
+}
+
+async function fullAnswer(ctx: ApiContext, traceId: string): Promise<TraceResponse> {
+  const { maxTraceSpans, maxSpanAttributes } = ctx.store.budget;
+  // One span more than the limit tells whether the trace was cut, without a count.
+  const rows = await selectTrace(ctx.store, traceId, {
+    maxSpans: maxTraceSpans + 1,
+    maxAttributes: maxSpanAttributes,
+  });
+  if (rows.length === 0) throw notFound(`no trace ${traceId}`);
+  const truncated = rows.length > maxTraceSpans;
+  if (truncated) rows.length = maxTraceSpans;
+  const typed = await typedBySpan(ctx, traceId, rows);
+  return {
+    traceId,
+    criticalPath: pathOf(rows),
+    spans: rows.map((r) => toApiSpan(r, typed.get(`${r.SpanId}@${r.StartNs}`))),
+    truncated,
+    totalSpans: truncated ? await countTraceSpans(ctx.store, traceId) : rows.length,
+  };
+}
+
+/** The same spans, path and counts as the full answer, each span without its details. */
+async function summaryAnswer(ctx: ApiContext, traceId: string): Promise<TraceSummaryResponse> {
+  const { maxTraceSpans } = ctx.store.budget;
+  const rows = await selectTraceSummary(ctx.store, traceId, maxTraceSpans + 1);
+  if (rows.length === 0) throw notFound(`no trace ${traceId}`);
+  const truncated = rows.length > maxTraceSpans;
+  if (truncated) rows.length = maxTraceSpans;
+  return {
+    traceId,
+    detail: 'summary',
+    criticalPath: pathOf(rows),
+    spans: rows.map(toSpanSummary),
+    truncated,
+    totalSpans: truncated ? await countTraceSpans(ctx.store, traceId) : rows.length,
+  };
 }

@@ -45,7 +45,7 @@ const DATETIME_MAX_S = 4_294_967_295;
  * away. For such a trace (stored before ingest refused those times) the filter is the trace
  * id alone, so it is still found. Null: no such trace.
  */
-async function traceFilter(store: Store, traceId: string): Promise<Sql | null> {
+export async function traceFilter(store: Store, traceId: string): Promise<Sql | null> {
   // Without the trace-id table (a Collector's table opened read-only) the range comes from the
   // spans themselves: the exporter's bloom-filter index on TraceId keeps that read short.
   const range = await store.query<{ start: string; end: string; n: string }>(
@@ -93,7 +93,15 @@ export async function selectTrace(
   limits: TraceReadLimits = { maxSpans: 1_000_000, maxAttributes: 1_000_000 },
 ): Promise<SpanRow[]> {
   const where = await traceFilter(store, traceId);
-  if (!where) return [];
+  return where ? selectSpanRows(store, where, limits) : [];
+}
+
+/** The spans `where` selects (within one trace's filter), cut to `limits` as selectTrace says. */
+export function selectSpanRows(
+  store: Store,
+  where: Sql,
+  limits: TraceReadLimits,
+): Promise<SpanRow[]> {
   const n = sql`${param(limits.maxAttributes, 'UInt64')}`;
   const sliced = (maps: string): Sql =>
     sql`arrayMap(m -> mapFromArrays(arraySlice(mapKeys(m), 1, ${n}), arraySlice(mapValues(m), 1, ${n})), arraySlice(${raw(maps)}, 1, ${n}))`;

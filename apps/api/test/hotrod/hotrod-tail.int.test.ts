@@ -2,6 +2,7 @@ import type {
   CriticalPathResponse,
   Span,
   TraceResponse,
+  TraceSummaryResponse,
   TracesResponse,
 } from '@tailscope/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,39 @@ describe.skipIf(skip !== undefined)(
         const sum = t.criticalPath.reduce((a, s) => a + s.selfMs, 0);
         expect(sum).toBeCloseTo((root?.durationNs ?? 0) / 1e6, 3);
       }
+    });
+
+    it('the summary the trace page reads is smaller; the span route gives back the events', async () => {
+      let full = 0;
+      let summary = 0;
+      for (const t of traces.slice(0, 6)) {
+        const [f, s] =
+          (await harness?.api([
+            `/api/v1/traces/${t.traceId}`,
+            `/api/v1/traces/${t.traceId}?fields=summary`,
+          ])) ?? [];
+        expect(s?.status, s?.body).toBe(200);
+        full += f?.body.length ?? 0;
+        summary += s?.body.length ?? 0;
+        const sum = JSON.parse(s?.body ?? '{}') as TraceSummaryResponse;
+        expect(sum.criticalPath).toEqual(t.criticalPath);
+        expect(sum.spans.map((x) => x.spanId)).toEqual(t.spans.map((x) => x.spanId));
+        // Of a span's details only the peer keys stay (HotROD sends no host attributes).
+        const keys = new Set(sum.spans.flatMap((x) => Object.keys(x.attributes ?? {})));
+        for (const k of keys) expect(['peer.service', 'server.address']).toContain(k);
+        expect(sum.spans.every((x) => x.resource === undefined)).toBe(true);
+      }
+      console.log(
+        `HotROD traces, 6 dispatches: full answers ${full} bytes, summaries ${summary} bytes (${((100 * summary) / full).toFixed(0)}%)`,
+      );
+      expect(summary).toBeLessThan(full / 2);
+      const t = traces[0];
+      const mysql = t?.spans.find((s) => is(s, 'mysql', 'SQL SELECT'));
+      const one = await get<Span>(
+        `/api/v1/traces/${t?.traceId ?? ''}/spans/${mysql?.spanId ?? ''}`,
+      );
+      expect(one).toEqual(mysql);
+      expect(one.events.length).toBeGreaterThan(0);
     });
 
     it('the trace response carries the MySQL lock-wait events', () => {

@@ -185,47 +185,54 @@ export type TraceSpan = Pick<
 >;
 export type Trace = Pick<C.TraceResponse, 'traceId' | 'criticalPath' | 'truncated'> & {
   spans: TraceSpan[];
+  /**
+   * 'summary': the spans came without their details (fields=summary; only the attributes
+   * naming a call's host and peer): a span's details come from the one-span route.
+   */
+  detail?: 'summary' | undefined;
 };
 
 const STATUS_CODES: readonly C.StatusCode[] = ['unset', 'ok', 'error'];
+
+/** One span in full: an element of a full answer's spans, or GET .../spans/{spanId}. */
+export const decodeTraceSpan: Decoder<TraceSpan> = obj<TraceSpan>({
+  spanId: str,
+  parentSpanId: withDefault(str, ''),
+  name: str,
+  kind: withDefault(str, 'unspecified'),
+  service: withDefault(str, ''),
+  startTimeUnixNano: str,
+  durationNs: num,
+  attributes: withDefault(record, {}),
+  resource: withDefault(record, {}),
+  events: withDefault(
+    arr(obj<SpanEvent>({ name: str, timeUnixNano: str, attributes: withDefault(record, {}) })),
+    [],
+  ),
+  links: withDefault(
+    arr(
+      obj<C.Span['links'][number]>({
+        traceId: str,
+        spanId: str,
+        traceState: withDefault(str, ''),
+        attributes: withDefault(record, {}),
+      }),
+    ),
+    [],
+  ),
+  status: withDefault(obj({ code: oneOf(STATUS_CODES), message: withDefault(str, '') }), {
+    code: 'unset',
+    message: '',
+  }),
+});
 
 export const decodeTrace: Decoder<Trace> = obj<Trace>({
   traceId: str,
   // Servers older than issue #13 send no critical path: nothing is highlighted.
   criticalPath: withDefault(arr(obj<C.CriticalPathSegment>({ spanId: str, selfMs: num })), []),
   truncated: withDefault(bool, false),
-  spans: arr(
-    obj<TraceSpan>({
-      spanId: str,
-      parentSpanId: withDefault(str, ''),
-      name: str,
-      kind: withDefault(str, 'unspecified'),
-      service: withDefault(str, ''),
-      startTimeUnixNano: str,
-      durationNs: num,
-      attributes: withDefault(record, {}),
-      resource: withDefault(record, {}),
-      events: withDefault(
-        arr(obj<SpanEvent>({ name: str, timeUnixNano: str, attributes: withDefault(record, {}) })),
-        [],
-      ),
-      links: withDefault(
-        arr(
-          obj<C.Span['links'][number]>({
-            traceId: str,
-            spanId: str,
-            traceState: withDefault(str, ''),
-            attributes: withDefault(record, {}),
-          }),
-        ),
-        [],
-      ),
-      status: withDefault(obj({ code: oneOf(STATUS_CODES), message: withDefault(str, '') }), {
-        code: 'unset',
-        message: '',
-      }),
-    }),
-  ),
+  spans: arr(decodeTraceSpan),
+  detail: optional(oneOf(['summary'] as const)),
 });
 
 /** GET /api/v1/edges (#12): every caller -> callee edge and how its repeated calls ran. */

@@ -14,7 +14,7 @@ import { findFanouts, type TraceFanout } from '../model/fanout';
 import { waterfallRows } from '../model/waterfall-rows';
 import { backgroundByCall } from '../model/match-calls';
 import { opSearch } from './links';
-import { SpanDetails } from './trace/SpanDetails';
+import { SelectedSpan } from './trace/SelectedSpan';
 import { CriticalPathTable } from './trace/CriticalPathTable';
 import { WindowedWaterfall } from './trace/WindowedWaterfall';
 
@@ -142,7 +142,8 @@ function TraceView({ trace }: { trace: Trace }) {
           title="Span"
           hint="status, attributes, resource, events (with times), links"
         >
-          <SpanDetails
+          <SelectedSpan
+            trace={trace}
             span={selected}
             t0Ns={tree.t0Ns}
             selfMs={selfById.get(selected.span.spanId)}

@@ -1,6 +1,7 @@
 import { formatMs } from '@tailscope/charts';
 import { Link } from 'react-router';
 import type { TimedSpan } from '../../model/trace-tree';
+import type { TraceSpan } from '../../api/contracts';
 import { attributeText, eventRows } from '../../model/span-details';
 
 function Attributes({ title, attrs }: { title: string; attrs: Record<string, unknown> }) {
@@ -32,13 +33,15 @@ export function SpanDetails({
   span,
   t0Ns,
   selfMs,
+  details,
 }: {
   span: TimedSpan;
   t0Ns: bigint;
   selfMs: number | undefined;
+  /** The span in full; `span` may come from a summary without attributes, events and links. */
+  details: TraceSpan | 'loading' | Error;
 }) {
   const s = span.span;
-  const events = eventRows(s, t0Ns);
   return (
     <div className="span-details" data-testid="span-details" data-span={s.spanId}>
       <dl>
@@ -62,6 +65,26 @@ export function SpanDetails({
           {selfMs === undefined ? 'not on the path' : `${formatMs(selfMs)} of self time on it`}
         </dd>
       </dl>
+      {details === 'loading' ? (
+        <p className="caption" data-testid="span-details-loading">
+          Loading the span&apos;s attributes, events and links…
+        </p>
+      ) : details instanceof Error ? (
+        <p className="caption" data-testid="span-details-error">
+          The span&apos;s attributes, events and links could not be loaded: {details.message}
+        </p>
+      ) : (
+        <Stored span={details} t0Ns={t0Ns} />
+      )}
+    </div>
+  );
+}
+
+/** What a summary leaves out: events with their times, attributes, resource, links. */
+function Stored({ span: s, t0Ns }: { span: TraceSpan; t0Ns: bigint }) {
+  const events = eventRows(s, t0Ns);
+  return (
+    <>
       <h3>Events</h3>
       {events.length === 0 ? (
         <p className="caption">none</p>
@@ -105,6 +128,6 @@ export function SpanDetails({
           ))}
         </ul>
       )}
-    </div>
+    </>
   );
 }
