@@ -12,7 +12,7 @@ import { selectTypedAttributes } from '../store/typed-attributes';
 import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
 import { toApiSpan } from './span-json';
-import { clampRange, parseRange } from './fanouts';
+import { clampRangeCovering, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
 import { searchTraces, type TraceSearchRow } from '../store/traces-search';
 
@@ -83,7 +83,7 @@ function toSummary(r: TraceSearchRow): TraceSummary {
 export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/traces', { schema: TracesRoute }, async (req) => {
     const q = req.query;
-    const range = await clampRange(ctx.store, parseRange(q, Date.now()));
+    const { range, whole } = await clampRangeCovering(ctx.store, parseRange(q, Date.now()));
     if (
       q.minDurationMs !== undefined &&
       q.maxDurationMs !== undefined &&
@@ -110,7 +110,7 @@ export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
           })
         : Promise.resolve([]),
       // A list of traces: nothing is counted, so nothing is weighted.
-      rangeSampling(ctx.store, range, false),
+      rangeSampling(ctx.store, range, false, whole),
     ]);
     return {
       from: range.fromMs,
