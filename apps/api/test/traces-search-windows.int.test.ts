@@ -5,8 +5,9 @@ import { searchTraces, type TraceSearch } from '../src/store/traces-search';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';
 
 /**
- * Trace search newest first reads back from the range's end in growing windows and stops once
- * `limit` + 1 traces are known whole (traces-search.ts newestMatchingRoots). On seeded traces
+ * Trace search with span filters newest first reads back from the range's end in growing windows and stops once
+ * `limit` + 1 traces are known whole (traces-search.ts newestMatchingRoots); slowest first it
+ * checks the slowest roots for matches in growing rounds (slowestMatchingRoots). On seeded traces
  * over 40 minutes (a root, a db call, sometimes a slow cache call starting 20-55 s before the
  * root), the answers equal a reference computed here by Jaeger's rule over all spans: sparse
  * matches need every window, dense ones few, and a limit above the matches the whole range.
@@ -114,7 +115,8 @@ function reference(spans: readonly SpanRecord[], s: TraceSearch): string[] {
           x.startNs >= s.fromNs &&
           x.startNs < s.toNs &&
           (s.service === undefined || x.service === s.service) &&
-          (s.minDurationNs === undefined || x.durationNs >= s.minDurationNs),
+          (s.minDurationNs === undefined || x.durationNs >= s.minDurationNs) &&
+          (s.maxDurationNs === undefined || x.durationNs <= s.maxDurationNs),
       )
       .sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0));
     const first = matches[0];
@@ -128,7 +130,7 @@ function reference(spans: readonly SpanRecord[], s: TraceSearch): string[] {
   return found.slice(0, s.limit + 1).map((f) => `${f.id}/${f.first}`);
 }
 
-describe('windowed newest-first trace search', () => {
+describe('windowed and candidate trace search', () => {
   let store: Store;
   let close: () => Promise<void>;
   const spans = seededSpans();
@@ -147,7 +149,21 @@ describe('windowed newest-first trace search', () => {
     ['a sparse duration filter', { minDurationNs: ms(400), limit: 8, order: 'newest' }, FROM],
     ['more asked than match', { service: 'cache', limit: 1000, order: 'newest' }, FROM],
     ['a range starting mid-data', { service: 'db', limit: 20, order: 'newest' }, FROM + ms(9e5)],
-    ['slowest (not windowed)', { service: 'cache', limit: 5, order: 'slowest' }, FROM],
+    ['slowest, cache calls', { service: 'cache', limit: 5, order: 'slowest' }, FROM],
+    ['slowest, dense matches', { service: 'db', limit: 50, order: 'slowest' }, FROM],
+    ['slowest, a duration filter', { minDurationNs: ms(30), limit: 40, order: 'slowest' }, FROM],
+    [
+      // Few matches, the fixed traces' fast roots among them: every candidate round is read.
+      'slowest, rare matches',
+      {
+        service: 'cache',
+        minDurationNs: ms(500),
+        maxDurationNs: ms(500),
+        limit: 5,
+        order: 'slowest',
+      },
+      FROM,
+    ],
   ];
   it.each(cases)('%s: the same traces as the reference', async (_name, q, fromNs) => {
     const s: TraceSearch = { ...q, fromNs, toNs: TO + SLACK_NS };

@@ -54,23 +54,40 @@ export interface MatchedSpan {
  */
 export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceSearchRow[]> {
   const filtered = hasSpanFilter(s);
+  if (filtered && s.order === 'slowest') {
+    // The slowest candidates' first matches tell which match: read once, not again.
+    const found = await slowestMatchingRoots(store, s);
+    return withCounts(store, found.roots, found.first);
+  }
   const roots = filtered
-    ? s.order === 'newest'
-      ? await newestMatchingRoots(store, s)
-      : await matchingRoots(store, s, s.fromNs)
+    ? await newestMatchingRoots(store, s)
     : await rootsInRange(store, s, errorFilter(s, s.fromNs));
+  return withCounts(store, roots, filtered ? null : undefined, s);
+}
+
+/**
+ * The roots with their span and error counts and, with span filters, their first match (`first`
+ * given, or read here beside the counts when null and `s` is given; undefined: no filters).
+ */
+async function withCounts(
+  store: Store,
+  roots: readonly RootRow[],
+  first: Map<string, MatchedSpan> | null | undefined,
+  s?: TraceSearch,
+): Promise<TraceSearchRow[]> {
   if (roots.length === 0) return [];
   const window = rootsWindow(roots);
   // Two reads of the chosen traces, side by side on two cores.
-  const [first, counts] = await Promise.all([
-    filtered ? firstMatches(store, s, roots, window) : null,
+  const [matches, counts] = await Promise.all([
+    first === null && s ? firstMatches(store, s, roots, window) : (first ?? null),
     countSpans(store, roots, window),
   ]);
+  const firstOf = matches;
   return roots.flatMap((r) => {
     const c = counts.get(r.traceId);
     const row = { ...r, spanCount: c?.spans ?? 1, errorCount: c?.errors ?? 0 };
-    if (!first) return [row];
-    const m = first.get(r.traceId);
+    if (!firstOf) return [row];
+    const m = firstOf.get(r.traceId);
     return m ? [{ ...row, matchedSpan: m }] : [];
   });
 }
@@ -171,6 +188,51 @@ async function newestMatchingRoots(store: Store, s: TraceSearch): Promise<RootRo
         : TRACE_SLACK_NS + (covered * BigInt(3 * (s.limit + 1))) / BigInt(2 * whole.length);
     back = wanted > 2n * back ? wanted : 2n * back;
   }
+}
+
+/** The first slowest-first candidate round reads this many times `limit` + 1 roots. */
+const FIRST_CANDIDATES = 4;
+/** Past this many candidates the search reads every trace in one pass (matchingRoots). */
+const MAX_CANDIDATES = 50_000;
+
+/**
+ * matchingRoots slowest first, from the slowest roots down: the n slowest roots whose start
+ * lies where matchingRoots reads roots (the range and the slack), then which of them have a
+ * matching span (their first matches, read once for both). Every root outside the n comes after
+ * them in the order (duration, then trace id), so once `limit` + 1 of them match, or the n are
+ * every root, they are the full search's rows; else 8x as many, up to MAX_CANDIDATES.
+ * Roots are a small share of the spans (1 in 170 in bigtable-multiget): the candidates cost
+ * less than grouping every matching span per trace.
+ */
+async function slowestMatchingRoots(
+  store: Store,
+  s: TraceSearch,
+): Promise<{ roots: RootRow[]; first: Map<string, MatchedSpan> }> {
+  const rootRange = {
+    fromNs: s.fromNs - TRACE_SLACK_NS,
+    toNs: s.toNs + TRACE_SLACK_NS,
+    order: 'slowest' as const,
+  };
+  for (let n = FIRST_CANDIDATES * (s.limit + 1); n <= MAX_CANDIDATES; n *= 8) {
+    const candidates = await rootsInRange(
+      store,
+      { ...rootRange, limit: n - 1 },
+      errorFilter(s, s.fromNs),
+    );
+    if (candidates.length === 0) return { roots: [], first: new Map<string, MatchedSpan>() };
+    const first = await firstMatches(store, s, candidates, rootsWindow(candidates));
+    const roots = candidates.filter((c) => first.has(c.traceId));
+    if (roots.length > s.limit || candidates.length < n)
+      return { roots: roots.slice(0, s.limit + 1), first };
+  }
+  const roots = await matchingRoots(store, s, s.fromNs);
+  return {
+    roots,
+    first:
+      roots.length === 0
+        ? new Map<string, MatchedSpan>()
+        : await firstMatches(store, s, roots, rootsWindow(roots)),
+  };
 }
 
 /** The first matching span (by start, then span id) of each of these traces. */
