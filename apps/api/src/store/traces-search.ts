@@ -49,8 +49,10 @@ export interface MatchedSpan {
 /**
  * Matching traces, newest or slowest first (by their root), at most `limit` + 1 (the caller
  * tells "more" from the extra one): with span filters, traces with any matching span
- * (matchingRoots), else the traces whose root starts in range. A root stored twice counts once. Span and error counts come from a second query over the chosen
- * traces only, within their roots' interval and a minute's slack.
+ * (matchingRoots: newest first in windows back from the range's end, slowest first from the
+ * slowest roots down), else the traces whose root starts in range. A root stored twice counts
+ * once. Span and error counts (and the newest-first search's first matches) come from a second
+ * query over the chosen traces only, within their roots' interval and a minute's slack.
  */
 export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceSearchRow[]> {
   const filtered = hasSpanFilter(s);
@@ -160,9 +162,9 @@ const FIRST_WINDOW_SHARE = 64n;
 
 /**
  * matchingRoots newest first, reading back from the range's end in growing windows: the last
- * 1/64 of the range per 100 traces asked (plus the slack), then each time at least twice as far back, until
- * `limit` + 1 traces are known whole; the last window is the full range, so the rows are the
- * full search's. A window from `w` finds every matching trace whose root starts at or after
+ * 1/64 of the range per 100 traces asked (plus the slack), then each time at least twice as
+ * far back, until `limit` + 1 traces are known whole; the last window is the full range, so
+ * the rows are the full search's. A window from `w` finds every matching trace whose root starts at or after
  * `w` + the slack (its spans start at or after `w`, the same assumption as the span counts'
  * rootsWindow), so once the `limit` + 1 newest found start there, no older match can come
  * before them. The table is ordered by (service, name, time): each window reads its share of
