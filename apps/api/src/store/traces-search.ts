@@ -56,36 +56,30 @@ export interface MatchedSpan {
  */
 export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceSearchRow[]> {
   const filtered = hasSpanFilter(s);
-  if (filtered && s.order === 'slowest') {
-    // The slowest candidates' first matches tell which match: read once, not again.
-    const found = await slowestMatchingRoots(store, s);
-    return withCounts(store, found.roots, found.first);
-  }
+  if (filtered && s.order === 'slowest') return slowestMatching(store, s);
   const roots = filtered
     ? await newestMatchingRoots(store, s)
     : await rootsInRange(store, s, errorFilter(s, s.fromNs));
-  return withCounts(store, roots, undefined, filtered ? s : undefined);
+  return withCounts(store, roots, filtered ? s : undefined);
 }
 
 /**
- * The roots with their span and error counts and, with span filters, their first match: given
- * (`first`), or read in the same pass as the counts (`s` given; one read of the chosen traces'
- * spans instead of two: at 10M spans and 1,001 traces 40-50 ms of CPU less).
+ * The roots with their span and error counts and, with span filters (`s`), their first match,
+ * read in the same pass (one read of the chosen traces' spans instead of two: at 10M spans
+ * and 1,001 traces 40-50 ms of CPU less); a root without a match is dropped.
  */
 async function withCounts(
   store: Store,
   roots: readonly RootRow[],
-  first: Map<string, MatchedSpan> | undefined,
   s?: TraceSearch,
 ): Promise<TraceSearchRow[]> {
   if (roots.length === 0) return [];
-  const read = await countSpans(store, roots, rootsWindow(roots), first ? undefined : s);
-  const firstOf = first ?? read.first;
+  const read = await countSpans(store, roots, rootsWindow(roots), s);
   return roots.flatMap((r) => {
     const c = read.counts.get(r.traceId);
     const row = { ...r, spanCount: c?.spans ?? 1, errorCount: c?.errors ?? 0 };
-    if (!firstOf) return [row];
-    const m = firstOf.get(r.traceId);
+    if (!read.first) return [row];
+    const m = read.first.get(r.traceId);
     return m ? [{ ...row, matchedSpan: m }] : [];
   });
 }
@@ -125,7 +119,7 @@ async function rootsInRange(store: Store, s: TraceSearch, errorFilter: Sql): Pro
  * range and the slack), grouped per trace, keeps the traces with both; a trace whose root is
  * not stored is not listed (the answer names the root). Ordered and limited like the root
  * search; the first match of each listed trace (its `matchedSpan`) is read after, for those
- * traces only (firstMatches).
+ * traces only, with their span counts (countSpans).
  *
  * `fromNs` (>= the range's start) narrows the matching spans' range: newestMatchingRoots.
  *
@@ -191,23 +185,20 @@ async function newestMatchingRoots(store: Store, s: TraceSearch): Promise<RootRo
 }
 
 /** The first slowest-first candidate round reads this many times `limit` + 1 roots. */
-const FIRST_CANDIDATES = 4;
+const FIRST_CANDIDATES = 1;
 /** Past this many candidates the search reads every trace in one pass (matchingRoots). */
 const MAX_CANDIDATES = 50_000;
 
 /**
- * matchingRoots slowest first, from the slowest roots down: the n slowest roots whose start
- * lies where matchingRoots reads roots (the range and the slack), then which of them have a
- * matching span (their first matches, read once for both). Every root outside the n comes after
- * them in the order (duration, then trace id), so once `limit` + 1 of them match, or the n are
- * every root, they are the full search's rows; else 8x as many, up to MAX_CANDIDATES.
- * Roots are a small share of the spans (1 in 170 in bigtable-multiget): the candidates cost
- * less than grouping every matching span per trace.
+ * The search with span filters slowest first, from the slowest roots down: the n slowest roots
+ * whose start lies where matchingRoots reads roots (the range and the slack), then their span
+ * counts and first matches in one read, which tells which of them match. Every root outside
+ * the n comes after them in the order (duration, then trace id), so once `limit` + 1 of them
+ * match, or the n are every root, they are the full search's rows; else 8x as many, up to
+ * MAX_CANDIDATES, then the one pass. Roots are a small share of the spans (1 in 170 in
+ * bigtable-multiget): at 10M spans 135-150 ms of CPU (warm) instead of 420-640 ms.
  */
-async function slowestMatchingRoots(
-  store: Store,
-  s: TraceSearch,
-): Promise<{ roots: RootRow[]; first: Map<string, MatchedSpan> }> {
+async function slowestMatching(store: Store, s: TraceSearch): Promise<TraceSearchRow[]> {
   const rootRange = {
     fromNs: s.fromNs - TRACE_SLACK_NS,
     toNs: s.toNs + TRACE_SLACK_NS,
@@ -219,46 +210,10 @@ async function slowestMatchingRoots(
       { ...rootRange, limit: n - 1 },
       errorFilter(s, s.fromNs),
     );
-    if (candidates.length === 0) return { roots: [], first: new Map<string, MatchedSpan>() };
-    const first = await firstMatches(store, s, candidates, rootsWindow(candidates));
-    const roots = candidates.filter((c) => first.has(c.traceId));
-    if (roots.length > s.limit || candidates.length < n)
-      return { roots: roots.slice(0, s.limit + 1), first };
+    const rows = await withCounts(store, candidates, s);
+    if (rows.length > s.limit || candidates.length < n) return rows.slice(0, s.limit + 1);
   }
-  const roots = await matchingRoots(store, s, s.fromNs);
-  return {
-    roots,
-    first:
-      roots.length === 0
-        ? new Map<string, MatchedSpan>()
-        : await firstMatches(store, s, roots, rootsWindow(roots)),
-  };
-}
-
-/** The first matching span (by start, then span id) of each of these traces. */
-async function firstMatches(
-  store: Store,
-  s: TraceSearch,
-  roots: readonly RootRow[],
-  window: Sql,
-): Promise<Map<string, MatchedSpan>> {
-  const rows = await store.query<{ traceId: string } & MatchedSpan>(sql`
-    SELECT TraceId AS traceId,
-      argMin((SpanId, ServiceName, SpanName, Duration), (Timestamp, SpanId)) AS firstMatch,
-      tupleElement(firstMatch, 1) AS spanId, tupleElement(firstMatch, 2) AS service,
-      tupleElement(firstMatch, 3) AS operation, toString(tupleElement(firstMatch, 4)) AS durationNs
-    FROM ${TRACES}
-    PREWHERE ${window} AND ${spanWhere(s)} AND TraceId IN ${param(
-      roots.map((r) => r.traceId),
-      'Array(String)',
-    )}
-    GROUP BY TraceId`);
-  return new Map(
-    rows.map((r) => [
-      r.traceId,
-      { spanId: r.spanId, service: r.service, operation: r.operation, durationNs: r.durationNs },
-    ]),
-  );
+  return withCounts(store, await matchingRoots(store, s, s.fromNs), s);
 }
 
 /** Span and error counts of these traces, and with `s` their first matching span. */
