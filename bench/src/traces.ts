@@ -292,6 +292,11 @@ async function main(): Promise<void> {
       `traces service=${SEARCH_SERVICE}`,
       `${base}/api/v1/traces?${r}&service=${encodeURIComponent(SEARCH_SERVICE)}`,
     );
+    await timeRoute(
+      pid,
+      `traces service, slowest`,
+      `${base}/api/v1/traces?${r}&service=${encodeURIComponent(SEARCH_SERVICE)}&order=slowest`,
+    );
     await timeRoute(pid, 'criticalpath p99', `${base}/api/v1/criticalpath?${r}`);
     await timeRoute(pid, 'criticalpath p90', `${base}/api/v1/criticalpath?${r}&band=p90`);
     const big = bigTrace(TRACE_SPANS, BigInt(range.fromMs) * 1_000_000n + 1_000_000_000n);

@@ -106,5 +106,7 @@ describe('episodes weighted by sampling', () => {
     const info = await selectSamplingInfo(store, { fromNs: T0_NS, toNs: T0_NS + 60_000_000_000n });
     expect(info.weighted).toBe(true);
     expect(info.spansWithoutSamplingInfo).toBeCloseTo(0.5, 9);
+    // Without a range (the whole store, every span in that minute): the same figures.
+    expect(await selectSamplingInfo(store)).toEqual(info);
   });
 });

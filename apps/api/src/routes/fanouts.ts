@@ -77,14 +77,28 @@ const NS_CEIL = 2n ** 63n - 1n - DAY_NS;
  * asked, for the answer to echo; fromNs/toNs become the stored part (empty: equal).
  */
 export async function clampRange(store: Store, range: TimeRange): Promise<TimeRange> {
+  return (await clampRangeCovering(store, range)).range;
+}
+
+/**
+ * clampRange, and whether the clamped range holds every stored span (its reads may then drop
+ * the time filter). Bounds past the engine's DateTime64 limits are not whole.
+ */
+export async function clampRangeCovering(
+  store: Store,
+  range: TimeRange,
+): Promise<{ range: TimeRange; whole: boolean }> {
   const bounds = await selectStoredBounds(store);
   const clamp = (v: bigint): bigint => (v < NS_FLOOR ? NS_FLOOR : v > NS_CEIL ? NS_CEIL : v);
-  if (!bounds) return { ...range, fromNs: 0n, toNs: 0n };
+  if (!bounds) return { range: { ...range, fromNs: 0n, toNs: 0n }, whole: false };
   const lo = clamp(bounds.minNs);
   const hi = clamp(bounds.maxNs + 1n);
   const fromNs = range.fromNs > lo ? range.fromNs : lo;
   const toNs = range.toNs < hi ? range.toNs : hi;
-  return fromNs < toNs ? { ...range, fromNs, toNs } : { ...range, fromNs: lo, toNs: lo };
+  const whole = fromNs === bounds.minNs && toNs === bounds.maxNs + 1n;
+  return fromNs < toNs
+    ? { range: { ...range, fromNs, toNs }, whole }
+    : { range: { ...range, fromNs: lo, toNs: lo }, whole: false };
 }
 
 /** A non-empty string parameter, or 400 naming it. */

@@ -16,7 +16,7 @@ import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
 import { toApiSpan, toSpanSummary } from './span-json';
 import { selectSpan, selectTraceSummary } from '../store/traces-summary';
-import { clampRange, parseRange } from './fanouts';
+import { clampRangeCovering, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
 import { searchTraces, type TraceSearchRow } from '../store/traces-search';
 
@@ -95,7 +95,7 @@ function toSummary(r: TraceSearchRow): TraceSummary {
 export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/traces', { schema: TracesRoute }, async (req) => {
     const q = req.query;
-    const range = await clampRange(ctx.store, parseRange(q, Date.now()));
+    const { range, whole } = await clampRangeCovering(ctx.store, parseRange(q, Date.now()));
     if (
       q.minDurationMs !== undefined &&
       q.maxDurationMs !== undefined &&
@@ -122,7 +122,7 @@ export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
           })
         : Promise.resolve([]),
       // A list of traces: nothing is counted, so nothing is weighted.
-      rangeSampling(ctx.store, range, false),
+      rangeSampling(ctx.store, range, false, whole),
     ]);
     return {
       from: range.fromMs,

@@ -45,19 +45,30 @@ export interface SamplingInfo {
  * threshold is read once per distinct TraceState, not per span: a sampler writes few distinct
  * values (measured on 1M spans, half of them `ot=th:8`: 20 ms of CPU instead of 215 ms for the
  * regular expressions on every span; unsampled data, one distinct '', costs a plain count).
+ * Without a range the count is the table's (read from its parts, not its rows) and only spans
+ * with a TraceState are grouped: at 10M unsampled spans 3-7 ms of CPU instead of 66-74 ms with
+ * the time filter (every answer's `sampling` block; callers pass no range when theirs covers
+ * every stored span, so the figures are the same).
  */
 export async function selectSamplingInfo(
   store: Store,
   range?: { fromNs: bigint; toNs: bigint },
 ): Promise<SamplingInfo> {
-  const where = range ? sql`WHERE ${inWindow(range.fromNs, range.toNs)}` : raw('');
-  const rows = await store.query<{ spans: string; withInfo: string }>(sql`
-    SELECT toString(sum(n)) AS spans, toString(sumIf(n, ts != '' AND ${hasSamplingInfoSql('ts')})) AS withInfo
-    FROM (SELECT TraceState AS ts, count() AS n FROM ${TRACES} ${where} GROUP BY ts)`);
+  const withInfo = sql`sumIf(n, ts != '' AND ${hasSamplingInfoSql('ts')})`;
+  const rows = await store.query<{ spans: string; withInfo: string }>(
+    range
+      ? sql`
+    SELECT toString(sum(n)) AS spans, toString(${withInfo}) AS withInfo
+    FROM (SELECT TraceState AS ts, count() AS n FROM ${TRACES}
+      WHERE ${inWindow(range.fromNs, range.toNs)} GROUP BY ts)`
+      : sql`
+    SELECT toString((SELECT count() FROM ${TRACES})) AS spans, toString(${withInfo}) AS withInfo
+    FROM (SELECT TraceState AS ts, count() AS n FROM ${TRACES} WHERE TraceState != '' GROUP BY ts)`,
+  );
   const spans = Number(rows[0]?.spans ?? 0);
-  const withInfo = Number(rows[0]?.withInfo ?? 0);
+  const withInfoN = Number(rows[0]?.withInfo ?? 0);
   return {
-    weighted: withInfo > 0,
-    spansWithoutSamplingInfo: spans === 0 ? 0 : (spans - withInfo) / spans,
+    weighted: withInfoN > 0,
+    spansWithoutSamplingInfo: spans === 0 ? 0 : (spans - withInfoN) / spans,
   };
 }
