@@ -153,7 +153,7 @@ export function prepareRequestWhatIf(
     plan: buildRequestPlan(trees, {
       target: targetMask(trees, target),
       perCall: isPool,
-      ...(isPool ? { workers: Infinity } : {}),
+      ...(isPool ? { workers: Infinity, durationsOnly: true } : {}),
     }),
   };
 }
