@@ -131,20 +131,44 @@ function planPool(
   const recFree = s.recFree;
   for (let i = 0; i < kr; i++) recFree[i] = 0;
   const pc0 = c.pcKind.n;
+  // Written in place (the n calls' room made once) rather than pushed value by value.
+  const kind = c.pcKind.ensure(n);
+  const arg = c.pcArg.ensure(n);
+  const val = c.pcVal.ensure(n);
+  const delay = c.pcDelay.ensure(n);
+  const { startMs, durationMs, edge } = t;
+  const { lone, slot, cval } = L;
+  let j = pc0;
   let constant = true;
   for (let q = kFirst; q < k1; q++) {
     const d = kList[q]!;
-    if (t.edge[a + d] !== e) continue;
-    const rs = t.startMs[a + d]! - first;
+    if (edge[a + d] !== e) continue;
+    const rs = startMs[a + d]! - first;
     let wr = 0;
     for (let i = 1; i < kr; i++) if (recFree[i]! < recFree[wr]!) wr = i;
-    c.pcDelay.push(rs - recFree[wr]!);
-    recFree[wr] = rs + t.durationMs[a + d]!;
-    pushSource(t, c, L, d, false);
-    if (c.pcKind.a[c.pcKind.n - 1] !== SRC_CONST) constant = false;
+    delay[j] = rs - recFree[wr]!;
+    recFree[wr] = rs + durationMs[a + d]!;
+    // As pushSource.
+    if (lone[d]! >= 0) {
+      kind[j] = SRC_LONE;
+      arg[j] = lone[d]!;
+      val[j] = 0;
+      constant = false;
+    } else if (slot[d]! >= 0) {
+      kind[j] = SRC_PARENT;
+      arg[j] = slot[d]!;
+      val[j] = 0;
+      constant = false;
+    } else {
+      kind[j] = SRC_CONST;
+      arg[j] = 0;
+      val[j] = slot[d] === STATIC ? cval[d]! : durationMs[a + d]!;
+    }
+    j++;
   }
+  c.pcKind.n = c.pcArg.n = c.pcVal.n = c.pcDelay.n = j;
   if (constant && !target) {
-    runPool(kn, pc0, c.pcKind.n, c.pcKind.a, c.pcArg.a, c.pcVal.a, c.pcDelay.a, s.st);
+    runPool(kn, pc0, j, kind, arg, val, delay, s.st);
     c.pcKind.n = c.pcArg.n = c.pcVal.n = c.pcDelay.n = pc0;
     c.bKind.push(SRC_CONST);
     c.bArg.push(0);
