@@ -246,8 +246,10 @@ export function runPlan(
   fanoutMs: Float64Array,
 ): void {
   const base = r * (x.blocks.fanoutOffsets.length - 1);
-  if (x.loneSub.length === 0)
-    for (let l = 0; l < x.loneBlock.length; l++) st.vLone[l] = blockMs[base + x.loneBlock[l]!]!;
+  // durationsOnly: every block is one lone call, numbered as its lone index (loneBlock[l] = l)
+  // and starting at 0, so the lone calls' times are the replay's block times as they stand: a
+  // view, not a copy (10 million values at 1M requests of the microservices preset).
+  if (x.loneSub.length === 0) st.vLone = blockMs.subarray(base, base + x.loneBlock.length);
   else
     for (let l = 0; l < x.loneBlock.length; l++)
       st.vLone[l] = blockMs[base + x.loneBlock[l]!]! - x.loneSub[l]!;
@@ -280,7 +282,8 @@ export function runPlan(
 
 /** Scratch for runPlan; `workers`: the pool policy's k (Infinity: unbounded). */
 export function planState(x: RequestPlan, workers = Infinity): PlanState {
-  const st = new PlanState(x.parents, x.loneBlock.length, x.maxBlocks, x.maxPool);
+  const lone = x.loneSub.length === 0 ? 0 : x.loneBlock.length;
+  const st = new PlanState(x.parents, lone, x.maxBlocks, x.maxPool);
   st.workers = workers;
   return st;
 }
