@@ -17,6 +17,18 @@ export class GrowF64 {
     b.set(this.a.subarray(0, this.n));
     this.a = b;
   }
+  /**
+   * Room for `extra` more values: a loop that knows its count then writes `a` directly (no
+   * call and capacity check per value; push was a tenth of the plan's build).
+   */
+  ensure(extra: number): Float64Array {
+    if (this.n + extra > this.a.length) {
+      const b = new Float64Array(Math.max(this.a.length * 2, this.n + extra));
+      b.set(this.a.subarray(0, this.n));
+      this.a = b;
+    }
+    return this.a;
+  }
   push(v: number): void {
     if (this.n === this.a.length) {
       const b = new Float64Array(this.a.length * 2);
@@ -41,6 +53,18 @@ export class GrowI32 {
     const b = arena.i32(Math.max(capacity, this.n));
     b.set(this.a.subarray(0, this.n));
     this.a = b;
+  }
+  /**
+   * Room for `extra` more values: a loop that knows its count then writes `a` directly (no
+   * call and capacity check per value; push was a tenth of the plan's build).
+   */
+  ensure(extra: number): Int32Array {
+    if (this.n + extra > this.a.length) {
+      const b = new Int32Array(Math.max(this.a.length * 2, this.n + extra));
+      b.set(this.a.subarray(0, this.n));
+      this.a = b;
+    }
+    return this.a;
   }
   push(v: number): void {
     if (this.n === this.a.length) {

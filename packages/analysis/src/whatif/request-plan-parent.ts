@@ -16,31 +16,6 @@ import {
 /** LocalRequest.slot of a parent evaluated once when planned. */
 export const STATIC = -2;
 
-function pushSource(
-  t: RequestTrees,
-  c: PlanColumns,
-  L: LocalRequest,
-  node: number,
-  isBlock: boolean,
-): void {
-  const kind = isBlock ? c.bKind : c.pcKind;
-  const arg = isBlock ? c.bArg : c.pcArg;
-  const val = isBlock ? c.bVal : c.pcVal;
-  if (L.lone[node]! >= 0) {
-    kind.push(SRC_LONE);
-    arg.push(L.lone[node]!);
-    val.push(0);
-  } else if (L.slot[node]! >= 0) {
-    kind.push(SRC_PARENT);
-    arg.push(L.slot[node]!);
-    val.push(0);
-  } else {
-    kind.push(SRC_CONST);
-    arg.push(0);
-    val.push(L.slot[node] === STATIC ? L.cval[node]! : t.durationMs[L.a + node]!);
-  }
-}
-
 /**
  * Plans local parent p's children as blocks (request-recompute.ts's shiftOfChildren: a call,
  * or a whole group when it is a target parallel group or is scheduled as a pool), appending
@@ -60,6 +35,12 @@ export function planBlocks(
   const k1 = kStart[p + 1]!;
   s.fit(k1 - k0);
   for (let i = 0; i < k1 - k0; i++) s.used[i] = 0;
+  // Room for a block per child made once; the loop writes the columns in place.
+  const bStart = c.bStart.ensure(k1 - k0);
+  const bFan = c.bFan.ensure(k1 - k0);
+  const bKind = c.bKind.ensure(k1 - k0);
+  const bArg = c.bArg.ensure(k1 - k0);
+  const bVal = c.bVal.ensure(k1 - k0);
   let nb = 0;
   for (let k = k0; k < k1; k++) {
     if (s.used[k - k0] === 1) continue;
@@ -71,12 +52,27 @@ export function planBlocks(
       L.whole[ch] === 1 ||
       st === STRUCTURE_CODE.pool ||
       (target && workers !== undefined && st !== STRUCTURE_CODE.single);
-    c.bStart.push(t.startMs[g]!);
+    bStart[c.bStart.n++] = t.startMs[g]!;
     if (!grouped) {
       s.bEnd[nb] = t.startMs[g]! + t.durationMs[g]!;
       s.bGrp[nb] = target ? L.groupOf[ch]! : -1;
-      pushSource(t, c, L, ch, true);
-      c.bFan.push(-1);
+      // Its source: a lone target call (the policy's time), a planned parent, or a constant.
+      const j = c.bKind.n++;
+      if (L.lone[ch]! >= 0) {
+        bKind[j] = SRC_LONE;
+        bArg[j] = L.lone[ch]!;
+        bVal[j] = 0;
+      } else if (L.slot[ch]! >= 0) {
+        bKind[j] = SRC_PARENT;
+        bArg[j] = L.slot[ch]!;
+        bVal[j] = 0;
+      } else {
+        bKind[j] = SRC_CONST;
+        bArg[j] = 0;
+        bVal[j] = L.slot[ch] === STATIC ? L.cval[ch]! : t.durationMs[g]!;
+      }
+      c.bArg.n = c.bVal.n = j + 1;
+      bFan[c.bFan.n++] = -1;
       nb++;
       continue;
     }
@@ -98,7 +94,7 @@ export function planBlocks(
       const policyK = target && workers !== undefined;
       planPool(t, L, policyK ? workers : t.concurrency[g]!, policyK, k, k1, e, c, s);
     }
-    c.bFan.push(target ? L.groupOf[ch]! : -1);
+    bFan[c.bFan.n++] = target ? L.groupOf[ch]! : -1;
     nb++;
   }
   return nb;
@@ -131,20 +127,44 @@ function planPool(
   const recFree = s.recFree;
   for (let i = 0; i < kr; i++) recFree[i] = 0;
   const pc0 = c.pcKind.n;
+  // Written in place (the n calls' room made once) rather than pushed value by value.
+  const kind = c.pcKind.ensure(n);
+  const arg = c.pcArg.ensure(n);
+  const val = c.pcVal.ensure(n);
+  const delay = c.pcDelay.ensure(n);
+  const { startMs, durationMs, edge } = t;
+  const { lone, slot, cval } = L;
+  let j = pc0;
   let constant = true;
   for (let q = kFirst; q < k1; q++) {
     const d = kList[q]!;
-    if (t.edge[a + d] !== e) continue;
-    const rs = t.startMs[a + d]! - first;
+    if (edge[a + d] !== e) continue;
+    const rs = startMs[a + d]! - first;
     let wr = 0;
     for (let i = 1; i < kr; i++) if (recFree[i]! < recFree[wr]!) wr = i;
-    c.pcDelay.push(rs - recFree[wr]!);
-    recFree[wr] = rs + t.durationMs[a + d]!;
-    pushSource(t, c, L, d, false);
-    if (c.pcKind.a[c.pcKind.n - 1] !== SRC_CONST) constant = false;
+    delay[j] = rs - recFree[wr]!;
+    recFree[wr] = rs + durationMs[a + d]!;
+    // Its source, as a block's in planBlocks.
+    if (lone[d]! >= 0) {
+      kind[j] = SRC_LONE;
+      arg[j] = lone[d]!;
+      val[j] = 0;
+      constant = false;
+    } else if (slot[d]! >= 0) {
+      kind[j] = SRC_PARENT;
+      arg[j] = slot[d]!;
+      val[j] = 0;
+      constant = false;
+    } else {
+      kind[j] = SRC_CONST;
+      arg[j] = 0;
+      val[j] = slot[d] === STATIC ? cval[d]! : durationMs[a + d]!;
+    }
+    j++;
   }
+  c.pcKind.n = c.pcArg.n = c.pcVal.n = c.pcDelay.n = j;
   if (constant && !target) {
-    runPool(kn, pc0, c.pcKind.n, c.pcKind.a, c.pcArg.a, c.pcVal.a, c.pcDelay.a, s.st);
+    runPool(kn, pc0, j, kind, arg, val, delay, s.st);
     c.pcKind.n = c.pcArg.n = c.pcVal.n = c.pcDelay.n = pc0;
     c.bKind.push(SRC_CONST);
     c.bArg.push(0);
@@ -178,20 +198,27 @@ function planSweep(b0: number, nb: number, c: PlanColumns, s: ParentScratch): vo
   }
   let ptr = 0;
   let recMax = -Infinity;
+  // Written in place, room for the nb blocks made once (see GrowI32.ensure).
+  const bStart = c.bStart.a;
+  const bPtr = c.bPtr.ensure(nb);
+  const bRecMax = c.bRecMax.ensure(nb);
+  const bOrder = c.bOrder.ensure(nb);
+  const o0 = c.bPtr.n;
   for (let i = 0; i < nb; i++) {
-    const start = c.bStart.a[b0 + i]!;
+    const start = bStart[b0 + i]!;
     while (ptr < nb && bEnd[order[ptr]!]! <= start && order[ptr]! < i) {
       const j = order[ptr++]!;
       if (bEnd[j]! > recMax) recMax = bEnd[j]!;
     }
-    c.bPtr.push(ptr);
-    c.bRecMax.push(recMax);
+    bPtr[o0 + i] = ptr;
+    bRecMax[o0 + i] = recMax;
   }
   let rec = -Infinity;
   for (let i = 0; i < nb; i++) {
-    c.bOrder.push(order[i]!);
+    bOrder[o0 + i] = order[i]!;
     if (bEnd[i]! > rec) rec = bEnd[i]!;
   }
+  c.bPtr.n = c.bRecMax.n = c.bOrder.n = o0 + nb;
   for (let i = 0; i < nb; i++) {
     const g = bGrp[i]!;
     if (g < 0) continue;

@@ -63,7 +63,8 @@ export interface PlanArrays {
 /** Per-replay values and scratch, reused across parents and replays. */
 export class PlanState {
   readonly vParent: Float64Array;
-  readonly vLone: Float64Array;
+  /** Per lone call, its policy time; in a durationsOnly plan a view of the replay's blockMs. */
+  vLone: Float64Array;
   readonly span: Float64Array;
   readonly newEnd: Float64Array;
   readonly free: Float64Array;

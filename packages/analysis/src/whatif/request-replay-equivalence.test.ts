@@ -162,12 +162,27 @@ describe('whole-request replay: the columnar version equals the first implementa
           };
           const req = new Float64Array(plan.involved.length);
           const fan = new Float64Array(plan.groups);
+          // The pool policy's plan keeps the calls' durations only (durationsOnly).
+          const lean = perCall
+            ? buildRequestPlan(t, {
+                target,
+                perCall,
+                durationsOnly: true,
+                ...(workers !== undefined ? { workers } : {}),
+              })
+            : undefined;
+          if (lean)
+            expect(Array.from(lean.blocks.durationMs)).toEqual(Array.from(a.blocks.durationMs));
+          const runs: [typeof plan, typeof st][] = [[plan, st]];
+          if (lean) runs.push([lean, planState(lean, workers)]);
           for (let r = 0; r < R; r++) {
             recomputeV1(a, blockMs, r, workers, sa, oa);
-            runPlan(plan, blockMs, r, st, req, fan);
             const what = `seed ${seed} perCall ${perCall} workers ${workers} r ${r}`;
-            expect(Array.from(req), what).toEqual(involved.map((q) => oa.requestMs[q]));
-            expect(Array.from(fan), what).toEqual(Array.from(oa.fanoutMs));
+            for (const [p, s] of runs) {
+              runPlan(p, blockMs, r, s, req, fan);
+              expect(Array.from(req), what).toEqual(involved.map((q) => oa.requestMs[q]));
+              expect(Array.from(fan), what).toEqual(Array.from(oa.fanoutMs));
+            }
           }
         }
       }

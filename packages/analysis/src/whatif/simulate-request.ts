@@ -153,7 +153,7 @@ export function prepareRequestWhatIf(
     plan: buildRequestPlan(trees, {
       target: targetMask(trees, target),
       perCall: isPool,
-      ...(isPool ? { workers: Infinity } : {}),
+      ...(isPool ? { workers: Infinity, durationsOnly: true } : {}),
     }),
   };
 }
@@ -206,7 +206,7 @@ export function simulateRequestWhatIf(
   const R =
     opts.replays !== undefined
       ? Math.max(1, Math.floor(opts.replays))
-      : defaultReplays(p, Math.max(1, trees.requestStartMs.length), pr.blocks.durationMs.length);
+      : requestReplays(p, Math.max(1, trees.requestStartMs.length), pr.blocks.durationMs.length);
   const outcome = isPool
     ? {
         allLeavesMs: pr.blocks.durationMs,
@@ -263,6 +263,25 @@ export function simulateRequestWhatIf(
   if (outcome.completeness) result.completeness = outcome.completeness;
   if (outcome.avoid) result.avoidHosts = outcome.avoid;
   return result;
+}
+
+/** Requests from which 2 pooled replays are enough (2 million pooled requests, see below). */
+const LARGE_REQUESTS = 1_000_000;
+
+/**
+ * defaultReplays, but 2 replays instead of its floor of 4 from 1 million requests on: 2 million
+ * pooled requests already hold the seed's noise down (measured on the microservices preset at
+ * 1M requests, hedge p95 on pricing, seeds 1-10: fan-out p99 spread 0.25% with 2 replays,
+ * 0.18% with 4; the request p99 did not move), and each replay of a million requests costs
+ * ~0.15 s.
+ */
+function requestReplays(
+  p: ReturnType<typeof resolvePolicy>,
+  requests: number,
+  calls: number,
+): number {
+  const r = defaultReplays(p, requests, calls);
+  return requests >= LARGE_REQUESTS ? Math.min(r, 2) : r;
 }
 
 /** Every replay's re-timed requests (those with a call on the edge) and target groups, one after another. */
