@@ -13,31 +13,9 @@ import {
 } from './simulate';
 import type { RequestTrees } from './request-trees';
 import { buildRequestPlan, planState, runPlan, type RequestPlan } from './request-plan';
-import { prepareRequests } from './request-replay';
 import { loopModelFor, type LoopReport } from './loop-report';
 import { weightedWhatIf } from './weighted-outputs';
-import { allOnes } from '../weighted-quantile';
-
-/**
- * Per target group and per involved request, the request's trace weight (1 when unknown), or
- * undefined when every weight is 1. O(nodes).
- */
-function weightsOf(
-  t: RequestTrees,
-  groupOf: Int32Array,
-  groups: number,
-  involved: Uint32Array,
-  byTrace: Record<string, number>,
-): { groups: Float64Array; requests: Float64Array } | undefined {
-  const requestW = Float64Array.from(t.traceIds, (id) => byTrace[id] ?? 1);
-  if (allOnes(requestW)) return undefined;
-  const groupW = new Float64Array(groups).fill(1);
-  for (let q = 0; q + 1 < t.nodeOffsets.length; q++)
-    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++)
-      if (groupOf[i]! >= 0) groupW[groupOf[i]!] = requestW[q]!;
-  return { groups: groupW, requests: Float64Array.from(involved, (q) => requestW[q]!) };
-}
-
+import { loopAdjust, recordedRequestMs, weightsFor } from './request-adjust';
 import { sortedCopy } from './radix-sort';
 
 /** The edge to replay: its callee, and optionally one caller. */
@@ -229,7 +207,9 @@ export function simulateRequestWhatIf(
   const dReq = mean(reqAll) - base.reqMean;
   const dFan = ((mean(fanAll) - base.fanMean) * pr.groups) / Math.max(1, involved.length);
   const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
-  const w = opts.traceWeights && weightsFor(trees, target, isPool, pr, opts.traceWeights);
+  const w =
+    opts.traceWeights &&
+    weightsFor(trees, targetMask(trees, target), isPool, pr, opts.traceWeights);
   const fan = w
     ? weightedWhatIf(pr.groupRecordedMs, fanAll, w.groups, bootRng, samples)
     : {
@@ -303,46 +283,6 @@ function replayAll(
     adjust?.(req);
   }
   return { reqAll, fanAll };
-}
-
-/** The involved requests' recorded durations, ms. */
-function recordedRequestMs(t: RequestTrees, involved: Uint32Array): Float64Array {
-  return Float64Array.from(involved, (q) => t.durationMs[t.nodeOffsets[q]!]!);
-}
-
-/**
- * The closed-loop model re-times every request of a replay, indexed by request; the plan
- * replays only the involved ones. Requests without a call on the edge keep their recorded time.
- */
-function loopAdjust(
-  t: RequestTrees,
-  involved: Uint32Array,
-  apply: (requestMs: Float64Array) => void,
-): (involvedMs: Float64Array) => void {
-  const all = new Float64Array(t.nodeOffsets.length - 1);
-  return (involvedMs) => {
-    for (let q = 0; q < all.length; q++) all[q] = t.durationMs[t.nodeOffsets[q]!]!;
-    for (let k = 0; k < involved.length; k++) all[involved[k]!] = involvedMs[k]!;
-    apply(all);
-    for (let k = 0; k < involved.length; k++) involvedMs[k] = all[involved[k]!]!;
-  };
-}
-
-/**
- * Trace weights of sampled data per target group and per involved request (weightsOf). The
- * plan does not keep which request a group belongs to, so the first implementation's
- * preparation (same group numbering) supplies it; only sampled data pays for it.
- */
-function weightsFor(
-  t: RequestTrees,
-  target: EdgeTarget,
-  isPool: boolean,
-  pr: RequestPlan,
-  byTrace: Record<string, number>,
-): { groups: Float64Array; requests: Float64Array } | undefined {
-  if (allOnes(Float64Array.from(t.traceIds, (id) => byTrace[id] ?? 1))) return undefined;
-  const prep = prepareRequests(t, { target: targetMask(t, target), perCall: isPool });
-  return weightsOf(t, prep.groupOf, pr.groups, pr.involved, byTrace);
 }
 
 function poolNotApplicable(pr: RequestPlan, t: RequestTrees): string | undefined {
