@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
-import { detectLoopModel, replayClosedLoop } from './loop-model';
+import { detectLoopModel, replayClosedLoop, type LoopDetection } from './loop-model';
 import type { RequestTrees } from './request-trees';
 
 /** What the closed-loop model detected and replayed, as the what-if answer reports it. */
@@ -39,19 +39,22 @@ const median = (a: number[]): number => {
   return s[Math.floor((s.length - 1) / 2)]!;
 };
 
+/** The load model of these trees (target: per edge 1 when replayed); it depends on the recording only. */
+export function detectLoop(t: RequestTrees, target: Uint8Array): LoopDetection {
+  return t.nodeOffsets.length - 1 > MAX_LOOP_REQUESTS
+    ? {
+        model: 'open',
+        reason: `closed-loop detection is limited to ${String(MAX_LOOP_REQUESTS)} requests`,
+      }
+    : detectLoopModel(t, target);
+}
+
 /**
- * The whole-request replay's one entry into the load model: detects it on the trees (target:
- * per edge 1 when replayed) and returns the hook simulateRequestWhatIf calls per replay.
+ * The whole-request replay's one entry into the load model: from the detection (detectLoop,
+ * kept with a prepared replay) the hook simulateRequestWhatIf calls per replay.
  */
-export function loopModelFor(t: RequestTrees, target: Uint8Array): LoopHook {
+export function loopModelFor(t: RequestTrees, d: LoopDetection): LoopHook {
   const R = t.nodeOffsets.length - 1;
-  const d =
-    R > MAX_LOOP_REQUESTS
-      ? ({
-          model: 'open',
-          reason: `closed-loop detection is limited to ${String(MAX_LOOP_REQUESTS)} requests`,
-        } as const)
-      : detectLoopModel(t, target);
   if (d.model === 'open')
     return {
       apply: undefined,

@@ -13,7 +13,8 @@ import {
 } from './simulate';
 import type { RequestTrees } from './request-trees';
 import { buildRequestPlan, planState, runPlan, type RequestPlan } from './request-plan';
-import { loopModelFor, type LoopReport } from './loop-report';
+import { detectLoop, loopModelFor, type LoopReport } from './loop-report';
+import type { LoopDetection } from './loop-model';
 import { weightedWhatIf } from './weighted-outputs';
 import { loopAdjust, recordedRequestMs, weightsFor } from './request-adjust';
 import { sortedCopy } from './radix-sort';
@@ -71,7 +72,11 @@ export interface RequestSimulateOptions {
 export interface PreparedRequestWhatIf {
   trees: RequestTrees;
   key: string;
+  /** Per edge of the trees, 1 when it is the replayed edge. */
+  mask: Uint8Array;
   plan: RequestPlan;
+  /** The closed-loop check (it depends on the recording only), filled by the first answer. */
+  loop?: LoopDetection;
   /** The recorded side (it depends on the recording only), filled by the first answer. */
   baseline?: Baseline;
 }
@@ -125,11 +130,13 @@ export function prepareRequestWhatIf(
   policy: WhatIfPolicy,
 ): PreparedRequestWhatIf {
   const isPool = resolvePolicy(policy).kind === 'pool';
+  const mask = targetMask(trees, target);
   return {
     trees,
     key: planKey(target, isPool),
+    mask,
     plan: buildRequestPlan(trees, {
-      target: targetMask(trees, target),
+      target: mask,
       perCall: isPool,
       ...(isPool ? { workers: Infinity, durationsOnly: true } : {}),
     }),
@@ -179,7 +186,8 @@ export function simulateRequestWhatIf(
       ? opts.prepared
       : prepareRequestWhatIf(trees, target, policy);
   const pr = prepared.plan;
-  const loop = loopModelFor(trees, targetMask(trees, target));
+  prepared.loop ??= detectLoop(trees, prepared.mask);
+  const loop = loopModelFor(trees, prepared.loop);
   const B = pr.blocks.fanoutOffsets.length - 1;
   const R =
     opts.replays !== undefined
@@ -207,9 +215,7 @@ export function simulateRequestWhatIf(
   const dReq = mean(reqAll) - base.reqMean;
   const dFan = ((mean(fanAll) - base.fanMean) * pr.groups) / Math.max(1, involved.length);
   const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
-  const w =
-    opts.traceWeights &&
-    weightsFor(trees, targetMask(trees, target), isPool, pr, opts.traceWeights);
+  const w = opts.traceWeights && weightsFor(trees, prepared.mask, isPool, pr, opts.traceWeights);
   const fan = w
     ? weightedWhatIf(pr.groupRecordedMs, fanAll, w.groups, bootRng, samples)
     : {
