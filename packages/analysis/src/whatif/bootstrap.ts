@@ -63,35 +63,14 @@ export function bootstrapQuantiles(
   const n = Math.max(1, Math.min(m, Math.floor(resampleSize)));
   if (m === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
   const sorted = sortedCopy(values);
-  const picks = qs.map((q) => type7(q, n));
-  const ranks = [...new Set(picks.flatMap(({ k, frac }) => (frac > 0 ? [k, k + 1] : [k])))].sort(
-    (a, b) => a - b,
+  return orderStatBootstrap(
+    qs,
+    rng,
+    samples,
+    n,
+    (u) => sorted[Math.min(m - 1, Math.floor(u * m))]!,
+    (q) => quantileInclusive(sorted, q),
   );
-  const slot = new Map(ranks.map((r, i) => [r, i]));
-  const at = new Float64Array(ranks.length);
-  const reps = qs.map(() => new Float64Array(samples));
-  for (let b = 0; b < samples; b++) {
-    let u = 0; // U_(previous rank)
-    let prev = 0;
-    for (let r = 0; r < ranks.length; r++) {
-      const k = ranks[r]!;
-      u = u + (1 - u) * rng.beta(k - prev, n - k + 1);
-      prev = k;
-      at[r] = sorted[Math.min(m - 1, Math.floor(u * m))]!;
-    }
-    picks.forEach(({ k, frac }, i) => {
-      const lo = at[slot.get(k)!]!;
-      reps[i]![b] = frac > 0 ? lo + frac * (at[slot.get(k + 1)!]! - lo) : lo;
-    });
-  }
-  return qs.map((q, i) => {
-    const rep = reps[i]!.sort();
-    return {
-      value: quantileInclusive(sorted, q),
-      low: quantileInclusive(rep, 0.025),
-      high: quantileInclusive(rep, 0.975),
-    };
-  });
 }
 
 /** The four percentiles the what-if answer reports, each with its interval. */
@@ -133,6 +112,29 @@ export function bootstrapWeightedQuantiles(
   if (m === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
   const n = Math.max(1, Math.round(resampleSize));
   const w = totalWeight(sorted);
+  return orderStatBootstrap(
+    qs,
+    rng,
+    samples,
+    n,
+    (u) => valueAtPosition(sorted, u * w),
+    (q) => weightedQuantile(sorted, q),
+  );
+}
+
+/**
+ * The replicate loop both bootstraps share: per replicate, the needed order statistics of n
+ * draws as uniforms U_(k) (Beta steps, bootstrapQuantiles), mapped to values by `valueAt`;
+ * each quantile's interval is the 2.5-97.5% range of its replicates, its value `value(q)`.
+ */
+function orderStatBootstrap(
+  qs: readonly number[],
+  rng: SeededRandom,
+  samples: number,
+  n: number,
+  valueAt: (u: number) => number,
+  value: (q: number) => number,
+): Estimate[] {
   const picks = qs.map((q) => type7(q, n));
   const ranks = [...new Set(picks.flatMap(({ k, frac }) => (frac > 0 ? [k, k + 1] : [k])))].sort(
     (a, b) => a - b,
@@ -141,13 +143,13 @@ export function bootstrapWeightedQuantiles(
   const at = new Float64Array(ranks.length);
   const reps = qs.map(() => new Float64Array(samples));
   for (let b = 0; b < samples; b++) {
-    let u = 0;
+    let u = 0; // U_(previous rank)
     let prev = 0;
     for (let r = 0; r < ranks.length; r++) {
       const k = ranks[r]!;
       u = u + (1 - u) * rng.beta(k - prev, n - k + 1);
       prev = k;
-      at[r] = valueAtPosition(sorted, u * w);
+      at[r] = valueAt(u);
     }
     picks.forEach(({ k, frac }, i) => {
       const lo = at[slot.get(k)!]!;
@@ -157,7 +159,7 @@ export function bootstrapWeightedQuantiles(
   return qs.map((q, i) => {
     const rep = reps[i]!.sort();
     return {
-      value: weightedQuantile(sorted, q),
+      value: value(q),
       low: quantileInclusive(rep, 0.025),
       high: quantileInclusive(rep, 0.975),
     };
