@@ -43,6 +43,23 @@ export function findHotrod(env: NodeJS.ProcessEnv = process.env): string | undef
   return undefined;
 }
 
+/**
+ * The command prefix that runs HotROD at real-time round-robin priority (`chrt -r 50`), or none.
+ * HotROD's services only sleep (route N(50, 12.5) ms, MySQL N(300, 30) ms under its mutex), so
+ * a call's recorded time is the sleep plus however long the machine kept the process waiting
+ * for a core. On a 2-core machine running other tests, that wait stalled route calls to
+ * 150-340 ms in one phase and not the other, and the what-if p99 ground truth compared two
+ * machines' states instead of two pool sizes (docs/whatif.md, HotROD). At real-time priority
+ * HotROD is served before every ordinary process, as it would be on a machine of its own;
+ * the kernel still keeps 5% of each second for the others (sched_rt_runtime_us). Needs root
+ * (the tests already do) and `chrt`; HOTROD_REALTIME=0 turns it off.
+ */
+export function realtimePrefix(env: NodeJS.ProcessEnv = process.env): string[] {
+  if (env.HOTROD_REALTIME === '0' || !onPath('chrt')) return [];
+  const works = spawnSync('chrt', ['-r', '50', 'true'], { stdio: 'ignore' }).status === 0;
+  return works ? ['chrt', '-r', '50'] : [];
+}
+
 /** `go install` into the cache directory (about a minute from a cold module cache). */
 export function buildHotrod(): string | undefined {
   if (!onPath('go')) return undefined;

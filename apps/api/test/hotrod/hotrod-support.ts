@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { StatsResponse, TraceResponse } from '@tailscope/contracts';
-import { buildHotrod, findHotrod } from './hotrod-bin';
+import { buildHotrod, findHotrod, realtimePrefix } from './hotrod-bin';
 import { Netns, type NsProcess } from './netns';
 
 /**
@@ -93,6 +93,8 @@ export interface Harness {
   tailscope: NsProcess;
   /** Starts `hotrod all -x otlp` (with `-W workers` when given), waits for nothing. */
   startHotrod: (workers?: number) => NsProcess;
+  /** HotROD runs at real-time priority (realtimePrefix): the machine's load does not stall it. */
+  realtime: boolean;
   /** Sends the dispatch load from inside the namespace; resolves to the HTTP statuses. */
   dispatch: (requests: number, concurrency: number) => Promise<number[]>;
   /** GETs Tailscope API paths from inside the namespace. */
@@ -130,6 +132,7 @@ export function hotrodBinary(): string {
 /** Creates the namespace and starts Tailscope in it; resolves once its API answers. */
 export async function startHarness(prefix = 'hotrod'): Promise<Harness> {
   const hotrod = hotrodBinary();
+  const realtime = realtimePrefix();
   const dataDir = mkdtempSync(join(tmpdir(), `tailscope-${prefix}-`));
   const ns = await Netns.create(prefix);
   const api = async (paths: string[]) =>
@@ -185,17 +188,27 @@ export async function startHarness(prefix = 'hotrod'): Promise<Harness> {
           ]),
         ) as { status: number; body: string },
       stop,
-      startHotrod: (workers) =>
-        ns.spawn(
+      realtime: realtime.length > 0,
+      startHotrod: (workers) => {
+        const [cmd = hotrod, ...args] = [
+          ...realtime,
           hotrod,
-          ['all', '-x', 'otlp', ...(workers === undefined ? [] : ['-W', String(workers)])],
+          'all',
+          '-x',
+          'otlp',
+          ...(workers === undefined ? [] : ['-W', String(workers)]),
+        ];
+        return ns.spawn(
+          cmd,
+          args,
           {
             OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${String(PORTS.otlpHttp)}`,
             // The batch exporter's flush interval (5 s by default), so the test waits less.
             OTEL_BSP_SCHEDULE_DELAY: '500',
           },
           dataDir,
-        ),
+        );
+      },
       dispatch: async (requests, concurrency) =>
         JSON.parse(
           await ns.exec(

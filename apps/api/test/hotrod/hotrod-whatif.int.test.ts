@@ -145,6 +145,7 @@ describe.skipIf(skip !== undefined)(
           ),
           `share of the edge's change reaching the request: ${String(predicted.request.shareOfEdgeChange)}`,
           `model: ${predicted.request.model}; ${JSON.stringify(predicted.request.closedLoop)}; phase 2 recorded mutex wait p50 ${String(real.request.closedLoop?.recordedWaitP50Ms)} ms`,
+          `HotROD at real-time priority: ${harness?.realtime === true ? 'yes' : 'no'}`,
           `slowest route call: phase 1 ${slowest(phases.one ?? []).toFixed(1)} ms, phase 2 ${slowest(phases.two ?? []).toFixed(1)} ms`,
           `route SERVER p50/p90/p99/p99.9 ms: phase 1 ${routeQuantiles(phases.one ?? [])}, phase 2 ${routeQuantiles(phases.two ?? [])}`,
         ].join('\n'),
@@ -166,11 +167,13 @@ describe.skipIf(skip !== undefined)(
       expect(off(predicted.request.whatIf.p50.value, real.request.baseline.p50)).toBeLessThan(0.15);
       expect(predicted.request.shareOfEdgeChange).toBeLessThan(0.5);
       // The fan-out p99 of 60 requests is the slowest route call or two of each phase (10 calls
-      // at once in phase 2), and the shared machine now and then stalls one call to 100-146 ms
-      // in either phase (docs/whatif.md, every run listed). The replay carries phase 1's tail
-      // over: asserted when both phases' tails agree, else only printed.
+      // at once in phase 2). HotROD runs at real-time priority where the machine allows
+      // (realtimePrefix): before that, the busy 2-core machine stalled a route call to 100-340 ms
+      // in one phase now and then, and the replay carried phase 1's stall over (docs/whatif.md,
+      // HotROD, every run listed). Without real-time priority the p99 is asserted only when both
+      // phases' slowest route calls agree, else only printed.
       const [slow1, slow2] = [slowest(phases.one ?? []), slowest(phases.two ?? [])];
-      if (off(slow1, slow2) < 0.15)
+      if (harness?.realtime === true || off(slow1, slow2) < 0.15)
         expect(off(predicted.whatIf.p99.value, real.baseline.p99)).toBeLessThan(0.15);
       // HotROD's route service is one instance: a hedge has nowhere to go.
       const hedge = simulateRequestWhatIf(one, route, { kind: 'hedge' }, opts);
