@@ -52,6 +52,25 @@ export {
   type RequestWhatIf,
   type RequestWhatIfResult,
 } from './simulate-request';
+// The same answer split into parts of the requests, planned and replayed on several threads.
+export {
+  simulateRequestWhatIfSplit,
+  startSplit,
+  splitReplay,
+  finishSplit,
+  type SplitAnswer,
+  type SplitReplay,
+} from './request-split';
+export {
+  PART_REQUESTS,
+  requestParts,
+  partHead,
+  mergeParts,
+  replayPart,
+  type PartOffsets,
+} from './request-parts';
+export type { RequestHead } from './request-answer';
+export type { RequestPlan } from './request-plan';
 export {
   requestTreesFromSpans,
   STRUCTURE_CODE,

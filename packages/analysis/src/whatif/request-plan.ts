@@ -54,6 +54,13 @@ export interface RequestPlan extends PlanArrays {
   repeated: boolean;
   maxBlocks: number;
   maxPool: number;
+  /**
+   * More blocks or calls than target calls: a group of mixed structures (not from real traces,
+   * which give a group one structure) placed a call twice, and the columns, sized by the target
+   * calls as the first implementation sizes them, dropped the excess as it does. A split answer
+   * (request-parts.ts) cannot drop the same values part by part, so it answers in one plan.
+   */
+  overflow: boolean;
 }
 
 export interface PlanOptions extends TargetOptions {
@@ -67,6 +74,9 @@ export interface PlanOptions extends TargetOptions {
    * and starts empty), for the pool policy, which reads nothing else. Needs perCall.
    */
   durationsOnly?: boolean;
+  /** Only requests [from, to) (a part of a split answer: request-parts.ts); default all. */
+  from?: number;
+  to?: number;
 }
 
 /** Local arrays for the biggest request, reused request after request. */
@@ -94,10 +104,11 @@ const DRIFT = 2;
 
 /** Builds the plan. O(nodes) for the scan, then O(nodes of the requests with the edge). */
 export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
-  const R = t.nodeOffsets.length - 1;
+  const from = o.from ?? 0;
+  const R = Math.min(o.to ?? Infinity, t.nodeOffsets.length - 1);
   let targets = 0;
   let widest = 1;
-  for (let q = 0; q < R; q++) {
+  for (let q = from; q < R; q++) {
     const a = t.nodeOffsets[q]!;
     const z = t.nodeOffsets[q + 1]!;
     widest = Math.max(widest, z - a);
@@ -111,7 +122,7 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
   const req = { kind: new GrowI32(1024), arg: new GrowI32(1024), val: new GrowF64(1024) };
   let maxBlocks = 1;
   let maxPool = 1;
-  for (let q = 0; q < R; q++) {
+  for (let q = from; q < R; q++) {
     const a = t.nodeOffsets[q]!;
     const m = t.nodeOffsets[q + 1]! - a;
     if (!hasTarget(t, o.target, a, m)) continue;
@@ -129,7 +140,13 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     // Sized from the first requests, the columns grow once instead of doubling a dozen times
     // (each doubling copies them and counts as external memory for the collector).
     if (involved.n === 4096 && q + 1 < R)
-      cols.reserve((1.1 * R) / (q + 1), [involved, req.kind, req.arg, req.val, tb.loneBlock]);
+      cols.reserve((1.1 * (R - from)) / (q + 1 - from), [
+        involved,
+        req.kind,
+        req.arg,
+        req.val,
+        tb.loneBlock,
+      ]);
   }
   const blocks = tb.leafCalls();
   const loneBlock = tb.loneBlock.done();
@@ -152,6 +169,7 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     repeated: tb.repeated,
     maxBlocks,
     maxPool,
+    overflow: tb.nb > targets || tb.nc > targets,
   };
 }
 
@@ -233,7 +251,8 @@ function compact(c: PlanColumns): PlanArrays {
 }
 
 /**
- * One replay r: `blockMs[r x blocks + b]` is the policy's time for block b. Writes each
+ * One replay r: `blockMs[r x blocks + b]` is the policy's time for block b (for a part of a
+ * split answer, `blockMs[r x blocks + blockBase + b]`, blocks counting every part's). Writes each
  * involved request's new time (requestMs[k] for plan.involved[k]) and each target group's
  * span (fanoutMs). O(planned blocks + pool calls x workers).
  */
@@ -244,8 +263,10 @@ export function runPlan(
   st: PlanState,
   requestMs: Float64Array,
   fanoutMs: Float64Array,
+  blocks = x.blocks.fanoutOffsets.length - 1,
+  blockBase = 0,
 ): void {
-  const base = r * (x.blocks.fanoutOffsets.length - 1);
+  const base = r * blocks + blockBase;
   // durationsOnly: every block is one lone call, numbered as its lone index (loneBlock[l] = l)
   // and starting at 0, so the lone calls' times are the replay's block times as they stand: a
   // view, not a copy (10 million values at 1M requests of the microservices preset).
