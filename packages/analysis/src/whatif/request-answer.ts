@@ -2,17 +2,45 @@
 import type { LeafCalls } from '../types';
 import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
-import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES } from './bootstrap';
+import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from './bootstrap';
 import type { ResolvedPolicy, WhatIfPolicy } from './policy';
 import { resolvePolicy } from './resolve-policy';
 import { replayPolicy, type PolicyOutcome } from './replay-policy';
-import { defaultReplays, notApplicable, type WhatIfPercentiles } from './simulate';
+import {
+  defaultReplays,
+  notApplicable,
+  type WhatIfPercentiles,
+  type WhatIfResult,
+} from './simulate';
 import type { RequestTrees } from './request-trees';
-import type { LoopHook } from './loop-report';
+import type { LoopHook, LoopReport } from './loop-report';
 import { weightedWhatIf } from './weighted-outputs';
 import { recordedRequestMs } from './request-adjust';
 import { sortedCopy } from './radix-sort';
-import type { RequestWhatIfResult } from './simulate-request';
+
+/** Root request distribution before and after, as the API reports it. */
+export interface RequestWhatIf {
+  baseline: WhatIfPercentiles;
+  whatIf: { p50: Estimate; p90: Estimate; p99: Estimate; p999: Estimate };
+  /**
+   * Mean change of the request time over mean change of the edge's time per request: the share
+   * of the edge's change that reaches the request (1: all of it; near 0: something else, such
+   * as a lock held elsewhere, decides the request). Absent when the edge did not change.
+   */
+  shareOfEdgeChange?: number;
+  /**
+   * How requests were re-timed: 'open' alone, 'closed-loop' as recorded clients sending back to
+   * back through a serialized operation's queue (loop-model.ts), with what was detected.
+   */
+  model: 'open' | 'closed-loop';
+  closedLoop?: LoopReport;
+  /** Why the closed-loop model was not used, when a closed loop was considered. */
+  modelReason?: string;
+}
+
+export interface RequestWhatIfResult extends WhatIfResult {
+  request: RequestWhatIf;
+}
 
 /**
  * What the answer needs of a compiled replay (one plan, or the parts of a request range merged:

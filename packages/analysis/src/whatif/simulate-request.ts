@@ -1,11 +1,9 @@
-import type { Estimate } from './bootstrap';
 import type { WhatIfPolicy } from './policy';
 import { resolvePolicy } from './resolve-policy';
 import type { PolicyOutcome } from './replay-policy';
-import type { WhatIfPercentiles, WhatIfResult } from './simulate';
 import type { RequestTrees } from './request-trees';
 import { buildRequestPlan, planState, runPlan, type RequestPlan } from './request-plan';
-import { detectLoop, loopModelFor, type LoopReport } from './loop-report';
+import { detectLoop, loopModelFor } from './loop-report';
 import type { LoopDetection } from './loop-model';
 import { loopAdjust, weightsFor } from './request-adjust';
 import {
@@ -15,7 +13,10 @@ import {
   requestReplays,
   startRequestRun,
   type Baseline,
+  type RequestWhatIfResult,
 } from './request-answer';
+
+export type { RequestWhatIf, RequestWhatIfResult } from './request-answer';
 
 /** The edge to replay: its callee, and optionally one caller. */
 export interface EdgeTarget {
@@ -23,30 +24,6 @@ export interface EdgeTarget {
   leafOperation: string;
   parentService?: string;
   parentOperation?: string;
-}
-
-/** Root request distribution before and after, as the API reports it. */
-export interface RequestWhatIf {
-  baseline: WhatIfPercentiles;
-  whatIf: { p50: Estimate; p90: Estimate; p99: Estimate; p999: Estimate };
-  /**
-   * Mean change of the request time over mean change of the edge's time per request: the share
-   * of the edge's change that reaches the request (1: all of it; near 0: something else, such
-   * as a lock held elsewhere, decides the request). Absent when the edge did not change.
-   */
-  shareOfEdgeChange?: number;
-  /**
-   * How requests were re-timed: 'open' alone, 'closed-loop' as recorded clients sending back to
-   * back through a serialized operation's queue (loop-model.ts), with what was detected.
-   */
-  model: 'open' | 'closed-loop';
-  closedLoop?: LoopReport;
-  /** Why the closed-loop model was not used, when a closed loop was considered. */
-  modelReason?: string;
-}
-
-export interface RequestWhatIfResult extends WhatIfResult {
-  request: RequestWhatIf;
 }
 
 export interface RequestSimulateOptions {
