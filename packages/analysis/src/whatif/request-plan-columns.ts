@@ -21,6 +21,7 @@ export class PlanColumns {
   readonly cbcBlock = new GrowI32(256);
   readonly poolKn = new GrowI32(256);
   readonly poolC0 = new GrowI32(256);
+  readonly poolSrc = new GrowI32(256);
   readonly pcKind = new GrowI32(1024);
   readonly pcArg = new GrowI32(1024);
   readonly pcVal = new GrowF64(1024);
@@ -64,6 +65,7 @@ export class PlanColumns {
       cbcBlock: this.cbcBlock.a,
       poolKn: this.poolKn.a,
       poolC0: this.poolC0.a,
+      poolSrc: this.poolSrc.a,
       pcKind: this.pcKind.a,
       pcArg: this.pcArg.a,
       pcVal: this.pcVal.a,

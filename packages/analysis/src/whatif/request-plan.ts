@@ -243,6 +243,7 @@ function compact(c: PlanColumns): PlanArrays {
     cbcBlock: c.cbcBlock.done(),
     poolKn: c.poolKn.done(),
     poolC0: c.poolC0.done(),
+    poolSrc: c.poolSrc.done(),
     pcKind: c.pcKind.done(),
     pcArg: c.pcArg.done(),
     pcVal: c.pcVal.done(),
