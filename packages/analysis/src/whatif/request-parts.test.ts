@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { WhatIfPolicy } from './policy';
 import { prepareRequestWhatIf, simulateRequestWhatIf } from './simulate-request';
 import { simulateRequestWhatIfSplit } from './request-split';
-import { requestParts } from './request-parts';
+import { mergePoolParts, poolParts, requestParts } from './request-parts';
+import { planState, runPlan } from './request-plan';
 import { synthesizeRequests } from './synthetic-requests';
 import { randomTrees } from './request-trees-random';
 import type { RequestTrees } from './request-trees';
@@ -70,5 +71,40 @@ describe('whole-request answer split into parts of the requests', () => {
           );
       }
     }
+  });
+
+  it('a pool answer part by part, in reused memory, equals the one plan bit for bit', () => {
+    const cases = [
+      { trees: synthesizeRequests({ requests: 300, workers: 3, seed: 6 }), edge: route },
+      ...[1, 2, 3, 4].map((seed) => ({
+        trees: seed % 2 === 0 ? uniformGroups(randomTrees(seed, 60)) : randomTrees(seed, 60),
+        edge: { leafService: `s${String(seed % 3)}`, leafOperation: 'op' },
+      })),
+    ];
+    for (const { trees, edge } of cases)
+      for (const workers of [1, 3, 10, Infinity]) {
+        const policy: WhatIfPolicy = {
+          kind: 'pool',
+          workers: workers === Infinity ? 'unbounded' : workers,
+        };
+        const prepared = prepareRequestWhatIf(trees, edge, policy);
+        const one = prepared.plan;
+        const req = new Float64Array(one.involved.length);
+        const fan = new Float64Array(one.groups);
+        runPlan(one, one.blocks.durationMs, 0, planState(one, workers), req, fan);
+        // Part sizes: one request (memory reused 300 times), uneven, a single part.
+        for (const size of [1, 7, 1000]) {
+          const m = mergePoolParts(poolParts(trees, prepared.mask, workers, size));
+          expect(Array.from(m.head.involved)).toEqual(Array.from(one.involved));
+          expect(Array.from(m.head.groupRecordedMs)).toEqual(Array.from(one.groupRecordedMs));
+          expect(Array.from(m.reqAll)).toEqual(Array.from(req));
+          expect(Array.from(m.fanAll)).toEqual(Array.from(fan));
+        }
+        // The cold answer (by parts) and the answer with the plan reused (one plan).
+        const opts = { seed: 1, bootstrapSamples: 100 };
+        expect(JSON.stringify(simulateRequestWhatIf(trees, edge, policy, opts))).toBe(
+          JSON.stringify(simulateRequestWhatIf(trees, edge, policy, { ...opts, prepared })),
+        );
+      }
   });
 });

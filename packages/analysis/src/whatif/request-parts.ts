@@ -2,7 +2,9 @@
    bounds by construction (part offsets), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
 import type { RequestHead } from './request-answer';
-import { planState, runPlan, type RequestPlan } from './request-plan';
+import { buildRequestPlan, planState, runPlan, type RequestPlan } from './request-plan';
+import { ArenaMemory } from './arena';
+import type { RequestTrees } from './request-trees';
 
 /**
  * A whole-request answer split into parts of the requests (issue #14's performance part: the
@@ -160,4 +162,75 @@ export function replayPart(
     if (blockMs === undefined) runPlan(plan, plan.blocks.durationMs, r, st, req, fan);
     else runPlan(plan, blockMs, r, st, req, fan, at.blocks[P], at.blocks[i]);
   }
+}
+
+/** One part's pool answer (poolPart). */
+export interface PoolPart {
+  head: RequestHead;
+  /** The part's involved requests' and groups' new times (one replay). */
+  requestMs: Float64Array;
+  fanoutMs: Float64Array;
+}
+
+/** Requests per part of a pool answer planned and replayed part by part (poolPart). */
+export const POOL_PART_REQUESTS = 16384;
+
+/**
+ * The pool policy's answer for requests [from, to): planned (in `memory`, reused part after
+ * part) and replayed at once. The pool policy draws nothing and each request is planned alone,
+ * so a part needs nothing from another: the parts' outputs laid end to end are the one-plan
+ * answer's (mergePoolParts). `workers`: the policy's k.
+ */
+export function poolPart(
+  trees: RequestTrees,
+  mask: Uint8Array,
+  range: { from: number; to: number },
+  workers: number,
+  memory: ArenaMemory,
+): PoolPart {
+  const plan = buildRequestPlan(trees, {
+    target: mask,
+    perCall: true,
+    workers: Infinity,
+    durationsOnly: true,
+    ...range,
+    memory,
+  });
+  const requestMs = new Float64Array(plan.involved.length);
+  const fanoutMs = new Float64Array(plan.groups);
+  runPlan(plan, plan.blocks.durationMs, 0, planState(plan, workers), requestMs, fanoutMs);
+  return { head: partHead(plan, false), requestMs, fanoutMs };
+}
+
+/** Every part of a pool answer, one after another in this thread (poolPart). */
+export function poolParts(
+  trees: RequestTrees,
+  mask: Uint8Array,
+  workers: number,
+  size = POOL_PART_REQUESTS,
+): PoolPart[] {
+  const memory = new ArenaMemory();
+  return requestParts(trees.nodeOffsets.length - 1, size).map((r) =>
+    poolPart(trees, mask, r, workers, memory),
+  );
+}
+
+/** The pool parts laid end to end: the head, every involved request's and group's new time. */
+export function mergePoolParts(parts: readonly PoolPart[]): {
+  head: RequestHead;
+  at: PartOffsets;
+  reqAll: Float64Array;
+  fanAll: Float64Array;
+} {
+  const { head, at } = mergeParts(
+    parts.map((p) => p.head),
+    parts.map(() => 0),
+  );
+  const reqAll = new Float64Array(head.involved.length);
+  const fanAll = new Float64Array(head.groups);
+  parts.forEach((p, i) => {
+    reqAll.set(p.requestMs, at.involved[i]);
+    fanAll.set(p.fanoutMs, at.groups[i]);
+  });
+  return { head, at, reqAll, fanAll };
 }

@@ -1,5 +1,5 @@
 import { GrowF64, GrowI32 } from './grow';
-import { Arena, arenaBytes } from './arena';
+import { Arena, arenaBytes, type ArenaMemory } from './arena';
 import { PlanState, type PlanArrays } from './request-plan-run';
 
 /** The plan's columns while they are built (see PlanArrays). */
@@ -37,12 +37,12 @@ export class PlanColumns {
    * buffer: one large allocation instead of a dozen doublings (each a full collection, see
    * arena.ts).
    */
-  reserve(factor: number, more: (GrowF64 | GrowI32)[] = []): void {
+  reserve(factor: number, more: (GrowF64 | GrowI32)[] = [], memory?: ArenaMemory): void {
     const cols = [...(Object.values(this) as (GrowF64 | GrowI32)[]), ...more];
     const cap = (c: GrowF64 | GrowI32): number => Math.ceil(Math.max(c.n, 1) * factor);
     let bytes = 0;
     for (const c of cols) bytes += arenaBytes(cap(c) * c.a.BYTES_PER_ELEMENT);
-    const arena = new Arena(bytes);
+    const arena = new Arena(bytes, memory, 1);
     for (const c of cols) c.moveTo(arena, cap(c));
   }
   /** The columns as they stand (the buffers change as they grow: take a fresh view each time). */

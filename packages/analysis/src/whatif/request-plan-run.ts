@@ -115,6 +115,25 @@ export function runPool(
   // src < 0: call m's time is the lone call -1 - src + (m - c0)'s; else its source is at src + (m - c0).
   const d = src < 0 ? -1 - src - c0 : src - c0;
   const vLone = st.vLone;
+  if (kn >= c1 - c0) {
+    // A worker per call: while every free time is >= 0, a worker still at 0 is the least, so
+    // the search below would pick a free time of 0 for each call: the same operations on the
+    // same values without it (the pool policy's 10 workers on 10 route calls). A negative or
+    // NaN time (not from real traces) falls back to the search.
+    let ok = true;
+    for (let m = c0; m < c1 && ok; m++) {
+      const ns = Math.max(0, 0 + pcDelay[m]!);
+      const f =
+        ns + (src < 0 ? vLone[d + m]! : valueOf(pcKind[d + m]!, pcArg[d + m]!, pcVal[d + m]!, st));
+      if (f > end) end = f;
+      ok = f >= 0;
+    }
+    if (ok) {
+      st.ret[0] = end;
+      return;
+    }
+    end = 0;
+  }
   for (let m = c0; m < c1; m++) {
     let w = 0;
     for (let i = 1; i < kn; i++) if (free[i]! < free[w]!) w = i;

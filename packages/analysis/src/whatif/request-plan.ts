@@ -4,7 +4,7 @@
 import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
-import { GrowF64, GrowI32 } from './grow';
+import { Arena, arenaBytes, type ArenaMemory } from './arena';
 import { planParent, STATIC } from './request-plan-parent';
 import { ParentScratch, PlanColumns, type LocalRequest } from './request-plan-columns';
 import {
@@ -33,6 +33,11 @@ import { formRequestBlocks, localChildren, TargetBlocks } from './request-plan-b
 export interface RequestPlan extends PlanArrays {
   /** Planned parents, lone target calls (their time is the policy's: vLone). */
   parents: number;
+  /** Lone target calls. */
+  lones: number;
+  /**
+   * Per lone call, its block; empty in a durationsOnly plan, where lone call l is block l.
+   */
   loneBlock: Int32Array;
   /**
    * Per lone call: its block's first call start (0), subtracted from the policy's time as
@@ -77,6 +82,11 @@ export interface PlanOptions extends TargetOptions {
   /** Only requests [from, to) (a part of a split answer: request-parts.ts); default all. */
   from?: number;
   to?: number;
+  /**
+   * Buffers reused from the previous plan (parts planned one after another): the plan's
+   * columns are then views of them, valid until the next plan made with the same memory.
+   */
+  memory?: ArenaMemory;
 }
 
 /** Local arrays for the biggest request, reused request after request. */
@@ -106,47 +116,62 @@ const DRIFT = 2;
 export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
   const from = o.from ?? 0;
   const R = Math.min(o.to ?? Infinity, t.nodeOffsets.length - 1);
+  // Counted first (the target calls, the requests with one), so the involved requests' columns
+  // are allocated once at their size and the requests without a call are skipped at once.
+  const has = new Uint8Array(Math.max(0, R - from));
   let targets = 0;
   let widest = 1;
+  let nInv = 0;
+  const { edge, nodeOffsets } = t;
+  const target = o.target;
   for (let q = from; q < R; q++) {
-    const a = t.nodeOffsets[q]!;
-    const z = t.nodeOffsets[q + 1]!;
-    widest = Math.max(widest, z - a);
-    for (let i = a; i < z; i++) if (t.edge[i]! >= 0 && o.target[t.edge[i]!] === 1) targets++;
+    const a = nodeOffsets[q]!;
+    const z = nodeOffsets[q + 1]!;
+    if (z - a > widest) widest = z - a;
+    let k = 0;
+    for (let i = a; i < z; i++) {
+      const e = edge[i]!;
+      if (e >= 0 && target[e] === 1) k++;
+    }
+    if (k > 0) {
+      has[q - from] = 1;
+      targets += k;
+      nInv++;
+    }
   }
   const L = localArrays(widest);
-  const tb = new TargetBlocks(t, o, targets, o.durationsOnly === true);
+  const tb = new TargetBlocks(t, o, targets, o.durationsOnly === true, o.memory);
   const cols = new PlanColumns();
   const ps = new ParentScratch();
-  const involved = new GrowI32(1024);
-  const req = { kind: new GrowI32(1024), arg: new GrowI32(1024), val: new GrowF64(1024) };
+  const arena = new Arena(arenaBytes(4 * nInv) * 3 + arenaBytes(8 * nInv), o.memory, 2);
+  const involved = arena.u32(nInv);
+  const reqKind = arena.i32(nInv);
+  const reqArg = arena.i32(nInv);
+  const reqVal = arena.f64(nInv);
   let maxBlocks = 1;
   let maxPool = 1;
+  let k = 0;
+  // A part of a split answer (a few thousand requests) is sized from its first tenth.
+  const reserveAt = Math.min(4096, Math.max(64, nInv >> 3));
   for (let q = from; q < R; q++) {
-    const a = t.nodeOffsets[q]!;
-    const m = t.nodeOffsets[q + 1]! - a;
-    if (!hasTarget(t, o.target, a, m)) continue;
+    if (has[q - from] === 0) continue;
+    const a = nodeOffsets[q]!;
+    const m = nodeOffsets[q + 1]! - a;
     L.a = a;
     const ordered = localChildren(t, L, m);
     formRequestBlocks(t, L, m, q, tb);
     const widestHere = planRequest(t, L, m, ordered, o.workers, cols, ps);
     maxBlocks = Math.max(maxBlocks, widestHere);
     maxPool = Math.max(maxPool, widestHere);
-    involved.push(q);
+    involved[k] = q;
     const src = L.lone[0]! >= 0 ? SRC_LONE : L.slot[0]! >= 0 ? SRC_PARENT : SRC_CONST;
-    req.kind.push(src);
-    req.arg.push(src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0);
-    req.val.push(L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!);
+    reqKind[k] = src;
+    reqArg[k] = src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0;
+    reqVal[k] = L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!;
+    k++;
     // Sized from the first requests, the columns grow once instead of doubling a dozen times
     // (each doubling copies them and counts as external memory for the collector).
-    if (involved.n === 4096 && q + 1 < R)
-      cols.reserve((1.1 * (R - from)) / (q + 1 - from), [
-        involved,
-        req.kind,
-        req.arg,
-        req.val,
-        tb.loneBlock,
-      ]);
+    if (k === reserveAt && k < nInv) cols.reserve((1.1 * nInv) / k, [tb.loneBlock], o.memory);
   }
   const blocks = tb.leafCalls();
   const loneBlock = tb.loneBlock.done();
@@ -159,10 +184,11 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     parents: cols.pDur.n,
     loneBlock,
     loneSub,
-    involved: new Uint32Array(involved.a.buffer, involved.a.byteOffset, involved.n),
-    reqKind: req.kind.done(),
-    reqArg: req.arg.done(),
-    reqVal: req.val.done(),
+    lones: tb.durationsOnly ? tb.nb : loneBlock.length,
+    involved,
+    reqKind,
+    reqArg,
+    reqVal,
     blocks,
     groups: tb.ng,
     groupRecordedMs: tb.groupRec.subarray(0, tb.ng),
@@ -171,11 +197,6 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     maxPool,
     overflow: tb.nb > targets || tb.nc > targets,
   };
-}
-
-function hasTarget(t: RequestTrees, target: Uint8Array, a: number, m: number): boolean {
-  for (let i = a; i < a + m; i++) if (t.edge[i]! >= 0 && target[t.edge[i]!] === 1) return true;
-  return false;
 }
 
 /**
@@ -268,10 +289,10 @@ export function runPlan(
   blockBase = 0,
 ): void {
   const base = r * blocks + blockBase;
-  // durationsOnly: every block is one lone call, numbered as its lone index (loneBlock[l] = l)
+  // durationsOnly: every block is one lone call, numbered as its lone index (lone call l is block l)
   // and starting at 0, so the lone calls' times are the replay's block times as they stand: a
   // view, not a copy (10 million values at 1M requests of the microservices preset).
-  if (x.loneSub.length === 0) st.vLone = blockMs.subarray(base, base + x.loneBlock.length);
+  if (x.loneSub.length === 0) st.vLone = blockMs.subarray(base, base + x.lones);
   else
     for (let l = 0; l < x.loneBlock.length; l++)
       st.vLone[l] = blockMs[base + x.loneBlock[l]!]! - x.loneSub[l]!;
