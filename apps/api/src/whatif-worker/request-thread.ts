@@ -1,6 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import {
+  ArenaMemory,
   partHead,
+  poolPart,
   prepareRequestWhatIf,
   replayPart,
   type RequestPlan,
@@ -14,6 +16,8 @@ import type { ThreadReply, ThreadTask } from './request-threads';
  */
 let trees: RequestTrees | undefined;
 const plans = new Map<number, RequestPlan>();
+/** The pool parts' buffers, reused part after part (ArenaMemory). */
+const memory = new ArenaMemory();
 
 function handle(m: ThreadTask): ThreadReply {
   if (m.type === 'trees') {
@@ -22,6 +26,10 @@ function handle(m: ThreadTask): ThreadReply {
     return { type: 'ok' };
   }
   if (!trees) throw new Error('no trees loaded');
+  if (m.type === 'pool') {
+    const r = poolPart(trees, m.mask, m.range, m.workers, memory);
+    return { type: 'pool', part: m.part, result: r };
+  }
   if (m.type === 'plan') {
     const plan = prepareRequestWhatIf(trees, m.target, m.policy, m.range).plan;
     plans.set(m.part, plan);
@@ -48,16 +56,23 @@ parentPort?.on('message', (m: ThreadTask) => {
   } catch (err) {
     reply = { type: 'error', message: err instanceof Error ? err.message : String(err) };
   }
-  const moved =
-    reply.type === 'planned'
-      ? [
-          reply.head.involved.buffer as ArrayBuffer,
-          reply.head.groupRecordedMs.buffer as ArrayBuffer,
-          ...Object.values(reply.head.blocks)
-            .filter((v): v is Float64Array | Uint32Array => ArrayBuffer.isView(v))
-            .map((v) => v.buffer as ArrayBuffer),
-        ]
-      : [];
+  // The part's arrays are its own (copies): moved, not copied again.
+  const head =
+    reply.type === 'planned' ? reply.head : reply.type === 'pool' ? reply.result.head : undefined;
+  const moved = head
+    ? [
+        head.involved.buffer as ArrayBuffer,
+        head.groupRecordedMs.buffer as ArrayBuffer,
+        ...Object.values(head.blocks)
+          .filter((v): v is Float64Array | Uint32Array => ArrayBuffer.isView(v))
+          .map((v) => v.buffer as ArrayBuffer),
+      ]
+    : [];
+  if (reply.type === 'pool')
+    moved.push(
+      reply.result.requestMs.buffer as ArrayBuffer,
+      reply.result.fanoutMs.buffer as ArrayBuffer,
+    );
   parentPort?.postMessage(reply, [...new Set(moved)]);
 });
 parentPort?.postMessage({ type: 'ok' } satisfies ThreadReply);

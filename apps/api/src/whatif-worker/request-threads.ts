@@ -3,12 +3,16 @@ import { Worker } from 'node:worker_threads';
 import {
   finishSplit,
   PART_REQUESTS,
+  POOL_PART_REQUESTS,
+  poolSplitReplay,
   requestParts,
+  targetMask,
   simulateRequestWhatIf,
   splitReplay,
   startSplit,
   type EdgeTarget,
   type PartOffsets,
+  type PoolPart,
   type RequestHead,
   type RequestSimulateOptions,
   type RequestTrees,
@@ -29,6 +33,14 @@ export type ThreadTask =
       calls: boolean;
     }
   | {
+      /** The pool policy: plan and replay a part at once (poolPart). */
+      type: 'pool';
+      part: number;
+      range: { from: number; to: number };
+      mask: Uint8Array;
+      workers: number;
+    }
+  | {
       type: 'replay';
       part: number;
       at: PartOffsets;
@@ -43,6 +55,7 @@ export type ThreadReply =
   | { type: 'ok' }
   | { type: 'planned'; part: number; head: RequestHead; blocks: number; overflow: boolean }
   | { type: 'replayed'; part: number }
+  | { type: 'pool'; part: number; result: PoolPart }
   | { type: 'error'; message: string };
 
 /** A Float64Array on shared memory: the threads write the outputs in place, nothing is copied. */
@@ -103,7 +116,9 @@ class Thread {
 
 /**
  * The whole-request what-if answer on several threads (issue #14's performance part): the
- * trees on shared memory, each thread plans parts of PART_REQUESTS requests as it frees up, the
+ * trees on shared memory. The pool policy draws nothing: each thread plans and replays parts
+ * of POOL_PART_REQUESTS requests as it frees up (poolPart, in memory it reuses) and sends back
+ * their outputs. Other policies: each thread plans parts of PART_REQUESTS requests, the
  * policy replays the merged target calls here, each thread replays the parts it planned into
  * shared outputs, and the percentiles and intervals are taken here. The answer is
  * simulateRequestWhatIf's bit for bit, whatever the number of threads (request-parts.ts).
@@ -133,12 +148,36 @@ export class RequestReplayThreads {
     target: EdgeTarget,
     policy: WhatIfPolicy,
     opts: RequestSimulateOptions = {},
-    partSize = PART_REQUESTS,
+    /** Requests per part (default PART_REQUESTS, or POOL_PART_REQUESTS for `pool`). */
+    partSize?: number,
   ): Promise<RequestWhatIfResult> {
     const trees = this.trees;
     if (!trees) throw new Error('no trees loaded');
     const s = startSplit(trees, target, policy, opts);
-    const parts = requestParts(trees.nodeOffsets.length - 1, partSize);
+    if (s.run.p.kind === 'pool') {
+      const mask = targetMask(trees, target);
+      const workers = s.run.p.workers;
+      const R = trees.nodeOffsets.length - 1;
+      const ranges = requestParts(R, partSize ?? POOL_PART_REQUESTS);
+      const done = await this.feed(ranges.length, (part) => ({
+        type: 'pool',
+        part,
+        range: ranges[part]!,
+        mask,
+        workers,
+      }));
+      return finishSplit(
+        s,
+        poolSplitReplay(
+          s,
+          done.map(({ reply }) => {
+            if (reply.type !== 'pool') throw new Error('unexpected reply');
+            return reply.result;
+          }),
+        ),
+      );
+    }
+    const parts = requestParts(trees.nodeOffsets.length - 1, partSize ?? PART_REQUESTS);
     const planned = await this.planAll(parts, target, policy, !s.run.isPool);
     if (planned.some((p) => p.overflow)) return simulateRequestWhatIf(trees, target, policy, opts);
     const sr = splitReplay(
@@ -178,25 +217,34 @@ export class RequestReplayThreads {
     policy: WhatIfPolicy,
     calls: boolean,
   ): Promise<{ head: RequestHead; blocks: number; overflow: boolean; thread: number }[]> {
-    const out: { head: RequestHead; blocks: number; overflow: boolean; thread: number }[] = [];
+    const done = await this.feed(parts.length, (part) => ({
+      type: 'plan',
+      part,
+      range: parts[part]!,
+      target,
+      policy,
+      calls,
+    }));
+    return done.map(({ reply, thread }) => {
+      if (reply.type !== 'planned') throw new Error('unexpected reply');
+      return { head: reply.head, blocks: reply.blocks, overflow: reply.overflow, thread };
+    });
+  }
+
+  /** Runs tasks 0..count-1, each on the first thread free; the replies in task order. */
+  private async feed(
+    count: number,
+    task: (i: number) => ThreadTask,
+  ): Promise<{ reply: ThreadReply; thread: number }[]> {
+    const out: { reply: ThreadReply; thread: number }[] = [];
     let next = 0;
-    const feed = async (thread: number): Promise<void> => {
-      while (next < parts.length) {
-        const part = next++;
-        const range = parts[part]!;
-        const r = await this.threads[thread]!.ask({
-          type: 'plan',
-          part,
-          range,
-          target,
-          policy,
-          calls,
-        });
-        if (r.type !== 'planned') throw new Error('unexpected reply');
-        out[part] = { head: r.head, blocks: r.blocks, overflow: r.overflow, thread };
+    const run = async (thread: number): Promise<void> => {
+      while (next < count) {
+        const i = next++;
+        out[i] = { reply: await this.threads[thread]!.ask(task(i)), thread };
       }
     };
-    await Promise.all(this.threads.map((_, i) => feed(i)));
+    await Promise.all(this.threads.map((_, i) => run(i)));
     return out;
   }
 

@@ -46,6 +46,7 @@ export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';
 export {
   simulateRequestWhatIf,
   prepareRequestWhatIf,
+  targetMask,
   type EdgeTarget,
   type PreparedRequestWhatIf,
   type RequestSimulateOptions,
@@ -58,6 +59,7 @@ export {
   startSplit,
   splitReplay,
   finishSplit,
+  poolSplitReplay,
   type SplitAnswer,
   type SplitReplay,
 } from './request-split';
@@ -67,8 +69,12 @@ export {
   partHead,
   mergeParts,
   replayPart,
+  poolPart,
+  POOL_PART_REQUESTS,
   type PartOffsets,
+  type PoolPart,
 } from './request-parts';
+export { ArenaMemory } from './arena';
 export type { RequestHead } from './request-answer';
 export type { RequestPlan } from './request-plan';
 export {

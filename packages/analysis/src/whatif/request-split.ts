@@ -21,7 +21,15 @@ import {
   type RequestSimulateOptions,
   type RequestWhatIfResult,
 } from './simulate-request';
-import { mergeParts, partHead, replayPart, requestParts, type PartOffsets } from './request-parts';
+import {
+  mergePoolParts,
+  partHead,
+  replayPart,
+  requestParts,
+  type PartOffsets,
+  type PoolPart,
+} from './request-parts';
+import { mergeParts } from './request-parts';
 import type { RequestPlan } from './request-plan';
 
 /**
@@ -95,6 +103,24 @@ export function splitReplay(
     workers: run.p.kind === 'pool' ? run.p.workers : Infinity,
     reqAll: alloc(head.involved.length * replays),
     fanAll: alloc(head.groups * replays),
+  };
+}
+
+/**
+ * The pool policy's parts (poolPart: planned and replayed at once, in any thread) laid end to
+ * end, ready for finishSplit.
+ */
+export function poolSplitReplay(s: SplitAnswer, parts: readonly PoolPart[]): SplitReplay {
+  const { head, at, reqAll, fanAll } = mergePoolParts(parts);
+  return {
+    head,
+    at,
+    outcome: requestOutcome(s.run, head.blocks, 1),
+    replays: 1,
+    blockMs: undefined,
+    workers: s.run.p.kind === 'pool' ? s.run.p.workers : Infinity,
+    reqAll,
+    fanAll,
   };
 }
 
