@@ -5,6 +5,7 @@ import {
   poolPart,
   prepareRequestWhatIf,
   replayPart,
+  sortedCopy,
   type RequestPlan,
   type RequestTrees,
 } from '@tailscope/analysis';
@@ -26,6 +27,10 @@ function handle(m: ThreadTask): ThreadReply {
     return { type: 'ok' };
   }
   if (!trees) throw new Error('no trees loaded');
+  if (m.type === 'sort') {
+    m.values.set(sortedCopy(m.values));
+    return { type: 'ok' };
+  }
   if (m.type === 'pool') {
     const r = poolPart(trees, m.mask, m.range, m.workers, memory);
     return { type: 'pool', part: m.part, result: r };

@@ -60,6 +60,7 @@ export {
   splitReplay,
   finishSplit,
   poolSplitReplay,
+  splitSortInputs,
   type SplitAnswer,
   type SplitReplay,
 } from './request-split';
@@ -75,7 +76,8 @@ export {
   type PoolPart,
 } from './request-parts';
 export { ArenaMemory } from './arena';
-export type { RequestHead } from './request-answer';
+export type { RequestHead, SortedOutputs } from './request-answer';
+export { sortedCopy } from './radix-sort';
 export type { RequestPlan } from './request-plan';
 export {
   requestTreesFromSpans,

@@ -106,15 +106,31 @@ export function percentiles(sorted: Float64Array): WhatIfPercentiles {
   };
 }
 
-export function baselineOf(trees: RequestTrees, head: RequestHead): Baseline {
+/**
+ * The four arrays an answer sorts, sorted elsewhere (sortedCopy, on other threads): the involved
+ * requests' recorded times (recordedRequestMs), the groups' (groupRecordedMs), and every
+ * replay's new ones (reqAll, fanAll).
+ */
+export interface SortedOutputs {
+  reqBase: Float64Array;
+  fanBase: Float64Array;
+  req: Float64Array;
+  fan: Float64Array;
+}
+
+export function baselineOf(
+  trees: RequestTrees,
+  head: RequestHead,
+  sorted?: SortedOutputs,
+): Baseline {
   const req = new Float64Array(head.involved.length);
   for (let k = 0; k < req.length; k++)
     req[k] = trees.durationMs[trees.nodeOffsets[head.involved[k]!]!]!;
   return {
     reqMean: mean(req),
     fanMean: mean(head.groupRecordedMs),
-    reqQ: percentiles(sortedCopy(req)),
-    fanQ: percentiles(sortedCopy(head.groupRecordedMs)),
+    reqQ: percentiles(sorted?.reqBase ?? sortedCopy(req)),
+    fanQ: percentiles(sorted?.fanBase ?? sortedCopy(head.groupRecordedMs)),
   };
 }
 
@@ -169,6 +185,7 @@ export function requestAnswer(
   all: { reqAll: Float64Array; fanAll: Float64Array },
   loop: LoopHook,
   w: { groups: Float64Array; requests: Float64Array } | undefined,
+  sorted?: SortedOutputs,
 ): RequestWhatIfResult {
   const { p, isPool, bootRng, samples } = run;
   const { reqAll, fanAll } = all;
@@ -181,13 +198,13 @@ export function requestAnswer(
     ? weightedWhatIf(head.groupRecordedMs, fanAll, w.groups, bootRng, samples)
     : {
         baseline: { ...base.fanQ },
-        whatIf: bootstrapPercentiles(fanAll, bootRng, samples, head.groups),
+        whatIf: bootstrapPercentiles(fanAll, bootRng, samples, head.groups, sorted?.fan),
       };
   const req = w
     ? weightedWhatIf(recordedRequestMs(trees, involved), reqAll, w.requests, bootRng, samples)
     : {
         baseline: { ...base.reqQ },
-        whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
+        whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length, sorted?.req),
       };
   const result: RequestWhatIfResult = {
     requests: head.groups,

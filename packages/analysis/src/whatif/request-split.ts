@@ -2,7 +2,7 @@ import type { WhatIfPolicy } from './policy';
 import type { PolicyOutcome } from './replay-policy';
 import type { RequestTrees } from './request-trees';
 import { detectLoop, loopModelFor, type LoopHook } from './loop-report';
-import { loopAdjust } from './request-adjust';
+import { loopAdjust, recordedRequestMs } from './request-adjust';
 import {
   baselineOf,
   requestAnswer,
@@ -11,6 +11,7 @@ import {
   startRequestRun,
   type RequestHead,
   type RequestRun,
+  type SortedOutputs,
 } from './request-answer';
 import {
   prepareRequestWhatIf,
@@ -124,8 +125,30 @@ export function poolSplitReplay(s: SplitAnswer, parts: readonly PoolPart[]): Spl
   };
 }
 
-/** The answer once every part is replayed into sr.reqAll and sr.fanAll. */
-export function finishSplit(s: SplitAnswer, sr: SplitReplay): RequestWhatIfResult {
+/**
+ * The arrays finishSplit sorts (SortedOutputs, unsorted), for a caller that sorts them on other
+ * threads; undefined when the closed-loop model re-times the outputs first (they are sorted
+ * after it, in finishSplit).
+ */
+export function splitSortInputs(s: SplitAnswer, sr: SplitReplay): SortedOutputs | undefined {
+  if (s.loop.apply) return undefined;
+  return {
+    reqBase: recordedRequestMs(s.trees, sr.head.involved),
+    fanBase: sr.head.groupRecordedMs,
+    req: sr.reqAll,
+    fan: sr.fanAll,
+  };
+}
+
+/**
+ * The answer once every part is replayed into sr.reqAll and sr.fanAll. `sorted`: splitSortInputs
+ * sorted (sortedCopy) elsewhere; the answer is the same bits.
+ */
+export function finishSplit(
+  s: SplitAnswer,
+  sr: SplitReplay,
+  sorted?: SortedOutputs,
+): RequestWhatIfResult {
   const { trees, run, loop } = s;
   const n = sr.head.involved.length;
   if (loop.apply) {
@@ -133,8 +156,20 @@ export function finishSplit(s: SplitAnswer, sr: SplitReplay): RequestWhatIfResul
     for (let r = 0; r < sr.replays; r++) adjust(sr.reqAll.subarray(r * n, (r + 1) * n));
   }
   const all = { reqAll: sr.reqAll, fanAll: sr.fanAll };
-  const base = baselineOf(trees, sr.head);
-  return requestAnswer(trees, run, sr.head, base, sr.outcome, sr.replays, all, loop, undefined);
+  const ready = loop.apply ? undefined : sorted;
+  const base = baselineOf(trees, sr.head, ready);
+  return requestAnswer(
+    trees,
+    run,
+    sr.head,
+    base,
+    sr.outcome,
+    sr.replays,
+    all,
+    loop,
+    undefined,
+    ready,
+  );
 }
 
 /**
