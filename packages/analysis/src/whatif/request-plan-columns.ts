@@ -45,6 +45,34 @@ export class PlanColumns {
     const arena = new Arena(bytes, memory, 1);
     for (const c of cols) c.moveTo(arena, cap(c));
   }
+  /** Typed arrays of exactly the planned length (views: copying hundreds of MB costs more). */
+  compact(): PlanArrays {
+    return {
+      pDur: this.pDur.done(),
+      pBlock0: this.pBlock0.done(),
+      pRec: this.pRec.done(),
+      pCbc0: this.pCbc0.done(),
+      bKind: this.bKind.done(),
+      bArg: this.bArg.done(),
+      bVal: this.bVal.done(),
+      bFan: this.bFan.done(),
+      bStart: this.bStart.done(),
+      bPtr: this.bPtr.done(),
+      bRecMax: this.bRecMax.done(),
+      bOrder: this.bOrder.done(),
+      cbcGroup: this.cbcGroup.done(),
+      cbcB0: this.cbcB0.done(),
+      cbcBlock: this.cbcBlock.done(),
+      poolKn: this.poolKn.done(),
+      poolC0: this.poolC0.done(),
+      poolSrc: this.poolSrc.done(),
+      pcKind: this.pcKind.done(),
+      pcArg: this.pcArg.done(),
+      pcVal: this.pcVal.done(),
+      pcDelay: this.pcDelay.done(),
+    };
+  }
+
   /** The columns as they stand (the buffers change as they grow: take a fresh view each time). */
   view(): PlanArrays {
     return {

@@ -5,6 +5,7 @@ import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
 import { Arena, arenaBytes, type ArenaMemory } from './arena';
+import { countTargets } from './request-plan-count';
 import { planParent, STATIC } from './request-plan-parent';
 import { ParentScratch, PlanColumns, type LocalRequest } from './request-plan-columns';
 import {
@@ -116,29 +117,8 @@ const DRIFT = 2;
 export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
   const from = o.from ?? 0;
   const R = Math.min(o.to ?? Infinity, t.nodeOffsets.length - 1);
-  // Counted first (the target calls, the requests with one), so the involved requests' columns
-  // are allocated once at their size and the requests without a call are skipped at once.
-  const has = new Uint8Array(Math.max(0, R - from));
-  let targets = 0;
-  let widest = 1;
-  let nInv = 0;
-  const { edge, nodeOffsets } = t;
-  const target = o.target;
-  for (let q = from; q < R; q++) {
-    const a = nodeOffsets[q]!;
-    const z = nodeOffsets[q + 1]!;
-    if (z - a > widest) widest = z - a;
-    let k = 0;
-    for (let i = a; i < z; i++) {
-      const e = edge[i]!;
-      if (e >= 0 && target[e] === 1) k++;
-    }
-    if (k > 0) {
-      has[q - from] = 1;
-      targets += k;
-      nInv++;
-    }
-  }
+  const { has, targets, widest, nInv } = countTargets(t, o.target, from, R);
+  const { nodeOffsets } = t;
   const L = localArrays(widest);
   const tb = new TargetBlocks(t, o, targets, o.durationsOnly === true, o.memory);
   const cols = new PlanColumns();
@@ -180,7 +160,7 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
   for (let l = 0; l < loneSub.length; l++)
     loneSub[l] = blocks.startMs[blocks.fanoutOffsets[loneBlock[l]!]!] ?? Number.NaN;
   return {
-    ...compact(cols),
+    ...cols.compact(),
     parents: cols.pDur.n,
     loneBlock,
     loneSub,
@@ -242,34 +222,6 @@ function planRequest(
     if (t.structure[a + x] === STRUCTURE_CODE.pool || (flag[x]! & DRIFT) !== 0) flag[p]! |= DRIFT;
   }
   return most;
-}
-
-/** Typed arrays of exactly the planned length. */
-function compact(c: PlanColumns): PlanArrays {
-  return {
-    pDur: c.pDur.done(),
-    pBlock0: c.pBlock0.done(),
-    pRec: c.pRec.done(),
-    pCbc0: c.pCbc0.done(),
-    bKind: c.bKind.done(),
-    bArg: c.bArg.done(),
-    bVal: c.bVal.done(),
-    bFan: c.bFan.done(),
-    bStart: c.bStart.done(),
-    bPtr: c.bPtr.done(),
-    bRecMax: c.bRecMax.done(),
-    bOrder: c.bOrder.done(),
-    cbcGroup: c.cbcGroup.done(),
-    cbcB0: c.cbcB0.done(),
-    cbcBlock: c.cbcBlock.done(),
-    poolKn: c.poolKn.done(),
-    poolC0: c.poolC0.done(),
-    poolSrc: c.poolSrc.done(),
-    pcKind: c.pcKind.done(),
-    pcArg: c.pcArg.done(),
-    pcVal: c.pcVal.done(),
-    pcDelay: c.pcDelay.done(),
-  };
 }
 
 /**
