@@ -109,6 +109,11 @@ class Thread {
     worker.on('error', (e) => {
       for (const p of this.pending.splice(0)) p.fail(e);
     });
+    // A thread that ends (out of memory, terminated) fails what it still owed.
+    worker.on('exit', (code) => {
+      for (const p of this.pending.splice(0))
+        p.fail(new Error(`replay thread exited (${String(code)})`));
+    });
   }
   /** Resolves with the reply to this task (the thread answers its tasks in order). */
   ask(task: ThreadTask | undefined): Promise<ThreadReply> {
