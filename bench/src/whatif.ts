@@ -17,6 +17,7 @@ import {
   type RequestTrees,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
+import { RequestReplayThreads, shareTrees } from '@tailscope/api';
 import { microservicesTrees, tileTrees } from './microservices-trees';
 
 const FANOUTS = Number(process.env.FANOUTS ?? 100_000);
@@ -30,6 +31,14 @@ const t0Ms = 1.7e12;
 interface Timing {
   cpu: number;
   wall: number;
+}
+async function timedAsync<T>(f: () => Promise<T>): Promise<[T, Timing]> {
+  const c = process.cpuUsage();
+  const a = performance.now();
+  const r = await f();
+  const wall = performance.now() - a;
+  const d = process.cpuUsage(c);
+  return [r, { cpu: (d.user + d.system) / 1000, wall }];
 }
 function timed<T>(f: () => T): [T, Timing] {
   const c = process.cpuUsage();
@@ -133,16 +142,23 @@ function fanoutBench(): void {
 }
 if (process.env.ONLY !== 'requests') fanoutBench();
 
-// Whole-request replay (issue #14), one thread. `ONLY=requests` skips the fan-out figures
-// above. Figures of the columnar version before the compiled plan (same machine, same inputs)
+// Whole-request replay (issue #14), one thread, then split over THREADS worker threads
+// (RequestReplayThreads: the same answer bit for bit; its CPU time counts every thread, and the
+// threads are started and given the trees before the clock starts, as a server keeps its
+// threads). `ONLY=requests` skips the fan-out figures above. Figures of the columnar version before the compiled plan (same machine, same inputs)
 // are printed beside.
 interface Case {
   policy: WhatIfPolicy;
   edge: EdgeTarget;
   /** CPU time of the first implementation, as measured. */
   before: string;
+  /** Cold figures of the compiled plan before the threads (2026-11-24, load 0). */
+  today: string;
 }
-function runRequests(label: string, trees: RequestTrees, cases: Case[]): void {
+const THREADS = Number(process.env.THREADS ?? 2);
+const threads = await RequestReplayThreads.start(THREADS);
+async function runRequests(label: string, trees: RequestTrees, cases: Case[]): Promise<void> {
+  await threads.load(trees);
   const nodes = trees.parent.length;
   console.log(`${label}: ${trees.requestStartMs.length} requests, ${nodes} nodes`);
   for (const c of cases) {
@@ -166,11 +182,22 @@ function runRequests(label: string, trees: RequestTrees, cases: Case[]): void {
         throw new Error('the prepared plan changed the answer');
       r = res;
     }
+    const split: Timing[] = [];
+    const same = JSON.stringify(r);
+    await threads.simulate(c.edge, c.policy, { seed: 1 }); // warm-up
+    for (let k = 0; k < REQ_RUNS; k++) {
+      const [res, t] = await timedAsync(() => threads.simulate(c.edge, c.policy, { seed: 1 }));
+      split.push(t);
+      if (JSON.stringify(res) !== same) throw new Error('the threads changed the answer');
+    }
     const t = median(cold);
     const q = r.request.whatIf.p50;
     const replays = /(\d+) pooled replays/.exec(r.notes.join(' '))?.[1] ?? '?';
     console.log(
       `  ${c.policy.kind} on ${c.edge.leafService}, cold: ${show(t)}  (${(nodes / t.cpu / 1e3).toFixed(1)} M nodes per CPU-second, ${replays} replays; before, at 1M requests: ${c.before} CPU)`,
+    );
+    console.log(
+      `    ${String(THREADS)} threads, cold: ${show(median(split))} (CPU of all threads; same answer); today's one-thread cold: ${c.today}`,
     );
     console.log(
       `    warm (plan reused): ${show(median(warm))}; compiling the plan: ${show(median(plan))}`,
@@ -221,32 +248,38 @@ function slider(
   const pool: WhatIfPolicy = { kind: 'pool', workers: 10 };
   const hedge: WhatIfPolicy = { kind: 'hedge', delayPercentile: 95 };
   {
+    // On shared memory, so the threads read the same columns (the one-thread answer runs on
+    // them as fast as on plain ones).
     const [trees, tGen] = timed(() =>
-      synthesizeRequests({ requests: REQ, workers: 3, seed: 1, routeHosts: 8 }),
+      shareTrees(synthesizeRequests({ requests: REQ, workers: 3, seed: 1, routeHosts: 8 })),
     );
     console.log(`(HotROD-shaped trees generated in ${tGen.wall.toFixed(0)} ms)`);
-    runRequests('whole requests, HotROD-shaped (16 nodes each)', trees, [
-      { policy: pool, edge: route, before: '2.6-2.8 s' },
-      { policy: hedge, edge: route, before: '7.0-7.3 s' },
+    await runRequests('whole requests, HotROD-shaped (16 nodes each)', trees, [
+      { policy: pool, edge: route, before: '2.6-2.8 s', today: 'cpu 4616 wall 3884 ms' },
+      { policy: hedge, edge: route, before: '7.0-7.3 s', today: 'cpu ~6300 ms' },
     ]);
   }
   {
-    const [ms, tGen] = timed(() => microservicesTrees(REQ, RECORDED));
+    const [ms, tGen] = timed(() => {
+      const m = microservicesTrees(REQ, RECORDED);
+      return { trees: shareTrees(m.trees), recorded: m.recorded };
+    });
     const trees = ms.trees;
     console.log(
       `(microservices preset: ${RECORDED} requests generated, read from OTLP JSON into trees and tiled to ${trees.requestStartMs.length} in ${tGen.wall.toFixed(0)} ms)`,
     );
-    runRequests(
+    await runRequests(
       `whole requests, microservices preset (${(trees.parent.length / trees.requestStartMs.length).toFixed(0)} nodes each)`,
       trees,
       [
-        { policy: pool, edge: route, before: '3.0-3.5 s' },
+        { policy: pool, edge: route, before: '3.0-3.5 s', today: 'cpu ~3400 ms' },
         // Hedging needs another host: route has one pod in the preset, pricing's parallel
         // fan-out has several.
         {
           policy: hedge,
           edge: { leafService: 'pricing', leafOperation: 'GET /quote' },
           before: '7.2-8.3 s',
+          today: 'cpu ~4200 ms',
         },
       ],
     );
@@ -268,3 +301,4 @@ function slider(
     );
   }
 }
+await threads.close();

@@ -21,6 +21,9 @@ export { jsonToProtobuf } from './ingest/decode-json';
 export { ProtoReader } from './ingest/proto-reader';
 export { TRACE_COLUMNS, TYPED_COLUMNS } from './ingest/span-columns';
 
+// The whole-request what-if answer split over worker threads (issue #14's performance part).
+export { RequestReplayThreads, shareTrees } from './whatif-worker/request-threads';
+
 // Reports for capacity reviews.
 export {
   formatFromName,

@@ -58,11 +58,13 @@ export function bootstrapQuantiles(
   rng: SeededRandom,
   samples = DEFAULT_BOOTSTRAP_SAMPLES,
   resampleSize = values.length,
+  /** `values` sorted (sortedCopy) when the caller has them already (sorted on another thread). */
+  presorted?: Float64Array,
 ): Estimate[] {
   const m = values.length;
   const n = Math.max(1, Math.min(m, Math.floor(resampleSize)));
   if (m === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
-  const sorted = sortedCopy(values);
+  const sorted = presorted ?? sortedCopy(values);
   return orderStatBootstrap(
     qs,
     rng,
@@ -79,6 +81,7 @@ export function bootstrapPercentiles(
   rng: SeededRandom,
   samples = DEFAULT_BOOTSTRAP_SAMPLES,
   resampleSize = values.length,
+  presorted?: Float64Array,
 ): { p50: Estimate; p90: Estimate; p99: Estimate; p999: Estimate } {
   const [p50, p90, p99, p999] = bootstrapQuantiles(
     values,
@@ -86,6 +89,7 @@ export function bootstrapPercentiles(
     rng,
     samples,
     resampleSize,
+    presorted,
   );
   return { p50: p50!, p90: p90!, p99: p99!, p999: p999! };
 }

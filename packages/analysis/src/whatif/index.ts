@@ -46,12 +46,39 @@ export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';
 export {
   simulateRequestWhatIf,
   prepareRequestWhatIf,
+  targetMask,
   type EdgeTarget,
   type PreparedRequestWhatIf,
   type RequestSimulateOptions,
   type RequestWhatIf,
   type RequestWhatIfResult,
 } from './simulate-request';
+// The same answer split into parts of the requests, planned and replayed on several threads.
+export {
+  simulateRequestWhatIfSplit,
+  startSplit,
+  splitReplay,
+  finishSplit,
+  poolSplitReplay,
+  splitSortInputs,
+  type SplitAnswer,
+  type SplitReplay,
+} from './request-split';
+export {
+  PART_REQUESTS,
+  requestParts,
+  partHead,
+  mergeParts,
+  replayPart,
+  poolPart,
+  POOL_PART_REQUESTS,
+  type PartOffsets,
+  type PoolPart,
+} from './request-parts';
+export { ArenaMemory } from './arena';
+export type { RequestHead, SortedOutputs } from './request-answer';
+export { sortedCopy } from './radix-sort';
+export type { RequestPlan } from './request-plan';
 export {
   requestTreesFromSpans,
   STRUCTURE_CODE,

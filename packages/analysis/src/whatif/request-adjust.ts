@@ -1,7 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
 // What simulateRequestWhatIf adds around the compiled replay: the closed-loop model's
 // re-timing of each replay and the sampling weights of its outputs.
-import type { RequestPlan } from './request-plan';
 import { prepareRequests } from './request-replay';
 import type { RequestTrees } from './request-trees';
 import { allOnes } from '../weighted-quantile';
@@ -58,7 +57,7 @@ export function weightsFor(
   t: RequestTrees,
   mask: Uint8Array,
   isPool: boolean,
-  pr: RequestPlan,
+  pr: { groups: number; involved: Uint32Array },
   byTrace: Record<string, number>,
 ): { groups: Float64Array; requests: Float64Array } | undefined {
   if (allOnes(Float64Array.from(t.traceIds, (id) => byTrace[id] ?? 1))) return undefined;

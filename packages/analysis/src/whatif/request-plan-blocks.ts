@@ -5,7 +5,7 @@ import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
 import { GrowI32 } from './grow';
-import { Arena, arenaBytes } from './arena';
+import { Arena, arenaBytes, type ArenaMemory } from './arena';
 import type { LocalRequest } from './request-plan-columns';
 
 /**
@@ -105,8 +105,8 @@ export class TargetBlocks {
   ng = 0;
   repeated = false;
   /** Per edge: the (global) parent whose group it last started, and that group. */
-  private readonly stamp: Int32Array;
-  private readonly groupOfEdge: Int32Array;
+  readonly stamp: Int32Array;
+  readonly groupOfEdge: Int32Array;
 
   constructor(
     private readonly t: RequestTrees,
@@ -118,6 +118,8 @@ export class TargetBlocks {
      * requests they were ~320 MB written and page-faulted for nothing.
      */
     readonly durationsOnly = false,
+    /** Reused buffers (their contents not zero: what is read before written is cleared). */
+    memory?: ArenaMemory,
   ) {
     if (durationsOnly && !o.perCall) throw new Error('durationsOnly needs perCall');
     const full = durationsOnly ? 0 : targets;
@@ -128,6 +130,8 @@ export class TargetBlocks {
         3 * arenaBytes(8 * full) +
         arenaBytes(4 * (targets + 1)) +
         3 * arenaBytes(4 * full),
+      memory,
+      0,
     );
     this.fanStart = arena.f64(full);
     this.offsets = arena.u32(targets + 1);
@@ -138,6 +142,8 @@ export class TargetBlocks {
     this.groupRec = arena.f64(targets);
     this.background = arena.u32(full);
     this.loneSub = arena.f64(full);
+    this.offsets[0] = 0;
+    if (memory) this.background.fill(0);
     this.stamp = new Int32Array(o.target.length).fill(-1);
     this.groupOfEdge = new Int32Array(o.target.length);
   }
@@ -192,7 +198,7 @@ export function formRequestBlocks(
   const { a, kStart, kList, blockOf, groupOf, lone } = L;
   // Locals, not fields: this runs for every target call of a million requests.
   const { edge, startMs, durationMs, host, mode, structure } = t;
-  const { fanStart, offsets, callStart } = b;
+  const { fanStart, offsets, callStart, stamp, groupOfEdge } = b;
   const reqStart = t.requestStartMs[q]!;
   const perCall = b.o.perCall;
   const lean = b.durationsOnly;
@@ -204,7 +210,11 @@ export function formRequestBlocks(
       const c = kList[k]!;
       const e = edge[a + c]!;
       if (e < 0 || target[e] !== 1) continue;
-      groupOf[c] = b.group(a + p, e, L, p);
+      // The group's later calls: found by the stamp here (a call per target call cost more).
+      if (stamp[e] === a + p) {
+        b.repeated = true;
+        groupOf[c] = groupOfEdge[e]!;
+      } else groupOf[c] = b.group(a + p, e, L, p);
       const whole = !perCall && structure[a + c] === STRUCTURE_CODE.parallel;
       if (whole && blockOf[c] === -1) {
         const first = startMs[a + c]!;
@@ -223,10 +233,10 @@ export function formRequestBlocks(
         }
         offsets[++nb] = nc;
       } else if (!whole && lean) {
-        // durationsOnly: perCall, so every target call is lone (whole is never set).
+        // durationsOnly: perCall, so every target call is lone (whole is never set), and lone
+        // call l is block l (loneBlock is left empty).
         blockOf[c] = nb;
-        lone[c] = b.loneBlock.n;
-        b.loneBlock.push(nb);
+        lone[c] = nb;
         b.durationMs[nc++] = durationMs[a + c]!;
         offsets[++nb] = nc;
       } else if (!whole) {

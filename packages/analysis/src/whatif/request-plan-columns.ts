@@ -1,5 +1,5 @@
 import { GrowF64, GrowI32 } from './grow';
-import { Arena, arenaBytes } from './arena';
+import { Arena, arenaBytes, type ArenaMemory } from './arena';
 import { PlanState, type PlanArrays } from './request-plan-run';
 
 /** The plan's columns while they are built (see PlanArrays). */
@@ -21,6 +21,7 @@ export class PlanColumns {
   readonly cbcBlock = new GrowI32(256);
   readonly poolKn = new GrowI32(256);
   readonly poolC0 = new GrowI32(256);
+  readonly poolSrc = new GrowI32(256);
   readonly pcKind = new GrowI32(1024);
   readonly pcArg = new GrowI32(1024);
   readonly pcVal = new GrowF64(1024);
@@ -36,14 +37,42 @@ export class PlanColumns {
    * buffer: one large allocation instead of a dozen doublings (each a full collection, see
    * arena.ts).
    */
-  reserve(factor: number, more: (GrowF64 | GrowI32)[] = []): void {
+  reserve(factor: number, more: (GrowF64 | GrowI32)[] = [], memory?: ArenaMemory): void {
     const cols = [...(Object.values(this) as (GrowF64 | GrowI32)[]), ...more];
     const cap = (c: GrowF64 | GrowI32): number => Math.ceil(Math.max(c.n, 1) * factor);
     let bytes = 0;
     for (const c of cols) bytes += arenaBytes(cap(c) * c.a.BYTES_PER_ELEMENT);
-    const arena = new Arena(bytes);
+    const arena = new Arena(bytes, memory, 1);
     for (const c of cols) c.moveTo(arena, cap(c));
   }
+  /** Typed arrays of exactly the planned length (views: copying hundreds of MB costs more). */
+  compact(): PlanArrays {
+    return {
+      pDur: this.pDur.done(),
+      pBlock0: this.pBlock0.done(),
+      pRec: this.pRec.done(),
+      pCbc0: this.pCbc0.done(),
+      bKind: this.bKind.done(),
+      bArg: this.bArg.done(),
+      bVal: this.bVal.done(),
+      bFan: this.bFan.done(),
+      bStart: this.bStart.done(),
+      bPtr: this.bPtr.done(),
+      bRecMax: this.bRecMax.done(),
+      bOrder: this.bOrder.done(),
+      cbcGroup: this.cbcGroup.done(),
+      cbcB0: this.cbcB0.done(),
+      cbcBlock: this.cbcBlock.done(),
+      poolKn: this.poolKn.done(),
+      poolC0: this.poolC0.done(),
+      poolSrc: this.poolSrc.done(),
+      pcKind: this.pcKind.done(),
+      pcArg: this.pcArg.done(),
+      pcVal: this.pcVal.done(),
+      pcDelay: this.pcDelay.done(),
+    };
+  }
+
   /** The columns as they stand (the buffers change as they grow: take a fresh view each time). */
   view(): PlanArrays {
     return {
@@ -64,6 +93,7 @@ export class PlanColumns {
       cbcBlock: this.cbcBlock.a,
       poolKn: this.poolKn.a,
       poolC0: this.poolC0.a,
+      poolSrc: this.poolSrc.a,
       pcKind: this.pcKind.a,
       pcArg: this.pcArg.a,
       pcVal: this.pcVal.a,

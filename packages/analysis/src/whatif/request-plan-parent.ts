@@ -126,7 +126,8 @@ function planPool(
   const kn = Math.max(1, Math.min(n, kw));
   const recFree = s.recFree;
   for (let i = 0; i < kr; i++) recFree[i] = 0;
-  const pc0 = c.pcKind.n;
+  const g0 = c.pcKind.n;
+  const d0 = c.pcDelay.n;
   // Written in place (the n calls' room made once) rather than pushed value by value.
   const kind = c.pcKind.ensure(n);
   const arg = c.pcArg.ensure(n);
@@ -134,38 +135,44 @@ function planPool(
   const delay = c.pcDelay.ensure(n);
   const { startMs, durationMs, edge } = t;
   const { lone, slot, cval } = L;
-  let j = pc0;
+  let j = 0;
   let constant = true;
+  // Whether call j is lone call lone0 + j for every j (the pool policy's group).
+  const lone0 = lone[kList[kFirst]!]!;
+  let run = lone0 >= 0;
   for (let q = kFirst; q < k1; q++) {
     const d = kList[q]!;
     if (edge[a + d] !== e) continue;
     const rs = startMs[a + d]! - first;
     let wr = 0;
     for (let i = 1; i < kr; i++) if (recFree[i]! < recFree[wr]!) wr = i;
-    delay[j] = rs - recFree[wr]!;
+    delay[d0 + j] = rs - recFree[wr]!;
     recFree[wr] = rs + durationMs[a + d]!;
     // Its source, as a block's in planBlocks.
+    if (lone[d] !== lone0 + j) run = false;
     if (lone[d]! >= 0) {
-      kind[j] = SRC_LONE;
-      arg[j] = lone[d]!;
-      val[j] = 0;
+      kind[g0 + j] = SRC_LONE;
+      arg[g0 + j] = lone[d]!;
+      val[g0 + j] = 0;
       constant = false;
     } else if (slot[d]! >= 0) {
-      kind[j] = SRC_PARENT;
-      arg[j] = slot[d]!;
-      val[j] = 0;
+      kind[g0 + j] = SRC_PARENT;
+      arg[g0 + j] = slot[d]!;
+      val[g0 + j] = 0;
       constant = false;
     } else {
-      kind[j] = SRC_CONST;
-      arg[j] = 0;
-      val[j] = slot[d] === STATIC ? cval[d]! : durationMs[a + d]!;
+      kind[g0 + j] = SRC_CONST;
+      arg[g0 + j] = 0;
+      val[g0 + j] = slot[d] === STATIC ? cval[d]! : durationMs[a + d]!;
     }
     j++;
   }
-  c.pcKind.n = c.pcArg.n = c.pcVal.n = c.pcDelay.n = j;
+  c.pcKind.n = c.pcArg.n = c.pcVal.n = g0 + j;
+  c.pcDelay.n = d0 + j;
   if (constant && !target) {
-    runPool(kn, pc0, j, kind, arg, val, delay, s.st);
-    c.pcKind.n = c.pcArg.n = c.pcVal.n = c.pcDelay.n = pc0;
+    runPool(kn, d0, d0 + j, g0, { pcKind: kind, pcArg: arg, pcVal: val, pcDelay: delay }, s.st);
+    c.pcKind.n = c.pcArg.n = c.pcVal.n = g0;
+    c.pcDelay.n = d0;
     c.bKind.push(SRC_CONST);
     c.bArg.push(0);
     c.bVal.push(s.st.ret[0]!);
@@ -177,7 +184,12 @@ function planPool(
   // The pool policy's target group: -calls, its workers given at replay time (PlanState), so
   // one plan serves every k the slider asks for.
   c.poolKn.push(target ? -n : kn);
-  c.poolC0.push(c.pcKind.n);
+  c.poolC0.push(c.pcDelay.n);
+  // Consecutive lone calls: their sources are implied (the columns written above are reused).
+  if (run && j > 0) {
+    c.pcKind.n = c.pcArg.n = c.pcVal.n = g0;
+    c.poolSrc.push(-1 - lone0);
+  } else c.poolSrc.push(g0);
 }
 
 /**

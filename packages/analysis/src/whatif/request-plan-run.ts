@@ -49,15 +49,23 @@ export interface PlanArrays {
   cbcBlock: Int32Array;
   /**
    * Per pool group: workers, or -calls for the pool policy's target group (its workers are
-   * PlanState.workers); calls [poolC0[x], poolC0[x + 1]).
+   * PlanState.workers); calls [poolC0[x], poolC0[x + 1]) of pcDelay.
    */
   poolKn: Int32Array;
   poolC0: Int32Array;
-  /** Per pool call: source, recorded dispatch delay after its worker freed up. */
+  /**
+   * Per pool group: where its calls' sources start in pcKind/pcArg/pcVal, or, when every call
+   * takes the policy's time of consecutive lone calls (the pool policy's group), -1 - the
+   * first lone index: those calls' sources are not written (160 bytes a request of the
+   * microservices preset at 1M requests, written for nothing).
+   */
+  poolSrc: Int32Array;
+  /** Per pool call: its recorded dispatch delay after its worker freed up. */
+  pcDelay: Float64Array;
+  /** Per pool call with written sources: source kind, argument, constant. */
   pcKind: Int32Array;
   pcArg: Int32Array;
   pcVal: Float64Array;
-  pcDelay: Float64Array;
 }
 
 /** Per-replay values and scratch, reused across parents and replays. */
@@ -86,7 +94,8 @@ function valueOf(kind: number, arg: number, val: number, st: PlanState): number 
 }
 
 /**
- * One pool group (its calls [c0, c1) of the pool-call columns) list-scheduled on kn workers,
+ * One pool group (its calls [c0, c1) of pcDelay, sources from `src` as PlanArrays.poolSrc)
+ * list-scheduled on kn workers,
  * as request-recompute.ts's poolSpan (the same operations in the same order, so the same
  * bits), with the recorded dispatch delays precomputed. Leaves the span from the group's first
  * start in st.ret[0].
@@ -95,20 +104,42 @@ export function runPool(
   kn: number,
   c0: number,
   c1: number,
-  pcKind: Int32Array,
-  pcArg: Int32Array,
-  pcVal: Float64Array,
-  pcDelay: Float64Array,
+  src: number,
+  x: Pick<PlanArrays, 'pcKind' | 'pcArg' | 'pcVal' | 'pcDelay'>,
   st: PlanState,
 ): void {
   const free = st.free;
+  const { pcKind, pcArg, pcVal, pcDelay } = x;
   for (let i = 0; i < kn; i++) free[i] = 0;
   let end = 0;
+  // src < 0: call m's time is the lone call -1 - src + (m - c0)'s; else its source is at src + (m - c0).
+  const d = src < 0 ? -1 - src - c0 : src - c0;
+  const vLone = st.vLone;
+  if (kn >= c1 - c0) {
+    // A worker per call: while every free time is >= 0, a worker still at 0 is the least, so
+    // the search below would pick a free time of 0 for each call: the same operations on the
+    // same values without it (the pool policy's 10 workers on 10 route calls). A negative or
+    // NaN time (not from real traces) falls back to the search.
+    let ok = true;
+    for (let m = c0; m < c1 && ok; m++) {
+      const ns = Math.max(0, 0 + pcDelay[m]!);
+      const f =
+        ns + (src < 0 ? vLone[d + m]! : valueOf(pcKind[d + m]!, pcArg[d + m]!, pcVal[d + m]!, st));
+      if (f > end) end = f;
+      ok = f >= 0;
+    }
+    if (ok) {
+      st.ret[0] = end;
+      return;
+    }
+    end = 0;
+  }
   for (let m = c0; m < c1; m++) {
     let w = 0;
     for (let i = 1; i < kn; i++) if (free[i]! < free[w]!) w = i;
     const ns = Math.max(0, free[w]! + pcDelay[m]!);
-    free[w] = ns + valueOf(pcKind[m]!, pcArg[m]!, pcVal[m]!, st);
+    free[w] =
+      ns + (src < 0 ? vLone[d + m]! : valueOf(pcKind[d + m]!, pcArg[d + m]!, pcVal[d + m]!, st));
     if (free[w]! > end) end = free[w]!;
   }
   st.ret[0] = end;
@@ -141,8 +172,7 @@ export function runParent(
       const pool = x.bArg[j]!;
       const v = x.poolKn[pool]!;
       const kn = v >= 0 ? v : Math.max(1, Math.min(-v, st.workers));
-      const { pcKind, pcArg, pcVal, pcDelay } = x;
-      runPool(kn, x.poolC0[pool]!, x.poolC0[pool + 1]!, pcKind, pcArg, pcVal, pcDelay, st);
+      runPool(kn, x.poolC0[pool]!, x.poolC0[pool + 1]!, x.poolSrc[pool]!, x, st);
       sp = st.ret[0]!;
     } else sp = valueOf(kind, x.bArg[j]!, x.bVal[j]!, st);
     if (x.bFan[j]! >= 0) fanoutMs[x.bFan[j]!] = sp;

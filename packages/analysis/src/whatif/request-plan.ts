@@ -4,7 +4,8 @@
 import type { LeafCalls } from '../types';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
-import { GrowF64, GrowI32 } from './grow';
+import { Arena, arenaBytes, type ArenaMemory } from './arena';
+import { countTargets } from './request-plan-count';
 import { planParent, STATIC } from './request-plan-parent';
 import { ParentScratch, PlanColumns, type LocalRequest } from './request-plan-columns';
 import {
@@ -33,6 +34,11 @@ import { formRequestBlocks, localChildren, TargetBlocks } from './request-plan-b
 export interface RequestPlan extends PlanArrays {
   /** Planned parents, lone target calls (their time is the policy's: vLone). */
   parents: number;
+  /** Lone target calls. */
+  lones: number;
+  /**
+   * Per lone call, its block; empty in a durationsOnly plan, where lone call l is block l.
+   */
   loneBlock: Int32Array;
   /**
    * Per lone call: its block's first call start (0), subtracted from the policy's time as
@@ -54,6 +60,13 @@ export interface RequestPlan extends PlanArrays {
   repeated: boolean;
   maxBlocks: number;
   maxPool: number;
+  /**
+   * More blocks or calls than target calls: a group of mixed structures (not from real traces,
+   * which give a group one structure) placed a call twice, and the columns, sized by the target
+   * calls as the first implementation sizes them, dropped the excess as it does. A split answer
+   * (request-parts.ts) cannot drop the same values part by part, so it answers in one plan.
+   */
+  overflow: boolean;
 }
 
 export interface PlanOptions extends TargetOptions {
@@ -67,6 +80,14 @@ export interface PlanOptions extends TargetOptions {
    * and starts empty), for the pool policy, which reads nothing else. Needs perCall.
    */
   durationsOnly?: boolean;
+  /** Only requests [from, to) (a part of a split answer: request-parts.ts); default all. */
+  from?: number;
+  to?: number;
+  /**
+   * Buffers reused from the previous plan (parts planned one after another): the plan's
+   * columns are then views of them, valid until the next plan made with the same memory.
+   */
+  memory?: ArenaMemory;
 }
 
 /** Local arrays for the biggest request, reused request after request. */
@@ -94,42 +115,43 @@ const DRIFT = 2;
 
 /** Builds the plan. O(nodes) for the scan, then O(nodes of the requests with the edge). */
 export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
-  const R = t.nodeOffsets.length - 1;
-  let targets = 0;
-  let widest = 1;
-  for (let q = 0; q < R; q++) {
-    const a = t.nodeOffsets[q]!;
-    const z = t.nodeOffsets[q + 1]!;
-    widest = Math.max(widest, z - a);
-    for (let i = a; i < z; i++) if (t.edge[i]! >= 0 && o.target[t.edge[i]!] === 1) targets++;
-  }
+  const from = o.from ?? 0;
+  const R = Math.min(o.to ?? Infinity, t.nodeOffsets.length - 1);
+  const { has, targets, widest, nInv } = countTargets(t, o.target, from, R);
+  const { nodeOffsets } = t;
   const L = localArrays(widest);
-  const tb = new TargetBlocks(t, o, targets, o.durationsOnly === true);
+  const tb = new TargetBlocks(t, o, targets, o.durationsOnly === true, o.memory);
   const cols = new PlanColumns();
   const ps = new ParentScratch();
-  const involved = new GrowI32(1024);
-  const req = { kind: new GrowI32(1024), arg: new GrowI32(1024), val: new GrowF64(1024) };
+  const arena = new Arena(arenaBytes(4 * nInv) * 3 + arenaBytes(8 * nInv), o.memory, 2);
+  const involved = arena.u32(nInv);
+  const reqKind = arena.i32(nInv);
+  const reqArg = arena.i32(nInv);
+  const reqVal = arena.f64(nInv);
   let maxBlocks = 1;
   let maxPool = 1;
-  for (let q = 0; q < R; q++) {
-    const a = t.nodeOffsets[q]!;
-    const m = t.nodeOffsets[q + 1]! - a;
-    if (!hasTarget(t, o.target, a, m)) continue;
+  let k = 0;
+  // A part of a split answer (a few thousand requests) is sized from its first tenth.
+  const reserveAt = Math.min(4096, Math.max(64, nInv >> 3));
+  for (let q = from; q < R; q++) {
+    if (has[q - from] === 0) continue;
+    const a = nodeOffsets[q]!;
+    const m = nodeOffsets[q + 1]! - a;
     L.a = a;
     const ordered = localChildren(t, L, m);
     formRequestBlocks(t, L, m, q, tb);
     const widestHere = planRequest(t, L, m, ordered, o.workers, cols, ps);
     maxBlocks = Math.max(maxBlocks, widestHere);
     maxPool = Math.max(maxPool, widestHere);
-    involved.push(q);
+    involved[k] = q;
     const src = L.lone[0]! >= 0 ? SRC_LONE : L.slot[0]! >= 0 ? SRC_PARENT : SRC_CONST;
-    req.kind.push(src);
-    req.arg.push(src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0);
-    req.val.push(L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!);
+    reqKind[k] = src;
+    reqArg[k] = src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0;
+    reqVal[k] = L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!;
+    k++;
     // Sized from the first requests, the columns grow once instead of doubling a dozen times
     // (each doubling copies them and counts as external memory for the collector).
-    if (involved.n === 4096 && q + 1 < R)
-      cols.reserve((1.1 * R) / (q + 1), [involved, req.kind, req.arg, req.val, tb.loneBlock]);
+    if (k === reserveAt && k < nInv) cols.reserve((1.1 * nInv) / k, [tb.loneBlock], o.memory);
   }
   const blocks = tb.leafCalls();
   const loneBlock = tb.loneBlock.done();
@@ -138,26 +160,23 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
   for (let l = 0; l < loneSub.length; l++)
     loneSub[l] = blocks.startMs[blocks.fanoutOffsets[loneBlock[l]!]!] ?? Number.NaN;
   return {
-    ...compact(cols),
+    ...cols.compact(),
     parents: cols.pDur.n,
     loneBlock,
     loneSub,
-    involved: new Uint32Array(involved.a.buffer, involved.a.byteOffset, involved.n),
-    reqKind: req.kind.done(),
-    reqArg: req.arg.done(),
-    reqVal: req.val.done(),
+    lones: tb.durationsOnly ? tb.nb : loneBlock.length,
+    involved,
+    reqKind,
+    reqArg,
+    reqVal,
     blocks,
     groups: tb.ng,
     groupRecordedMs: tb.groupRec.subarray(0, tb.ng),
     repeated: tb.repeated,
     maxBlocks,
     maxPool,
+    overflow: tb.nb > targets || tb.nc > targets,
   };
-}
-
-function hasTarget(t: RequestTrees, target: Uint8Array, a: number, m: number): boolean {
-  for (let i = a; i < a + m; i++) if (t.edge[i]! >= 0 && target[t.edge[i]!] === 1) return true;
-  return false;
 }
 
 /**
@@ -205,35 +224,9 @@ function planRequest(
   return most;
 }
 
-/** Typed arrays of exactly the planned length. */
-function compact(c: PlanColumns): PlanArrays {
-  return {
-    pDur: c.pDur.done(),
-    pBlock0: c.pBlock0.done(),
-    pRec: c.pRec.done(),
-    pCbc0: c.pCbc0.done(),
-    bKind: c.bKind.done(),
-    bArg: c.bArg.done(),
-    bVal: c.bVal.done(),
-    bFan: c.bFan.done(),
-    bStart: c.bStart.done(),
-    bPtr: c.bPtr.done(),
-    bRecMax: c.bRecMax.done(),
-    bOrder: c.bOrder.done(),
-    cbcGroup: c.cbcGroup.done(),
-    cbcB0: c.cbcB0.done(),
-    cbcBlock: c.cbcBlock.done(),
-    poolKn: c.poolKn.done(),
-    poolC0: c.poolC0.done(),
-    pcKind: c.pcKind.done(),
-    pcArg: c.pcArg.done(),
-    pcVal: c.pcVal.done(),
-    pcDelay: c.pcDelay.done(),
-  };
-}
-
 /**
- * One replay r: `blockMs[r x blocks + b]` is the policy's time for block b. Writes each
+ * One replay r: `blockMs[r x blocks + b]` is the policy's time for block b (for a part of a
+ * split answer, `blockMs[r x blocks + blockBase + b]`, blocks counting every part's). Writes each
  * involved request's new time (requestMs[k] for plan.involved[k]) and each target group's
  * span (fanoutMs). O(planned blocks + pool calls x workers).
  */
@@ -244,12 +237,14 @@ export function runPlan(
   st: PlanState,
   requestMs: Float64Array,
   fanoutMs: Float64Array,
+  blocks = x.blocks.fanoutOffsets.length - 1,
+  blockBase = 0,
 ): void {
-  const base = r * (x.blocks.fanoutOffsets.length - 1);
-  // durationsOnly: every block is one lone call, numbered as its lone index (loneBlock[l] = l)
+  const base = r * blocks + blockBase;
+  // durationsOnly: every block is one lone call, numbered as its lone index (lone call l is block l)
   // and starting at 0, so the lone calls' times are the replay's block times as they stand: a
   // view, not a copy (10 million values at 1M requests of the microservices preset).
-  if (x.loneSub.length === 0) st.vLone = blockMs.subarray(base, base + x.loneBlock.length);
+  if (x.loneSub.length === 0) st.vLone = blockMs.subarray(base, base + x.lones);
   else
     for (let l = 0; l < x.loneBlock.length; l++)
       st.vLone[l] = blockMs[base + x.loneBlock[l]!]! - x.loneSub[l]!;

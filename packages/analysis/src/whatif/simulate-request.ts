@@ -1,23 +1,24 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
-import { SeededRandom } from '../random';
-import { quantileInclusive } from '../quantile';
-import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from './bootstrap';
 import type { WhatIfPolicy } from './policy';
 import { resolvePolicy } from './resolve-policy';
-import { replayPolicy } from './replay-policy';
-import {
-  defaultReplays,
-  notApplicable,
-  type WhatIfPercentiles,
-  type WhatIfResult,
-} from './simulate';
+import type { PolicyOutcome } from './replay-policy';
 import type { RequestTrees } from './request-trees';
 import { buildRequestPlan, planState, runPlan, type RequestPlan } from './request-plan';
-import { detectLoop, loopModelFor, type LoopReport } from './loop-report';
+import { detectLoop, loopModelFor } from './loop-report';
 import type { LoopDetection } from './loop-model';
-import { weightedWhatIf } from './weighted-outputs';
-import { loopAdjust, recordedRequestMs, weightsFor } from './request-adjust';
-import { sortedCopy } from './radix-sort';
+import { loopAdjust, weightsFor } from './request-adjust';
+import {
+  baselineOf,
+  requestAnswer,
+  requestOutcome,
+  requestReplays,
+  startRequestRun,
+  type Baseline,
+  type RequestRun,
+  type RequestWhatIfResult,
+} from './request-answer';
+import { mergePoolParts, poolParts } from './request-parts';
+
+export type { RequestWhatIf, RequestWhatIfResult } from './request-answer';
 
 /** The edge to replay: its callee, and optionally one caller. */
 export interface EdgeTarget {
@@ -25,30 +26,6 @@ export interface EdgeTarget {
   leafOperation: string;
   parentService?: string;
   parentOperation?: string;
-}
-
-/** Root request distribution before and after, as the API reports it. */
-export interface RequestWhatIf {
-  baseline: WhatIfPercentiles;
-  whatIf: { p50: Estimate; p90: Estimate; p99: Estimate; p999: Estimate };
-  /**
-   * Mean change of the request time over mean change of the edge's time per request: the share
-   * of the edge's change that reaches the request (1: all of it; near 0: something else, such
-   * as a lock held elsewhere, decides the request). Absent when the edge did not change.
-   */
-  shareOfEdgeChange?: number;
-  /**
-   * How requests were re-timed: 'open' alone, 'closed-loop' as recorded clients sending back to
-   * back through a serialized operation's queue (loop-model.ts), with what was detected.
-   */
-  model: 'open' | 'closed-loop';
-  closedLoop?: LoopReport;
-  /** Why the closed-loop model was not used, when a closed loop was considered. */
-  modelReason?: string;
-}
-
-export interface RequestWhatIfResult extends WhatIfResult {
-  request: RequestWhatIf;
 }
 
 export interface RequestSimulateOptions {
@@ -81,36 +58,7 @@ export interface PreparedRequestWhatIf {
   baseline?: Baseline;
 }
 
-interface Baseline {
-  /** Mean recorded time of the involved requests and of the groups, and their percentiles. */
-  reqMean: number;
-  fanMean: number;
-  reqQ: WhatIfPercentiles;
-  fanQ: WhatIfPercentiles;
-}
-
-function mean(a: Float64Array): number {
-  let sum = 0;
-  for (const x of a) sum += x;
-  return sum / Math.max(1, a.length);
-}
-
-function baselineOf(prepared: PreparedRequestWhatIf): Baseline {
-  if (prepared.baseline) return prepared.baseline;
-  const { trees, plan } = prepared;
-  const req = new Float64Array(plan.involved.length);
-  for (let k = 0; k < req.length; k++)
-    req[k] = trees.durationMs[trees.nodeOffsets[plan.involved[k]!]!]!;
-  prepared.baseline = {
-    reqMean: mean(req),
-    fanMean: mean(plan.groupRecordedMs),
-    reqQ: percentiles(sortedCopy(req)),
-    fanQ: percentiles(sortedCopy(plan.groupRecordedMs)),
-  };
-  return prepared.baseline;
-}
-
-function planKey(target: EdgeTarget, isPool: boolean): string {
+export function planKey(target: EdgeTarget, isPool: boolean): string {
   return JSON.stringify([
     target.leafService,
     target.leafOperation,
@@ -122,12 +70,15 @@ function planKey(target: EdgeTarget, isPool: boolean): string {
 
 /**
  * Compiles the replay of `target` in `trees` for policies of `policy`'s family (the pool
- * policy, or any other: they share one plan). O(nodes).
+ * policy, or any other: they share one plan). O(nodes). `range`: only requests [from, to)
+ * (one part of a split answer, request-parts.ts); the plan then numbers its blocks, groups and
+ * involved requests from 0, as the whole plan numbers them from the part's first.
  */
 export function prepareRequestWhatIf(
   trees: RequestTrees,
   target: EdgeTarget,
   policy: WhatIfPolicy,
+  range?: { from: number; to: number },
 ): PreparedRequestWhatIf {
   const isPool = resolvePolicy(policy).kind === 'pool';
   const mask = targetMask(trees, target);
@@ -139,20 +90,12 @@ export function prepareRequestWhatIf(
       target: mask,
       perCall: isPool,
       ...(isPool ? { workers: Infinity, durationsOnly: true } : {}),
+      ...(range ?? {}),
     }),
   };
 }
 
-function percentiles(sorted: Float64Array): WhatIfPercentiles {
-  return {
-    p50: quantileInclusive(sorted, 0.5),
-    p90: quantileInclusive(sorted, 0.9),
-    p99: quantileInclusive(sorted, 0.99),
-    p999: quantileInclusive(sorted, 0.999),
-  };
-}
-
-function targetMask(t: RequestTrees, e: EdgeTarget): Uint8Array {
+export function targetMask(t: RequestTrees, e: EdgeTarget): Uint8Array {
   return Uint8Array.from(t.edges, (x) =>
     x.leafService === e.leafService &&
     x.leafOperation === e.leafOperation &&
@@ -161,6 +104,11 @@ function targetMask(t: RequestTrees, e: EdgeTarget): Uint8Array {
       ? 1
       : 0,
   );
+}
+
+/** Pooled replays in an outcome of B blocks (at least 1, as when there is nothing to replay). */
+export function replaysIn(outcome: PolicyOutcome, blocks: number): number {
+  return outcome.allLeavesMs.length / Math.max(1, blocks) || 1;
 }
 
 /**
@@ -176,98 +124,55 @@ export function simulateRequestWhatIf(
   policy: WhatIfPolicy,
   opts: RequestSimulateOptions = {},
 ): RequestWhatIfResult {
-  const p = resolvePolicy(policy);
-  const rng = new SeededRandom(opts.seed ?? 1);
-  const bootRng = new SeededRandom(rng.uint32());
-  const samples = opts.bootstrapSamples ?? DEFAULT_BOOTSTRAP_SAMPLES;
-  const isPool = p.kind === 'pool';
+  const run = startRequestRun(policy, opts);
+  const reuse = opts.prepared?.trees === trees && opts.prepared.key === planKey(target, run.isPool);
+  if (run.p.kind === 'pool' && !reuse && opts.traceWeights === undefined)
+    return poolByParts(trees, target, run, run.p.workers);
   const prepared =
-    opts.prepared?.trees === trees && opts.prepared.key === planKey(target, isPool)
-      ? opts.prepared
-      : prepareRequestWhatIf(trees, target, policy);
+    reuse && opts.prepared ? opts.prepared : prepareRequestWhatIf(trees, target, policy);
   const pr = prepared.plan;
   prepared.loop ??= detectLoop(trees, prepared.mask);
   const loop = loopModelFor(trees, prepared.loop);
   const B = pr.blocks.fanoutOffsets.length - 1;
-  const R =
-    opts.replays !== undefined
-      ? Math.max(1, Math.floor(opts.replays))
-      : requestReplays(p, Math.max(1, trees.requestStartMs.length), pr.blocks.durationMs.length);
-  const outcome = isPool
-    ? {
-        allLeavesMs: pr.blocks.durationMs,
-        extraLoad: 0,
-        notes: [
-          `the edge's calls of each request scheduled in recorded order on ${Number.isFinite(p.workers) ? `${p.workers} workers` : 'unbounded workers (all at once)'}, each keeping its recorded latency (no queueing added at the callee by the extra concurrency)`,
-        ],
-      }
-    : replayPolicy(pr.blocks, p, rng, undefined, R);
-  const replays = outcome.allLeavesMs.length / Math.max(1, B) || 1;
-  const involved = pr.involved;
-  const { reqAll, fanAll } = replayAll(
+  const R = requestReplays(
+    run,
+    Math.max(1, trees.requestStartMs.length),
+    pr.blocks.durationMs.length,
+    opts.replays,
+  );
+  const outcome = requestOutcome(run, pr.blocks, R);
+  const replays = replaysIn(outcome, B);
+  const all = replayAll(
     pr,
     outcome.allLeavesMs,
     replays,
-    isPool ? p.workers : Infinity,
+    run.p.kind === 'pool' ? run.p.workers : Infinity,
     loop.apply && loopAdjust(trees, pr.involved, loop.apply),
   );
-  const base = baselineOf(prepared);
-  const dReq = mean(reqAll) - base.reqMean;
-  const dFan = ((mean(fanAll) - base.fanMean) * pr.groups) / Math.max(1, involved.length);
-  const why = notApplicable(p, pr.blocks) ?? (isPool ? poolNotApplicable(pr, trees) : undefined);
-  const w = opts.traceWeights && weightsFor(trees, prepared.mask, isPool, pr, opts.traceWeights);
-  const fan = w
-    ? weightedWhatIf(pr.groupRecordedMs, fanAll, w.groups, bootRng, samples)
-    : {
-        baseline: { ...base.fanQ },
-        whatIf: bootstrapPercentiles(fanAll, bootRng, samples, pr.groups),
-      };
-  const req = w
-    ? weightedWhatIf(recordedRequestMs(trees, involved), reqAll, w.requests, bootRng, samples)
-    : {
-        baseline: { ...base.reqQ },
-        whatIf: bootstrapPercentiles(reqAll, bootRng, samples, involved.length),
-      };
-  const result: RequestWhatIfResult = {
-    requests: pr.groups,
-    ...fan,
-    extraLoad: outcome.extraLoad,
-    applicable: why === undefined,
-    ...(why !== undefined ? { reason: why } : {}),
-    notes: [
-      ...outcome.notes,
-      `whole requests: ${involved.length} requests with a call on the edge, re-timed through their call trees (parallel: latest child; sequential: recorded gaps; pool: list scheduling on the recorded concurrency); ${replays} pooled replays; intervals resample requests, each with one of its replays`,
-      ...loop.notes,
-    ],
-    request: {
-      ...req,
-      ...(Math.abs(dFan) > 1e-9 ? { shareOfEdgeChange: dReq / dFan } : {}),
-      ...loop.fields(),
-    },
-  };
-  if (outcome.probation) result.probation = outcome.probation;
-  if (outcome.completeness) result.completeness = outcome.completeness;
-  if (outcome.avoid) result.avoidHosts = outcome.avoid;
-  return result;
+  prepared.baseline ??= baselineOf(trees, pr);
+  const w =
+    opts.traceWeights && weightsFor(trees, prepared.mask, run.isPool, pr, opts.traceWeights);
+  return requestAnswer(trees, run, pr, prepared.baseline, outcome, replays, all, loop, w);
 }
 
-/** Requests from which 2 pooled replays are enough (2 million pooled requests, see below). */
-const LARGE_REQUESTS = 1_000_000;
-
 /**
- * defaultReplays, but 2 replays instead of its floor of 4 from 1 million requests on: 2 million
- * pooled requests already hold the seed's noise down (measured on the microservices preset at
- * 1M requests, hedge p95 on pricing, seeds 1-10: fan-out p99 spread 0.25% with 2 replays,
- * 0.18% with 4; the request p99 did not move), and each replay of a million requests costs
- * ~0.15 s.
+ * A cold pool answer part by part (request-parts.ts's poolPart): the parts' plans share one
+ * part's memory, written again and again, instead of a million requests' plan written once
+ * (its fresh pages and collections were a third of the time). Bit for bit the one-plan answer.
  */
-function requestReplays(
-  p: ReturnType<typeof resolvePolicy>,
-  requests: number,
-  calls: number,
-): number {
-  const r = defaultReplays(p, requests, calls);
-  return requests >= LARGE_REQUESTS ? Math.min(r, 2) : r;
+function poolByParts(
+  trees: RequestTrees,
+  target: EdgeTarget,
+  run: RequestRun,
+  workers: number,
+): RequestWhatIfResult {
+  const mask = targetMask(trees, target);
+  const loop = loopModelFor(trees, detectLoop(trees, mask));
+  const { head, reqAll, fanAll } = mergePoolParts(poolParts(trees, mask, workers));
+  if (loop.apply) loopAdjust(trees, head.involved, loop.apply)(reqAll);
+  const outcome = requestOutcome(run, head.blocks, 1);
+  const base = baselineOf(trees, head);
+  return requestAnswer(trees, run, head, base, outcome, 1, { reqAll, fanAll }, loop, undefined);
 }
 
 /** Every replay's re-timed requests (those with a call on the edge) and target groups, one after another. */
@@ -289,11 +194,4 @@ function replayAll(
     adjust?.(req);
   }
   return { reqAll, fanAll };
-}
-
-function poolNotApplicable(pr: RequestPlan, t: RequestTrees): string | undefined {
-  if (pr.repeated) return undefined;
-  return t.edges.length > 0
-    ? 'pool needs repeated calls: every call of this edge is alone in its request'
-    : 'no calls';
 }

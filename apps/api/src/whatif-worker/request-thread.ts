@@ -1,0 +1,83 @@
+import { parentPort } from 'node:worker_threads';
+import {
+  ArenaMemory,
+  partHead,
+  poolPart,
+  prepareRequestWhatIf,
+  replayPart,
+  sortedCopy,
+  type RequestPlan,
+  type RequestTrees,
+} from '@tailscope/analysis';
+import type { ThreadReply, ThreadTask } from './request-threads';
+
+/**
+ * One thread of the split whole-request replay: plans the parts it is given (keeping their
+ * plans) and replays them into the shared outputs. The trees arrive once, on shared memory.
+ */
+let trees: RequestTrees | undefined;
+const plans = new Map<number, RequestPlan>();
+/** The pool parts' buffers, reused part after part (ArenaMemory). */
+const memory = new ArenaMemory();
+
+function handle(m: ThreadTask): ThreadReply {
+  if (m.type === 'trees') {
+    trees = m.trees;
+    plans.clear();
+    return { type: 'ok' };
+  }
+  if (!trees) throw new Error('no trees loaded');
+  if (m.type === 'sort') {
+    m.values.set(sortedCopy(m.values));
+    return { type: 'ok' };
+  }
+  if (m.type === 'pool') {
+    const r = poolPart(trees, m.mask, m.range, m.workers, memory);
+    return { type: 'pool', part: m.part, result: r };
+  }
+  if (m.type === 'plan') {
+    const plan = prepareRequestWhatIf(trees, m.target, m.policy, m.range).plan;
+    plans.set(m.part, plan);
+    const head = partHead(plan, m.calls);
+    return {
+      type: 'planned',
+      part: m.part,
+      head,
+      blocks: plan.blocks.fanoutOffsets.length - 1,
+      overflow: plan.overflow,
+    };
+  }
+  const plan = plans.get(m.part);
+  if (!plan) throw new Error(`part ${String(m.part)} was not planned here`);
+  replayPart(plan, m.part, m.at, m.blockMs, m.replays, m.workers, m.reqAll, m.fanAll);
+  plans.delete(m.part);
+  return { type: 'replayed', part: m.part };
+}
+
+parentPort?.on('message', (m: ThreadTask) => {
+  let reply: ThreadReply;
+  try {
+    reply = handle(m);
+  } catch (err) {
+    reply = { type: 'error', message: err instanceof Error ? err.message : String(err) };
+  }
+  // The part's arrays are its own (copies): moved, not copied again.
+  const head =
+    reply.type === 'planned' ? reply.head : reply.type === 'pool' ? reply.result.head : undefined;
+  const moved = head
+    ? [
+        head.involved.buffer as ArrayBuffer,
+        head.groupRecordedMs.buffer as ArrayBuffer,
+        ...Object.values(head.blocks)
+          .filter((v): v is Float64Array | Uint32Array => ArrayBuffer.isView(v))
+          .map((v) => v.buffer as ArrayBuffer),
+      ]
+    : [];
+  if (reply.type === 'pool')
+    moved.push(
+      reply.result.requestMs.buffer as ArrayBuffer,
+      reply.result.fanoutMs.buffer as ArrayBuffer,
+    );
+  parentPort?.postMessage(reply, [...new Set(moved)]);
+});
+parentPort?.postMessage({ type: 'ok' } satisfies ThreadReply);

@@ -1,0 +1,201 @@
+import type { WhatIfPolicy } from './policy';
+import type { PolicyOutcome } from './replay-policy';
+import type { RequestTrees } from './request-trees';
+import { detectLoop, loopModelFor, type LoopHook } from './loop-report';
+import { loopAdjust, recordedRequestMs } from './request-adjust';
+import {
+  baselineOf,
+  requestAnswer,
+  requestOutcome,
+  requestReplays,
+  startRequestRun,
+  type RequestHead,
+  type RequestRun,
+  type SortedOutputs,
+} from './request-answer';
+import {
+  prepareRequestWhatIf,
+  simulateRequestWhatIf,
+  replaysIn,
+  targetMask,
+  type EdgeTarget,
+  type RequestSimulateOptions,
+  type RequestWhatIfResult,
+} from './simulate-request';
+import {
+  mergePoolParts,
+  partHead,
+  replayPart,
+  requestParts,
+  type PartOffsets,
+  type PoolPart,
+} from './request-parts';
+import { mergeParts } from './request-parts';
+import type { RequestPlan } from './request-plan';
+
+/**
+ * The steps of a whole-request answer split into parts (request-parts.ts), for a caller that
+ * plans and replays the parts elsewhere (worker threads): start, then plan every part
+ * (prepareRequestWhatIf with its range, partHead), merge and replay the policy once
+ * (splitReplay), replay every part (replayPart) into the outputs, finish. The same steps run
+ * in one thread by simulateRequestWhatIfSplit give the one-plan answer bit for bit. Trees with
+ * groups of mixed structures (RequestPlan.overflow, not from real traces) are answered in one
+ * plan instead.
+ */
+export interface SplitAnswer {
+  trees: RequestTrees;
+  run: RequestRun;
+  loop: LoopHook;
+  opts: RequestSimulateOptions;
+}
+
+export function startSplit(
+  trees: RequestTrees,
+  target: EdgeTarget,
+  policy: WhatIfPolicy,
+  opts: RequestSimulateOptions,
+): SplitAnswer {
+  if (opts.traceWeights !== undefined || opts.prepared !== undefined)
+    throw new Error('a split answer takes neither trace weights nor a prepared plan');
+  const run = startRequestRun(policy, opts);
+  const loop = loopModelFor(trees, detectLoop(trees, targetMask(trees, target)));
+  return { trees, run, loop, opts };
+}
+
+/** After the parts are planned: the merged head, the policy's replay, room for the outputs. */
+export interface SplitReplay {
+  head: RequestHead;
+  at: PartOffsets;
+  outcome: PolicyOutcome;
+  replays: number;
+  /** The policy's block times for every part (undefined for the pool policy: see replayPart). */
+  blockMs: Float64Array | undefined;
+  workers: number;
+  reqAll: Float64Array;
+  fanAll: Float64Array;
+}
+
+/**
+ * Merges the parts' heads and replays the policy over the merged target calls. `alloc` makes
+ * the output arrays (shared memory, for threads).
+ */
+export function splitReplay(
+  s: SplitAnswer,
+  heads: readonly RequestHead[],
+  blocks: readonly number[],
+  alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
+): SplitReplay {
+  const { head, at } = mergeParts(heads, blocks);
+  const { run, trees } = s;
+  const R = requestReplays(
+    run,
+    Math.max(1, trees.requestStartMs.length),
+    head.blocks.durationMs.length,
+    s.opts.replays,
+  );
+  const outcome = requestOutcome(run, head.blocks, R);
+  const replays = run.isPool ? 1 : replaysIn(outcome, at.blocks[at.blocks.length - 1] ?? 0);
+  return {
+    head,
+    at,
+    outcome,
+    replays,
+    blockMs: run.isPool ? undefined : outcome.allLeavesMs,
+    workers: run.p.kind === 'pool' ? run.p.workers : Infinity,
+    reqAll: alloc(head.involved.length * replays),
+    fanAll: alloc(head.groups * replays),
+  };
+}
+
+/**
+ * The pool policy's parts (poolPart: planned and replayed at once, in any thread) laid end to
+ * end, ready for finishSplit.
+ */
+export function poolSplitReplay(s: SplitAnswer, parts: readonly PoolPart[]): SplitReplay {
+  const { head, at, reqAll, fanAll } = mergePoolParts(parts);
+  return {
+    head,
+    at,
+    outcome: requestOutcome(s.run, head.blocks, 1),
+    replays: 1,
+    blockMs: undefined,
+    workers: s.run.p.kind === 'pool' ? s.run.p.workers : Infinity,
+    reqAll,
+    fanAll,
+  };
+}
+
+/**
+ * The arrays finishSplit sorts (SortedOutputs, unsorted), for a caller that sorts them on other
+ * threads; undefined when the closed-loop model re-times the outputs first (they are sorted
+ * after it, in finishSplit).
+ */
+export function splitSortInputs(s: SplitAnswer, sr: SplitReplay): SortedOutputs | undefined {
+  if (s.loop.apply) return undefined;
+  return {
+    reqBase: recordedRequestMs(s.trees, sr.head.involved),
+    fanBase: sr.head.groupRecordedMs,
+    req: sr.reqAll,
+    fan: sr.fanAll,
+  };
+}
+
+/**
+ * The answer once every part is replayed into sr.reqAll and sr.fanAll. `sorted`: splitSortInputs
+ * sorted (sortedCopy) elsewhere; the answer is the same bits.
+ */
+export function finishSplit(
+  s: SplitAnswer,
+  sr: SplitReplay,
+  sorted?: SortedOutputs,
+): RequestWhatIfResult {
+  const { trees, run, loop } = s;
+  const n = sr.head.involved.length;
+  if (loop.apply) {
+    const adjust = loopAdjust(trees, sr.head.involved, loop.apply);
+    for (let r = 0; r < sr.replays; r++) adjust(sr.reqAll.subarray(r * n, (r + 1) * n));
+  }
+  const all = { reqAll: sr.reqAll, fanAll: sr.fanAll };
+  const ready = loop.apply ? undefined : sorted;
+  const base = baselineOf(trees, sr.head, ready);
+  return requestAnswer(
+    trees,
+    run,
+    sr.head,
+    base,
+    sr.outcome,
+    sr.replays,
+    all,
+    loop,
+    undefined,
+    ready,
+  );
+}
+
+/**
+ * simulateRequestWhatIf by parts of `size` requests, in this thread: the reference for the
+ * threaded answer (the same steps), and equal to the one-plan answer bit for bit.
+ */
+export function simulateRequestWhatIfSplit(
+  trees: RequestTrees,
+  target: EdgeTarget,
+  policy: WhatIfPolicy,
+  opts: RequestSimulateOptions = {},
+  size?: number,
+): RequestWhatIfResult {
+  const s = startSplit(trees, target, policy, opts);
+  const parts = requestParts(trees.nodeOffsets.length - 1, size);
+  const plans: RequestPlan[] = parts.map(
+    (r) => prepareRequestWhatIf(trees, target, policy, r).plan,
+  );
+  if (plans.some((p) => p.overflow)) return simulateRequestWhatIf(trees, target, policy, opts);
+  const sr = splitReplay(
+    s,
+    plans.map((p) => partHead(p, !s.run.isPool)),
+    plans.map((p) => p.blocks.fanoutOffsets.length - 1),
+  );
+  plans.forEach((p, i) => {
+    replayPart(p, i, sr.at, sr.blockMs, sr.replays, sr.workers, sr.reqAll, sr.fanAll);
+  });
+  return finishSplit(s, sr);
+}
