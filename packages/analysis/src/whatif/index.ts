@@ -59,6 +59,7 @@ export {
   type TreeEdge,
 } from './request-trees';
 export { requestTreesFromColumns } from './request-trees-columns';
+export { randomTraceSpans } from './random-traces';
 export {
   spanColumnsFromSpans,
   spanDescriptor,
