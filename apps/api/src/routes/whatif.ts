@@ -1,73 +1,14 @@
 import { WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
-import { resolvePolicy, type RequestWhatIfResult, type WhatIfPolicy } from '@tailscope/analysis';
+import { resolvePolicy, type WhatIfPolicy } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
 import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
-import { loadRequestSpans } from '../store/request-trees';
-import { analysisPool, clientGone, type AnalysisPool } from '../whatif-worker/pool';
+import { analysisPool, clientGone } from '../whatif-worker/pool';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
-
-/** Whole requests (traces) replayed at most, and spans loaded for them. */
-const MAX_REQUEST_TREES = 5000;
-const MAX_REQUEST_SPANS = 500_000;
-
-/**
- * The whole-request replay (issue #14): the requests holding the leaf operation, their call
- * trees, the edge re-timed in them. Null when no request with a root span holds the edge.
- */
-async function replayWholeRequests(
-  ctx: ApiContext,
-  pool: AnalysisPool,
-  body: WhatIfBody,
-  asked: { fromNs: bigint; toNs: bigint },
-  cancel: AbortSignal,
-  weights: boolean,
-): Promise<{ result: RequestWhatIfResult; notes: string[] } | null> {
-  const { spans, sampled, truncated, traceWeights } = await loadRequestSpans(
-    ctx.store,
-    {
-      fromNs: asked.fromNs,
-      toNs: asked.toNs,
-      leafService: body.leafService,
-      leafOperation: body.leafOperation,
-    },
-    { maxTraces: MAX_REQUEST_TREES, maxSpans: MAX_REQUEST_SPANS },
-    { weights },
-  );
-  if (spans.length === 0) return null;
-  const target = {
-    leafService: body.leafService,
-    leafOperation: body.leafOperation,
-    ...(body.parentService !== undefined ? { parentService: body.parentService } : {}),
-    ...(body.parentOperation !== undefined ? { parentOperation: body.parentOperation } : {}),
-  };
-  const result = await pool.run(
-    {
-      kind: 'whatif-request',
-      // The trees are built on the worker: for thousands of requests that is seconds of CPU.
-      spans,
-      target,
-      policy: body.policy,
-      options: { seed: body.seed ?? 1, ...(traceWeights ? { traceWeights } : {}) },
-    },
-    cancel,
-  );
-  if (Number.isNaN(result.request.baseline.p50)) return null; // no request holds the edge
-  const notes = [
-    ...(sampled
-      ? [
-          `more than ${MAX_REQUEST_TREES} requests matched: a uniform sample of ${MAX_REQUEST_TREES} was replayed whole`,
-        ]
-      : []),
-    ...(truncated
-      ? [`span limit (${MAX_REQUEST_SPANS}) reached: the last requests may be partial`]
-      : []),
-  ];
-  return { result, notes };
-}
+import { replayWholeRequests } from './whatif-request';
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
 const MAX_FANOUTS = 200_000;
@@ -140,36 +81,43 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         fromNs: asked.fromNs > range.fromNs ? asked.fromNs : range.fromNs,
         toNs: range.toNs,
       });
-      const { calls, sampled } = await loadLeafCalls(
-        ctx.store,
-        {
-          fromNs: range.fromNs,
-          toNs: range.toNs,
-          leafService: body.leafService,
-          leafOperation: body.leafOperation,
-        },
-        { maxFanouts: MAX_FANOUTS, weights: sampling.weighted },
-      );
+      // A preview (a control moving) answers from the whole-request replay alone: its trees and
+      // plan are cached, the fan-out read and replay are not.
+      const preview = body.quality === 'preview';
+      const { calls, sampled } = preview
+        ? { calls: null, sampled: false }
+        : await loadLeafCalls(
+            ctx.store,
+            {
+              fromNs: range.fromNs,
+              toNs: range.toNs,
+              leafService: body.leafService,
+              leafOperation: body.leafOperation,
+            },
+            { maxFanouts: MAX_FANOUTS, weights: sampling.weighted },
+          );
       // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
-      const r = await pool.run(
-        {
-          kind: 'whatif',
-          calls,
-          policy: body.policy,
-          options: {
-            seed: body.seed ?? 1,
-            ...(warmupMs > 0 ? { warmupUntilMs: asked.fromMs } : {}),
-          },
-        },
-        cancel,
-      );
+      const r = calls
+        ? await pool.run(
+            {
+              kind: 'whatif',
+              calls,
+              policy: body.policy,
+              options: {
+                seed: body.seed ?? 1,
+                ...(warmupMs > 0 ? { warmupUntilMs: asked.fromMs } : {}),
+              },
+            },
+            cancel,
+          )
+        : null;
       const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
       const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
       if (oneCaller && whole === null)
         throw notFound(
           `no requests in which ${body.parentService ?? '*'}/${body.parentOperation ?? '*'} calls ${body.leafService}/${body.leafOperation} between from and to`,
         );
-      if (r.requests === 0 && (whole === null || whole.result.requests === 0))
+      if ((r?.requests ?? 0) === 0 && (whole === null || whole.result.requests === 0))
         throw notFound(
           `no fan-outs of ${body.leafService}/${body.leafOperation} start between from and to`,
         );
@@ -180,8 +128,10 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         (body.parentService !== undefined ||
           body.parentOperation !== undefined ||
           body.policy.kind === 'pool' ||
+          r === null ||
           r.requests === 0);
       const main = byTree ? whole.result : r;
+      if (!main) throw notFound(`no requests of ${body.leafService}/${body.leafOperation}`);
       const notes = [
         ...(sampled && !byTree
           ? [
@@ -202,8 +152,16 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         applicable: main.applicable,
         ...(main.reason !== undefined ? { reason: main.reason } : {}),
         ...(whole ? { request: whole.result.request } : {}),
-        notes,
+        notes: [
+          ...(preview
+            ? [
+                'preview: the whole-request replay alone (edge figures from it), one replay, 200 bootstrap resamples; ask quality "full" for the pooled answer',
+              ]
+            : []),
+          ...notes,
+        ],
         sampling,
+        quality: preview ? 'preview' : 'full',
       };
     },
   );

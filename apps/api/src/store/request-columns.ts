@@ -18,7 +18,7 @@ import {
 import type { Store } from './client';
 import { hostOf, inWindow, ns } from './sql-ctes';
 import { execRowBinary } from './row-binary';
-import { join, param, sql, type Sql } from './sql';
+import { join, param, sql, type Param, type Sql } from './sql';
 import { TRACES } from './tables';
 import { traceWeights, TRACE_SLACK_NS, type RequestTreeScope } from './request-trees';
 
@@ -52,7 +52,7 @@ const anySet = (keys: readonly string[]): Sql =>
   );
 
 /** Each span's descriptor fields, as spanDescriptor computes them from a span object. */
-function described(s: RequestTreeScope, ids: Sql): Sql {
+function described(s: RequestTreeScope, ids: Param): Sql {
   return sql`
   SELECT TraceId, SpanId, ParentSpanId, Timestamp, Duration,
     toUInt8(multiIf(SpanKind IN (${list(SERVER_KINDS)}), ${K.server}, SpanKind IN (${list(CONSUMER_KINDS)}), ${K.consumer},

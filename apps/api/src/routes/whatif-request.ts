@@ -1,0 +1,127 @@
+import type { WhatIfBody } from '@tailscope/contracts';
+import type { RequestWhatIfResult } from '@tailscope/analysis';
+import type { ApiContext } from '../server/context';
+import { loadRequestColumns } from '../store/request-columns';
+import type { AnalysisPool } from '../whatif-worker/pool';
+
+/**
+ * Whole requests (traces) replayed at most: 100,000 of the `microservices` preset are ~3M
+ * spans, 130 MB as columns (request-columns.ts). Beyond, a uniform sample (said in the notes).
+ */
+export const MAX_REQUEST_TREES = 100_000;
+/** Spans read for them at most (the last requests may be partial; said in the notes). */
+export const MAX_REQUEST_SPANS = 5_000_000;
+
+/**
+ * A range whose end is this recent (or absent: now) is live: spans still arrive, and "now"
+ * moves, so its cached trees live REQUEST_CACHE_LIVE_TTL_MS; a past range's live
+ * REQUEST_CACHE_TTL_MS (late spans are rare there).
+ */
+const LIVE_MS = 60_000;
+const REQUEST_CACHE_LIVE_TTL_MS = 15_000;
+const REQUEST_CACHE_TTL_MS = 5 * 60_000;
+
+/** The cache's byte bound: half the query budget's memory, at most 1 GiB. */
+const cacheBytes = (ctx: ApiContext): number =>
+  Math.min(1024 ** 3, Math.floor(ctx.store.budget.maxMemoryBytes / 2));
+
+/**
+ * The cache key of the trees: what is read. A live range is keyed by the body's own from/to
+ * (absent `to`: now), so a slider's answers share it while "now" moves; a past range by its
+ * instants.
+ */
+function treesKey(
+  body: WhatIfBody,
+  asked: { fromNs: bigint; toNs: bigint },
+  live: boolean,
+  weights: boolean,
+): string {
+  const range = live
+    ? ['live', body.from ?? null, body.to ?? null]
+    : [asked.fromNs.toString(), asked.toNs.toString()];
+  return JSON.stringify([
+    ...range,
+    body.leafService,
+    body.leafOperation,
+    weights,
+    MAX_REQUEST_TREES,
+    MAX_REQUEST_SPANS,
+  ]);
+}
+
+/**
+ * The whole-request replay (issue #14): the requests holding the leaf operation, their call
+ * trees, the edge re-timed in them. The trees and the replay plan stay cached on the analysis
+ * worker (request-cache.ts): the first answer for a range reads and builds them, the next ones
+ * (a slider moving) only replay. Null when no request with a root span holds the edge.
+ */
+export async function replayWholeRequests(
+  ctx: ApiContext,
+  pool: AnalysisPool,
+  body: WhatIfBody,
+  asked: { fromNs: bigint; toNs: bigint; toMs: number },
+  cancel: AbortSignal,
+  weights: boolean,
+): Promise<{ result: RequestWhatIfResult; notes: string[] } | null> {
+  const live = asked.toMs > Date.now() - LIVE_MS;
+  const target = {
+    leafService: body.leafService,
+    leafOperation: body.leafOperation,
+    ...(body.parentService !== undefined ? { parentService: body.parentService } : {}),
+    ...(body.parentOperation !== undefined ? { parentOperation: body.parentOperation } : {}),
+  };
+  const job = {
+    kind: 'whatif-request-columns' as const,
+    key: treesKey(body, asked, live, weights),
+    target,
+    policy: body.policy,
+    options: { seed: body.seed ?? 1, preview: body.quality === 'preview' },
+    ttlMs: live ? REQUEST_CACHE_LIVE_TTL_MS : REQUEST_CACHE_TTL_MS,
+    maxBytes: cacheBytes(ctx),
+  };
+  let reply = await pool.run(job, cancel);
+  if (reply.miss) {
+    const loaded = await loadRequestColumns(
+      ctx.store,
+      {
+        fromNs: asked.fromNs,
+        toNs: asked.toNs,
+        leafService: body.leafService,
+        leafOperation: body.leafOperation,
+      },
+      { maxTraces: MAX_REQUEST_TREES, maxSpans: MAX_REQUEST_SPANS },
+      { weights },
+    );
+    if (!loaded) return null;
+    reply = await pool.run(
+      {
+        ...job,
+        columns: loaded.columns,
+        readNotes: [
+          ...(loaded.sampled
+            ? [
+                `more than ${MAX_REQUEST_TREES} requests matched: a uniform sample of ${MAX_REQUEST_TREES} was replayed whole`,
+              ]
+            : []),
+          ...(loaded.truncated
+            ? [`span limit (${MAX_REQUEST_SPANS}) reached: the last requests may be partial`]
+            : []),
+        ],
+        ...(loaded.traceWeights ? { traceWeights: loaded.traceWeights } : {}),
+      },
+      cancel,
+    );
+  }
+  if (reply.miss) return null;
+  const { result } = reply;
+  if (Number.isNaN(result.request.baseline.p50)) return null; // no request holds the edge
+  const notes = [
+    ...(reply.cached
+      ? [
+          `whole requests from the replay cache (read ${(reply.ageMs / 1000).toFixed(1)} s ago; kept ${(job.ttlMs / 1000).toFixed(0)} s for ${live ? 'a live' : 'a past'} range)`,
+        ]
+      : []),
+    ...reply.readNotes,
+  ];
+  return { result, notes };
+}
