@@ -3,7 +3,9 @@ import {
   randomTraceSpans,
   requestTreesFromColumns,
   requestTreesFromSpans,
+  simulateRequestWhatIf,
 } from '@tailscope/analysis';
+import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { loadRequestColumns } from '../src/store/request-columns';
 import { loadRequestSpans } from '../src/store/request-trees';
@@ -11,7 +13,9 @@ import { insertSpans, openTempStore, T0_NS } from './analysis-support';
 
 /**
  * The columnar whole-request read (store/request-columns.ts) on the real embedded engine: the
- * same trees as the span-object read it replaces, the sample and span limits.
+ * same trees as the span-object read it replaces, the sample and span limits; then POST
+ * /api/v1/whatif on it: the same answer as the simulator on the object read, the cache hit by
+ * the next answer, the preview quality, 400s naming the field.
  */
 
 const TRACES = 400; // 1 s apart
@@ -25,13 +29,65 @@ const scope = {
 describe('loadRequestColumns', () => {
   let store: Store;
   let close: () => Promise<void>;
+  let api: Api;
 
   beforeAll(async () => {
     ({ store, close } = await openTempStore('whatif-columns'));
     await insertSpans(store, randomTraceSpans(11, TRACES, { t0Ns: T0_NS, duplicates: false }));
+    api = await buildStoreApi(store);
   });
   afterAll(async () => {
+    await api.close();
     await close();
+  });
+
+  const post = async (body: object): Promise<{ status: number; json: Record<string, unknown> }> => {
+    const res = await api.inject({ method: 'POST', url: '/api/v1/whatif', payload: body });
+    return { status: res.statusCode, json: res.json() };
+  };
+  const edge = { leafService: scope.leafService, leafOperation: scope.leafOperation };
+  const body = {
+    ...edge,
+    from: Number(scope.fromNs / 1_000_000n),
+    to: Number(scope.toNs / 1_000_000n),
+    policy: { kind: 'hedge', delayPercentile: 90 },
+    seed: 3,
+  };
+
+  it('answers as the simulator on the object read, then from the cache, full and preview', async () => {
+    const objs = await loadRequestSpans(store, scope, { maxTraces: 10_000, maxSpans: 1_000_000 });
+    const trees = requestTreesFromSpans(objs.spans);
+    const want = (opts: object): unknown =>
+      JSON.parse(
+        JSON.stringify(
+          simulateRequestWhatIf(trees, edge, body.policy as { kind: 'hedge' }, {
+            seed: 3,
+            ...opts,
+          }).request,
+        ),
+      );
+    const cold = await post(body);
+    expect(cold.status).toBe(200);
+    expect(cold.json.quality).toBe('full');
+    expect(cold.json.request).toEqual(want({}));
+    expect(String(cold.json.notes)).not.toMatch(/replay cache/);
+    const warm = await post({ ...body, policy: { kind: 'hedge', delayPercentile: 99 } });
+    expect(warm.status).toBe(200);
+    expect(String(warm.json.notes)).toMatch(/from the replay cache/);
+    const preview = await post({ ...body, quality: 'preview' });
+    expect(preview.status).toBe(200);
+    expect(preview.json.quality).toBe('preview');
+    expect(String(preview.json.notes)).toMatch(/from the replay cache/);
+    expect(preview.json.request).toEqual(want({ replays: 1, bootstrapSamples: 200 }));
+  });
+
+  it('400s naming the field for a bad quality or an oversized name', async () => {
+    const bad = await post({ ...body, quality: 'fast' });
+    expect(bad.status).toBe(400);
+    expect(String(bad.json.error)).toMatch(/quality/);
+    const long = await post({ ...body, leafService: 'x'.repeat(100_000), quality: 'preview' });
+    expect(long.status).toBe(400);
+    expect(String(long.json.error)).toMatch(/leafService/);
   });
 
   it('reads the same request trees as the span objects', async () => {
