@@ -18,9 +18,10 @@ import {
 import type { Store } from './client';
 import { hostOf, inWindow, ns } from './sql-ctes';
 import { execRowBinary } from './row-binary';
-import { join, param, sql, type Param, type Sql } from './sql';
+import { join, param, raw, sql, type Sql } from './sql';
+import { adjustedCountSql } from './sampling';
 import { TRACES } from './tables';
-import { traceWeights, TRACE_SLACK_NS, type RequestTreeScope } from './request-trees';
+import { TRACE_SLACK_NS, type RequestTreeScope } from './request-trees';
 
 /**
  * The whole requests of the what-if (issue #14) as columns (SpanColumns), for 100,000 requests
@@ -31,9 +32,9 @@ import { traceWeights, TRACE_SLACK_NS, type RequestTreeScope } from './request-t
  *    cityHash64 beyond `maxTraces`);
  * 2. the distinct span descriptors of those traces (kind, names, host, mode, client attributes:
  *    what the calls definition reads; a few hundred), each with a 53-bit key;
- * 3. the spans as RowBinary rows of (trace ordinal, span key, parent key, start, duration,
- *    descriptor ordinal) ordered by trace, start, span id: the order requestTreesFromSpans got
- *    its objects in, so the trees are the same (apps/api/test/whatif-columns.int.test.ts).
+ * 3. the spans as RowBinary rows of (trace key, span key, parent key, start, duration,
+ *    descriptor ordinal) ordered by trace id, start, span id: the order requestTreesFromSpans
+ *    got its objects in, so the trees are the same (apps/api/test/whatif-columns.int.test.ts).
  *
  * Span ids become 53-bit hashes (exact as float64): two spans of one trace sharing one is a
  * 1 in 10^13 event for a 30-span trace. Times are ns from the range's start minus the trace
@@ -52,7 +53,7 @@ const anySet = (keys: readonly string[]): Sql =>
   );
 
 /** Each span's descriptor fields, as spanDescriptor computes them from a span object. */
-function described(s: RequestTreeScope, ids: Param): Sql {
+function described(s: RequestTreeScope, ids: Sql): Sql {
   return sql`
   SELECT TraceId, SpanId, ParentSpanId, Timestamp, Duration,
     toUInt8(multiIf(SpanKind IN (${list(SERVER_KINDS)}), ${K.server}, SpanKind IN (${list(CONSUMER_KINDS)}), ${K.consumer},
@@ -101,21 +102,28 @@ export async function loadRequestColumns(
   limits: { maxTraces: number; maxSpans: number },
   opts: { weights?: boolean } = {},
 ): Promise<LoadedRequestColumns | null> {
-  const idRows = await store.query<{ TraceId: string; n: string }>(sql`
-    SELECT TraceId, toString(count() OVER ()) AS n FROM (
+  // The ids go back into the next queries as a subquery: a 100,000-element Array(String)
+  // parameter took the engine over 30 s to parse (measured), the subquery 0.2 s.
+  const idsSql = sql`
+    SELECT TraceId FROM (
+      SELECT DISTINCT TraceId FROM ${TRACES}
+      WHERE ${inWindow(s.fromNs, s.toNs)}
+        AND ServiceName = ${s.leafService} AND SpanName = ${s.leafOperation})
+    ORDER BY cityHash64(TraceId), TraceId
+    LIMIT ${param(limits.maxTraces, 'UInt64')}`;
+  const idRows = await store.query<{ TraceId: string; key: number; n: string }>(sql`
+    SELECT TraceId, ${traceKey} AS key, toString(count() OVER ()) AS n FROM (
       SELECT DISTINCT TraceId FROM ${TRACES}
       WHERE ${inWindow(s.fromNs, s.toNs)}
         AND ServiceName = ${s.leafService} AND SpanName = ${s.leafOperation})
     ORDER BY cityHash64(TraceId), TraceId
     LIMIT ${param(limits.maxTraces, 'UInt64')}`);
   if (idRows.length === 0) return null;
-  const traceIds = idRows.map((r) => r.TraceId).sort();
-  const ids = param(traceIds, 'Array(String)');
   const descRows = await store.query<DescriptorRow>(sql`
     SELECT descKey, any(kind) AS kind, any(service) AS service, any(name) AS name, any(host) AS host,
       any(mode) AS mode, any(clientAttrs) AS clientAttrs, any(peerService) AS peerService,
       any(serverAddress) AS serverAddress
-    FROM (${described(s, ids)}) GROUP BY descKey ORDER BY descKey`);
+    FROM (${described(s, idsSql)}) GROUP BY descKey`);
   const descriptors: SpanDescriptor[] = descRows.map((r) => ({
     kind: Number(r.kind),
     service: r.service,
@@ -127,10 +135,6 @@ export async function loadRequestColumns(
     serverAddress: r.serverAddress,
   }));
   const baseNs = s.fromNs - TRACE_SLACK_NS;
-  const ordinals = param(
-    traceIds.map((_, i) => i),
-    'Array(UInt32)',
-  );
   const descKeys = param(
     descRows.map((r) => Number(r.descKey)),
     'Array(Float64)',
@@ -139,29 +143,53 @@ export async function loadRequestColumns(
     descRows.map((_, i) => i),
     'Array(UInt32)',
   );
+  // Ordered by trace id (the order requestTreesFromSpans sorts them in); each row carries its
+  // trace's key, which the id query returned with the id.
   const body = await execRowBinary(
     store,
     sql`
-    SELECT transform(TraceId, ${ids}, ${ordinals}, toUInt32(0)) AS t,
+    SELECT ${traceKey} AS t,
       toFloat64(bitShiftRight(cityHash64(SpanId), 11)) AS spanKey,
       if(ParentSpanId = '', toFloat64(${ROOT_PARENT_KEY}), toFloat64(bitShiftRight(cityHash64(ParentSpanId), 11))) AS parentKey,
       toFloat64(toUnixTimestamp64Nano(Timestamp) - ${ns(baseNs)}) AS startNs, toFloat64(Duration) AS durationNs,
       transform(descKey, ${descKeys}, ${descOrdinals}, toUInt32(0)) AS desc
-    FROM (${described(s, ids)})
-    ORDER BY t, Timestamp, SpanId
+    FROM (${described(s, idsSql)})
+    ORDER BY TraceId, Timestamp, SpanId
     LIMIT ${param(limits.maxSpans, 'UInt64')}`,
   );
-  const columns = readSpanRows(body, traceIds, descriptors, baseNs);
+  const idOf = new Map(idRows.map((r) => [Number(r.key), r.TraceId]));
+  const columns = readSpanRows(body, idOf, descriptors, baseNs);
   return {
     columns,
     sampled: Number(idRows[0]?.n ?? '0') > idRows.length,
-    truncated: columns.spanKey.length >= limits.maxSpans,
-    ...(opts.weights === true ? { traceWeights: await traceWeights(store, s, traceIds) } : {}),
+    truncated: body.length / ROW_BYTES >= limits.maxSpans,
+    ...(opts.weights === true ? { traceWeights: await traceWeights(store, s, idsSql) } : {}),
   };
 }
 
-/** Bytes of one RowBinary row: UInt32, five Float64... (see loadRequestColumns), UInt32. */
-const ROW_BYTES = 4 + 4 * 8 + 4;
+/**
+ * Each trace's adjusted count (docs/analysis.md "Sampling"), as request-trees.ts traceWeights
+ * but for the traces of a subquery.
+ */
+async function traceWeights(
+  store: Store,
+  s: RequestTreeScope,
+  ids: Sql,
+): Promise<Record<string, number>> {
+  const rows = await store.query<{ TraceId: string; weight: number | string }>(sql`
+    SELECT TraceId, if(countIf(ParentSpanId = '') > 0, anyIf(w, ParentSpanId = ''), any(w)) AS weight
+    FROM (SELECT TraceId, ParentSpanId, ${adjustedCountSql()} AS w FROM ${TRACES}
+      WHERE ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs + TRACE_SLACK_NS)} AND TraceState != ''
+        AND TraceId IN (${ids}))
+    GROUP BY TraceId`);
+  return Object.fromEntries(rows.map((r) => [r.TraceId, Number(r.weight)]));
+}
+
+/** Bytes of one RowBinary row: five Float64 (see loadRequestColumns), a UInt32. */
+const ROW_BYTES = 5 * 8 + 4;
+
+/** A trace id's 53-bit key (exact as a Float64). */
+const traceKey = raw('toFloat64(bitShiftRight(cityHash64(TraceId), 11))');
 
 /**
  * The RowBinary rows as columns; traces without a span read (cut by the span limit) are left
@@ -169,7 +197,7 @@ const ROW_BYTES = 4 + 4 * 8 + 4;
  */
 export function readSpanRows(
   buf: Buffer,
-  traceIds: readonly string[],
+  traceIds: ReadonlyMap<number, string>,
   descriptors: SpanDescriptor[],
   baseNs: bigint,
 ): SpanColumns {
@@ -188,20 +216,38 @@ export function readSpanRows(
   };
   const offsets: number[] = [];
   let last = -1;
-  for (let i = 0, p = 0; i < n; i++, p += ROW_BYTES) {
-    const t = buf.readUInt32LE(p);
+  let known = false;
+  let i = 0;
+  for (let p = 0; p < buf.length; p += ROW_BYTES) {
+    const t = buf.readDoubleLE(p);
     if (t !== last) {
-      cols.traceIds.push(traceIds[t] ?? '');
-      offsets.push(i);
+      // A trace the id query did not return (spans arriving between the two reads of a live
+      // range changed the sample): left out.
+      const id = traceIds.get(t);
+      known = id !== undefined;
+      if (id !== undefined) {
+        cols.traceIds.push(id);
+        offsets.push(i);
+      }
       last = t;
     }
-    cols.spanKey[i] = buf.readDoubleLE(p + 4);
-    cols.parentKey[i] = buf.readDoubleLE(p + 12);
-    cols.startNs[i] = buf.readDoubleLE(p + 20);
-    cols.durationNs[i] = buf.readDoubleLE(p + 28);
-    cols.desc[i] = buf.readUInt32LE(p + 36);
+    if (!known) continue;
+    cols.spanKey[i] = buf.readDoubleLE(p + 8);
+    cols.parentKey[i] = buf.readDoubleLE(p + 16);
+    cols.startNs[i] = buf.readDoubleLE(p + 24);
+    cols.durationNs[i] = buf.readDoubleLE(p + 32);
+    cols.desc[i] = buf.readUInt32LE(p + 40);
+    i++;
   }
-  offsets.push(n);
+  offsets.push(i);
   cols.traceOffsets = Uint32Array.from(offsets);
-  return cols;
+  if (i === n) return cols;
+  return {
+    ...cols,
+    spanKey: cols.spanKey.slice(0, i),
+    parentKey: cols.parentKey.slice(0, i),
+    startNs: cols.startNs.slice(0, i),
+    durationNs: cols.durationNs.slice(0, i),
+    desc: cols.desc.slice(0, i),
+  };
 }
