@@ -18,7 +18,12 @@ import { insertSpans, openTempStore, T0_NS } from './analysis-support';
  * the next answer, the preview quality, 400s naming the field.
  */
 
-const TRACES = 400; // 1 s apart
+const TRACES = 400;
+
+function must<T>(v: T | null | undefined): T {
+  if (v === null || v === undefined) throw new Error('expected a value');
+  return v;
+} // 1 s apart
 const scope = {
   fromNs: T0_NS,
   toNs: T0_NS + BigInt(TRACES) * 1_000_000_000n,
@@ -92,26 +97,25 @@ describe('loadRequestColumns', () => {
 
   it('reads the same request trees as the span objects', async () => {
     const limits = { maxTraces: 10_000, maxSpans: 1_000_000 };
-    const cols = await loadRequestColumns(store, scope, limits);
+    const cols = must(await loadRequestColumns(store, scope, limits));
     const objs = await loadRequestSpans(store, scope, limits);
-    expect(cols).not.toBeNull();
-    const got = requestTreesFromColumns(cols!.columns);
+    const got = requestTreesFromColumns(cols.columns);
     const want = requestTreesFromSpans(objs.spans);
     expect(want.requestStartMs.length).toBeGreaterThan(100);
     expect(got).toEqual(want);
-    expect(cols!.sampled).toBe(false);
-    expect(cols!.truncated).toBe(false);
+    expect(cols.sampled).toBe(false);
+    expect(cols.truncated).toBe(false);
   });
 
   it('samples the same requests beyond maxTraces and says so; cuts at maxSpans', async () => {
     const limits = { maxTraces: 50, maxSpans: 1_000_000 };
-    const cols = await loadRequestColumns(store, scope, limits);
+    const cols = must(await loadRequestColumns(store, scope, limits));
     const objs = await loadRequestSpans(store, scope, limits);
-    expect(cols!.sampled).toBe(true);
-    expect(cols!.columns.traceIds).toEqual([...new Set(objs.spans.map((s) => s.traceId))].sort());
-    const cut = await loadRequestColumns(store, scope, { maxTraces: 10_000, maxSpans: 100 });
-    expect(cut!.truncated).toBe(true);
-    expect(cut!.columns.spanKey.length).toBe(100);
+    expect(cols.sampled).toBe(true);
+    expect(cols.columns.traceIds).toEqual([...new Set(objs.spans.map((s) => s.traceId))].sort());
+    const cut = must(await loadRequestColumns(store, scope, { maxTraces: 10_000, maxSpans: 100 }));
+    expect(cut.truncated).toBe(true);
+    expect(cut.columns.spanKey.length).toBe(100);
   });
 
   it('finds nothing for an operation nobody calls', async () => {

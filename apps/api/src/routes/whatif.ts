@@ -1,4 +1,4 @@
-import { WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
+import { WhatIfRoute, type WhatIfResponse } from '@tailscope/contracts';
 import { resolvePolicy, type WhatIfPolicy } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
@@ -8,7 +8,7 @@ import { analysisPool, clientGone } from '../whatif-worker/pool';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
-import { replayWholeRequests } from './whatif-request';
+import { memoized, rangeCache, replayWholeRequests } from './whatif-request';
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
 const MAX_FANOUTS = 200_000;
@@ -67,23 +67,31 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         v === undefined ? undefined : String(v);
       const asked = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
       const warmupMs = Math.min(warmupFor(body.policy), MAX_WARMUP_MS);
-      const range = await clampRange(ctx.store, {
-        ...asked,
-        fromNs: asked.fromNs - BigInt(Math.ceil(warmupMs)) * 1_000_000n,
-      });
+      // A preview (a control moving) reuses the range's small reads as it reuses its trees.
+      const preview = body.quality === 'preview';
+      const cache = rangeCache(body, asked);
+      const kept = <T>(what: string, read: () => Promise<T>): Promise<T> =>
+        preview ? memoized(JSON.stringify([what, cache.key, warmupMs]), cache.ttlMs, read) : read();
+      const range = await kept('clamp', () =>
+        clampRange(ctx.store, {
+          ...asked,
+          fromNs: asked.fromNs - BigInt(Math.ceil(warmupMs)) * 1_000_000n,
+        }),
+      );
       // Judged over the stored data of the range (warm-up included): a wide range over little
       // data is fine, a short interval over much data is not.
       const tooBig = checkReplaySize(body.policy, Number(range.toNs - range.fromNs) / 1e6, 0);
       if (tooBig) throw tooBig;
       checkProbationSlots(body.policy);
       // Weighted outputs when some span of the reported range carries a threshold.
-      const sampling = await rangeSampling(ctx.store, {
-        fromNs: asked.fromNs > range.fromNs ? asked.fromNs : range.fromNs,
-        toNs: range.toNs,
-      });
-      // A preview (a control moving) answers from the whole-request replay alone: its trees and
-      // plan are cached, the fan-out read and replay are not.
-      const preview = body.quality === 'preview';
+      const sampling = await kept('sampling', () =>
+        rangeSampling(ctx.store, {
+          fromNs: asked.fromNs > range.fromNs ? asked.fromNs : range.fromNs,
+          toNs: range.toNs,
+        }),
+      );
+      // A preview answers from the whole-request replay alone: its trees and plan are cached,
+      // the fan-out read and replay are not.
       const { calls, sampled } = preview
         ? { calls: null, sampled: false }
         : await loadLeafCalls(

@@ -125,7 +125,7 @@ export async function loadRequestColumns(
       any(serverAddress) AS serverAddress
     FROM (${described(s, idsSql)}) GROUP BY descKey`);
   const descriptors: SpanDescriptor[] = descRows.map((r) => ({
-    kind: Number(r.kind),
+    kind: r.kind,
     service: r.service,
     name: r.name,
     host: r.host,
@@ -136,7 +136,7 @@ export async function loadRequestColumns(
   }));
   const baseNs = s.fromNs - TRACE_SLACK_NS;
   const descKeys = param(
-    descRows.map((r) => Number(r.descKey)),
+    descRows.map((r) => r.descKey),
     'Array(Float64)',
   );
   const descOrdinals = param(
@@ -157,7 +157,7 @@ export async function loadRequestColumns(
     ORDER BY TraceId, Timestamp, SpanId
     LIMIT ${param(limits.maxSpans, 'UInt64')}`,
   );
-  const idOf = new Map(idRows.map((r) => [Number(r.key), r.TraceId]));
+  const idOf = new Map(idRows.map((r) => [r.key, r.TraceId]));
   const columns = readSpanRows(body, idOf, descriptors, baseNs);
   return {
     columns,
