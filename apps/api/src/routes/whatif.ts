@@ -2,6 +2,7 @@ import { WhatIfRoute, type WhatIfResponse } from '@tailscope/contracts';
 import { resolvePolicy, type WhatIfPolicy } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
+import { QueryBudgetError } from '../store/budget';
 import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
 import { analysisPool, clientGone } from '../whatif-worker/pool';
@@ -92,6 +93,9 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       );
       // A preview answers from the whole-request replay alone: its trees and plan are cached,
       // the fan-out read and replay are not.
+      // A fan-out read over the budget (live fan-out detection over millions of spans) leaves
+      // the edge figures to the whole-request replay, when there is one, and says so.
+      const fanoutRead: { overBudget?: QueryBudgetError } = {};
       const { calls, sampled } = preview
         ? { calls: null, sampled: false }
         : await loadLeafCalls(
@@ -103,7 +107,11 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
               leafOperation: body.leafOperation,
             },
             { maxFanouts: MAX_FANOUTS, weights: sampling.weighted },
-          );
+          ).catch((e: unknown) => {
+            if (!(e instanceof QueryBudgetError)) throw e;
+            fanoutRead.overBudget = e;
+            return { calls: null, sampled: false };
+          });
       // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
       const r = calls
         ? await pool.run(
@@ -120,6 +128,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
           )
         : null;
       const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
+      if (fanoutRead.overBudget && whole === null) throw fanoutRead.overBudget;
       const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
       if (oneCaller && whole === null)
         throw notFound(
@@ -161,6 +170,11 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         ...(main.reason !== undefined ? { reason: main.reason } : {}),
         ...(whole ? { request: whole.result.request } : {}),
         notes: [
+          ...(fanoutRead.overBudget
+            ? [
+                `the fan-out read exceeded the query budget (${fanoutRead.overBudget.message}): the edge figures come from the whole-request replay`,
+              ]
+            : []),
           ...(preview
             ? [
                 'preview: the whole-request replay alone (edge figures from it), one replay, 200 bootstrap resamples; ask quality "full" for the pooled answer',
