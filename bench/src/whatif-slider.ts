@@ -160,6 +160,7 @@ async function drag(
     `  ${kind} on ${edge.leafService} ${edge.leafOperation}, ${cold.a.requests.toLocaleString()} edge groups: first (cold) ${cold.ms.toFixed(0)} ms; ` +
       `${positions.length} positions: per update median ${median(times).toFixed(0)} ms, worst ${Math.max(...times).toFixed(0)} ms; load average ${load1()}`,
   );
+  console.log(`    per position, ms: ${times.map((t) => t.toFixed(0)).join(' ')}`);
   const last = positions[positions.length - 1] ?? first;
   try {
     const rest = await post(port, { ...base, policy: last, quality: 'full' });

@@ -126,4 +126,29 @@ describe('loadRequestColumns', () => {
     );
     expect(none).toBeNull();
   });
+
+  it('documents quality in the OpenAPI document (body and answer)', async () => {
+    interface Schema {
+      properties: Record<string, { anyOf?: { const?: string }[]; default?: string }>;
+    }
+    interface Doc {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            requestBody?: { content: Record<string, { schema: Schema }> };
+            responses: Record<string, { content: Record<string, { schema: Schema }> }>;
+          }
+        >
+      >;
+    }
+    const doc = (await api.inject('/api/v1/openapi.json')).json<Doc>();
+    const op = doc.paths['/api/v1/whatif']?.post;
+    const asked = op?.requestBody?.content['application/json']?.schema.properties.quality;
+    expect(asked?.anyOf?.map((x) => x.const)).toEqual(['preview', 'full']);
+    expect(asked?.default).toBe('full');
+    const answered = op?.responses['200']?.content['application/json']?.schema.properties.quality;
+    expect(answered?.anyOf?.map((x) => x.const)).toEqual(['preview', 'full']);
+  });
 });
