@@ -83,15 +83,24 @@ describe.skipIf(!haveBrowser && !process.env.CI)('what-if whole-request panel', 
     );
     await page.screenshot({ path: artifactPath('whatif-request-preview.png'), fullPage: true });
     await page.mouse.up();
-    // At rest: the full answer for the slider's final position.
-    const final = await slider.inputValue();
-    await page
-      .locator('[data-testid="whatif-request"][data-quality="full"]')
-      .waitFor({ timeout: 60_000 });
-    const policy = JSON.parse((await panel.getAttribute('data-policy')) ?? '{}') as {
-      delayPercentile?: number;
-    };
-    expect(policy.delayPercentile).toBe(Number(final));
+    // At rest: the full answer for the slider's final position (the policy the URL keeps).
+    await page.waitForURL(/p\.delayPercentile=/);
+    await page.waitForFunction(
+      () => {
+        const el = document.querySelector('[data-testid="whatif-request"]');
+        const shown = JSON.parse(el?.getAttribute('data-policy') ?? '{}') as {
+          delayPercentile?: number;
+        };
+        const want = new URL(location.href).searchParams.get('p.delayPercentile');
+        return (
+          el?.getAttribute('data-quality') === 'full' &&
+          want !== null &&
+          shown.delayPercentile === Number(want)
+        );
+      },
+      undefined,
+      { timeout: 60_000 },
+    );
     await expect(page.getByTestId('whatif-request-quality').innerText()).resolves.toMatch(/Full/);
     await page.close();
   });
