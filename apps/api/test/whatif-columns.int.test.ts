@@ -46,9 +46,12 @@ describe('loadRequestColumns', () => {
     await close();
   });
 
-  const post = async (body: object): Promise<{ status: number; json: Record<string, unknown> }> => {
+  const post = async (
+    body: object,
+  ): Promise<{ status: number; json: Record<string, unknown>; cache: string }> => {
     const res = await api.inject({ method: 'POST', url: '/api/v1/whatif', payload: body });
-    return { status: res.statusCode, json: res.json() };
+    const cache = res.headers['tailscope-replay-cache'];
+    return { status: res.statusCode, json: res.json(), cache: String(cache) };
   };
   const edge = { leafService: scope.leafService, leafOperation: scope.leafOperation };
   const body = {
@@ -75,14 +78,18 @@ describe('loadRequestColumns', () => {
     expect(cold.status).toBe(200);
     expect(cold.json.quality).toBe('full');
     expect(cold.json.request).toEqual(want({}));
-    expect(String(cold.json.notes)).not.toMatch(/replay cache/);
+    expect(cold.cache).toBe('miss');
+    // The same body answers the same from the cache.
+    const again = await post(body);
+    expect(again.cache).toMatch(/^hit; age=/);
+    expect(again.json).toEqual(cold.json);
     const warm = await post({ ...body, policy: { kind: 'hedge', delayPercentile: 99 } });
     expect(warm.status).toBe(200);
-    expect(String(warm.json.notes)).toMatch(/from the replay cache/);
+    expect(warm.cache).toMatch(/^hit; age=/);
     const preview = await post({ ...body, quality: 'preview' });
     expect(preview.status).toBe(200);
     expect(preview.json.quality).toBe('preview');
-    expect(String(preview.json.notes)).toMatch(/from the replay cache/);
+    expect(preview.cache).toMatch(/^hit; age=/);
     expect(preview.json.request).toEqual(want({ replays: 1, bootstrapSamples: 200 }));
   });
 

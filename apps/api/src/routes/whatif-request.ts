@@ -95,8 +95,13 @@ export async function replayWholeRequests(
   asked: { fromNs: bigint; toNs: bigint; toMs: number },
   cancel: AbortSignal,
   weights: boolean,
-): Promise<{ result: RequestWhatIfResult; notes: string[] } | null> {
-  const { key: rangeKey, live, ttlMs } = rangeCache(body, asked);
+): Promise<{
+  result: RequestWhatIfResult;
+  notes: string[];
+  /** Whether the replay cache answered, and how long ago it read the spans. */
+  cache: { hit: boolean; ageMs: number };
+} | null> {
+  const { key: rangeKey, ttlMs } = rangeCache(body, asked);
   const target = {
     leafService: body.leafService,
     leafOperation: body.leafOperation,
@@ -148,13 +153,6 @@ export async function replayWholeRequests(
   if (reply.miss) return null;
   const { result } = reply;
   if (Number.isNaN(result.request.baseline.p50)) return null; // no request holds the edge
-  const notes = [
-    ...(reply.cached
-      ? [
-          `whole requests from the replay cache (read ${(reply.ageMs / 1000).toFixed(1)} s ago; kept ${(job.ttlMs / 1000).toFixed(0)} s for ${live ? 'a live' : 'a past'} range)`,
-        ]
-      : []),
-    ...reply.readNotes,
-  ];
-  return { result, notes };
+  // The cache is not in the notes: the same body answers the same, read now or from the cache.
+  return { result, notes: reply.readNotes, cache: { hit: reply.cached, ageMs: reply.ageMs } };
 }

@@ -129,6 +129,13 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         : null;
       const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
       if (fanoutRead.overBudget && whole === null) throw fanoutRead.overBudget;
+      // Whether the whole requests came from the replay cache (request-cache.ts), for clients and
+      // tests that care; not in the body, which stays the same for the same request.
+      if (whole)
+        void reply.header(
+          'tailscope-replay-cache',
+          whole.cache.hit ? `hit; age=${(whole.cache.ageMs / 1000).toFixed(1)}s` : 'miss',
+        );
       const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
       if (oneCaller && whole === null)
         throw notFound(
