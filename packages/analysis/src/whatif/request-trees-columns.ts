@@ -1,7 +1,9 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, parents, descriptors). */
-import { MAX_WRAPPER_HOPS, SEND_JITTER_NS, UNKNOWN_HOST, UNKNOWN_MODE } from '../conventions';
-import { STRUCTURE_CODE, type RequestTrees, type TreeEdge } from './request-trees';
+import { MAX_WRAPPER_HOPS, UNKNOWN_HOST, UNKNOWN_MODE } from '../conventions';
+import type { RequestTrees, TreeEdge } from './request-trees';
+import { classifyGroups } from './request-trees-groups';
+import { Dict, ownerOf, scratch, type Scratch } from './request-trees-scratch';
 import { ROOT_PARENT_KEY, SPAN_KIND_CODE as K, type SpanColumns } from './span-columns';
 
 /**
@@ -10,48 +12,6 @@ import { ROOT_PARENT_KEY, SPAN_KIND_CODE as K, type SpanColumns } from './span-c
  * span. Built for the whole-request what-if over 100,000 requests (~3M spans): the spans of one
  * trace at a time in scratch typed arrays, strings only through the few span descriptors.
  */
-
-class Dict {
-  readonly values: string[] = [];
-  private readonly ix = new Map<string, number>();
-  of(v: string): number {
-    let i = this.ix.get(v);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(v);
-      this.ix.set(v, i);
-    }
-    return i;
-  }
-}
-
-const JITTER = Number(SEND_JITTER_NS);
-
-/** One trace's deduplicated spans (local indices) and their links. */
-interface Scratch {
-  span: Uint32Array; // local -> global span index
-  parent: Int32Array; // local parent, -1 when missing or a root
-  children: Uint32Array; // child count
-  firstAnswer: Int32Array; // earliest SERVER / CONSUMER child (row order), -1 when none
-  callNode: Int32Array; // local -> node index of the request, -1 when not a call (root: 0)
-  // Per call (in span order), then sorted by start:
-  callSpan: Uint32Array;
-  callCaller: Int32Array;
-  callOrder: Uint32Array;
-}
-
-function scratch(n: number): Scratch {
-  return {
-    span: new Uint32Array(n),
-    parent: new Int32Array(n),
-    children: new Uint32Array(n),
-    firstAnswer: new Int32Array(n),
-    callNode: new Int32Array(n),
-    callSpan: new Uint32Array(n),
-    callCaller: new Int32Array(n),
-    callOrder: new Uint32Array(n),
-  };
-}
 
 /** Output columns, sized for every span (nodes are at most spans), trimmed at the end. */
 interface Out {
@@ -115,12 +75,45 @@ class Builder {
   readonly hosts = new Dict();
   readonly modes = new Dict();
   readonly edgeList: TreeEdge[] = [];
-  private readonly edges = new Map<string, number>();
-  /** Per descriptor: a client span whose callee is named by its own attributes (no answer). */
+  /** Edges by (caller operation id, callee operation id), as one number. */
+  private readonly edges = new Map<number, number>();
+  /** Operations (service, name) by id, and per descriptor its own and its unanswered callee's. */
+  private readonly ops = new Dict();
+  private readonly opNames: [string, string][] = [];
+  private readonly ownOp: Int32Array;
+  private readonly unansweredOp: Int32Array;
   private readonly kind: Uint8Array;
 
   constructor(private readonly c: SpanColumns) {
     this.kind = Uint8Array.from(c.descriptors, (d) => d.kind);
+    this.ownOp = new Int32Array(c.descriptors.length).fill(-1);
+    this.unansweredOp = new Int32Array(c.descriptors.length).fill(-1);
+  }
+
+  private op(service: string, name: string): number {
+    const id = this.ops.of(`${service}\u0000${name}`);
+    if (id === this.opNames.length) this.opNames.push([service, name]);
+    return id;
+  }
+
+  /** Descriptor d's own operation (a direct call, an answer, a caller). */
+  private ownOpOf(d: number): number {
+    let v = this.ownOp[d]!;
+    if (v < 0) {
+      const x = this.c.descriptors[d]!;
+      v = this.ownOp[d] = this.op(x.service, x.name);
+    }
+    return v;
+  }
+
+  /** The callee of an unanswered call span: named by peer.service, else server.address. */
+  private unansweredOpOf(d: number): number {
+    let v = this.unansweredOp[d]!;
+    if (v < 0) {
+      const x = this.c.descriptors[d]!;
+      v = this.unansweredOp[d] = this.op(x.peerService || x.serverAddress, x.name);
+    }
+    return v;
   }
 
   private isCallSpan(d: number): boolean {
@@ -232,7 +225,14 @@ class Builder {
       this.node(s, s.callSpan[k]!, s.callCaller[k]!, rootStart, out, base, base + j + 1);
     });
     out.nodes = base + calls + 1;
-    classifyGroups(c, s, out, base, calls + 1, order);
+    const spanOf = (j: number): number => s.span[s.callSpan[order[j - 1]!]!]!;
+    classifyGroups(
+      out,
+      base,
+      calls + 1,
+      (j) => c.startNs[spanOf(j)]!,
+      (j) => c.durationNs[spanOf(j)]!,
+    );
     out.nodeOffsets.push(out.nodes);
   }
 
@@ -248,9 +248,11 @@ class Builder {
   ): void {
     const { c } = this;
     const g = s.span[i]!;
-    const { service, operation, host, mode } = this.callee(s, i);
-    const cd = caller >= 0 ? c.descriptors[c.desc[s.span[caller]!]!]! : undefined;
-    out.edge[at] = this.edgeOf(cd?.service ?? '', cd?.name ?? '', service, operation);
+    const { op, host, mode } = this.callee(s, i);
+    out.edge[at] = this.edgeOf(
+      caller >= 0 ? this.ownOpOf(c.desc[s.span[caller]!]!) : this.op('', ''),
+      op,
+    );
     let parent = ownerOf(s, caller);
     if (parent === s.callNode[i]) parent = 0;
     out.parent[at] = base + parent;
@@ -260,44 +262,34 @@ class Builder {
     out.mode[at] = this.modes.of(mode);
   }
 
-  /** The callee of call span i: names, host and mode (calls.ts clientCall / directCall). */
-  private callee(
-    s: Scratch,
-    i: number,
-  ): { service: string; operation: string; host: string; mode: string } {
+  /** The callee of call span i: operation, host and mode (calls.ts clientCall / directCall). */
+  private callee(s: Scratch, i: number): { op: number; host: string; mode: string } {
     const { c } = this;
-    const d = c.descriptors[c.desc[s.span[i]!]!]!;
-    if (!this.isCallSpan(c.desc[s.span[i]!]!))
-      return {
-        service: d.service,
-        operation: d.name,
-        host: d.host || UNKNOWN_HOST,
-        mode: d.mode || UNKNOWN_MODE,
-      };
+    const di = c.desc[s.span[i]!]!;
+    const d = c.descriptors[di]!;
+    if (!this.isCallSpan(di))
+      return { op: this.ownOpOf(di), host: d.host || UNKNOWN_HOST, mode: d.mode || UNKNOWN_MODE };
     // A message to a named broker is a call to that broker, whichever consumer started first.
     const broker = d.kind === K.producer && (d.peerService || d.serverAddress) !== '';
     const a = broker ? -1 : s.firstAnswer[i]!;
     if (a < 0)
       return {
-        service: d.peerService || d.serverAddress,
-        operation: d.name,
+        op: this.unansweredOpOf(di),
         host: d.serverAddress || UNKNOWN_HOST,
         mode: UNKNOWN_MODE,
       };
-    const ad = c.descriptors[c.desc[s.span[a]!]!]!;
-    return {
-      service: ad.service,
-      operation: ad.name,
-      host: ad.host || UNKNOWN_HOST,
-      mode: ad.mode || UNKNOWN_MODE,
-    };
+    const ai = c.desc[s.span[a]!]!;
+    const ad = c.descriptors[ai]!;
+    return { op: this.ownOpOf(ai), host: ad.host || UNKNOWN_HOST, mode: ad.mode || UNKNOWN_MODE };
   }
 
-  private edgeOf(ps: string, po: string, ls: string, lo: string): number {
-    const key = `${ps}\u0000${po}\u0000${ls}\u0000${lo}`;
+  private edgeOf(callerOp: number, leafOp: number): number {
+    const key = callerOp * 2 ** 26 + leafOp;
     let e = this.edges.get(key);
     if (e === undefined) {
       e = this.edgeList.length;
+      const [ps, po] = this.opNames[callerOp]!;
+      const [ls, lo] = this.opNames[leafOp]!;
       this.edgeList.push({
         parentService: ps,
         parentOperation: po,
@@ -308,75 +300,4 @@ class Builder {
     }
     return e;
   }
-}
-
-/** The call (or the root) a span runs inside: nearest ancestor-or-self that is a call. */
-function ownerOf(s: Scratch, from: number): number {
-  let i = from;
-  for (let hops = 0; hops < 10_000 && i >= 0; hops++) {
-    const node = s.callNode[i]!;
-    if (node >= 0) return node;
-    i = s.parent[i]!;
-  }
-  return 0;
-}
-
-/**
- * Structure and concurrency of every group (one parent's calls on one edge), as structure.ts
- * classifyCalls on the calls' [start, end) in ns.
- */
-function classifyGroups(
-  c: SpanColumns,
-  s: Scratch,
-  out: Out,
-  base: number,
-  nodes: number,
-  order: readonly number[],
-): void {
-  const groups = new Map<number, number[]>();
-  for (let j = 1; j < nodes; j++) {
-    const key = (out.parent[base + j]! - base) * 2 ** 24 + out.edge[base + j]!;
-    const g = groups.get(key);
-    if (g) g.push(j);
-    else groups.set(key, [j]);
-  }
-  const startOf = (j: number): number => c.startNs[s.span[s.callSpan[order[j - 1]!]!]!]!;
-  const durOf = (j: number): number => c.durationNs[s.span[s.callSpan[order[j - 1]!]!]!]!;
-  for (const g of groups.values()) {
-    const { structure, concurrency } = classify(g.map(startOf), g.map(durOf));
-    for (const j of g) {
-      out.structure[base + j] = structure;
-      out.concurrency[base + j] = concurrency;
-    }
-  }
-}
-
-function classify(
-  starts: number[],
-  durations: number[],
-): { structure: number; concurrency: number } {
-  const n = starts.length;
-  if (n <= 1) return { structure: STRUCTURE_CODE.single, concurrency: 1 };
-  // Sweep: ends before starts at one instant (half-open intervals).
-  const events: [number, number][] = [];
-  for (let i = 0; i < n; i++) events.push([starts[i]!, 1], [starts[i]! + durations[i]!, -1]);
-  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  let open = 0;
-  let most = 1;
-  for (const [, d] of events) {
-    open += d;
-    if (open > most) most = open;
-  }
-  if (most === 1) return { structure: STRUCTURE_CODE.sequential, concurrency: 1 };
-  if (most === n) return { structure: STRUCTURE_CODE.parallel, concurrency: most };
-  let lo = starts[0]!;
-  let hi = lo;
-  for (const x of starts) {
-    if (x < lo) lo = x;
-    if (x > hi) hi = x;
-  }
-  return {
-    structure: hi - lo <= JITTER ? STRUCTURE_CODE.parallel : STRUCTURE_CODE.pool,
-    concurrency: most,
-  };
 }
