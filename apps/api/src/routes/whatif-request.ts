@@ -1,6 +1,7 @@
 import type { WhatIfBody } from '@tailscope/contracts';
 import type { RequestWhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
+import type { QueryBudgetError } from '../store/budget';
 import { loadRequestColumns } from '../store/request-columns';
 import type { AnalysisPool } from '../whatif-worker/pool';
 
@@ -80,6 +81,26 @@ export function memoized<T>(key: string, ttlMs: number, read: () => Promise<T>):
     memo.delete(k);
   }
   return value;
+}
+
+const overBudget = new Map<string, { error: QueryBudgetError; expiresAt: number }>();
+
+/** A read that exceeded the query budget, remembered for `ttlMs` (at most MEMO_ENTRIES). */
+export function rememberOverBudget(key: string, ttlMs: number, error: QueryBudgetError): void {
+  overBudget.delete(key);
+  overBudget.set(key, { error, expiresAt: Date.now() + ttlMs });
+  for (const k of overBudget.keys()) {
+    if (overBudget.size <= MEMO_ENTRIES) break;
+    overBudget.delete(k);
+  }
+}
+
+/** The remembered budget error of a read, while it lasts. */
+export function overBudgetRead(key: string): QueryBudgetError | undefined {
+  const hit = overBudget.get(key);
+  if (hit && hit.expiresAt > Date.now()) return hit.error;
+  overBudget.delete(key);
+  return undefined;
 }
 
 /**

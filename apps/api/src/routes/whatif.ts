@@ -1,15 +1,21 @@
-import { WhatIfRoute, type WhatIfResponse } from '@tailscope/contracts';
-import { resolvePolicy, type WhatIfPolicy } from '@tailscope/analysis';
+import { WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
+import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
 import { QueryBudgetError } from '../store/budget';
 import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
-import { analysisPool, clientGone } from '../whatif-worker/pool';
+import { analysisPool, clientGone, type AnalysisPool } from '../whatif-worker/pool';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
-import { memoized, rangeCache, replayWholeRequests } from './whatif-request';
+import {
+  memoized,
+  overBudgetRead,
+  rangeCache,
+  rememberOverBudget,
+  replayWholeRequests,
+} from './whatif-request';
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
 const MAX_FANOUTS = 200_000;
@@ -93,40 +99,17 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       );
       // A preview answers from the whole-request replay alone: its trees and plan are cached,
       // the fan-out read and replay are not.
-      // A fan-out read over the budget (live fan-out detection over millions of spans) leaves
-      // the edge figures to the whole-request replay, when there is one, and says so.
-      const fanoutRead: { overBudget?: QueryBudgetError } = {};
-      const { calls, sampled } = preview
-        ? { calls: null, sampled: false }
-        : await loadLeafCalls(
-            ctx.store,
-            {
-              fromNs: range.fromNs,
-              toNs: range.toNs,
-              leafService: body.leafService,
-              leafOperation: body.leafOperation,
-            },
-            { maxFanouts: MAX_FANOUTS, weights: sampling.weighted },
-          ).catch((e: unknown) => {
-            if (!(e instanceof QueryBudgetError)) throw e;
-            fanoutRead.overBudget = e;
-            return { calls: null, sampled: false };
+      const fanouts = preview
+        ? { r: null, sampled: false }
+        : await replayFanouts(ctx, pool, body, cancel, {
+            range,
+            warmupUntilMs: warmupMs > 0 ? asked.fromMs : undefined,
+            weighted: sampling.weighted,
+            cacheKey: cache.key,
+            ttlMs: cache.ttlMs,
           });
-      // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
-      const r = calls
-        ? await pool.run(
-            {
-              kind: 'whatif',
-              calls,
-              policy: body.policy,
-              options: {
-                seed: body.seed ?? 1,
-                ...(warmupMs > 0 ? { warmupUntilMs: asked.fromMs } : {}),
-              },
-            },
-            cancel,
-          )
-        : null;
+      const { r, sampled } = fanouts;
+      const fanoutRead = { overBudget: fanouts.overBudget };
       const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
       if (fanoutRead.overBudget && whole === null) throw fanoutRead.overBudget;
       // Whether the whole requests came from the replay cache (request-cache.ts), for clients and
@@ -194,4 +177,60 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       };
     },
   );
+}
+
+/**
+ * The fan-out read and replay. A read over the budget (live fan-out detection over millions of
+ * spans) leaves the edge figures to the whole-request replay, said in the notes; a memory
+ * failure is remembered as long as the range's trees, so the next answer at rest does not spend
+ * seconds failing again.
+ */
+async function replayFanouts(
+  ctx: ApiContext,
+  pool: AnalysisPool,
+  body: WhatIfBody,
+  cancel: AbortSignal,
+  o: {
+    range: { fromNs: bigint; toNs: bigint };
+    warmupUntilMs: number | undefined;
+    weighted: boolean;
+    cacheKey: string;
+    ttlMs: number;
+  },
+): Promise<{ r: WhatIfResult | null; sampled: boolean; overBudget?: QueryBudgetError }> {
+  const overKey = JSON.stringify(['fanouts', o.cacheKey, body.leafService, body.leafOperation]);
+  const known = overBudgetRead(overKey);
+  if (known) return { r: null, sampled: false, overBudget: known };
+  let loaded;
+  try {
+    loaded = await loadLeafCalls(
+      ctx.store,
+      {
+        fromNs: o.range.fromNs,
+        toNs: o.range.toNs,
+        leafService: body.leafService,
+        leafOperation: body.leafOperation,
+      },
+      { maxFanouts: MAX_FANOUTS, weights: o.weighted },
+    );
+  } catch (e) {
+    if (!(e instanceof QueryBudgetError)) throw e;
+    // Memory is decided by the data (remembered); time also by the machine's load (not).
+    if (e.kind === 'memory') rememberOverBudget(overKey, o.ttlMs, e);
+    return { r: null, sampled: false, overBudget: e };
+  }
+  // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
+  const r = await pool.run(
+    {
+      kind: 'whatif',
+      calls: loaded.calls,
+      policy: body.policy,
+      options: {
+        seed: body.seed ?? 1,
+        ...(o.warmupUntilMs !== undefined ? { warmupUntilMs: o.warmupUntilMs } : {}),
+      },
+    },
+    cancel,
+  );
+  return { r, sampled: loaded.sampled };
 }
