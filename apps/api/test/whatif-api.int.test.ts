@@ -96,6 +96,7 @@ describe('POST /api/v1/whatif', () => {
         'baseline',
         'extraLoad',
         'notes',
+        'quality',
         'request',
         'requests',
         'sampling',

@@ -118,6 +118,13 @@ export const WHATIF_BODY_FIELDS = {
       description: 'Same seed, same answer.',
     }),
   ),
+  quality: Type.Optional(
+    Type.Union([Type.Literal('preview'), Type.Literal('full')], {
+      default: 'full',
+      description:
+        "'preview' (a dashboard control moving): the whole-request replay only (the edge figures from it), one replay and 200 bootstrap resamples, trees and plan cached for the range; 'full': every figure, pooled replays and the full bootstrap.",
+    }),
+  ),
 };
 
 /** The documented body: the policy is one of the per-kind schemas. */
@@ -239,6 +246,11 @@ export const WhatIfResponse = Type.Object({
   ),
   notes: Type.Array(Type.String()),
   sampling: Type.Optional(SamplingInfo),
+  quality: Type.Optional(
+    Type.Union([Type.Literal('preview'), Type.Literal('full')], {
+      description: "The quality asked: 'preview' answers are for a control moving.",
+    }),
+  ),
 });
 export type WhatIfResponse = Static<typeof WhatIfResponse>;
 

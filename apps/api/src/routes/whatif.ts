@@ -1,73 +1,21 @@
 import { WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
-import { resolvePolicy, type RequestWhatIfResult, type WhatIfPolicy } from '@tailscope/analysis';
+import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
+import { QueryBudgetError } from '../store/budget';
 import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
-import { loadRequestSpans } from '../store/request-trees';
 import { analysisPool, clientGone, type AnalysisPool } from '../whatif-worker/pool';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
-
-/** Whole requests (traces) replayed at most, and spans loaded for them. */
-const MAX_REQUEST_TREES = 5000;
-const MAX_REQUEST_SPANS = 500_000;
-
-/**
- * The whole-request replay (issue #14): the requests holding the leaf operation, their call
- * trees, the edge re-timed in them. Null when no request with a root span holds the edge.
- */
-async function replayWholeRequests(
-  ctx: ApiContext,
-  pool: AnalysisPool,
-  body: WhatIfBody,
-  asked: { fromNs: bigint; toNs: bigint },
-  cancel: AbortSignal,
-  weights: boolean,
-): Promise<{ result: RequestWhatIfResult; notes: string[] } | null> {
-  const { spans, sampled, truncated, traceWeights } = await loadRequestSpans(
-    ctx.store,
-    {
-      fromNs: asked.fromNs,
-      toNs: asked.toNs,
-      leafService: body.leafService,
-      leafOperation: body.leafOperation,
-    },
-    { maxTraces: MAX_REQUEST_TREES, maxSpans: MAX_REQUEST_SPANS },
-    { weights },
-  );
-  if (spans.length === 0) return null;
-  const target = {
-    leafService: body.leafService,
-    leafOperation: body.leafOperation,
-    ...(body.parentService !== undefined ? { parentService: body.parentService } : {}),
-    ...(body.parentOperation !== undefined ? { parentOperation: body.parentOperation } : {}),
-  };
-  const result = await pool.run(
-    {
-      kind: 'whatif-request',
-      // The trees are built on the worker: for thousands of requests that is seconds of CPU.
-      spans,
-      target,
-      policy: body.policy,
-      options: { seed: body.seed ?? 1, ...(traceWeights ? { traceWeights } : {}) },
-    },
-    cancel,
-  );
-  if (Number.isNaN(result.request.baseline.p50)) return null; // no request holds the edge
-  const notes = [
-    ...(sampled
-      ? [
-          `more than ${MAX_REQUEST_TREES} requests matched: a uniform sample of ${MAX_REQUEST_TREES} was replayed whole`,
-        ]
-      : []),
-    ...(truncated
-      ? [`span limit (${MAX_REQUEST_SPANS}) reached: the last requests may be partial`]
-      : []),
-  ];
-  return { result, notes };
-}
+import {
+  memoized,
+  overBudgetRead,
+  rangeCache,
+  rememberOverBudget,
+  replayWholeRequests,
+} from './whatif-request';
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
 const MAX_FANOUTS = 200_000;
@@ -126,50 +74,57 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         v === undefined ? undefined : String(v);
       const asked = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
       const warmupMs = Math.min(warmupFor(body.policy), MAX_WARMUP_MS);
-      const range = await clampRange(ctx.store, {
-        ...asked,
-        fromNs: asked.fromNs - BigInt(Math.ceil(warmupMs)) * 1_000_000n,
-      });
+      // A preview (a control moving) reuses the range's small reads as it reuses its trees.
+      const preview = body.quality === 'preview';
+      const cache = rangeCache(body, asked);
+      const kept = <T>(what: string, read: () => Promise<T>): Promise<T> =>
+        preview ? memoized(JSON.stringify([what, cache.key, warmupMs]), cache.ttlMs, read) : read();
+      const range = await kept('clamp', () =>
+        clampRange(ctx.store, {
+          ...asked,
+          fromNs: asked.fromNs - BigInt(Math.ceil(warmupMs)) * 1_000_000n,
+        }),
+      );
       // Judged over the stored data of the range (warm-up included): a wide range over little
       // data is fine, a short interval over much data is not.
       const tooBig = checkReplaySize(body.policy, Number(range.toNs - range.fromNs) / 1e6, 0);
       if (tooBig) throw tooBig;
       checkProbationSlots(body.policy);
       // Weighted outputs when some span of the reported range carries a threshold.
-      const sampling = await rangeSampling(ctx.store, {
-        fromNs: asked.fromNs > range.fromNs ? asked.fromNs : range.fromNs,
-        toNs: range.toNs,
-      });
-      const { calls, sampled } = await loadLeafCalls(
-        ctx.store,
-        {
-          fromNs: range.fromNs,
+      const sampling = await kept('sampling', () =>
+        rangeSampling(ctx.store, {
+          fromNs: asked.fromNs > range.fromNs ? asked.fromNs : range.fromNs,
           toNs: range.toNs,
-          leafService: body.leafService,
-          leafOperation: body.leafOperation,
-        },
-        { maxFanouts: MAX_FANOUTS, weights: sampling.weighted },
+        }),
       );
-      // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
-      const r = await pool.run(
-        {
-          kind: 'whatif',
-          calls,
-          policy: body.policy,
-          options: {
-            seed: body.seed ?? 1,
-            ...(warmupMs > 0 ? { warmupUntilMs: asked.fromMs } : {}),
-          },
-        },
-        cancel,
-      );
+      // A preview answers from the whole-request replay alone: its trees and plan are cached,
+      // the fan-out read and replay are not.
+      const fanouts = preview
+        ? { r: null, sampled: false }
+        : await replayFanouts(ctx, pool, body, cancel, {
+            range,
+            warmupUntilMs: warmupMs > 0 ? asked.fromMs : undefined,
+            weighted: sampling.weighted,
+            cacheKey: cache.key,
+            ttlMs: cache.ttlMs,
+          });
+      const { r, sampled } = fanouts;
+      const fanoutRead = { overBudget: fanouts.overBudget };
       const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
+      if (fanoutRead.overBudget && whole === null) throw fanoutRead.overBudget;
+      // Whether the whole requests came from the replay cache (request-cache.ts), for clients and
+      // tests that care; not in the body, which stays the same for the same request.
+      if (whole)
+        void reply.header(
+          'tailscope-replay-cache',
+          whole.cache.hit ? `hit; age=${(whole.cache.ageMs / 1000).toFixed(1)}s` : 'miss',
+        );
       const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
       if (oneCaller && whole === null)
         throw notFound(
           `no requests in which ${body.parentService ?? '*'}/${body.parentOperation ?? '*'} calls ${body.leafService}/${body.leafOperation} between from and to`,
         );
-      if (r.requests === 0 && (whole === null || whole.result.requests === 0))
+      if ((r?.requests ?? 0) === 0 && (whole === null || whole.result.requests === 0))
         throw notFound(
           `no fan-outs of ${body.leafService}/${body.leafOperation} start between from and to`,
         );
@@ -180,8 +135,10 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         (body.parentService !== undefined ||
           body.parentOperation !== undefined ||
           body.policy.kind === 'pool' ||
+          r === null ||
           r.requests === 0);
       const main = byTree ? whole.result : r;
+      if (!main) throw notFound(`no requests of ${body.leafService}/${body.leafOperation}`);
       const notes = [
         ...(sampled && !byTree
           ? [
@@ -202,9 +159,78 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         applicable: main.applicable,
         ...(main.reason !== undefined ? { reason: main.reason } : {}),
         ...(whole ? { request: whole.result.request } : {}),
-        notes,
+        notes: [
+          ...(fanoutRead.overBudget
+            ? [
+                `the fan-out read exceeded the query budget (${fanoutRead.overBudget.message}): the edge figures come from the whole-request replay`,
+              ]
+            : []),
+          ...(preview
+            ? [
+                'preview: the whole-request replay alone (edge figures from it), one replay, 200 bootstrap resamples; ask quality "full" for the pooled answer',
+              ]
+            : []),
+          ...notes,
+        ],
         sampling,
+        quality: preview ? 'preview' : 'full',
       };
     },
   );
+}
+
+/**
+ * The fan-out read and replay. A read over the budget (live fan-out detection over millions of
+ * spans) leaves the edge figures to the whole-request replay, said in the notes; a memory
+ * failure is remembered as long as the range's trees, so the next answer at rest does not spend
+ * seconds failing again.
+ */
+async function replayFanouts(
+  ctx: ApiContext,
+  pool: AnalysisPool,
+  body: WhatIfBody,
+  cancel: AbortSignal,
+  o: {
+    range: { fromNs: bigint; toNs: bigint };
+    warmupUntilMs: number | undefined;
+    weighted: boolean;
+    cacheKey: string;
+    ttlMs: number;
+  },
+): Promise<{ r: WhatIfResult | null; sampled: boolean; overBudget?: QueryBudgetError }> {
+  const overKey = JSON.stringify(['fanouts', o.cacheKey, body.leafService, body.leafOperation]);
+  const known = overBudgetRead(overKey);
+  if (known) return { r: null, sampled: false, overBudget: known };
+  let loaded;
+  try {
+    loaded = await loadLeafCalls(
+      ctx.store,
+      {
+        fromNs: o.range.fromNs,
+        toNs: o.range.toNs,
+        leafService: body.leafService,
+        leafOperation: body.leafOperation,
+      },
+      { maxFanouts: MAX_FANOUTS, weights: o.weighted },
+    );
+  } catch (e) {
+    if (!(e instanceof QueryBudgetError)) throw e;
+    // Memory is decided by the data (remembered); time also by the machine's load (not).
+    if (e.kind === 'memory') rememberOverBudget(overKey, o.ttlMs, e);
+    return { r: null, sampled: false, overBudget: e };
+  }
+  // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
+  const r = await pool.run(
+    {
+      kind: 'whatif',
+      calls: loaded.calls,
+      policy: body.policy,
+      options: {
+        seed: body.seed ?? 1,
+        ...(o.warmupUntilMs !== undefined ? { warmupUntilMs: o.warmupUntilMs } : {}),
+      },
+    },
+    cancel,
+  );
+  return { r, sampled: loaded.sampled };
 }

@@ -40,7 +40,7 @@ const SPAN_KEYS = [
 ];
 
 /** Spans of a trace may start this long before or after the leaf call (the whole request). */
-const TRACE_SLACK_NS = 60_000_000_000n;
+export const TRACE_SLACK_NS = 60_000_000_000n;
 
 interface Row {
   TraceId: string;
@@ -127,7 +127,7 @@ export async function loadRequestSpans(
  * Each trace's adjusted count (docs/analysis.md "Sampling"): its root span's, or, without a
  * stored root, that of any of its spans carrying a TraceState. Head sampling decides per trace.
  */
-async function traceWeights(
+export async function traceWeights(
   store: Store,
   s: RequestTreeScope,
   traceIds: string[],

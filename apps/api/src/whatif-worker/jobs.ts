@@ -15,6 +15,11 @@ import {
   type WhatIfPolicy,
   type WhatIfResult,
 } from '@tailscope/analysis';
+import {
+  runRequestColumns,
+  type RequestColumnsJob,
+  type RequestColumnsResult,
+} from './request-cache';
 
 /**
  * The analyses that run off the main thread: pure `@tailscope/analysis` calls on one leaf
@@ -30,12 +35,15 @@ export type AnalysisJob =
       target: EdgeTarget;
       policy: WhatIfPolicy;
       options: RequestSimulateOptions;
-    };
+    }
+  // The slider's whole-request replay: trees and plan cached on its one thread (request-cache.ts).
+  | RequestColumnsJob;
 
 export interface AnalysisResults {
   whatif: WhatIfResult;
   stragglers: Attribution;
   'whatif-request': RequestWhatIfResult;
+  'whatif-request-columns': RequestColumnsResult;
 }
 
 export type AnalysisResult = AnalysisResults[AnalysisJob['kind']];
@@ -49,6 +57,7 @@ export interface JobError {
 
 /** Runs one job; the replayed samples (`allLeavesMs`) stay here, only the contract's fields go back. */
 export function runJob(job: AnalysisJob): AnalysisResult {
+  if (job.kind === 'whatif-request-columns') return runRequestColumns(job);
   if (job.kind === 'stragglers') return attributeStragglers(job.calls, job.options);
   if (job.kind === 'whatif-request')
     return simulateRequestWhatIf(

@@ -35,13 +35,20 @@ function createAnalysisPool(budget: QueryBudget): AnalysisPool {
       maxOldGenerationSizeMb: Math.max(64, Math.floor(budget.maxMemoryBytes / 1024 ** 2)),
     },
   });
+  const requests = requestPool(budget);
   return {
     async run(job, cancel) {
       const timeout = AbortSignal.timeout(budget.timeoutSeconds * 1000);
-      const signal = cancel ? AbortSignal.any([timeout, cancel]) : timeout;
+      // The cached whole-request jobs run on their own thread; a client gone does not abort
+      // them (aborting a running task terminates its thread, and the cache with it): they are
+      // short (a preview: tens of ms), and the answer is dropped.
+      const cached = job.kind === 'whatif-request-columns';
+      const signal = cancel && !cached ? AbortSignal.any([timeout, cancel]) : timeout;
       let reply: JobReply;
       try {
-        reply = (await pool.run(job, { signal })) as JobReply;
+        if (cancel?.aborted) throw new ClientGoneError();
+        reply = (await (cached ? requests : pool).run(job, { signal })) as JobReply;
+        if (cancel?.aborted) throw new ClientGoneError();
       } catch (err) {
         if (cancel?.aborted) throw new ClientGoneError();
         throw poolError(err, budget, timeout);
@@ -53,8 +60,31 @@ function createAnalysisPool(budget: QueryBudget): AnalysisPool {
       }
       return reply.result as AnalysisResults[typeof job.kind];
     },
-    close: () => pool.destroy(),
+    close: async () => {
+      await Promise.all([pool.destroy(), requests.destroy()]);
+    },
   };
+}
+
+/** How long the whole-request thread (and its cache) outlives its last job, ms. */
+const REQUEST_THREAD_IDLE_MS = 5 * 60_000;
+
+/**
+ * One thread for the cached whole-request jobs (request-cache.ts): every answer for a range and
+ * edge finds the trees and plan the previous one left, with no affinity bookkeeping. Kept apart
+ * from the pool above so perf's orchestration of the other jobs is not touched.
+ */
+function requestPool(budget: QueryBudget): Piscina {
+  return new Piscina({
+    filename: new URL('./entry.mjs', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: 1,
+    maxQueue: MAX_QUEUE,
+    idleTimeout: REQUEST_THREAD_IDLE_MS,
+    resourceLimits: {
+      maxOldGenerationSizeMb: Math.max(64, Math.floor(budget.maxMemoryBytes / 1024 ** 2)),
+    },
+  });
 }
 
 /**

@@ -11,6 +11,8 @@ export interface EstimateView {
 }
 
 export interface RequestAnswer {
+  /** 'preview' (a control moving: one replay, 200 resamples) or 'full'; absent from older servers. */
+  quality?: string | undefined;
   applicable?: boolean | undefined;
   reason?: string | undefined;
   request?:
@@ -34,6 +36,7 @@ export interface RequestAnswer {
 const estimate = obj<EstimateView>({ value: num, low: num, high: num });
 
 const decodeRequestAnswer = obj<RequestAnswer>({
+  quality: optional(str),
   applicable: optional(bool),
   reason: optional(str),
   request: optional(
@@ -62,6 +65,7 @@ export function fetchRequestWhatIf(
   policy: WhatIfPolicy,
   seed: number,
   signal: AbortSignal,
+  quality: 'preview' | 'full' = 'full',
 ): Promise<RequestAnswer> {
   return postJson(
     '/api/v1/whatif',
@@ -71,6 +75,7 @@ export function fetchRequestWhatIf(
       to: Math.ceil(r.toMs),
       policy,
       seed,
+      quality,
     },
     decodeRequestAnswer,
     signal,

@@ -85,6 +85,16 @@ export {
   type RequestTrees,
   type TreeEdge,
 } from './request-trees';
+export { requestTreesFromColumns } from './request-trees-columns';
+export { randomTraceSpans } from './random-traces';
+export {
+  spanColumnsFromSpans,
+  spanDescriptor,
+  ROOT_PARENT_KEY,
+  SPAN_KIND_CODE,
+  type SpanColumns,
+  type SpanDescriptor,
+} from './span-columns';
 export { synthesizeRequests, type SyntheticRequestsOptions } from './synthetic-requests';
 // The closed-loop load model of the whole-request replay (a serialized operation, N clients).
 export type { LoopReport } from './loop-report';

@@ -135,3 +135,23 @@ describe('replay index', () => {
     expect(drawOtherHost(ix, 0, 0, new SeededRandom(1), stats, Uint8Array.of(0, 1))).toBe(-1);
   });
 });
+
+describe('buildReplayIndex on the same calls again', () => {
+  const order = (c: LeafCalls): number[] => Array.from(buildReplayIndex(c).order);
+  const byStart = (c: LeafCalls): number[] =>
+    Array.from(c.fanoutStartMs.keys()).sort(
+      (a, b) => (c.fanoutStartMs[a] ?? 0) - (c.fanoutStartMs[b] ?? 0) || a - b,
+    );
+
+  test.prop([fc.integer({ min: 1, max: 1000 })], SEEDED)(
+    'reuses the order, and sorts again when the start column was rewritten in place',
+    (seed) => {
+      const c = reversed(synthesizeLeafCalls({ fanouts: 50, width: 3, hosts: 3, seed }));
+      expect(order(c)).toEqual(byStart(c));
+      expect(order(c)).toEqual(byStart(c));
+      const rng = new SeededRandom(seed);
+      for (let f = 0; f < c.fanoutStartMs.length; f++) c.fanoutStartMs[f] = rng.float() * 1000;
+      expect(order(c)).toEqual(byStart(c));
+    },
+  );
+});

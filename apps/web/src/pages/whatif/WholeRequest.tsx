@@ -1,21 +1,14 @@
-import { useEffect, useState } from 'react';
 import type { WhatIfPolicy } from '@tailscope/analysis';
 import { formatMs } from '@tailscope/charts';
 import { Panel } from '../../components/Panel';
-import { fetchRequestWhatIf, type EdgeKey, type RequestAnswer } from '../../api/whatif';
+import type { EdgeKey, RequestAnswer } from '../../api/whatif';
 import type { TimeRange } from '../../state/filters';
-
-/** Waits this long after the last control change before asking the server (a replay costs). */
-const SETTLE_MS = 400;
-
-type State =
-  | { kind: 'loading' }
-  | { kind: 'ready'; answer: RequestAnswer }
-  | { kind: 'error'; message: string };
+import { useRequestWhatIf } from './use-request-whatif';
 
 /**
  * The whole request (root span) before and after, replayed by the server through the recorded
- * call trees (POST /api/v1/whatif): the browser's replay sees the fan-out only.
+ * call trees (POST /api/v1/whatif): the browser's replay sees the fan-out only. Follows the
+ * controls with previews while they move, the full answer once they rest (use-request-whatif).
  */
 export function WholeRequest({
   edge,
@@ -28,39 +21,33 @@ export function WholeRequest({
   policy: WhatIfPolicy;
   seed: number;
 }) {
-  const [state, setState] = useState<State>({ kind: 'loading' });
-  const key = JSON.stringify([edge, range, policy, seed]);
-  useEffect(() => {
-    const ac = new AbortController();
-    const timer = setTimeout(() => {
-      setState({ kind: 'loading' });
-      fetchRequestWhatIf(range, edge, policy, seed, ac.signal).then(
-        (answer) => {
-          setState({ kind: 'ready', answer });
-        },
-        (e: unknown) => {
-          if (!ac.signal.aborted)
-            setState({ kind: 'error', message: e instanceof Error ? e.message : String(e) });
-        },
-      );
-    }, SETTLE_MS);
-    return () => {
-      clearTimeout(timer);
-      ac.abort();
-    };
-    // The key holds every input; the objects themselves change identity on each render.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
+  const { state, busy, previews } = useRequestWhatIf(edge, range, policy, seed);
   return (
     <Panel
       id="whole-request"
       title="Whole request"
       hint="root span, replayed by the server through the recorded call trees"
     >
-      <div data-testid="whatif-request" data-state={state.kind}>
+      <div
+        data-testid="whatif-request"
+        data-state={state.kind}
+        data-quality={state.kind === 'ready' ? state.quality : undefined}
+        data-policy={state.kind === 'ready' ? JSON.stringify(state.policy) : undefined}
+        data-previews={previews}
+        aria-busy={busy}
+      >
         {state.kind === 'loading' && <p>Replaying whole requests…</p>}
         {state.kind === 'error' && <p>Whole-request replay unavailable: {state.message}</p>}
-        {state.kind === 'ready' && <Answer a={state.answer} />}
+        {state.kind === 'ready' && (
+          <>
+            <p className="timing" data-testid="whatif-request-quality">
+              {state.quality === 'preview'
+                ? 'Preview: one replay, 200 bootstrap resamples (the full answer once the controls rest).'
+                : 'Full answer: pooled replays, full bootstrap.'}
+            </p>
+            <Answer a={state.answer} />
+          </>
+        )}
       </div>
     </Panel>
   );

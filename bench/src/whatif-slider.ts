@@ -1,0 +1,198 @@
+// npm run bench:whatif-slider — the dashboard's whole-request slider through HTTP (issue #14):
+// 100,000 requests of the tracegen `microservices` preset stored in the embedded engine, a
+// `tailscope serve` child process, and POST /api/v1/whatif with quality 'preview' per slider
+// position, one at a time (as the dashboard sends them while a control moves). Prints the
+// first (cold: read and build) answer, the median and worst update, the full answer at rest,
+// and the load average (the machine may be shared). Not a test.
+//
+// env: REQUESTS (default 100000), DATA_DIR (default: a directory per REQUESTS, reused).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { loadavg, tmpdir } from 'node:os';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createGenerator, encodeOtlpProtobuf, presetSpec } from '@tailscope/tracegen';
+import {
+  decodeTraceRequest,
+  insertNative,
+  migrate,
+  openStore,
+  selectStats,
+  sql,
+  TRACE_COLUMNS,
+  TRACES_TABLE,
+} from '@tailscope/api';
+
+const REQUESTS = Number(process.env.REQUESTS ?? 100_000);
+const DATA_DIR = resolve(
+  process.env.DATA_DIR ?? join(tmpdir(), `tailscope-bench-slider-microservices-${REQUESTS}`),
+);
+const START = '2025-01-01T00:00:00Z';
+
+/** Loads the preset unless the directory already holds it; returns the time range. */
+async function load(): Promise<{ fromMs: number; toMs: number }> {
+  const gen = createGenerator(presetSpec('microservices'), {
+    requests: REQUESTS,
+    seed: 1,
+    start: START,
+  });
+  const range = {
+    fromMs: gen.truth.start.epochMs,
+    toMs: gen.truth.start.epochMs + gen.truth.durationMs + 60_000,
+  };
+  const store = openStore({ dataDir: DATA_DIR });
+  try {
+    await migrate(store);
+    const have = (await selectStats(store)).spans;
+    if (have >= gen.expectedSpans * 0.99) {
+      console.log(`reusing ${have.toLocaleString()} spans in ${DATA_DIR}`);
+      return range;
+    }
+    if (have > 0) throw new Error(`${DATA_DIR} holds ${have} spans, not this load: remove it`);
+    console.log(
+      `loading microservices: ${REQUESTS} requests, ~${gen.expectedSpans.toLocaleString()} spans`,
+    );
+    const t = performance.now();
+    let parts: Buffer[] = [];
+    let block = 0;
+    const flush = async (): Promise<void> => {
+      if (parts.length === 0) return;
+      await insertNative(store, {
+        table: TRACES_TABLE,
+        columns: TRACE_COLUMNS.map(([name]) => name),
+        parts,
+        dedupToken: `bench-slider-${block}`,
+        scratchPath: join(tmpdir(), `tailscope-bench-slider-${process.pid}-${block++}.native`),
+      });
+      parts = [];
+    };
+    let pending = 0;
+    for (const batch of gen.batches()) {
+      const d = decodeTraceRequest(encodeOtlpProtobuf(batch));
+      parts.push(...d.columns.tracesBlock());
+      pending += d.accepted;
+      if (pending >= 250_000) {
+        await flush();
+        pending = 0;
+      }
+    }
+    await flush();
+    await store.command(sql`OPTIMIZE TABLE otel_traces FINAL`);
+    console.log(`loaded in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+    return range;
+  } finally {
+    await store.close();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => {
+        ok(port);
+      });
+    });
+  });
+}
+
+async function startServer(port: number, otlpPort: number): Promise<ChildProcess> {
+  const bin = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
+  const args = ['serve', '--data-dir', DATA_DIR, '--port', String(port)];
+  args.push('--otlp-http-port', String(otlpPort), '--otlp-grpc-port', '0');
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error('server did not become ready in 120 s');
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+interface Answer {
+  requests: number;
+  quality?: string;
+  notes: string[];
+  request?: { whatIf: { p99: { value: number } } };
+}
+
+async function post(port: number, body: object): Promise<{ ms: number; a: Answer }> {
+  const t = performance.now();
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/whatif`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  const ms = performance.now() - t;
+  if (!res.ok) throw new Error(`${res.status} ${text.slice(0, 300)}`);
+  return { ms, a: JSON.parse(text) as Answer };
+}
+
+const median = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const load1 = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+/** Steps one control through its positions, previews one at a time, then the full answer. */
+async function drag(
+  port: number,
+  range: { fromMs: number; toMs: number },
+  edge: { leafService: string; leafOperation: string },
+  positions: object[],
+): Promise<void> {
+  const base = { ...edge, from: range.fromMs, to: range.toMs, seed: 1 };
+  const first = positions[0] ?? {};
+  const cold = await post(port, { ...base, policy: first, quality: 'preview' });
+  const times: number[] = [];
+  for (const policy of positions)
+    times.push((await post(port, { ...base, policy, quality: 'preview' })).ms);
+  const kind = (first as { kind?: string }).kind ?? '?';
+  console.log(
+    `  ${kind} on ${edge.leafService} ${edge.leafOperation}, ${cold.a.requests.toLocaleString()} edge groups: first (cold) ${cold.ms.toFixed(0)} ms; ` +
+      `${positions.length} positions: per update median ${median(times).toFixed(0)} ms, worst ${Math.max(...times).toFixed(0)} ms; load average ${load1()}`,
+  );
+  console.log(`    per position, ms: ${times.map((t) => t.toFixed(0)).join(' ')}`);
+  const last = positions[positions.length - 1] ?? first;
+  try {
+    const rest = await post(port, { ...base, policy: last, quality: 'full' });
+    console.log(`    full answer at rest ${rest.ms.toFixed(0)} ms; load average ${load1()}`);
+  } catch (e) {
+    console.log(`    full answer at rest failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const sampled = cold.a.notes.find((n) => /uniform sample|span limit/.test(n));
+  if (sampled) console.log(`    note: ${sampled}`);
+}
+
+{
+  const range = await load();
+  const port = await freePort();
+  const child = await startServer(port, await freePort());
+  try {
+    console.log(
+      `whole-request slider through HTTP (preview), ${REQUESTS.toLocaleString()} requests; load average ${load1()}`,
+    );
+    await drag(
+      port,
+      range,
+      { leafService: 'pricing', leafOperation: 'GET /quote' },
+      Array.from({ length: 20 }, (_, i) => ({ kind: 'hedge', delayPercentile: 80 + i })),
+    );
+    await drag(
+      port,
+      range,
+      { leafService: 'route', leafOperation: 'HTTP GET /route' },
+      Array.from({ length: 20 }, (_, i) => ({ kind: 'pool', workers: i + 1 })),
+    );
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
