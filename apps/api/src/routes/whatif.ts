@@ -78,7 +78,9 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       const preview = body.quality === 'preview';
       const cache = rangeCache(body, asked);
       const kept = <T>(what: string, read: () => Promise<T>): Promise<T> =>
-        preview ? memoized(JSON.stringify([what, cache.key, warmupMs]), cache.ttlMs, read) : read();
+        preview
+          ? memoized(ctx.store, JSON.stringify([what, cache.key, warmupMs]), cache.ttlMs, read)
+          : read();
       const range = await kept('clamp', () =>
         clampRange(ctx.store, {
           ...asked,
@@ -199,7 +201,7 @@ async function replayFanouts(
   },
 ): Promise<{ r: WhatIfResult | null; sampled: boolean; overBudget?: QueryBudgetError }> {
   const overKey = JSON.stringify(['fanouts', o.cacheKey, body.leafService, body.leafOperation]);
-  const known = overBudgetRead(overKey);
+  const known = overBudgetRead(ctx.store, overKey);
   if (known) return { r: null, sampled: false, overBudget: known };
   let loaded;
   try {
@@ -216,7 +218,7 @@ async function replayFanouts(
   } catch (e) {
     if (!(e instanceof QueryBudgetError)) throw e;
     // Memory is decided by the data (remembered); time also by the machine's load (not).
-    if (e.kind === 'memory') rememberOverBudget(overKey, o.ttlMs, e);
+    if (e.kind === 'memory') rememberOverBudget(ctx.store, overKey, o.ttlMs, e);
     return { r: null, sampled: false, overBudget: e };
   }
   // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
