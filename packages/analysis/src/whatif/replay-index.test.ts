@@ -8,6 +8,7 @@ import {
   newDrawStats,
 } from './replay-index';
 import { SeededRandom } from '../random';
+import { bound, timeBuckets } from './time-buckets';
 import { leafCallsFromRows, synthesizeLeafCalls } from './synthetic';
 import type { LeafCalls } from '../types';
 
@@ -154,4 +155,35 @@ describe('buildReplayIndex on the same calls again', () => {
       expect(order(c)).toEqual(byStart(c));
     },
   );
+});
+
+describe('bound in time buckets', () => {
+  /** The plain binary search the buckets stand in for. */
+  const plain = (a: Float64Array, t: number, strict: boolean): number => {
+    let lo = 0;
+    let hi = a.length;
+    while (lo < hi) {
+      const m = (lo + hi) >>> 1;
+      const x = a[m] ?? 0;
+      if (x < t || (strict && x === t)) lo = m + 1;
+      else hi = m;
+    }
+    return lo;
+  };
+
+  test.prop(
+    [
+      fc.array(fc.double({ min: -1e6, max: 1e12, noNaN: true }), { maxLength: 200 }),
+      fc.array(fc.double({ min: -2e6, max: 2e12, noNaN: true }), { minLength: 1, maxLength: 20 }),
+      fc.integer({ min: 0, max: 5 }),
+    ],
+    SEEDED,
+  )('answers as the plain binary search, also for repeated and clustered times', (xs, ts, dup) => {
+    // Repeats and a dense cluster: buckets holding many times, and empty ones.
+    const all = [...xs, ...xs.slice(0, dup), ...xs.slice(0, dup).map((x) => x + 1e-9)];
+    const a = Float64Array.from(all).sort();
+    const bk = timeBuckets(a);
+    for (const t of [...ts, ...all, Infinity, -Infinity, NaN])
+      for (const strict of [false, true]) expect(bound(a, bk, t, strict)).toBe(plain(a, t, strict));
+  });
 });

@@ -2,6 +2,7 @@
    bounds by construction (offsets, positions), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../types';
 import type { SeededRandom } from '../random';
+import { bound, timeBuckets, type TimeBuckets } from './time-buckets';
 
 /**
  * What every replay that draws replacement latencies needs: fan-outs in time order, so "a call
@@ -19,8 +20,12 @@ export interface ReplayIndex {
   readonly startSorted: Float64Array;
   /** Calls of the fan-outs before order position p (length fan-outs + 1). */
   readonly callsBefore: Uint32Array;
+  /** The call at each global position g (callsBefore units): what callAt returns, in O(1). */
+  readonly callAtPos: Uint32Array;
   /** True when fan-outs are stored in time order: calls between two positions are one range. */
   readonly contiguous: boolean;
+  /** Where a time's binary search starts and ends (timeBuckets). */
+  readonly buckets: TimeBuckets;
   readonly drawWindowMs: number;
   readonly minPoolCalls: number;
   /** Last neighbourhood looked up [t, lo, hi]: consecutive draws of a fan-out share it. */
@@ -43,28 +48,58 @@ export interface ReplayIndexOptions {
   minPoolCalls?: number;
 }
 
+/** What an index holds that depends on the calls only (not on the window's options). */
+interface StaticIndex {
+  order: Uint32Array;
+  sorted: boolean;
+  startSorted: Float64Array;
+  callsBefore: Uint32Array;
+  callAtPos: Uint32Array;
+  buckets: TimeBuckets;
+}
+
 /**
- * fanoutsByTime per fan-out start column: a slider replays the same calls (a whole-request
- * plan's blocks, the browser's data set) once per position, and the sort of 100,000 unsorted
- * fan-outs was ~15% of a position's time (issue #14). Kept with the column's length and sum,
- * checked on every use (O(F) adds, against O(F log F) compares), so a column rewritten in place
- * is sorted again rather than answered from the memo.
+ * The static index per fan-out start column: a slider replays the same calls (a whole-request
+ * plan's blocks, the browser's data set) once per position, and building it (the sort of
+ * 100,000 unsorted fan-outs alone was ~15% of a position's time, issue #14; the per-call
+ * positions 2-4 ms more) is then done once. Kept with the offsets column and the sums of both,
+ * checked on every use (O(F) adds, against O(F log F) compares), so columns rewritten in place
+ * are indexed again rather than answered from the memo.
  */
-const byTimeMemo = new WeakMap<
+const staticMemo = new WeakMap<
   Float64Array,
-  { order: Uint32Array; sorted: boolean; sum: number }
+  { index: StaticIndex; offsets: Uint32Array; startSum: number; offsetSum: number }
 >();
 
-/** Fan-out indexes in ascending start order; O(F) when already sorted, else O(F log F). */
-function fanoutsByTime(calls: LeafCalls): { order: Uint32Array; sorted: boolean } {
-  const start = calls.fanoutStartMs;
+// Two functions, not one over both types: each loop stays monomorphic.
+function sumOf(a: Float64Array): number {
   let sum = 0;
-  for (const x of start) sum += x;
-  const memo = byTimeMemo.get(start);
-  if (memo?.order.length === start.length && Object.is(memo.sum, sum)) return memo;
-  const fresh = { ...sortByTime(start), sum };
-  byTimeMemo.set(start, fresh);
-  return fresh;
+  for (let i = 0; i < a.length; i++) sum += a[i]!;
+  return sum;
+}
+
+function sumOfUint(a: Uint32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]!;
+  return sum;
+}
+
+function staticIndex(calls: LeafCalls): StaticIndex {
+  const start = calls.fanoutStartMs;
+  const off = calls.fanoutOffsets;
+  const startSum = sumOf(start);
+  const offsetSum = sumOfUint(off);
+  const memo = staticMemo.get(start);
+  if (
+    memo?.index.order.length === start.length &&
+    memo.offsets === off &&
+    Object.is(memo.startSum, startSum) &&
+    memo.offsetSum === offsetSum
+  )
+    return memo.index;
+  const index = buildStatic(calls);
+  staticMemo.set(start, { index, offsets: off, startSum, offsetSum });
+  return index;
 }
 
 function sortByTime(start: Float64Array): { order: Uint32Array; sorted: boolean } {
@@ -79,9 +114,9 @@ function sortByTime(start: Float64Array): { order: Uint32Array; sorted: boolean 
   return { order, sorted };
 }
 
-/** Builds the index: O(fan-outs) when fan-outs are stored in time order, else O(F log F). */
-export function buildReplayIndex(calls: LeafCalls, opts: ReplayIndexOptions = {}): ReplayIndex {
-  const { order, sorted } = fanoutsByTime(calls);
+/** O(calls) when fan-outs are stored in time order, else O(F log F + calls). */
+function buildStatic(calls: LeafCalls): StaticIndex {
+  const { order, sorted } = sortByTime(calls.fanoutStartMs);
   const off = calls.fanoutOffsets;
   const fanouts = order.length;
   const callsBefore = new Uint32Array(fanouts + 1);
@@ -91,34 +126,37 @@ export function buildReplayIndex(calls: LeafCalls, opts: ReplayIndexOptions = {}
     startSorted[p] = calls.fanoutStartMs[f]!;
     callsBefore[p + 1] = callsBefore[p]! + (off[f + 1]! - off[f]!);
   }
+  const callAtPos = new Uint32Array(callsBefore[fanouts]!);
+  for (let p = 0; p < fanouts; p++) {
+    const a = off[order[p]!]!;
+    const g0 = callsBefore[p]!;
+    const g1 = callsBefore[p + 1]!;
+    for (let g = g0; g < g1; g++) callAtPos[g] = a + (g - g0);
+  }
+  return { order, sorted, startSorted, callsBefore, callAtPos, buckets: timeBuckets(startSorted) };
+}
+
+/** Builds the index: O(calls) the first time for these columns (see staticIndex), then O(F). */
+export function buildReplayIndex(calls: LeafCalls, opts: ReplayIndexOptions = {}): ReplayIndex {
+  const s = staticIndex(calls);
   return {
     calls,
-    order,
-    startSorted,
-    callsBefore,
-    contiguous: sorted && (fanouts === 0 || off[0] === 0),
+    order: s.order,
+    startSorted: s.startSorted,
+    callsBefore: s.callsBefore,
+    callAtPos: s.callAtPos,
+    contiguous: s.sorted && (s.order.length === 0 || calls.fanoutOffsets[0] === 0),
+    buckets: s.buckets,
     drawWindowMs: opts.drawWindowMs ?? DEFAULT_DRAW_WINDOW_MS,
     minPoolCalls: opts.minPoolCalls ?? DEFAULT_MIN_POOL_CALLS,
     memo: Float64Array.of(Number.NaN, 0, 0),
   };
 }
 
-/** First position whose value is >= t (`strict`: > t), or a.length. O(log n). */
-function bound(a: Float64Array, t: number, strict: boolean): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const m = (lo + hi) >>> 1;
-    if (a[m]! < t || (strict && a[m] === t)) lo = m + 1;
-    else hi = m;
-  }
-  return lo;
-}
-
 /**
  * The order positions [lo, hi) of the fan-outs that started within ±drawWindowMs/2 of t,
  * widened one fan-out at a time on both sides until they hold minPoolCalls calls (or all).
- * O(log F + widening); repeated lookups within 1 ms reuse the last answer.
+ * O(1) expected (bound) + widening; repeated lookups within 1 ms reuse the last answer.
  */
 export function neighbourhood(ix: ReplayIndex, t: number): [number, number] {
   locate(ix, t);
@@ -130,8 +168,8 @@ function locate(ix: ReplayIndex, t: number): void {
   const m = ix.memo;
   if (Math.abs(t - m[0]!) < 1) return;
   const half = ix.drawWindowMs / 2;
-  let lo = bound(ix.startSorted, t - half, false);
-  let hi = bound(ix.startSorted, t + half, true);
+  let lo = bound(ix.startSorted, ix.buckets, t - half, false);
+  let hi = bound(ix.startSorted, ix.buckets, t + half, true);
   const n = ix.startSorted.length;
   while (ix.callsBefore[hi]! - ix.callsBefore[lo]! < ix.minPoolCalls && (lo > 0 || hi < n)) {
     if (lo > 0) lo--;
@@ -142,17 +180,12 @@ function locate(ix: ReplayIndex, t: number): void {
   m[2] = hi;
 }
 
-/** The call at global position g (callsBefore units) inside order positions [lo, hi). */
-export function callAt(ix: ReplayIndex, lo: number, hi: number, g: number): number {
-  if (ix.contiguous) return g;
-  let a = lo;
-  let b = hi; // last position p with callsBefore[p] <= g
-  while (b - a > 1) {
-    const mid = (a + b) >>> 1;
-    if (ix.callsBefore[mid]! <= g) a = mid;
-    else b = mid;
-  }
-  return ix.calls.fanoutOffsets[ix.order[a]!]! + (g - ix.callsBefore[a]!);
+/**
+ * The call at global position g (callsBefore units) inside order positions [lo, hi): the
+ * position's call, looked up (callAtPos).
+ */
+export function callAt(ix: ReplayIndex, _lo: number, _hi: number, g: number): number {
+  return ix.callAtPos[g]!;
 }
 
 /** Counts draws that could not stay inside their window (reported in notes). */
@@ -190,8 +223,9 @@ export function drawOtherHost(
   const hi = ix.memo[2]!;
   const g0 = ix.callsBefore[lo]!;
   const size = ix.callsBefore[hi]! - g0;
+  const at = ix.callAtPos;
   for (let k = 0; k < 32; k++) {
-    const j = callAt(ix, lo, hi, g0 + Math.floor(rng.float() * size));
+    const j = at[g0 + Math.floor(rng.float() * size)]!;
     const h = host[j]!;
     if (h !== own && (excluded === undefined || excluded[h] === 0)) return j;
   }
