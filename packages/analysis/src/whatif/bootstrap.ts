@@ -3,6 +3,7 @@
 import type { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 import { sortedCopy } from './radix-sort';
+import { mergeRanges, sortedAtRanges } from './select-ranges';
 import {
   totalWeight,
   valueAtPosition,
@@ -64,15 +65,64 @@ export function bootstrapQuantiles(
   const m = values.length;
   const n = Math.max(1, Math.min(m, Math.floor(resampleSize)));
   if (m === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
-  const sorted = presorted ?? sortedCopy(values);
-  return orderStatBootstrap(
+  const plan = orderStatPlan(qs, n);
+  const us = drawOrderStats(plan, rng, samples, n);
+  const sorted = presorted ?? sortedWhereRead(values, us, qs);
+  return orderStatEstimates(
     qs,
-    rng,
+    plan,
+    us,
     samples,
-    n,
     (u) => sorted[Math.min(m - 1, Math.floor(u * m))]!,
     (q) => quantileInclusive(sorted, q),
   );
+}
+
+/** Below this many values a sort costs about what selecting does. */
+const SELECT_FROM = 4096;
+
+/**
+ * Scratch for sortedWhereRead, kept across answers: a slider's previews select in arrays of the
+ * same size one after another, and fresh 100,000-value copies were a steady share of their
+ * garbage. Grown, never shrunk (at most the largest answer's values).
+ */
+let scratch = new Float64Array(0);
+
+/**
+ * `values` ordered as a sort would order them at every position the bootstrap reads (the
+ * replicates' order statistics, floor(U m), and the type-7 positions of each quantile), by
+ * selecting those ranges (select-ranges.ts) instead of sorting everything; a sorted copy when
+ * the ranges are most of the values anyway. Only the positions read are meaningful; the
+ * result is scratch memory, valid until the next call.
+ */
+function sortedWhereRead(
+  values: Float64Array,
+  us: Float64Array[],
+  qs: readonly number[],
+): Float64Array {
+  const m = values.length;
+  if (m < SELECT_FROM) return sortedCopy(values);
+  const intervals: [number, number][] = [];
+  for (const col of us) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const u of col) {
+      const at = Math.min(m - 1, Math.floor(u * m));
+      if (at < lo) lo = at;
+      if (at > hi) hi = at;
+    }
+    if (lo <= hi) intervals.push([lo, hi]);
+  }
+  for (const q of qs) {
+    const k = Math.min(m, Math.max(1, Math.floor(q * (m - 1) + 1))); // quantileInclusive's
+    intervals.push([k - 1, Math.min(m - 1, k)]);
+  }
+  const ranges = mergeRanges(intervals);
+  let covered = 0;
+  for (const [lo, hi] of ranges) covered += hi - lo + 1;
+  if (covered > m / 4) return sortedCopy(values);
+  if (scratch.length < m) scratch = new Float64Array(m);
+  return sortedAtRanges(values, ranges, scratch);
 }
 
 /** The four percentiles the what-if answer reports, each with its interval. */
@@ -116,52 +166,81 @@ export function bootstrapWeightedQuantiles(
   if (m === 0) return qs.map(() => ({ value: Number.NaN, low: Number.NaN, high: Number.NaN }));
   const n = Math.max(1, Math.round(resampleSize));
   const w = totalWeight(sorted);
-  return orderStatBootstrap(
+  const plan = orderStatPlan(qs, n);
+  const us = drawOrderStats(plan, rng, samples, n);
+  return orderStatEstimates(
     qs,
-    rng,
+    plan,
+    us,
     samples,
-    n,
     (u) => valueAtPosition(sorted, u * w),
     (q) => weightedQuantile(sorted, q),
   );
 }
 
-/**
- * The replicate loop both bootstraps share: per replicate, the needed order statistics of n
- * draws as uniforms U_(k) (Beta steps, bootstrapQuantiles), mapped to values by `valueAt`;
- * each quantile's interval is the 2.5-97.5% range of its replicates, its value `value(q)`.
- */
-function orderStatBootstrap(
-  qs: readonly number[],
-  rng: SeededRandom,
-  samples: number,
-  n: number,
-  valueAt: (u: number) => number,
-  value: (q: number) => number,
-): Estimate[] {
+/** The ranks each quantile interpolates between (type-7 over n draws), and all of them in order. */
+interface OrderStatPlan {
+  picks: { k: number; frac: number }[];
+  ranks: number[];
+}
+
+function orderStatPlan(qs: readonly number[], n: number): OrderStatPlan {
   const picks = qs.map((q) => type7(q, n));
   const ranks = [...new Set(picks.flatMap(({ k, frac }) => (frac > 0 ? [k, k + 1] : [k])))].sort(
     (a, b) => a - b,
   );
-  const slot = new Map(ranks.map((r, i) => [r, i]));
-  const at = new Float64Array(ranks.length);
-  const reps = qs.map(() => new Float64Array(samples));
+  return { picks, ranks };
+}
+
+/**
+ * The replicate loop both bootstraps share, first half: per replicate, the needed order
+ * statistics of n draws as uniforms U_(k) (Beta steps, bootstrapQuantiles); one column per
+ * rank, replicate b at [b]. Drawn before any value is read, in the same order as always (so the
+ * reads can be planned: sortedWhereRead).
+ */
+function drawOrderStats(
+  plan: OrderStatPlan,
+  rng: SeededRandom,
+  samples: number,
+  n: number,
+): Float64Array[] {
+  const us = plan.ranks.map(() => new Float64Array(samples));
   for (let b = 0; b < samples; b++) {
     let u = 0; // U_(previous rank)
     let prev = 0;
-    for (let r = 0; r < ranks.length; r++) {
-      const k = ranks[r]!;
+    for (let r = 0; r < plan.ranks.length; r++) {
+      const k = plan.ranks[r]!;
       u = u + (1 - u) * rng.beta(k - prev, n - k + 1);
       prev = k;
-      at[r] = valueAt(u);
+      us[r]![b] = u;
     }
-    picks.forEach(({ k, frac }, i) => {
-      const lo = at[slot.get(k)!]!;
-      reps[i]![b] = frac > 0 ? lo + frac * (at[slot.get(k + 1)!]! - lo) : lo;
-    });
   }
+  return us;
+}
+
+/**
+ * Second half: the uniforms mapped to values by `valueAt`; each quantile's interval is the
+ * 2.5-97.5% range of its replicates, its value `value(q)`.
+ */
+function orderStatEstimates(
+  qs: readonly number[],
+  plan: OrderStatPlan,
+  us: Float64Array[],
+  samples: number,
+  valueAt: (u: number) => number,
+  value: (q: number) => number,
+): Estimate[] {
+  const slot = new Map(plan.ranks.map((r, i) => [r, i]));
   return qs.map((q, i) => {
-    const rep = reps[i]!.sort();
+    const { k, frac } = plan.picks[i]!;
+    const lo = us[slot.get(k)!]!;
+    const hi = frac > 0 ? us[slot.get(k + 1)!]! : lo;
+    const rep = new Float64Array(samples);
+    for (let b = 0; b < samples; b++) {
+      const a = valueAt(lo[b]!);
+      rep[b] = frac > 0 ? a + frac * (valueAt(hi[b]!) - a) : a;
+    }
+    rep.sort();
     return {
       value: value(q),
       low: quantileInclusive(rep, 0.025),
