@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { fc, test } from '@fast-check/vitest';
-import { latencyQuantile } from './latency-quantile';
+import { latencyQuantile, latencyQuantileKept } from './latency-quantile';
 import { quantileUnsorted } from '../quantile';
 
 describe('latencyQuantile', () => {
@@ -24,5 +24,20 @@ describe('latencyQuantile', () => {
 
   test('empty is NaN', () => {
     expect(latencyQuantile(new Float64Array(0), 0.5)).toBeNaN();
+  });
+});
+
+describe('latencyQuantileKept', () => {
+  test.prop(
+    [
+      fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 300 }),
+      fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 6 }),
+    ],
+    { seed: 78, numRuns: 200 },
+  )('answers as latencyQuantile, asked again and after the column changes', (xs, qs) => {
+    const a = Float64Array.from(xs);
+    for (const q of [...qs, ...qs]) expect(latencyQuantileKept(a, q)).toBe(latencyQuantile(a, q));
+    a[0] = (a[0] ?? 0) + 1; // rewritten in place: the kept copy must not answer
+    for (const q of [...qs, ...qs]) expect(latencyQuantileKept(a, q)).toBe(latencyQuantile(a, q));
   });
 });

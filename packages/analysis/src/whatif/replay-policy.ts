@@ -2,7 +2,7 @@ import type { LeafCalls } from '../types';
 import type { ResolvedPolicy } from './policy';
 import type { SeededRandom } from '../random';
 import { buildReplayIndex, type DrawStats } from './replay-index';
-import { latencyQuantile } from './latency-quantile';
+import { latencyQuantile, latencyQuantileKept } from './latency-quantile';
 import { replayHedge } from './hedge';
 import { replayTied } from './tied';
 import { replayProbation } from './probation';
@@ -192,7 +192,7 @@ function hedgeOutcome(
   const delayMs =
     'delayMs' in d
       ? d.delayMs
-      : latencyQuantile(
+      : latencyQuantileKept(
           calls.durationMs,
           'delayPercentile' in d ? d.delayPercentile / 100 : 1 - d.maxExtraLoad,
         );
