@@ -1,7 +1,8 @@
 // npm run bench:whatif-slider — the dashboard's whole-request slider through HTTP (issue #14):
 // 100,000 requests of the tracegen `microservices` preset stored in the embedded engine, a
 // `tailscope serve` child process, and POST /api/v1/whatif with quality 'preview' per slider
-// position, one at a time (as the dashboard sends them while a control moves). Prints the
+// position, one at a time (as the dashboard sends them while a control moves): hedge delay
+// p80-p99 then p50-p79 on pricing, pool workers 1-20 on route. Prints the
 // first (cold: read and build) answer, the median and worst update, the full answer at rest,
 // and the load average (the machine may be shared). Not a test.
 //
@@ -142,12 +143,16 @@ const load1 = (): string =>
     .map((x) => x.toFixed(2))
     .join(' ');
 
-/** Steps one control through its positions, previews one at a time, then the full answer. */
+/**
+ * Steps one control through its positions, previews one at a time, then (`rest`) the full
+ * answer.
+ */
 async function drag(
   port: number,
   range: { fromMs: number; toMs: number },
   edge: { leafService: string; leafOperation: string },
   positions: object[],
+  rest = true,
 ): Promise<void> {
   const base = { ...edge, from: range.fromMs, to: range.toMs, seed: 1 };
   const first = positions[0] ?? {};
@@ -156,12 +161,14 @@ async function drag(
   for (const policy of positions)
     times.push((await post(port, { ...base, policy, quality: 'preview' })).ms);
   const kind = (first as { kind?: string }).kind ?? '?';
+  const span = `${JSON.stringify(first)} .. ${JSON.stringify(positions[positions.length - 1] ?? first)}`;
   console.log(
-    `  ${kind} on ${edge.leafService} ${edge.leafOperation}, ${cold.a.requests.toLocaleString()} edge groups: first (cold) ${cold.ms.toFixed(0)} ms; ` +
+    `  ${kind} on ${edge.leafService} ${edge.leafOperation} (${span}), ${cold.a.requests.toLocaleString()} edge groups: first ${cold.ms.toFixed(0)} ms; ` +
       `${positions.length} positions: per update median ${median(times).toFixed(0)} ms, worst ${Math.max(...times).toFixed(0)} ms; load average ${load1()}`,
   );
   console.log(`    per position, ms: ${times.map((t) => t.toFixed(0)).join(' ')}`);
   const last = positions[positions.length - 1] ?? first;
+  if (!rest) return;
   try {
     const rest = await post(port, { ...base, policy: last, quality: 'full' });
     console.log(`    full answer at rest ${rest.ms.toFixed(0)} ms; load average ${load1()}`);
@@ -185,6 +192,14 @@ async function drag(
       range,
       { leafService: 'pricing', leafOperation: 'GET /quote' },
       Array.from({ length: 20 }, (_, i) => ({ kind: 'hedge', delayPercentile: 80 + i })),
+    );
+    // The low end a user can drag to too: more calls exceed the delay, more backups drawn.
+    await drag(
+      port,
+      range,
+      { leafService: 'pricing', leafOperation: 'GET /quote' },
+      Array.from({ length: 30 }, (_, i) => ({ kind: 'hedge', delayPercentile: 50 + i })),
+      false,
     );
     await drag(
       port,
