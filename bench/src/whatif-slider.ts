@@ -9,19 +9,10 @@
 // env: REQUESTS (default 100000), DATA_DIR (default: a directory per REQUESTS, reused).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import { createGenerator, encodeOtlpProtobuf, presetSpec } from '@tailscope/tracegen';
-import {
-  decodeTraceRequest,
-  insertNative,
-  migrate,
-  openStore,
-  selectStats,
-  sql,
-  TRACE_COLUMNS,
-  TRACES_TABLE,
-} from '@tailscope/api';
+import { createGenerator, presetSpec } from '@tailscope/tracegen';
+import { freePort } from './analysis-support';
+import { loadGenerated } from './generated-store';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 100_000);
 const DATA_DIR = resolve(
@@ -30,73 +21,13 @@ const DATA_DIR = resolve(
 const START = '2025-01-01T00:00:00Z';
 
 /** Loads the preset unless the directory already holds it; returns the time range. */
-async function load(): Promise<{ fromMs: number; toMs: number }> {
+function load(): Promise<{ fromMs: number; toMs: number }> {
   const gen = createGenerator(presetSpec('microservices'), {
     requests: REQUESTS,
     seed: 1,
     start: START,
   });
-  const range = {
-    fromMs: gen.truth.start.epochMs,
-    toMs: gen.truth.start.epochMs + gen.truth.durationMs + 60_000,
-  };
-  const store = openStore({ dataDir: DATA_DIR });
-  try {
-    await migrate(store);
-    const have = (await selectStats(store)).spans;
-    if (have >= gen.expectedSpans * 0.99) {
-      console.log(`reusing ${have.toLocaleString()} spans in ${DATA_DIR}`);
-      return range;
-    }
-    if (have > 0) throw new Error(`${DATA_DIR} holds ${have} spans, not this load: remove it`);
-    console.log(
-      `loading microservices: ${REQUESTS} requests, ~${gen.expectedSpans.toLocaleString()} spans`,
-    );
-    const t = performance.now();
-    let parts: Buffer[] = [];
-    let block = 0;
-    const flush = async (): Promise<void> => {
-      if (parts.length === 0) return;
-      await insertNative(store, {
-        table: TRACES_TABLE,
-        columns: TRACE_COLUMNS.map(([name]) => name),
-        parts,
-        dedupToken: `bench-slider-${block}`,
-        scratchPath: join(tmpdir(), `tailscope-bench-slider-${process.pid}-${block++}.native`),
-      });
-      parts = [];
-    };
-    let pending = 0;
-    for (const batch of gen.batches()) {
-      const d = decodeTraceRequest(encodeOtlpProtobuf(batch));
-      parts.push(...d.columns.tracesBlock());
-      pending += d.accepted;
-      if (pending >= 250_000) {
-        await flush();
-        pending = 0;
-      }
-    }
-    await flush();
-    await store.command(sql`OPTIMIZE TABLE otel_traces FINAL`);
-    console.log(`loaded in ${((performance.now() - t) / 1000).toFixed(0)} s`);
-    return range;
-  } finally {
-    await store.close();
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => {
-        ok(port);
-      });
-    });
-  });
+  return loadGenerated(DATA_DIR, gen, 'bench-slider', `microservices: ${REQUESTS} requests`);
 }
 
 async function startServer(port: number, otlpPort: number): Promise<ChildProcess> {
