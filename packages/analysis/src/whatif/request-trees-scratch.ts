@@ -3,6 +3,7 @@
 
 /** requestTreesFromColumns' working state: one trace's spans in typed arrays, reused. */
 
+/** Strings numbered in order of first sight (hosts, modes of the request trees). */
 export class Dict {
   readonly values: string[] = [];
   private readonly ix = new Map<string, number>();

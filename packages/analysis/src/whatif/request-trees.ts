@@ -3,6 +3,7 @@
 import { dedupeSpans, extractCalls, type Call } from '../calls';
 import { classifyCalls, type Structure } from '../structure';
 import type { SpanRecord } from '../span-record';
+import { Dict } from './request-trees-scratch';
 
 /** Structure codes of the `structure` column. */
 export const STRUCTURE_CODE: Readonly<Record<Structure, number>> = {
@@ -48,20 +49,6 @@ export interface RequestTrees {
   edges: TreeEdge[];
   hosts: string[];
   modes: string[];
-}
-
-class Dict {
-  readonly values: string[] = [];
-  private readonly ix = new Map<string, number>();
-  of(v: string): number {
-    let i = this.ix.get(v);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(v);
-      this.ix.set(v, i);
-    }
-    return i;
-  }
 }
 
 interface Node {
