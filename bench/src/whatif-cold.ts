@@ -1,7 +1,11 @@
 // npm run bench:whatif-cold — only the cold whole-request answers on the microservices preset
 // (issue #14's 1 s target): one thread, then THREADS worker threads. Prints CPU and wall per
 // run (the median of REQ_RUNS after a warm-up); the full figures are in whatif.ts.
-import { simulateRequestWhatIf, type WhatIfPolicy } from '@tailscope/analysis';
+import {
+  prepareRequestWhatIf,
+  simulateRequestWhatIf,
+  type WhatIfPolicy,
+} from '@tailscope/analysis';
 import { RequestReplayThreads, shareTrees } from '@tailscope/api';
 import { microservicesTrees } from './microservices-trees';
 
@@ -52,6 +56,10 @@ for (const [name, edge, policy] of cases) {
     for (let k = 0; k < RUNS; k++)
       one.push((await timed(() => simulateRequestWhatIf(trees, edge, policy, { seed: 1 })))[1]);
     console.log(`${name} 1 thread:  ${show(one)}`);
+    const plan: Timing[] = [];
+    for (let k = 0; k < RUNS; k++)
+      plan.push((await timed(() => prepareRequestWhatIf(trees, edge, policy)))[1]);
+    console.log(`${name} plan alone (1 thread): ${show(plan)}`);
   }
   const two: Timing[] = [];
   await threads.simulate(edge, policy, { seed: 1 });
