@@ -2,16 +2,19 @@
 import { Worker } from 'node:worker_threads';
 import {
   finishSplit,
+  mergedCallRoom,
+  mergedSplitReplay,
+  mergeParts,
   PART_REQUESTS,
   POOL_PART_REQUESTS,
   poolSplitReplay,
   requestParts,
   targetMask,
   simulateRequestWhatIf,
-  splitReplay,
   splitSortInputs,
   startSplit,
   type EdgeTarget,
+  type LeafCalls,
   type PartOffsets,
   type PoolPart,
   type RequestHead,
@@ -33,10 +36,21 @@ export type ThreadTask =
       range: { from: number; to: number };
       target: EdgeTarget;
       policy: WhatIfPolicy;
-      /** Send the part's target calls back (the policy replays them here; not for `pool`). */
+      /**
+       * Count the part's target calls for the merge (a 'calls' task writes them; not for
+       * `pool`).
+       */
       calls: boolean;
     }
   | { type: 'sort'; values: Float64Array }
+  | {
+      /** Write a planned part's target calls into the merged columns (writePartCalls). */
+      type: 'calls';
+      part: number;
+      merged: LeafCalls;
+      blockAt: number;
+      callAt: number;
+    }
   | {
       /** The pool policy: plan and replay a part at once (poolPart). */
       type: 'pool';
@@ -58,7 +72,15 @@ export type ThreadTask =
 
 export type ThreadReply =
   | { type: 'ok' }
-  | { type: 'planned'; part: number; head: RequestHead; blocks: number; overflow: boolean }
+  | {
+      type: 'planned';
+      part: number;
+      head: RequestHead;
+      blocks: number;
+      /** Its target calls (planCalls), 0 when not asked. */
+      calls: number;
+      overflow: boolean;
+    }
   | { type: 'replayed'; part: number }
   | { type: 'pool'; part: number; result: PoolPart }
   | { type: 'error'; message: string };
@@ -66,6 +88,10 @@ export type ThreadReply =
 /** A Float64Array on shared memory: the threads write the outputs in place, nothing is copied. */
 function sharedF64(n: number): Float64Array {
   return new Float64Array(new SharedArrayBuffer(8 * Math.max(1, n)), 0, n);
+}
+
+function sharedU32(n: number): Uint32Array {
+  return new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, n)), 0, n);
 }
 
 /** The trees' columns on shared memory (trace ids left out: the replay never reads them). */
@@ -188,12 +214,32 @@ export class RequestReplayThreads {
     const parts = requestParts(trees.nodeOffsets.length - 1, partSize ?? PART_REQUESTS);
     const planned = await this.planAll(parts, target, policy, !s.run.isPool);
     if (planned.some((p) => p.overflow)) return simulateRequestWhatIf(trees, target, policy, opts);
-    const sr = splitReplay(
-      s,
+    // The parts' heads came without their calls: the threads that planned them write the calls
+    // straight into the merged columns, on shared memory (request-part-calls.ts).
+    const merged = mergeParts(
       planned.map((p) => p.head),
       planned.map((p) => p.blocks),
-      sharedF64,
     );
+    const callAt = mergedCallRoom(
+      merged.head,
+      merged.at,
+      planned.map((p) => p.calls),
+      sharedF64,
+      sharedU32,
+    );
+    const calls = merged.head.blocks;
+    await Promise.all(
+      planned.map((p, part) =>
+        this.threads[p.thread]!.ask({
+          type: 'calls',
+          part,
+          merged: calls,
+          blockAt: merged.at.blocks[part]!,
+          callAt: callAt[part]!,
+        }),
+      ),
+    );
+    const sr = mergedSplitReplay(s, merged, sharedF64);
     let blockMs = sr.blockMs;
     if (blockMs && !(blockMs.buffer instanceof SharedArrayBuffer)) {
       const b = sharedF64(blockMs.length);
@@ -241,7 +287,9 @@ export class RequestReplayThreads {
     target: EdgeTarget,
     policy: WhatIfPolicy,
     calls: boolean,
-  ): Promise<{ head: RequestHead; blocks: number; overflow: boolean; thread: number }[]> {
+  ): Promise<
+    { head: RequestHead; blocks: number; calls: number; overflow: boolean; thread: number }[]
+  > {
     const done = await this.feed(parts.length, (part) => ({
       type: 'plan',
       part,
@@ -252,7 +300,8 @@ export class RequestReplayThreads {
     }));
     return done.map(({ reply, thread }) => {
       if (reply.type !== 'planned') throw new Error('unexpected reply');
-      return { head: reply.head, blocks: reply.blocks, overflow: reply.overflow, thread };
+      const { head, blocks, calls, overflow } = reply;
+      return { head, blocks, calls, overflow, thread };
     });
   }
 

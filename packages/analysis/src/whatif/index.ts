@@ -58,6 +58,7 @@ export {
   simulateRequestWhatIfSplit,
   startSplit,
   splitReplay,
+  mergedSplitReplay,
   finishSplit,
   poolSplitReplay,
   splitSortInputs,
@@ -75,6 +76,7 @@ export {
   type PartOffsets,
   type PoolPart,
 } from './request-parts';
+export { mergedCallRoom, planCalls, writePartCalls } from './request-part-calls';
 export { ArenaMemory } from './arena';
 export type { RequestHead, SortedOutputs } from './request-answer';
 export { sortedCopy } from './radix-sort';

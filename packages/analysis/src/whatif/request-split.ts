@@ -85,7 +85,18 @@ export function splitReplay(
   blocks: readonly number[],
   alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
 ): SplitReplay {
-  const { head, at } = mergeParts(heads, blocks);
+  return mergedSplitReplay(s, mergeParts(heads, blocks), alloc);
+}
+
+/**
+ * splitReplay for heads already merged (mergeParts), their calls written in place by the
+ * parts (request-part-calls.ts).
+ */
+export function mergedSplitReplay(
+  s: SplitAnswer,
+  { head, at }: { head: RequestHead; at: PartOffsets },
+  alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
+): SplitReplay {
   const { run, trees } = s;
   const R = requestReplays(
     run,
