@@ -11,7 +11,7 @@ import {
   type RequestPlan,
   type RequestTrees,
 } from '@tailscope/analysis';
-import type { ThreadReply, ThreadTask } from './request-threads';
+import type { ThreadReply, ThreadTask } from './request-thread-messages';
 
 /**
  * One thread of the split whole-request replay: plans the parts it is given (keeping their
