@@ -75,6 +75,13 @@ export function sharedF64(n: number): Float64Array {
   return new Float64Array(new SharedArrayBuffer(8 * Math.max(1, n)), 0, n);
 }
 
+/** A copy of `a` on shared memory. */
+export function sharedCopy(a: Float64Array): Float64Array {
+  const b = sharedF64(a.length);
+  b.set(a);
+  return b;
+}
+
 export function sharedU32(n: number): Uint32Array {
   return new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, n)), 0, n);
 }

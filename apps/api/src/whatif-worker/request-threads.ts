@@ -11,6 +11,7 @@ import {
   requestParts,
   targetMask,
   simulateRequestWhatIf,
+  splitBaseInputs,
   splitSortInputs,
   startSplit,
   type EdgeTarget,
@@ -25,6 +26,7 @@ import {
 } from '@tailscope/analysis';
 
 import {
+  sharedCopy,
   sharedF64,
   sharedU32,
   shareTrees,
@@ -151,6 +153,11 @@ export class RequestReplayThreads {
         }),
       ),
     );
+    // The recorded outputs' sorts need no replay: on the threads while the policy replays here.
+    const base = splitBaseInputs(s, merged.head);
+    const early = base && this.sortBase(base);
+    // Awaited in sortAll; handled here too, so a failed sort is not unhandled meanwhile.
+    early?.catch(() => undefined);
     const sr = mergedSplitReplay(s, merged, sharedF64);
     let blockMs = sr.blockMs;
     if (blockMs && !(blockMs.buffer instanceof SharedArrayBuffer)) {
@@ -173,24 +180,42 @@ export class RequestReplayThreads {
         }),
       ),
     );
-    return finishSplit(s, sr, await this.sortAll(s, sr));
+    return finishSplit(s, sr, await this.sortAll(s, sr, early));
+  }
+
+  /** Sorts the recorded outputs (splitBaseInputs) on the threads, on shared copies. */
+  private async sortBase(
+    base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>,
+  ): Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>> {
+    const reqBase = sharedCopy(base.reqBase);
+    const fanBase = sharedCopy(base.fanBase);
+    const n = this.threads.length;
+    await Promise.all([
+      this.threads[0]!.ask({ type: 'sort', values: reqBase }),
+      this.threads[1 % n]!.ask({ type: 'sort', values: fanBase }),
+    ]);
+    return { reqBase, fanBase };
   }
 
   /**
    * The four arrays the answer sorts (splitSortInputs: 1 million values each at 1M requests,
    * ~50 ms each), sorted on the threads in place of the calling thread, on shared copies.
    */
-  private async sortAll(s: SplitAnswer, sr: SplitReplay): Promise<SortedOutputs | undefined> {
+  private async sortAll(
+    s: SplitAnswer,
+    sr: SplitReplay,
+    /** The recorded outputs already being sorted (sortBase). */
+    early?: Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>>,
+  ): Promise<SortedOutputs | undefined> {
     const inputs = splitSortInputs(s, sr);
     if (!inputs) return undefined;
-    const keys = ['req', 'fan', 'reqBase', 'fanBase'] as const;
-    const shared = keys.map((k) => {
-      const b = sharedF64(inputs[k].length);
-      b.set(inputs[k]);
-      return b;
-    });
+    const keys = early
+      ? (['req', 'fan'] as const)
+      : (['req', 'fan', 'reqBase', 'fanBase'] as const);
+    const shared = keys.map((k) => sharedCopy(inputs[k]));
     await this.feed(keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
-    return { req: shared[0]!, fan: shared[1]!, reqBase: shared[2]!, fanBase: shared[3]! };
+    const base = early ? await early : { reqBase: shared[2]!, fanBase: shared[3]! };
+    return { req: shared[0]!, fan: shared[1]!, ...base };
   }
 
   /** Plans every part, each on the first thread free; returns them in part order. */

@@ -62,6 +62,7 @@ export {
   finishSplit,
   poolSplitReplay,
   splitSortInputs,
+  splitBaseInputs,
   type SplitAnswer,
   type SplitReplay,
 } from './request-split';
