@@ -2,18 +2,21 @@ import { parentPort } from 'node:worker_threads';
 import {
   ArenaMemory,
   partHead,
+  planCalls,
   poolPart,
   prepareRequestWhatIf,
   replayPart,
   sortedCopy,
+  writePartCalls,
   type RequestPlan,
   type RequestTrees,
 } from '@tailscope/analysis';
-import type { ThreadReply, ThreadTask } from './request-threads';
+import type { ThreadReply, ThreadTask } from './request-thread-messages';
 
 /**
  * One thread of the split whole-request replay: plans the parts it is given (keeping their
- * plans) and replays them into the shared outputs. The trees arrive once, on shared memory.
+ * plans), writes their target calls into the shared merged columns, and replays them into the
+ * shared outputs. The trees arrive once, on shared memory.
  */
 let trees: RequestTrees | undefined;
 const plans = new Map<number, RequestPlan>();
@@ -38,17 +41,23 @@ function handle(m: ThreadTask): ThreadReply {
   if (m.type === 'plan') {
     const plan = prepareRequestWhatIf(trees, m.target, m.policy, m.range).plan;
     plans.set(m.part, plan);
-    const head = partHead(plan, m.calls);
+    // The calls are written later into the merged columns (a 'calls' task), not copied here.
+    const head = partHead(plan, false);
     return {
       type: 'planned',
       part: m.part,
       head,
       blocks: plan.blocks.fanoutOffsets.length - 1,
+      calls: m.calls ? planCalls(plan) : 0,
       overflow: plan.overflow,
     };
   }
   const plan = plans.get(m.part);
   if (!plan) throw new Error(`part ${String(m.part)} was not planned here`);
+  if (m.type === 'calls') {
+    writePartCalls(plan, m.merged, m.blockAt, m.callAt);
+    return { type: 'ok' };
+  }
   replayPart(plan, m.part, m.at, m.blockMs, m.replays, m.workers, m.reqAll, m.fanAll);
   plans.delete(m.part);
   return { type: 'replayed', part: m.part };

@@ -2,18 +2,19 @@
 import { Worker } from 'node:worker_threads';
 import {
   finishSplit,
+  mergedCallRoom,
+  mergedSplitReplay,
+  mergeParts,
   PART_REQUESTS,
   POOL_PART_REQUESTS,
   poolSplitReplay,
   requestParts,
   targetMask,
   simulateRequestWhatIf,
-  splitReplay,
+  splitBaseInputs,
   splitSortInputs,
   startSplit,
   type EdgeTarget,
-  type PartOffsets,
-  type PoolPart,
   type RequestHead,
   type RequestSimulateOptions,
   type RequestTrees,
@@ -24,77 +25,16 @@ import {
   type WhatIfPolicy,
 } from '@tailscope/analysis';
 
-/** What the main thread asks a replay thread (request-thread.ts). */
-export type ThreadTask =
-  | { type: 'trees'; trees: RequestTrees }
-  | {
-      type: 'plan';
-      part: number;
-      range: { from: number; to: number };
-      target: EdgeTarget;
-      policy: WhatIfPolicy;
-      /** Send the part's target calls back (the policy replays them here; not for `pool`). */
-      calls: boolean;
-    }
-  | { type: 'sort'; values: Float64Array }
-  | {
-      /** The pool policy: plan and replay a part at once (poolPart). */
-      type: 'pool';
-      part: number;
-      range: { from: number; to: number };
-      mask: Uint8Array;
-      workers: number;
-    }
-  | {
-      type: 'replay';
-      part: number;
-      at: PartOffsets;
-      blockMs: Float64Array | undefined;
-      replays: number;
-      workers: number;
-      reqAll: Float64Array;
-      fanAll: Float64Array;
-    };
+import {
+  sharedCopy,
+  sharedF64,
+  sharedU32,
+  shareTrees,
+  type ThreadReply,
+  type ThreadTask,
+} from './request-thread-messages';
 
-export type ThreadReply =
-  | { type: 'ok' }
-  | { type: 'planned'; part: number; head: RequestHead; blocks: number; overflow: boolean }
-  | { type: 'replayed'; part: number }
-  | { type: 'pool'; part: number; result: PoolPart }
-  | { type: 'error'; message: string };
-
-/** A Float64Array on shared memory: the threads write the outputs in place, nothing is copied. */
-function sharedF64(n: number): Float64Array {
-  return new Float64Array(new SharedArrayBuffer(8 * Math.max(1, n)), 0, n);
-}
-
-/** The trees' columns on shared memory (trace ids left out: the replay never reads them). */
-export function shareTrees(t: RequestTrees): RequestTrees {
-  const share = <A extends Float64Array | Int32Array | Uint32Array | Uint8Array>(
-    a: A,
-    make: (b: SharedArrayBuffer, n: number) => A,
-  ): A => {
-    const out = make(new SharedArrayBuffer(Math.max(8, a.byteLength)), a.length);
-    out.set(a);
-    return out;
-  };
-  return {
-    nodeOffsets: share(t.nodeOffsets, (b, n) => new Uint32Array(b, 0, n)),
-    requestStartMs: share(t.requestStartMs, (b, n) => new Float64Array(b, 0, n)),
-    traceIds: [],
-    parent: share(t.parent, (b, n) => new Int32Array(b, 0, n)),
-    startMs: share(t.startMs, (b, n) => new Float64Array(b, 0, n)),
-    durationMs: share(t.durationMs, (b, n) => new Float64Array(b, 0, n)),
-    edge: share(t.edge, (b, n) => new Int32Array(b, 0, n)),
-    host: share(t.host, (b, n) => new Uint32Array(b, 0, n)),
-    mode: share(t.mode, (b, n) => new Uint32Array(b, 0, n)),
-    structure: share(t.structure, (b, n) => new Uint8Array(b, 0, n)),
-    concurrency: share(t.concurrency, (b, n) => new Uint32Array(b, 0, n)),
-    edges: t.edges,
-    hosts: t.hosts,
-    modes: t.modes,
-  };
-}
+export { shareTrees, type ThreadReply, type ThreadTask };
 
 /** One replay thread and its one outstanding task. */
 class Thread {
@@ -188,12 +128,37 @@ export class RequestReplayThreads {
     const parts = requestParts(trees.nodeOffsets.length - 1, partSize ?? PART_REQUESTS);
     const planned = await this.planAll(parts, target, policy, !s.run.isPool);
     if (planned.some((p) => p.overflow)) return simulateRequestWhatIf(trees, target, policy, opts);
-    const sr = splitReplay(
-      s,
+    // The parts' heads came without their calls: the threads that planned them write the calls
+    // straight into the merged columns, on shared memory (request-part-calls.ts).
+    const merged = mergeParts(
       planned.map((p) => p.head),
       planned.map((p) => p.blocks),
-      sharedF64,
     );
+    const callAt = mergedCallRoom(
+      merged.head,
+      merged.at,
+      planned.map((p) => p.calls),
+      sharedF64,
+      sharedU32,
+    );
+    const calls = merged.head.blocks;
+    await Promise.all(
+      planned.map((p, part) =>
+        this.threads[p.thread]!.ask({
+          type: 'calls',
+          part,
+          merged: calls,
+          blockAt: merged.at.blocks[part]!,
+          callAt: callAt[part]!,
+        }),
+      ),
+    );
+    // The recorded outputs' sorts need no replay: on the threads while the policy replays here.
+    const base = splitBaseInputs(s, merged.head);
+    const early = base && this.sortBase(base);
+    // Awaited in sortAll; handled here too, so a failed sort is not unhandled meanwhile.
+    early?.catch(() => undefined);
+    const sr = mergedSplitReplay(s, merged, sharedF64);
     let blockMs = sr.blockMs;
     if (blockMs && !(blockMs.buffer instanceof SharedArrayBuffer)) {
       const b = sharedF64(blockMs.length);
@@ -215,24 +180,42 @@ export class RequestReplayThreads {
         }),
       ),
     );
-    return finishSplit(s, sr, await this.sortAll(s, sr));
+    return finishSplit(s, sr, await this.sortAll(s, sr, early));
+  }
+
+  /** Sorts the recorded outputs (splitBaseInputs) on the threads, on shared copies. */
+  private async sortBase(
+    base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>,
+  ): Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>> {
+    const reqBase = sharedCopy(base.reqBase);
+    const fanBase = sharedCopy(base.fanBase);
+    const n = this.threads.length;
+    await Promise.all([
+      this.threads[0]!.ask({ type: 'sort', values: reqBase }),
+      this.threads[1 % n]!.ask({ type: 'sort', values: fanBase }),
+    ]);
+    return { reqBase, fanBase };
   }
 
   /**
    * The four arrays the answer sorts (splitSortInputs: 1 million values each at 1M requests,
    * ~50 ms each), sorted on the threads in place of the calling thread, on shared copies.
    */
-  private async sortAll(s: SplitAnswer, sr: SplitReplay): Promise<SortedOutputs | undefined> {
+  private async sortAll(
+    s: SplitAnswer,
+    sr: SplitReplay,
+    /** The recorded outputs already being sorted (sortBase). */
+    early?: Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>>,
+  ): Promise<SortedOutputs | undefined> {
     const inputs = splitSortInputs(s, sr);
     if (!inputs) return undefined;
-    const keys = ['req', 'fan', 'reqBase', 'fanBase'] as const;
-    const shared = keys.map((k) => {
-      const b = sharedF64(inputs[k].length);
-      b.set(inputs[k]);
-      return b;
-    });
+    const keys = early
+      ? (['req', 'fan'] as const)
+      : (['req', 'fan', 'reqBase', 'fanBase'] as const);
+    const shared = keys.map((k) => sharedCopy(inputs[k]));
     await this.feed(keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
-    return { req: shared[0]!, fan: shared[1]!, reqBase: shared[2]!, fanBase: shared[3]! };
+    const base = early ? await early : { reqBase: shared[2]!, fanBase: shared[3]! };
+    return { req: shared[0]!, fan: shared[1]!, ...base };
   }
 
   /** Plans every part, each on the first thread free; returns them in part order. */
@@ -241,7 +224,9 @@ export class RequestReplayThreads {
     target: EdgeTarget,
     policy: WhatIfPolicy,
     calls: boolean,
-  ): Promise<{ head: RequestHead; blocks: number; overflow: boolean; thread: number }[]> {
+  ): Promise<
+    { head: RequestHead; blocks: number; calls: number; overflow: boolean; thread: number }[]
+  > {
     const done = await this.feed(parts.length, (part) => ({
       type: 'plan',
       part,
@@ -252,7 +237,8 @@ export class RequestReplayThreads {
     }));
     return done.map(({ reply, thread }) => {
       if (reply.type !== 'planned') throw new Error('unexpected reply');
-      return { head: reply.head, blocks: reply.blocks, overflow: reply.overflow, thread };
+      const { head, blocks, calls, overflow } = reply;
+      return { head, blocks, calls, overflow, thread };
     });
   }
 

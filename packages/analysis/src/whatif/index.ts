@@ -58,9 +58,11 @@ export {
   simulateRequestWhatIfSplit,
   startSplit,
   splitReplay,
+  mergedSplitReplay,
   finishSplit,
   poolSplitReplay,
   splitSortInputs,
+  splitBaseInputs,
   type SplitAnswer,
   type SplitReplay,
 } from './request-split';
@@ -75,6 +77,7 @@ export {
   type PartOffsets,
   type PoolPart,
 } from './request-parts';
+export { mergedCallRoom, planCalls, writePartCalls } from './request-part-calls';
 export { ArenaMemory } from './arena';
 export type { RequestHead, SortedOutputs } from './request-answer';
 export { sortedCopy } from './radix-sort';

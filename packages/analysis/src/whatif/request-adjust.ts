@@ -27,7 +27,12 @@ function weightsOf(
 
 /** The involved requests' recorded durations, ms. */
 export function recordedRequestMs(t: RequestTrees, involved: Uint32Array): Float64Array {
-  return Float64Array.from(involved, (q) => t.durationMs[t.nodeOffsets[q]!]!);
+  // A loop: TypedArray.from with a map function cost ~150 ms at 1M requests (V8 calls the
+  // function per value), on the calling thread of a split answer while its threads waited.
+  const out = new Float64Array(involved.length);
+  const { durationMs, nodeOffsets } = t;
+  for (let k = 0; k < out.length; k++) out[k] = durationMs[nodeOffsets[involved[k]!]!]!;
+  return out;
 }
 
 /**

@@ -8,16 +8,24 @@ import { GrowI32 } from './grow';
 import { Arena, arenaBytes, type ArenaMemory } from './arena';
 import type { LocalRequest } from './request-plan-columns';
 
+/** L.flag: a target call below the node (DYN), a pool below it (DRIFT). */
+export const DYN = 1;
+export const DRIFT = 2;
+
 /**
  * One request's children CSR in local indexes (request-children.ts's order: recorded start,
  * then end, then node), with lpar the local parent (-1: a root or a parent outside), and every
  * per-node column of L reset in the same pass (a builtin fill per column per request costs
- * more than the work). Returns whether every parent precedes its children.
+ * more than the work). Returns whether every parent precedes its children. When they do, the
+ * flags (DYN, DRIFT) are set here, in the pass that fills the lists, and only the flagged
+ * parents' children are put in order: nobody reads the others' order (for the microservices
+ * preset's route, 12 of 30 nodes hang below parents without a target call or pool).
  */
 export function localChildren(
   t: RequestTrees,
   L: LocalRequest & { lpar: Int32Array; flag: Uint8Array },
   m: number,
+  target: Uint8Array,
 ): boolean {
   const { a, kStart, kList, lpar } = L;
   for (let i = 0; i <= m; i++) kStart[i] = 0;
@@ -28,21 +36,32 @@ export function localChildren(
     lpar[i] = lp;
     if (lp >= 0) kStart[lp]!++;
     if (lp >= i) ordered = false;
-    L.blockOf[i] = -1;
-    L.groupOf[i] = -1;
-    L.whole[i] = 0;
-    L.lone[i] = -1;
-    L.slot[i] = -1;
+    resetNode(L, i);
     L.flag[i] = 0;
   }
   let sum = 0;
   for (let i = 0; i < m; i++) kStart[i] = sum += kStart[i]!;
   kStart[m] = sum;
-  for (let i = m - 1; i >= 0; i--) if (lpar[i]! >= 0) kList[--kStart[lpar[i]!]!] = i;
+  if (ordered) {
+    // Children first (every parent precedes its children): a node's flags are final when its
+    // parent takes them.
+    const { edge, structure } = t;
+    const flag = L.flag;
+    for (let i = m - 1; i >= 0; i--) {
+      const lp = lpar[i]!;
+      if (lp < 0) continue;
+      kList[--kStart[lp]!] = i;
+      const e = edge[a + i]!;
+      const f = flag[i]!;
+      if ((e >= 0 && target[e] === 1) || (f & DYN) !== 0) flag[lp]! |= DYN;
+      if (structure[a + i] === STRUCTURE_CODE.pool || (f & DRIFT) !== 0) flag[lp]! |= DRIFT;
+    }
+  } else for (let i = m - 1; i >= 0; i--) if (lpar[i]! >= 0) kList[--kStart[lpar[i]!]!] = i;
   const { startMs: s, durationMs: d } = t;
   for (let p = 0; p < m; p++) {
     const lo = kStart[p]!;
     const hi = kStart[p + 1]!;
+    if (hi - lo < 2 || (ordered && L.flag[p] === 0)) continue;
     let inOrder = true;
     for (let k = lo + 1; k < hi && inOrder; k++) {
       const x = a + kList[k - 1]!;
@@ -52,6 +71,15 @@ export function localChildren(
     if (!inOrder) sortKids(t, L, lo, hi);
   }
   return ordered;
+}
+
+/** The columns formRequestBlocks and planning read, cleared for local node i (inlined). */
+function resetNode(L: LocalRequest, i: number): void {
+  L.blockOf[i] = -1;
+  L.groupOf[i] = -1;
+  L.whole[i] = 0;
+  L.lone[i] = -1;
+  L.slot[i] = -1;
 }
 
 /** By recorded start, then end, then node (request-children.ts's childOrder). */
@@ -190,10 +218,12 @@ export class TargetBlocks {
 /** formBlocks for one request q (local CSR in L, reset by localChildren): fills L's blockOf, groupOf, whole, lone. */
 export function formRequestBlocks(
   t: RequestTrees,
-  L: LocalRequest,
+  L: LocalRequest & { flag: Uint8Array },
   m: number,
   q: number,
   b: TargetBlocks,
+  /** localChildren set the flags: parents without DYN have no target call below. */
+  flagged: boolean,
 ): void {
   const { a, kStart, kList, blockOf, groupOf, lone } = L;
   // Locals, not fields: this runs for every target call of a million requests.
@@ -205,7 +235,9 @@ export function formRequestBlocks(
   const target = b.o.target;
   let { nb, nc } = b;
   let mixed = false;
+  const flag = L.flag;
   for (let p = 0; p < m; p++) {
+    if (flagged && (flag[p]! & DYN) === 0) continue;
     for (let k = kStart[p]!; k < kStart[p + 1]!; k++) {
       const c = kList[k]!;
       const e = edge[a + c]!;

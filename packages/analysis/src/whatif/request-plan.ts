@@ -16,7 +16,7 @@ import {
   SRC_PARENT,
   type PlanArrays,
 } from './request-plan-run';
-import { formRequestBlocks, localChildren, TargetBlocks } from './request-plan-blocks';
+import { DRIFT, DYN, formRequestBlocks, localChildren, TargetBlocks } from './request-plan-blocks';
 
 /**
  * The whole-request replay compiled (issue #14's performance part). It computes what
@@ -110,9 +110,6 @@ function localArrays(
   };
 }
 
-const DYN = 1;
-const DRIFT = 2;
-
 /** Builds the plan. O(nodes) for the scan, then O(nodes of the requests with the edge). */
 export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
   const from = o.from ?? 0;
@@ -138,8 +135,8 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     const a = nodeOffsets[q]!;
     const m = nodeOffsets[q + 1]! - a;
     L.a = a;
-    const ordered = localChildren(t, L, m);
-    formRequestBlocks(t, L, m, q, tb);
+    const ordered = localChildren(t, L, m, o.target);
+    formRequestBlocks(t, L, m, q, tb, ordered);
     const widestHere = planRequest(t, L, m, ordered, o.workers, cols, ps);
     maxBlocks = Math.max(maxBlocks, widestHere);
     maxPool = Math.max(maxPool, widestHere);
@@ -181,7 +178,8 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
 
 /**
  * Children first (reverse node order when parents precede children, else breadth-first from
- * the roots, reversed), which nodes have a target call below (DYN) or a pool below (DRIFT),
+ * the roots, reversed), which nodes have a target call below (DYN) or a pool below (DRIFT) (set by localChildren
+ * when ordered),
  * then each parent that needs it planned (planParent). Returns the most children of a parent.
  */
 function planRequest(
@@ -207,7 +205,7 @@ function planRequest(
   for (let h = tail - 1; h >= 0; h--) {
     const x = ordered ? h : bfs[h]!;
     const nk = kStart[x + 1]! - kStart[x]!;
-    if (nk > 0 && L.lone[x]! < 0 && flag[x] !== 0) {
+    if (flag[x] !== 0 && nk > 0 && L.lone[x]! < 0) {
       most = Math.max(most, nk);
       const P = planParent(t, L, x, (flag[x]! & DYN) !== 0, workers, cols, ps);
       if (P >= 0) L.slot[x] = P;
@@ -216,8 +214,9 @@ function planRequest(
         L.cval[x] = ps.st.ret[0]!;
       }
     }
+    // Ordered: localChildren set the flags already.
     const p = lpar[x]!;
-    if (p < 0) continue;
+    if (ordered || p < 0) continue;
     if (L.groupOf[x]! >= 0 || (flag[x]! & DYN) !== 0) flag[p]! |= DYN;
     if (t.structure[a + x] === STRUCTURE_CODE.pool || (flag[x]! & DRIFT) !== 0) flag[p]! |= DRIFT;
   }

@@ -85,7 +85,18 @@ export function splitReplay(
   blocks: readonly number[],
   alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
 ): SplitReplay {
-  const { head, at } = mergeParts(heads, blocks);
+  return mergedSplitReplay(s, mergeParts(heads, blocks), alloc);
+}
+
+/**
+ * splitReplay for heads already merged (mergeParts), their calls written in place by the
+ * parts (request-part-calls.ts).
+ */
+export function mergedSplitReplay(
+  s: SplitAnswer,
+  { head, at }: { head: RequestHead; at: PartOffsets },
+  alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
+): SplitReplay {
   const { run, trees } = s;
   const R = requestReplays(
     run,
@@ -131,13 +142,20 @@ export function poolSplitReplay(s: SplitAnswer, parts: readonly PoolPart[]): Spl
  * after it, in finishSplit).
  */
 export function splitSortInputs(s: SplitAnswer, sr: SplitReplay): SortedOutputs | undefined {
+  const base = splitBaseInputs(s, sr.head);
+  return base && { ...base, req: sr.reqAll, fan: sr.fanAll };
+}
+
+/**
+ * The recorded half of splitSortInputs, known once the heads are merged: a caller can sort it
+ * elsewhere while the policy replays.
+ */
+export function splitBaseInputs(
+  s: SplitAnswer,
+  head: RequestHead,
+): Pick<SortedOutputs, 'reqBase' | 'fanBase'> | undefined {
   if (s.loop.apply) return undefined;
-  return {
-    reqBase: recordedRequestMs(s.trees, sr.head.involved),
-    fanBase: sr.head.groupRecordedMs,
-    req: sr.reqAll,
-    fan: sr.fanAll,
-  };
+  return { reqBase: recordedRequestMs(s.trees, head.involved), fanBase: head.groupRecordedMs };
 }
 
 /**

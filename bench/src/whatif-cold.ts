@@ -1,0 +1,73 @@
+// npm run bench:whatif-cold — only the cold whole-request answers on the microservices preset
+// (issue #14's 1 s target): one thread, then THREADS worker threads. Prints CPU and wall per
+// run (the median of REQ_RUNS after a warm-up); the full figures are in whatif.ts.
+import {
+  prepareRequestWhatIf,
+  simulateRequestWhatIf,
+  type WhatIfPolicy,
+} from '@tailscope/analysis';
+import { RequestReplayThreads, shareTrees } from '@tailscope/api';
+import { microservicesTrees } from './microservices-trees';
+
+const REQ = Number(process.env.REQUESTS ?? 1_000_000);
+const RUNS = Number(process.env.REQ_RUNS ?? 3);
+const THREADS = Number(process.env.THREADS ?? 2);
+const ONE = process.env.ONE_THREAD !== '0';
+const only = process.env.POLICY;
+
+interface Timing {
+  cpu: number;
+  wall: number;
+}
+async function timed<T>(f: () => T | Promise<T>): Promise<[T, Timing]> {
+  const c = process.cpuUsage();
+  const a = performance.now();
+  const r = await f();
+  const wall = performance.now() - a;
+  const d = process.cpuUsage(c);
+  return [r, { cpu: (d.user + d.system) / 1000, wall }];
+}
+const mid = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
+const show = (ts: Timing[]): string =>
+  `cpu ${mid(ts.map((t) => t.cpu)).toFixed(0)} ms wall ${mid(ts.map((t) => t.wall)).toFixed(0)} ms` +
+  ` (runs: ${ts.map((t) => `${t.cpu.toFixed(0)}/${t.wall.toFixed(0)}`).join(' ')})`;
+
+const trees = shareTrees(microservicesTrees(REQ, 5000).trees);
+const threads = await RequestReplayThreads.start(THREADS);
+await threads.load(trees);
+const cases: [string, { leafService: string; leafOperation: string }, WhatIfPolicy][] = [
+  [
+    'pool',
+    { leafService: 'route', leafOperation: 'HTTP GET /route' },
+    { kind: 'pool', workers: 10 },
+  ],
+  [
+    'hedge',
+    { leafService: 'pricing', leafOperation: 'GET /quote' },
+    { kind: 'hedge', delayPercentile: 95 },
+  ],
+];
+for (const [name, edge, policy] of cases) {
+  if (only !== undefined && only !== name) continue;
+  let same = '';
+  if (ONE) {
+    const one: Timing[] = [];
+    same = JSON.stringify(simulateRequestWhatIf(trees, edge, policy, { seed: 1 }));
+    for (let k = 0; k < RUNS; k++)
+      one.push((await timed(() => simulateRequestWhatIf(trees, edge, policy, { seed: 1 })))[1]);
+    console.log(`${name} 1 thread:  ${show(one)}`);
+    const plan: Timing[] = [];
+    for (let k = 0; k < RUNS; k++)
+      plan.push((await timed(() => prepareRequestWhatIf(trees, edge, policy)))[1]);
+    console.log(`${name} plan alone (1 thread): ${show(plan)}`);
+  }
+  const two: Timing[] = [];
+  await threads.simulate(edge, policy, { seed: 1 });
+  for (let k = 0; k < RUNS; k++) {
+    const [res, t] = await timed(() => threads.simulate(edge, policy, { seed: 1 }));
+    if (same !== '' && JSON.stringify(res) !== same) throw new Error('threads changed the answer');
+    two.push(t);
+  }
+  console.log(`${name} ${String(THREADS)} threads: ${show(two)}`);
+}
+await threads.close();
