@@ -67,7 +67,15 @@ const anySet = (keys: readonly string[]): Sql =>
  * The client-attribute test of conventions.ts as one boolean expression (evaluated for INTERNAL
  * spans only: `AND` short-circuits, and map lookups are most of the scan's cost).
  */
-function clientAttributes(): Sql {
+/** The span's kind as a KIND code (0 for an unknown kind), as the analysis package reads it. */
+export function spanKindSql(): Sql {
+  return sql`toUInt8(multiIf(SpanKind IN (${list(SERVER_KINDS)}), ${KIND.server}, SpanKind IN (${list(CONSUMER_KINDS)}), ${KIND.consumer},
+      SpanKind IN (${list(CLIENT_KINDS)}), ${KIND.client}, SpanKind IN (${list(PRODUCER_KINDS)}), ${KIND.producer},
+      SpanKind IN (${list(INTERNAL_KINDS)}), ${KIND.internal}, 0))`;
+}
+
+/** An INTERNAL span with these attributes is a call (DESIGN.md "Call"), as calls.ts decides. */
+export function clientAttributes(): Sql {
   return sql`((${anySet(HTTP_METHOD_KEYS)}) AND (${anySet(HTTP_TARGET_KEYS)})) OR ${anySet(CALL_SYSTEM_KEYS)} OR SpanAttributes[${PEER_SERVICE_KEY}] != ''`;
 }
 
@@ -85,9 +93,7 @@ function spans(s: CallScope, attributeKeys: readonly string[], weighted: boolean
     cityHash64(TraceId, SpanId) AS key,
     cityHash64(TraceId, ParentSpanId) AS parentKey,
     TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
-    toUInt8(multiIf(SpanKind IN (${list(SERVER_KINDS)}), ${KIND.server}, SpanKind IN (${list(CONSUMER_KINDS)}), ${KIND.consumer},
-      SpanKind IN (${list(CLIENT_KINDS)}), ${KIND.client}, SpanKind IN (${list(PRODUCER_KINDS)}), ${KIND.producer},
-      SpanKind IN (${list(INTERNAL_KINDS)}), ${KIND.internal}, 0)) AS kind,
+    ${spanKindSql()} AS kind,
     kind = ${KIND.internal} AND (${clientAttributes()}) AS clientAttrs,
     kind IN (${KIND.client}, ${KIND.producer}) OR clientAttrs AS isCallSpan,
     ServiceName AS service, SpanName AS name,

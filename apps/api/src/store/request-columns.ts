@@ -1,15 +1,7 @@
 import {
-  CALL_SYSTEM_KEYS,
-  CLIENT_KINDS,
-  CONSUMER_KINDS,
-  HTTP_METHOD_KEYS,
-  HTTP_TARGET_KEYS,
-  INTERNAL_KINDS,
   PEER_SERVICE_KEY,
-  PRODUCER_KINDS,
   ROOT_PARENT_KEY,
   SERVER_ADDRESS_KEY,
-  SERVER_KINDS,
   SHARING_MODE_KEY,
   SPAN_KIND_CODE as K,
   type SpanColumns,
@@ -17,8 +9,9 @@ import {
 } from '@tailscope/analysis';
 import type { Store } from './client';
 import { hostOf, inWindow, ns } from './sql-ctes';
+import { clientAttributes, spanKindSql } from './calls-sql';
 import { execRowBinary } from './row-binary';
-import { join, param, raw, sql, type Sql } from './sql';
+import { param, raw, sql, type Sql } from './sql';
 import { adjustedCountSql } from './sampling';
 import { TRACES } from './tables';
 import { TRACE_SLACK_NS, type RequestTreeScope } from './request-trees';
@@ -41,25 +34,12 @@ import { TRACE_SLACK_NS, type RequestTreeScope } from './request-trees';
  * slack, exact below 2^53 ns (104 days).
  */
 
-const list = (values: readonly string[]): Sql =>
-  join(
-    values.map((v) => sql`${v}`),
-    ', ',
-  );
-const anySet = (keys: readonly string[]): Sql =>
-  join(
-    keys.map((k) => sql`SpanAttributes[${k}] != ''`),
-    ' OR ',
-  );
-
 /** Each span's descriptor fields, as spanDescriptor computes them from a span object. */
 function described(s: RequestTreeScope, ids: Sql): Sql {
   return sql`
   SELECT TraceId, SpanId, ParentSpanId, Timestamp, Duration,
-    toUInt8(multiIf(SpanKind IN (${list(SERVER_KINDS)}), ${K.server}, SpanKind IN (${list(CONSUMER_KINDS)}), ${K.consumer},
-      SpanKind IN (${list(CLIENT_KINDS)}), ${K.client}, SpanKind IN (${list(PRODUCER_KINDS)}), ${K.producer},
-      SpanKind IN (${list(INTERNAL_KINDS)}), ${K.internal}, ${K.other})) AS kind,
-    kind = ${K.internal} AND (((${anySet(HTTP_METHOD_KEYS)}) AND (${anySet(HTTP_TARGET_KEYS)})) OR ${anySet(CALL_SYSTEM_KEYS)} OR SpanAttributes[${PEER_SERVICE_KEY}] != '') AS clientAttrs,
+    ${spanKindSql()} AS kind,
+    kind = ${K.internal} AND (${clientAttributes()}) AS clientAttrs,
     kind IN (${K.client}, ${K.producer}) OR clientAttrs AS callSpan,
     CAST(ServiceName, 'String') AS service, CAST(SpanName, 'String') AS name,
     ${hostOf('ResourceAttributes')} AS host,
