@@ -8,6 +8,7 @@ import {
 } from '@tailscope/analysis';
 import { RequestReplayThreads, shareTrees } from '@tailscope/api';
 import { microservicesTrees } from './microservices-trees';
+import { timedAsync, type Timing } from './timing';
 
 const REQ = Number(process.env.REQUESTS ?? 1_000_000);
 const RUNS = Number(process.env.REQ_RUNS ?? 3);
@@ -15,18 +16,6 @@ const THREADS = Number(process.env.THREADS ?? 2);
 const ONE = process.env.ONE_THREAD !== '0';
 const only = process.env.POLICY;
 
-interface Timing {
-  cpu: number;
-  wall: number;
-}
-async function timed<T>(f: () => T | Promise<T>): Promise<[T, Timing]> {
-  const c = process.cpuUsage();
-  const a = performance.now();
-  const r = await f();
-  const wall = performance.now() - a;
-  const d = process.cpuUsage(c);
-  return [r, { cpu: (d.user + d.system) / 1000, wall }];
-}
 const mid = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
 const show = (ts: Timing[]): string =>
   `cpu ${mid(ts.map((t) => t.cpu)).toFixed(0)} ms wall ${mid(ts.map((t) => t.wall)).toFixed(0)} ms` +
@@ -54,17 +43,19 @@ for (const [name, edge, policy] of cases) {
     const one: Timing[] = [];
     same = JSON.stringify(simulateRequestWhatIf(trees, edge, policy, { seed: 1 }));
     for (let k = 0; k < RUNS; k++)
-      one.push((await timed(() => simulateRequestWhatIf(trees, edge, policy, { seed: 1 })))[1]);
+      one.push(
+        (await timedAsync(() => simulateRequestWhatIf(trees, edge, policy, { seed: 1 })))[1],
+      );
     console.log(`${name} 1 thread:  ${show(one)}`);
     const plan: Timing[] = [];
     for (let k = 0; k < RUNS; k++)
-      plan.push((await timed(() => prepareRequestWhatIf(trees, edge, policy)))[1]);
+      plan.push((await timedAsync(() => prepareRequestWhatIf(trees, edge, policy)))[1]);
     console.log(`${name} plan alone (1 thread): ${show(plan)}`);
   }
   const two: Timing[] = [];
   await threads.simulate(edge, policy, { seed: 1 });
   for (let k = 0; k < RUNS; k++) {
-    const [res, t] = await timed(() => threads.simulate(edge, policy, { seed: 1 }));
+    const [res, t] = await timedAsync(() => threads.simulate(edge, policy, { seed: 1 }));
     if (same !== '' && JSON.stringify(res) !== same) throw new Error('threads changed the answer');
     two.push(t);
   }

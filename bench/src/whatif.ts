@@ -19,6 +19,7 @@ import {
 } from '@tailscope/analysis';
 import { RequestReplayThreads, shareTrees } from '@tailscope/api';
 import { microservicesTrees, tileTrees } from './microservices-trees';
+import { timed, timedAsync, type Timing } from './timing';
 
 const FANOUTS = Number(process.env.FANOUTS ?? 100_000);
 const WIDTH = 100;
@@ -28,26 +29,6 @@ const RUNS = Number(process.env.RUNS ?? 5);
 const REQ_RUNS = Number(process.env.REQ_RUNS ?? 3);
 const t0Ms = 1.7e12;
 
-interface Timing {
-  cpu: number;
-  wall: number;
-}
-async function timedAsync<T>(f: () => Promise<T>): Promise<[T, Timing]> {
-  const c = process.cpuUsage();
-  const a = performance.now();
-  const r = await f();
-  const wall = performance.now() - a;
-  const d = process.cpuUsage(c);
-  return [r, { cpu: (d.user + d.system) / 1000, wall }];
-}
-function timed<T>(f: () => T): [T, Timing] {
-  const c = process.cpuUsage();
-  const a = performance.now();
-  const r = f();
-  const wall = performance.now() - a;
-  const d = process.cpuUsage(c);
-  return [r, { cpu: (d.user + d.system) / 1000, wall }];
-}
 function median(ts: Timing[]): Timing {
   const mid = (xs: number[]): number =>
     [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
