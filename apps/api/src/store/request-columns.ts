@@ -4,6 +4,7 @@ import {
   SERVER_ADDRESS_KEY,
   SHARING_MODE_KEY,
   SPAN_KIND_CODE as K,
+  spanColumnsFor,
   type SpanColumns,
   type SpanDescriptor,
 } from '@tailscope/analysis';
@@ -183,17 +184,7 @@ export function readSpanRows(
 ): SpanColumns {
   if (buf.length % ROW_BYTES !== 0) throw new Error('RowBinary: truncated span row');
   const n = buf.length / ROW_BYTES;
-  const cols: SpanColumns = {
-    traceIds: [],
-    traceOffsets: new Uint32Array(0),
-    baseNs,
-    spanKey: new Float64Array(n),
-    parentKey: new Float64Array(n),
-    startNs: new Float64Array(n),
-    durationNs: new Float64Array(n),
-    desc: new Uint32Array(n),
-    descriptors,
-  };
+  const cols = spanColumnsFor(n, baseNs, descriptors);
   const offsets: number[] = [];
   let last = -1;
   let known = false;

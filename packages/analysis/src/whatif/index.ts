@@ -91,6 +91,7 @@ export {
 export { requestTreesFromColumns } from './request-trees-columns';
 export { randomTraceSpans } from './random-traces';
 export {
+  spanColumnsFor,
   spanColumnsFromSpans,
   spanDescriptor,
   ROOT_PARENT_KEY,

@@ -64,6 +64,25 @@ export interface SpanColumns {
   descriptors: SpanDescriptor[];
 }
 
+/** Columns for n spans, zero-filled, with no traces yet (the readers fill them in order). */
+export function spanColumnsFor(
+  n: number,
+  baseNs: bigint,
+  descriptors: SpanDescriptor[],
+): SpanColumns {
+  return {
+    traceIds: [],
+    traceOffsets: new Uint32Array(0),
+    baseNs,
+    spanKey: new Float64Array(n),
+    parentKey: new Float64Array(n),
+    startNs: new Float64Array(n),
+    durationNs: new Float64Array(n),
+    desc: new Uint32Array(n),
+    descriptors,
+  };
+}
+
 /** The no-parent key of `parentKey`. */
 export const ROOT_PARENT_KEY = -1;
 
@@ -109,17 +128,7 @@ export function spanColumnsFromSpans(spans: readonly SpanRecord[]): SpanColumns 
   );
   const n = unique.length;
   const baseNs = unique.reduce((m, s) => (s.startNs < m ? s.startNs : m), unique[0]?.startNs ?? 0n);
-  const out: SpanColumns = {
-    traceIds: [],
-    traceOffsets: new Uint32Array(0),
-    baseNs,
-    spanKey: new Float64Array(n),
-    parentKey: new Float64Array(n),
-    startNs: new Float64Array(n),
-    durationNs: new Float64Array(n),
-    desc: new Uint32Array(n),
-    descriptors: [],
-  };
+  const out = spanColumnsFor(n, baseNs, []);
   const offsets: number[] = [];
   const descIndex = new Map<string, number>();
   let keys = new Map<string, number>();
