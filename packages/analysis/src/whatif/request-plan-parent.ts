@@ -264,9 +264,26 @@ export function planParent(
   const b0 = c.bKind.n;
   const cbc0 = c.cbcGroup.n;
   const nb = planBlocks(t, L, p, workers, c, s);
+  return closeParent(b0, cbc0, nb, t.durationMs[L.a + p]!, dynamic, c, s);
+}
+
+/**
+ * A parent's blocks [b0, b0 + nb) just written (ps.bEnd and ps.bGrp filled): the sweep's
+ * recorded part, then the parent kept in the plan (its index returned) or, not dynamic,
+ * evaluated once and its rows dropped (-1 returned, its time in s.st.ret[0]). Shared by
+ * planParent and the shape templates (request-plan-shape-run.ts), so both write the same rows.
+ */
+export function closeParent(
+  b0: number,
+  cbc0: number,
+  nb: number,
+  dur: number,
+  dynamic: boolean,
+  c: PlanColumns,
+  s: ParentScratch,
+): number {
   planSweep(b0, nb, c, s);
   const rec = s.st.ret[0]!;
-  const dur = t.durationMs[L.a + p]!;
   if (dynamic) {
     c.pDur.push(dur);
     c.pRec.push(rec);

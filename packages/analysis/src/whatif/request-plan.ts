@@ -2,21 +2,16 @@
    bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
    a zero. */
 import type { LeafCalls } from '../types';
-import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
+import type { RequestTrees } from './request-trees';
 import type { TargetOptions } from './request-replay';
 import { Arena, arenaBytes, type ArenaMemory } from './arena';
 import { countTargets } from './request-plan-count';
-import { planParent, STATIC } from './request-plan-parent';
-import { ParentScratch, PlanColumns, type LocalRequest } from './request-plan-columns';
-import {
-  PlanState,
-  runParent,
-  SRC_CONST,
-  SRC_LONE,
-  SRC_PARENT,
-  type PlanArrays,
-} from './request-plan-run';
-import { DRIFT, DYN, formRequestBlocks, localChildren, TargetBlocks } from './request-plan-blocks';
+import { ParentScratch, PlanColumns } from './request-plan-columns';
+import { PlanState, runParent, SRC_CONST, SRC_PARENT, type PlanArrays } from './request-plan-run';
+import { TargetBlocks } from './request-plan-blocks';
+import { ShapeBook } from './request-plan-shape';
+import { localArrays, planGeneral } from './request-plan-general';
+import { runShape, ShapeRun } from './request-plan-shape-run';
 
 /**
  * The whole-request replay compiled (issue #14's performance part). It computes what
@@ -67,6 +62,8 @@ export interface RequestPlan extends PlanArrays {
    * (request-parts.ts) cannot drop the same values part by part, so it answers in one plan.
    */
   overflow: boolean;
+  /** Requests planned by their shape's program (request-plan-shape.ts), the rest the general way. */
+  shaped: number;
 }
 
 export interface PlanOptions extends TargetOptions {
@@ -88,26 +85,11 @@ export interface PlanOptions extends TargetOptions {
    * columns are then views of them, valid until the next plan made with the same memory.
    */
   memory?: ArenaMemory;
-}
-
-/** Local arrays for the biggest request, reused request after request. */
-function localArrays(
-  m: number,
-): LocalRequest & { lpar: Int32Array; bfs: Int32Array; flag: Uint8Array } {
-  return {
-    a: 0,
-    kStart: new Int32Array(m + 1),
-    kList: new Int32Array(m),
-    blockOf: new Int32Array(m),
-    groupOf: new Int32Array(m),
-    whole: new Uint8Array(m),
-    lone: new Int32Array(m),
-    slot: new Int32Array(m),
-    cval: new Float64Array(m),
-    lpar: new Int32Array(m),
-    bfs: new Int32Array(m),
-    flag: new Uint8Array(m),
-  };
+  /**
+   * Plan requests of a shape already met by the shape's program (request-plan-shape.ts; the
+   * same rows). Default true; false plans every request the general way (tests compare them).
+   */
+  shapes?: boolean;
 }
 
 /** Builds the plan. O(nodes) for the scan, then O(nodes of the requests with the edge). */
@@ -130,21 +112,28 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
   let k = 0;
   // A part of a split answer (a few thousand requests) is sized from its first tenth.
   const reserveAt = Math.min(4096, Math.max(64, nInv >> 3));
+  const book = o.shapes === false ? undefined : new ShapeBook();
+  const sr = new ShapeRun(widest);
+  let shaped = 0;
   for (let q = from; q < R; q++) {
     if (has[q - from] === 0) continue;
     const a = nodeOffsets[q]!;
     const m = nodeOffsets[q + 1]! - a;
     L.a = a;
-    const ordered = localChildren(t, L, m, o.target);
-    formRequestBlocks(t, L, m, q, tb, ordered);
-    const widestHere = planRequest(t, L, m, ordered, o.workers, cols, ps);
-    maxBlocks = Math.max(maxBlocks, widestHere);
-    maxPool = Math.max(maxPool, widestHere);
+    const shape = book?.match(t, a, m);
+    if (shape && runShape(t, shape, q, a, tb, cols, ps, sr)) {
+      shaped++;
+      maxBlocks = Math.max(maxBlocks, shape.most);
+      maxPool = Math.max(maxPool, shape.most);
+    } else {
+      const widestHere = planGeneral(t, L, m, q, o, tb, cols, ps, book, sr);
+      maxBlocks = Math.max(maxBlocks, widestHere);
+      maxPool = Math.max(maxPool, widestHere);
+    }
+    reqKind[k] = sr.kind;
+    reqArg[k] = sr.arg;
+    reqVal[k] = sr.val;
     involved[k] = q;
-    const src = L.lone[0]! >= 0 ? SRC_LONE : L.slot[0]! >= 0 ? SRC_PARENT : SRC_CONST;
-    reqKind[k] = src;
-    reqArg[k] = src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0;
-    reqVal[k] = L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!;
     k++;
     // Sized from the first requests, the columns grow once instead of doubling a dozen times
     // (each doubling copies them and counts as external memory for the collector).
@@ -173,54 +162,8 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     maxBlocks,
     maxPool,
     overflow: tb.nb > targets || tb.nc > targets,
+    shaped,
   };
-}
-
-/**
- * Children first (reverse node order when parents precede children, else breadth-first from
- * the roots, reversed), which nodes have a target call below (DYN) or a pool below (DRIFT) (set by localChildren
- * when ordered),
- * then each parent that needs it planned (planParent). Returns the most children of a parent.
- */
-function planRequest(
-  t: RequestTrees,
-  L: LocalRequest & { lpar: Int32Array; bfs: Int32Array; flag: Uint8Array },
-  m: number,
-  ordered: boolean,
-  workers: number | undefined,
-  cols: PlanColumns,
-  ps: ParentScratch,
-): number {
-  const { a, kStart, kList, lpar, bfs, flag } = L;
-  let tail = m;
-  if (!ordered) {
-    tail = 0;
-    for (let i = 0; i < m; i++) if (lpar[i]! < 0) bfs[tail++] = i;
-    for (let head = 0; head < tail; head++) {
-      const p = bfs[head]!;
-      for (let k = kStart[p]!; k < kStart[p + 1]!; k++) bfs[tail++] = kList[k]!;
-    }
-  }
-  let most = 1;
-  for (let h = tail - 1; h >= 0; h--) {
-    const x = ordered ? h : bfs[h]!;
-    const nk = kStart[x + 1]! - kStart[x]!;
-    if (flag[x] !== 0 && nk > 0 && L.lone[x]! < 0) {
-      most = Math.max(most, nk);
-      const P = planParent(t, L, x, (flag[x]! & DYN) !== 0, workers, cols, ps);
-      if (P >= 0) L.slot[x] = P;
-      else {
-        L.slot[x] = STATIC;
-        L.cval[x] = ps.st.ret[0]!;
-      }
-    }
-    // Ordered: localChildren set the flags already.
-    const p = lpar[x]!;
-    if (ordered || p < 0) continue;
-    if (L.groupOf[x]! >= 0 || (flag[x]! & DYN) !== 0) flag[p]! |= DYN;
-    if (t.structure[a + x] === STRUCTURE_CODE.pool || (flag[x]! & DRIFT) !== 0) flag[p]! |= DRIFT;
-  }
-  return most;
 }
 
 /**

@@ -1,0 +1,293 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
+   bounds by construction (the program's own counts, scratch sized to the widest request), and a
+   `?? 0` would hide an indexing bug as a zero. */
+import type { RequestTrees } from './request-trees';
+import type { ParentScratch, PlanColumns } from './request-plan-columns';
+import { closeParent } from './request-plan-parent';
+import type { TargetBlocks } from './request-plan-blocks';
+import {
+  OP_SINGLE,
+  OP_WHOLE,
+  S_DUR,
+  S_LONE,
+  S_PARENT,
+  TB_LEAN,
+  TB_WHOLE,
+  type Shape,
+} from './request-plan-shape';
+import { runPool, SRC_CONST, SRC_LONE, SRC_PARENT, SRC_POOL, SRC_WHOLE } from './request-plan-run';
+
+/** Per-request scratch of a shape's run, and where the request's new time comes from. */
+export class ShapeRun {
+  slot: Int32Array;
+  cval: Float64Array;
+  kind = 0;
+  arg = 0;
+  val = 0;
+  constructor(widest: number) {
+    this.slot = new Int32Array(widest);
+    this.cval = new Float64Array(widest);
+  }
+}
+
+/** Whether every checked parent's children are in recorded start order (then end), as planned. */
+function inOrder(t: RequestTrees, a: number, prog: Int32Array): number {
+  const s = t.startMs;
+  const d = t.durationMs;
+  let at = 1;
+  for (let c = prog[0]!; c > 0; c--) {
+    const len = prog[at++]!;
+    for (let k = 1; k < len; k++) {
+      const x = a + prog[at + k - 1]!;
+      const y = a + prog[at + k]!;
+      if (s[x]! > s[y]! || (s[x] === s[y] && s[x]! + d[x]! > s[y]! + d[y]!)) return -1;
+    }
+    at += len;
+  }
+  return at;
+}
+
+/**
+ * Request q (nodes from a) planned by its shape's program: the rows the general path
+ * (localChildren, formRequestBlocks, planRequest) writes, in the same order, from the
+ * request's recorded times. Returns false, having written nothing, when a checked parent's
+ * children are not in recorded start order (the general path sorts them: it plans this one).
+ */
+export function runShape(
+  t: RequestTrees,
+  S: Shape,
+  q: number,
+  a: number,
+  tb: TargetBlocks,
+  cols: PlanColumns,
+  ps: ParentScratch,
+  r: ShapeRun,
+): boolean {
+  const prog = S.prog;
+  let at = inOrder(t, a, prog);
+  if (at < 0) return false;
+  const { startMs: s, durationMs: d } = t;
+  // Target groups: recorded span of each (TargetBlocks.group).
+  const ng0 = tb.ng;
+  for (let g = prog[at++]!; g > 0; g--) {
+    const len = prog[at++]!;
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (let k = 0; k < len; k++) {
+      const c = a + prog[at++]!;
+      lo = Math.min(lo, s[c]!);
+      hi = Math.max(hi, s[c]! + d[c]!);
+    }
+    tb.groupRec[tb.ng++] = hi - lo;
+  }
+  if (S.repeated) tb.repeated = true;
+  const nb0 = tb.nb;
+  const loneBase = tb.durationsOnly ? nb0 : tb.loneBlock.n;
+  at = targetBlocks(t, prog, at, a, t.requestStartMs[q]!, tb);
+  for (let P = prog[at++]!; P > 0; P--)
+    at = parentRows(t, prog, at, a, nb0, ng0, loneBase, cols, ps, r);
+  const kind = prog[at++]!;
+  const arg = prog[at]!;
+  r.kind = kind === S_LONE ? SRC_LONE : kind === S_PARENT ? SRC_PARENT : SRC_CONST;
+  r.arg = kind === S_LONE ? loneBase + arg : kind === S_PARENT ? r.slot[0]! : 0;
+  r.val = kind === S_DUR || kind === S_LONE || kind === S_PARENT ? d[a]! : r.cval[0]!;
+  return true;
+}
+
+/** Section 3: the target calls as blocks (formRequestBlocks' writes). Returns the next position. */
+function targetBlocks(
+  t: RequestTrees,
+  prog: Int32Array,
+  at: number,
+  a: number,
+  reqStart: number,
+  tb: TargetBlocks,
+): number {
+  const { startMs: s, durationMs: d, host, mode } = t;
+  const { fanStart, offsets, callStart } = tb;
+  let { nb, nc } = tb;
+  for (let b = prog[at++]!; b > 0; b--) {
+    const kind = prog[at++]!;
+    const len = prog[at++]!;
+    if (kind === TB_LEAN) {
+      tb.durationMs[nc++] = d[a + prog[at++]!]!;
+      offsets[++nb] = nc;
+      continue;
+    }
+    const first = s[a + prog[at]!]!;
+    if (kind === TB_WHOLE) fanStart[nb] = reqStart + first;
+    else {
+      tb.loneBlock.push(nb);
+      fanStart[nb] = reqStart + first;
+    }
+    for (let k = 0; k < len; k++) {
+      const g = a + prog[at++]!;
+      callStart[nc] = kind === TB_WHOLE ? s[g]! - first : 0;
+      tb.durationMs[nc] = d[g]!;
+      tb.host[nc] = host[g]!;
+      tb.mode[nc++] = mode[g]!;
+    }
+    offsets[++nb] = nc;
+  }
+  tb.nb = nb;
+  tb.nc = nc;
+  return at;
+}
+
+/** A source's kind, argument and constant (planBlocks' three columns), into r. */
+function source(
+  d: Float64Array,
+  a: number,
+  kind: number,
+  arg: number,
+  loneBase: number,
+  r: ShapeRun,
+): void {
+  if (kind === S_LONE) {
+    r.kind = SRC_LONE;
+    r.arg = loneBase + arg;
+    r.val = 0;
+  } else if (kind === S_PARENT) {
+    r.kind = SRC_PARENT;
+    r.arg = r.slot[arg]!;
+    r.val = 0;
+  } else {
+    r.kind = SRC_CONST;
+    r.arg = 0;
+    r.val = kind === S_DUR ? d[a + arg]! : r.cval[arg]!;
+  }
+}
+
+/** One planned parent (planParent's rows). Returns the next position. */
+function parentRows(
+  t: RequestTrees,
+  prog: Int32Array,
+  at: number,
+  a: number,
+  nb0: number,
+  ng0: number,
+  loneBase: number,
+  c: PlanColumns,
+  ps: ParentScratch,
+  r: ShapeRun,
+): number {
+  const { startMs: s, durationMs: d } = t;
+  const p = prog[at++]!;
+  const dynamic = prog[at++] === 1;
+  const nk = prog[at++]!;
+  const nb = prog[at++]!;
+  ps.fit(nk);
+  const b0 = c.bKind.n;
+  const cbc0 = c.cbcGroup.n;
+  const bStart = c.bStart.ensure(nb);
+  const bFan = c.bFan.ensure(nb);
+  for (let i = 0; i < nb; i++) {
+    const op = prog[at++]!;
+    const ch = a + prog[at++]!;
+    bStart[c.bStart.n++] = s[ch]!;
+    if (op === OP_SINGLE) {
+      ps.bEnd[i] = s[ch]! + d[ch]!;
+      source(d, a, prog[at++]!, prog[at++]!, loneBase, r);
+      const g = prog[at++]!;
+      ps.bGrp[i] = g >= 0 ? ng0 + g : -1;
+      c.bKind.push(r.kind);
+      c.bArg.push(r.arg);
+      c.bVal.push(r.val);
+      bFan[c.bFan.n++] = -1;
+      continue;
+    }
+    ps.bGrp[i] = -1;
+    if (op === OP_WHOLE) {
+      const block = prog[at++]!;
+      const fan = prog[at++]!;
+      const len = prog[at++]!;
+      let end = -Infinity;
+      for (let k = 0; k < len; k++) {
+        const x = a + prog[at++]!;
+        end = Math.max(end, s[x]! + d[x]!);
+      }
+      ps.bEnd[i] = end;
+      c.bKind.push(SRC_WHOLE);
+      c.bArg.push(nb0 + block);
+      c.bVal.push(0);
+      bFan[c.bFan.n++] = fan >= 0 ? ng0 + fan : -1;
+      continue;
+    }
+    const fan = prog[at++]!;
+    at = poolRows(t, prog, at, a, s[ch]!, loneBase, c, ps, r, i);
+    bFan[c.bFan.n++] = fan >= 0 ? ng0 + fan : -1;
+  }
+  const v = closeParent(b0, cbc0, nb, d[a + p]!, dynamic, c, ps);
+  r.slot[p] = v;
+  if (v < 0) r.cval[p] = ps.st.ret[0]!;
+  return at;
+}
+
+/**
+ * A pool block (planPool's rows): the recorded dispatch delays, the calls' sources, and the
+ * block (constant span, or pool). Leaves the group's recorded end in ps.bEnd[i]. Returns the
+ * next position.
+ */
+function poolRows(
+  t: RequestTrees,
+  prog: Int32Array,
+  at: number,
+  a: number,
+  first: number,
+  loneBase: number,
+  c: PlanColumns,
+  ps: ParentScratch,
+  r: ShapeRun,
+  i: number,
+): number {
+  const { startMs: s, durationMs: d } = t;
+  const target = prog[at++] === 1;
+  const constant = prog[at++] === 1;
+  const run = prog[at++] === 1;
+  const lone0 = loneBase + prog[at++]!;
+  const kr = prog[at++]!;
+  const kn = prog[at++]!;
+  const n = prog[at++]!;
+  const recFree = ps.recFree;
+  for (let w = 0; w < kr; w++) recFree[w] = 0;
+  const g0 = c.pcKind.n;
+  const d0 = c.pcDelay.n;
+  const kind = c.pcKind.ensure(n);
+  const arg = c.pcArg.ensure(n);
+  const val = c.pcVal.ensure(n);
+  const delay = c.pcDelay.ensure(n);
+  let end = -Infinity;
+  for (let j = 0; j < n; j++) {
+    const x = a + prog[at++]!;
+    const rs = s[x]! - first;
+    let wr = 0;
+    for (let w = 1; w < kr; w++) if (recFree[w]! < recFree[wr]!) wr = w;
+    delay[d0 + j] = rs - recFree[wr]!;
+    recFree[wr] = rs + d[x]!;
+    end = Math.max(end, s[x]! + d[x]!);
+    const sk = prog[at++]!;
+    const sa = prog[at++]!;
+    if (run) continue; // implied by lone0 (PlanArrays.poolSrc)
+    source(d, a, sk, sa, loneBase, r);
+    kind[g0 + j] = r.kind;
+    arg[g0 + j] = r.arg;
+    val[g0 + j] = r.val;
+  }
+  ps.bEnd[i] = end;
+  if (constant && !target) {
+    runPool(kn, d0, d0 + n, g0, { pcKind: kind, pcArg: arg, pcVal: val, pcDelay: delay }, ps.st);
+    c.bKind.push(SRC_CONST);
+    c.bArg.push(0);
+    c.bVal.push(ps.st.ret[0]!);
+    return at;
+  }
+  c.pcDelay.n = d0 + n;
+  if (!run || n === 0) c.pcKind.n = c.pcArg.n = c.pcVal.n = g0 + n;
+  c.bKind.push(SRC_POOL);
+  c.bArg.push(c.poolKn.n);
+  c.bVal.push(0);
+  c.poolKn.push(target ? -n : kn);
+  c.poolC0.push(c.pcDelay.n);
+  c.poolSrc.push(run && n > 0 ? -1 - lone0 : g0);
+  return at;
+}
