@@ -163,36 +163,40 @@ export function runParent(
   base: number,
   fanoutMs: Float64Array,
 ): void {
-  const { span, newEnd } = st;
+  const { span, newEnd, vParent, vLone } = st;
+  // Locals: the loops below read these columns for every block of a million requests.
+  const { bKind, bArg, bVal, bFan, bPtr, bOrder, bRecMax, bStart } = x;
   for (let j = b0; j < b1; j++) {
-    const kind = x.bKind[j]!;
+    const kind = bKind[j]!;
     let sp: number;
-    if (kind === SRC_WHOLE) sp = blockMs[base + x.bArg[j]!]!;
+    if (kind === SRC_CONST) sp = bVal[j]!;
+    else if (kind === SRC_WHOLE) sp = blockMs[base + bArg[j]!]!;
     else if (kind === SRC_POOL) {
-      const pool = x.bArg[j]!;
+      const pool = bArg[j]!;
       const v = x.poolKn[pool]!;
       const kn = v >= 0 ? v : Math.max(1, Math.min(-v, st.workers));
       runPool(kn, x.poolC0[pool]!, x.poolC0[pool + 1]!, x.poolSrc[pool]!, x, st);
       sp = st.ret[0]!;
-    } else sp = valueOf(kind, x.bArg[j]!, x.bVal[j]!, st);
-    if (x.bFan[j]! >= 0) fanoutMs[x.bFan[j]!] = sp;
+    } else sp = kind === SRC_PARENT ? vParent[bArg[j]!]! : vLone[bArg[j]!]!;
+    const f = bFan[j]!;
+    if (f >= 0) fanoutMs[f] = sp;
     span[j - b0] = sp;
   }
   let ptr = 0;
   let newMax = -Infinity;
   let now = -Infinity;
   for (let j = b0; j < b1; j++) {
-    const lim = x.bPtr[j]!;
+    const lim = bPtr[j]!;
     while (ptr < lim) {
-      const e = newEnd[x.bOrder[b0 + ptr++]!]!;
+      const e = newEnd[bOrder[b0 + ptr++]!]!;
       if (e > newMax) newMax = e;
     }
-    const rm = x.bRecMax[j]!;
+    const rm = bRecMax[j]!;
     const shift = rm === -Infinity ? 0 : newMax - rm;
-    const ne = x.bStart[j]! + shift + span[j - b0]!;
+    const ne = bStart[j]! + shift + span[j - b0]!;
     newEnd[j - b0] = ne;
+    if (ne > now) now = ne;
   }
-  for (let i = 0; i < b1 - b0; i++) if (newEnd[i]! > now) now = newEnd[i]!;
   for (let g = cbc0; g < cbc1; g++) {
     const i0 = x.cbcBlock[x.cbcB0[g]!]!;
     let lo = newEnd[i0]! - span[i0]!;

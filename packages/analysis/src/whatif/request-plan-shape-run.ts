@@ -11,6 +11,7 @@ import {
   S_DUR,
   S_LONE,
   S_PARENT,
+  S_STATIC,
   TB_LEAN,
   TB_WHOLE,
   type Shape,
@@ -134,30 +135,6 @@ function targetBlocks(
   return at;
 }
 
-/** A source's kind, argument and constant (planBlocks' three columns), into r. */
-function source(
-  d: Float64Array,
-  a: number,
-  kind: number,
-  arg: number,
-  loneBase: number,
-  r: ShapeRun,
-): void {
-  if (kind === S_LONE) {
-    r.kind = SRC_LONE;
-    r.arg = loneBase + arg;
-    r.val = 0;
-  } else if (kind === S_PARENT) {
-    r.kind = SRC_PARENT;
-    r.arg = r.slot[arg]!;
-    r.val = 0;
-  } else {
-    r.kind = SRC_CONST;
-    r.arg = 0;
-    r.val = kind === S_DUR ? d[a + arg]! : r.cval[arg]!;
-  }
-}
-
 /** One planned parent (planParent's rows). Returns the next position. */
 function parentRows(
   t: RequestTrees,
@@ -179,24 +156,33 @@ function parentRows(
   ps.fit(nk);
   const b0 = c.bKind.n;
   const cbc0 = c.cbcGroup.n;
+  // Room for the nb blocks made once; the loop writes the columns in place (a pool block's
+  // own rows go through poolRows, which sets the counts it writes).
   const bStart = c.bStart.ensure(nb);
   const bFan = c.bFan.ensure(nb);
+  const bKind = c.bKind.ensure(nb);
+  const bArg = c.bArg.ensure(nb);
+  const bVal = c.bVal.ensure(nb);
+  const { bEnd, bGrp } = ps;
+  const { slot, cval } = r;
   for (let i = 0; i < nb; i++) {
+    const j = b0 + i;
     const op = prog[at++]!;
     const ch = a + prog[at++]!;
-    bStart[c.bStart.n++] = s[ch]!;
+    bStart[j] = s[ch]!;
     if (op === OP_SINGLE) {
-      ps.bEnd[i] = s[ch]! + d[ch]!;
-      source(d, a, prog[at++]!, prog[at++]!, loneBase, r);
+      bEnd[i] = s[ch]! + d[ch]!;
+      const sk = prog[at++]!;
+      const sa = prog[at++]!;
       const g = prog[at++]!;
-      ps.bGrp[i] = g >= 0 ? ng0 + g : -1;
-      c.bKind.push(r.kind);
-      c.bArg.push(r.arg);
-      c.bVal.push(r.val);
-      bFan[c.bFan.n++] = -1;
+      bGrp[i] = g >= 0 ? ng0 + g : -1;
+      bKind[j] = sk === S_LONE ? SRC_LONE : sk === S_PARENT ? SRC_PARENT : SRC_CONST;
+      bArg[j] = sk === S_LONE ? loneBase + sa : sk === S_PARENT ? slot[sa]! : 0;
+      bVal[j] = sk === S_DUR ? d[a + sa]! : sk === S_STATIC ? cval[sa]! : 0;
+      bFan[j] = -1;
       continue;
     }
-    ps.bGrp[i] = -1;
+    bGrp[i] = -1;
     if (op === OP_WHOLE) {
       const block = prog[at++]!;
       const fan = prog[at++]!;
@@ -206,17 +192,21 @@ function parentRows(
         const x = a + prog[at++]!;
         end = Math.max(end, s[x]! + d[x]!);
       }
-      ps.bEnd[i] = end;
-      c.bKind.push(SRC_WHOLE);
-      c.bArg.push(nb0 + block);
-      c.bVal.push(0);
-      bFan[c.bFan.n++] = fan >= 0 ? ng0 + fan : -1;
+      bEnd[i] = end;
+      bKind[j] = SRC_WHOLE;
+      bArg[j] = nb0 + block;
+      bVal[j] = 0;
+      bFan[j] = fan >= 0 ? ng0 + fan : -1;
       continue;
     }
     const fan = prog[at++]!;
     at = poolRows(t, prog, at, a, s[ch]!, loneBase, c, ps, r, i);
-    bFan[c.bFan.n++] = fan >= 0 ? ng0 + fan : -1;
+    bKind[j] = r.kind;
+    bArg[j] = r.arg;
+    bVal[j] = r.val;
+    bFan[j] = fan >= 0 ? ng0 + fan : -1;
   }
+  c.bStart.n = c.bFan.n = c.bKind.n = c.bArg.n = c.bVal.n = b0 + nb;
   const v = closeParent(b0, cbc0, nb, d[a + p]!, dynamic, c, ps);
   r.slot[p] = v;
   if (v < 0) r.cval[p] = ps.st.ret[0]!;
@@ -225,8 +215,8 @@ function parentRows(
 
 /**
  * A pool block (planPool's rows): the recorded dispatch delays, the calls' sources, and the
- * block (constant span, or pool). Leaves the group's recorded end in ps.bEnd[i]. Returns the
- * next position.
+ * block's source (constant span, or pool) left in r. Leaves the group's recorded end in
+ * ps.bEnd[i]. Returns the next position.
  */
 function poolRows(
   t: RequestTrees,
@@ -268,24 +258,23 @@ function poolRows(
     const sk = prog[at++]!;
     const sa = prog[at++]!;
     if (run) continue; // implied by lone0 (PlanArrays.poolSrc)
-    source(d, a, sk, sa, loneBase, r);
-    kind[g0 + j] = r.kind;
-    arg[g0 + j] = r.arg;
-    val[g0 + j] = r.val;
+    kind[g0 + j] = sk === S_LONE ? SRC_LONE : sk === S_PARENT ? SRC_PARENT : SRC_CONST;
+    arg[g0 + j] = sk === S_LONE ? loneBase + sa : sk === S_PARENT ? r.slot[sa]! : 0;
+    val[g0 + j] = sk === S_DUR ? d[a + sa]! : sk === S_STATIC ? r.cval[sa]! : 0;
   }
   ps.bEnd[i] = end;
   if (constant && !target) {
     runPool(kn, d0, d0 + n, g0, { pcKind: kind, pcArg: arg, pcVal: val, pcDelay: delay }, ps.st);
-    c.bKind.push(SRC_CONST);
-    c.bArg.push(0);
-    c.bVal.push(ps.st.ret[0]!);
+    r.kind = SRC_CONST;
+    r.arg = 0;
+    r.val = ps.st.ret[0]!;
     return at;
   }
   c.pcDelay.n = d0 + n;
   if (!run || n === 0) c.pcKind.n = c.pcArg.n = c.pcVal.n = g0 + n;
-  c.bKind.push(SRC_POOL);
-  c.bArg.push(c.poolKn.n);
-  c.bVal.push(0);
+  r.kind = SRC_POOL;
+  r.arg = c.poolKn.n;
+  r.val = 0;
   c.poolKn.push(target ? -n : kn);
   c.poolC0.push(c.pcDelay.n);
   c.poolSrc.push(run && n > 0 ? -1 - lone0 : g0);

@@ -268,16 +268,14 @@ function localParent(t: RequestTrees, a: number, m: number, i: number): number {
 
 function sameShape(t: RequestTrees, a: number, s: Shape): boolean {
   const { sig, m } = s;
-  const { edge, structure, concurrency } = t;
-  for (let i = 0; i < m; i++) {
-    const g = a + i;
-    if (
-      sig[4 * i + 1] !== edge[g] ||
-      sig[4 * i + 2] !== structure[g] ||
-      sig[4 * i + 3] !== concurrency[g] ||
-      sig[4 * i] !== localParent(t, a, m, i)
-    )
-      return false;
+  const { parent, edge, structure, concurrency } = t;
+  for (let i = 0, g = a; i < m; i++, g++) {
+    const lp = sig[4 * i]!;
+    const p = parent[g]! - a;
+    // A parent outside the request counts as none (localParent).
+    if (p !== lp && (lp !== -1 || (p >= 0 && p < m))) return false;
+    if (sig[4 * i + 1] !== edge[g] || sig[4 * i + 2] !== structure[g]) return false;
+    if (sig[4 * i + 3] !== concurrency[g]) return false;
   }
   return true;
 }
