@@ -22,17 +22,29 @@ import { runPool, SRC_CONST, SRC_LONE, SRC_PARENT, SRC_POOL, SRC_WHOLE } from '.
 export class ShapeRun {
   slot: Int32Array;
   cval: Float64Array;
+  /**
+   * The request's node in each of the program's places: itself, except where tied children
+   * came in another order (see permute); reset after such a request.
+   */
+  map: Int32Array;
+  permuted = false;
   kind = 0;
   arg = 0;
   val = 0;
   constructor(widest: number) {
     this.slot = new Int32Array(widest);
     this.cval = new Float64Array(widest);
+    this.map = Int32Array.from({ length: widest }, (_, i) => i);
   }
 }
 
-/** Whether every checked parent's children are in recorded start order (then end), as planned. */
-function inOrder(t: RequestTrees, a: number, prog: Int32Array): number {
+/**
+ * Whether every checked parent's children are in recorded start order (then end), as planned,
+ * or come in another order that only swaps interchangeable leaves (permute). Returns the
+ * position after the checks, or -1: the general path plans this request.
+ */
+function inOrder(t: RequestTrees, a: number, S: Shape, r: ShapeRun): number {
+  const prog = S.prog;
   const s = t.startMs;
   const d = t.durationMs;
   let at = 1;
@@ -41,11 +53,52 @@ function inOrder(t: RequestTrees, a: number, prog: Int32Array): number {
     for (let k = 1; k < len; k++) {
       const x = a + prog[at + k - 1]!;
       const y = a + prog[at + k]!;
-      if (s[x]! > s[y]! || (s[x] === s[y] && s[x]! + d[x]! > s[y]! + d[y]!)) return -1;
+      if (s[x]! > s[y]! || (s[x] === s[y] && s[x]! + d[x]! > s[y]! + d[y]!)) {
+        if (!permute(t, a, S, at, len, r)) return -1;
+        break;
+      }
     }
     at += len;
   }
   return at;
+}
+
+/**
+ * Children [at, at + len) of the program in the order the general path puts them (recorded
+ * start, then end, then node: request-children.ts's order), written into r.map, when every
+ * child that moves is a leaf taking the place of a leaf on the same edge with the same
+ * structure and concurrency: the program then plans the request as the general path does, with
+ * its nodes read through the map. The common case: a pool's calls sent at the same instant.
+ */
+function permute(
+  t: RequestTrees,
+  a: number,
+  S: Shape,
+  at: number,
+  len: number,
+  r: ShapeRun,
+): boolean {
+  const { prog, leaf } = S;
+  const s = t.startMs;
+  const d = t.durationMs;
+  const kids = Array.from(prog.subarray(at, at + len));
+  kids.sort(
+    (x, y) => s[a + x]! - s[a + y]! || s[a + x]! + d[a + x]! - (s[a + y]! + d[a + y]!) || x - y,
+  );
+  const { edge, structure, concurrency } = t;
+  for (let k = 0; k < len; k++) {
+    const x = prog[at + k]!;
+    const y = kids[k]!;
+    if (x === y) continue;
+    if (leaf[x] !== 1 || leaf[y] !== 1) return false;
+    const gx = a + x;
+    const gy = a + y;
+    if (edge[gx] !== edge[gy] || structure[gx] !== structure[gy]) return false;
+    if (concurrency[gx] !== concurrency[gy]) return false;
+  }
+  for (let k = 0; k < len; k++) r.map[prog[at + k]!] = kids[k]!;
+  r.permuted = true;
+  return true;
 }
 
 /**
@@ -65,8 +118,12 @@ export function runShape(
   r: ShapeRun,
 ): boolean {
   const prog = S.prog;
-  let at = inOrder(t, a, prog);
-  if (at < 0) return false;
+  let at = inOrder(t, a, S, r);
+  if (at < 0) {
+    if (r.permuted) resetMap(r, S.m);
+    return false;
+  }
+  const map = r.map;
   const { startMs: s, durationMs: d } = t;
   // Target groups: recorded span of each (TargetBlocks.group).
   const ng0 = tb.ng;
@@ -75,7 +132,7 @@ export function runShape(
     let lo = Infinity;
     let hi = -Infinity;
     for (let k = 0; k < len; k++) {
-      const c = a + prog[at++]!;
+      const c = a + map[prog[at++]!]!;
       lo = Math.min(lo, s[c]!);
       hi = Math.max(hi, s[c]! + d[c]!);
     }
@@ -84,7 +141,7 @@ export function runShape(
   if (S.repeated) tb.repeated = true;
   const nb0 = tb.nb;
   const loneBase = tb.durationsOnly ? nb0 : tb.loneBlock.n;
-  at = targetBlocks(t, prog, at, a, t.requestStartMs[q]!, tb);
+  at = targetBlocks(t, prog, at, a, t.requestStartMs[q]!, tb, map);
   for (let P = prog[at++]!; P > 0; P--)
     at = parentRows(t, prog, at, a, nb0, ng0, loneBase, cols, ps, r);
   const kind = prog[at++]!;
@@ -92,6 +149,7 @@ export function runShape(
   r.kind = kind === S_LONE ? SRC_LONE : kind === S_PARENT ? SRC_PARENT : SRC_CONST;
   r.arg = kind === S_LONE ? loneBase + arg : kind === S_PARENT ? r.slot[0]! : 0;
   r.val = kind === S_DUR || kind === S_LONE || kind === S_PARENT ? d[a]! : r.cval[0]!;
+  if (r.permuted) resetMap(r, S.m);
   return true;
 }
 
@@ -103,6 +161,7 @@ function targetBlocks(
   a: number,
   reqStart: number,
   tb: TargetBlocks,
+  map: Int32Array,
 ): number {
   const { startMs: s, durationMs: d, host, mode } = t;
   const { fanStart, offsets, callStart } = tb;
@@ -111,18 +170,18 @@ function targetBlocks(
     const kind = prog[at++]!;
     const len = prog[at++]!;
     if (kind === TB_LEAN) {
-      tb.durationMs[nc++] = d[a + prog[at++]!]!;
+      tb.durationMs[nc++] = d[a + map[prog[at++]!]!]!;
       offsets[++nb] = nc;
       continue;
     }
-    const first = s[a + prog[at]!]!;
+    const first = s[a + map[prog[at]!]!]!;
     if (kind === TB_WHOLE) fanStart[nb] = reqStart + first;
     else {
       tb.loneBlock.push(nb);
       fanStart[nb] = reqStart + first;
     }
     for (let k = 0; k < len; k++) {
-      const g = a + prog[at++]!;
+      const g = a + map[prog[at++]!]!;
       callStart[nc] = kind === TB_WHOLE ? s[g]! - first : 0;
       tb.durationMs[nc] = d[g]!;
       tb.host[nc] = host[g]!;
@@ -164,11 +223,11 @@ function parentRows(
   const bArg = c.bArg.ensure(nb);
   const bVal = c.bVal.ensure(nb);
   const { bEnd, bGrp } = ps;
-  const { slot, cval } = r;
+  const { slot, cval, map } = r;
   for (let i = 0; i < nb; i++) {
     const j = b0 + i;
     const op = prog[at++]!;
-    const ch = a + prog[at++]!;
+    const ch = a + map[prog[at++]!]!;
     bStart[j] = s[ch]!;
     if (op === OP_SINGLE) {
       bEnd[i] = s[ch]! + d[ch]!;
@@ -178,7 +237,7 @@ function parentRows(
       bGrp[i] = g >= 0 ? ng0 + g : -1;
       bKind[j] = sk === S_LONE ? SRC_LONE : sk === S_PARENT ? SRC_PARENT : SRC_CONST;
       bArg[j] = sk === S_LONE ? loneBase + sa : sk === S_PARENT ? slot[sa]! : 0;
-      bVal[j] = sk === S_DUR ? d[a + sa]! : sk === S_STATIC ? cval[sa]! : 0;
+      bVal[j] = sk === S_DUR ? d[a + map[sa]!]! : sk === S_STATIC ? cval[sa]! : 0;
       bFan[j] = -1;
       continue;
     }
@@ -189,7 +248,7 @@ function parentRows(
       const len = prog[at++]!;
       let end = -Infinity;
       for (let k = 0; k < len; k++) {
-        const x = a + prog[at++]!;
+        const x = a + map[prog[at++]!]!;
         end = Math.max(end, s[x]! + d[x]!);
       }
       bEnd[i] = end;
@@ -238,7 +297,8 @@ function poolRows(
   const kr = prog[at++]!;
   const kn = prog[at++]!;
   const n = prog[at++]!;
-  const recFree = ps.recFree;
+  const { recFree } = ps;
+  const map = r.map;
   for (let w = 0; w < kr; w++) recFree[w] = 0;
   const g0 = c.pcKind.n;
   const d0 = c.pcDelay.n;
@@ -248,7 +308,7 @@ function poolRows(
   const delay = c.pcDelay.ensure(n);
   let end = -Infinity;
   for (let j = 0; j < n; j++) {
-    const x = a + prog[at++]!;
+    const x = a + map[prog[at++]!]!;
     const rs = s[x]! - first;
     let wr = 0;
     for (let w = 1; w < kr; w++) if (recFree[w]! < recFree[wr]!) wr = w;
@@ -260,7 +320,7 @@ function poolRows(
     if (run) continue; // implied by lone0 (PlanArrays.poolSrc)
     kind[g0 + j] = sk === S_LONE ? SRC_LONE : sk === S_PARENT ? SRC_PARENT : SRC_CONST;
     arg[g0 + j] = sk === S_LONE ? loneBase + sa : sk === S_PARENT ? r.slot[sa]! : 0;
-    val[g0 + j] = sk === S_DUR ? d[a + sa]! : sk === S_STATIC ? r.cval[sa]! : 0;
+    val[g0 + j] = sk === S_DUR ? d[a + map[sa]!]! : sk === S_STATIC ? r.cval[sa]! : 0;
   }
   ps.bEnd[i] = end;
   if (constant && !target) {
@@ -279,4 +339,9 @@ function poolRows(
   c.poolC0.push(c.pcDelay.n);
   c.poolSrc.push(run && n > 0 ? -1 - lone0 : g0);
   return at;
+}
+
+function resetMap(r: ShapeRun, m: number): void {
+  for (let i = 0; i < m; i++) r.map[i] = i;
+  r.permuted = false;
 }

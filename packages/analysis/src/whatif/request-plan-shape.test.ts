@@ -4,6 +4,8 @@ import { SeededRandom } from '../random';
 import { randomTrees } from './request-trees-random';
 import type { RequestTrees } from './request-trees';
 import { buildRequestPlan, type PlanOptions, type RequestPlan } from './request-plan';
+import { synthesizeRequests } from './synthetic-requests';
+import { targetMask } from './simulate-request';
 
 /**
  * `distinct` random requests, each repeated `copies` times with its times moved (by whole and
@@ -38,7 +40,10 @@ function repeatedShapes(seed: number, distinct: number, copies: number): Request
       for (let i = a; i < z; i++, k++) {
         out.parent[k] = t.parent[i]! < 0 ? -1 : base + t.parent[i]! - a;
         const move = c === 0 ? 0 : rng.below(5) / 2;
-        out.startMs[k] = i === a ? 0 : t.startMs[i]! + move;
+        // Odd copies: whole milliseconds, so siblings tie often (the program may swap tied
+        // leaves, never a leaf and a subtree).
+        const at = c % 2 === 1 ? Math.floor(t.startMs[i]! / 4) : t.startMs[i]! + move;
+        out.startMs[k] = i === a ? 0 : at;
         out.durationMs[k] = rng.below(3) === 0 ? t.durationMs[i]! : rng.below(120) / 2;
         out.edge[k] = t.edge[i]!;
         out.host[k] = rng.below(3);
@@ -104,5 +109,62 @@ describe('request shapes: a shape program plans a request as the general path do
         columns(buildRequestPlan(t, { ...o, shapes: false })),
       );
     }
+  });
+
+  it('HotROD-shaped requests: nearly all planned by their shape, the same columns', () => {
+    const t = synthesizeRequests({ requests: 2000, workers: 3, seed: 5, routeHosts: 4 });
+    for (const e of t.edges) {
+      const target = targetMask(t, e);
+      for (const o of [
+        { target, perCall: false },
+        { target, perCall: true, workers: Infinity, durationsOnly: true },
+      ]) {
+        const general = buildRequestPlan(t, { ...o, shapes: false });
+        const shaped = buildRequestPlan(t, o);
+        expect(columns(shaped), `${e.parentService} -> ${e.leafService}`).toEqual(columns(general));
+        // Starts tie or reorder in a few requests; the rest run their shape's program.
+        expect(shaped.shaped).toBeGreaterThan(0.8 * general.involved.length);
+      }
+    }
+  });
+
+  it('tied siblings: leaves may trade places, a leaf and a subtree may not', () => {
+    // Root -> two calls on edge 0 (node 1 a leaf, node 2 calling node 3 on the target edge 1).
+    // Requests 0-1 in node order (the shape compiles); then node 1 ties node 2's start and
+    // ends later, so the general path puts node 2 first.
+    const R = 6;
+    const starts = [0, 1, 2, 3];
+    const t: RequestTrees = {
+      nodeOffsets: Uint32Array.from({ length: R + 1 }, (_, q) => 4 * q),
+      requestStartMs: Float64Array.from({ length: R }, (_, q) => 1e12 + 100 * q),
+      traceIds: [],
+      parent: Int32Array.from({ length: 4 * R }, (_, i) =>
+        i % 4 === 0 ? -1 : i % 4 === 3 ? i - 1 : i - (i % 4),
+      ),
+      startMs: Float64Array.from({ length: 4 * R }, (_, i) =>
+        i % 4 === 2 && i >= 8 ? 1 : starts[i % 4]!,
+      ),
+      durationMs: Float64Array.from({ length: 4 * R }, (_, i) =>
+        i % 4 === 0 ? 50 : i % 4 === 1 ? 30 : 10,
+      ),
+      edge: Int32Array.from({ length: 4 * R }, (_, i) => [-1, 0, 0, 1][i % 4]!),
+      host: new Uint32Array(4 * R),
+      mode: new Uint32Array(4 * R),
+      structure: Uint8Array.from({ length: 4 * R }, (_, i) => [0, 3, 3, 0][i % 4]!),
+      concurrency: new Uint32Array(4 * R).fill(1),
+      edges: [0, 1].map((e) => ({
+        parentService: 'p',
+        parentOperation: 'op',
+        leafService: `s${String(e)}`,
+        leafOperation: 'op',
+      })),
+      hosts: [''],
+      modes: [''],
+    };
+    const o: PlanOptions = { target: Uint8Array.from([0, 1]), perCall: true, workers: 2 };
+    const general = buildRequestPlan(t, { ...o, shapes: false });
+    const shaped = buildRequestPlan(t, o);
+    expect(columns(shaped)).toEqual(columns(general));
+    expect(shaped.shaped).toBe(0); // compiled from request 1; requests 2-5 may not swap
   });
 });

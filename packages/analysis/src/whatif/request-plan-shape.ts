@@ -30,6 +30,8 @@ export interface Shape {
   /** Per node: local parent, edge, structure, concurrency (what the program depends on). */
   sig: Int32Array;
   prog: Int32Array;
+  /** Per node: 1 when it has no children (ShapeRun may put tied leaves in each other's place). */
+  leaf: Uint8Array;
   /** Whether a target group holds more than one call (TargetBlocks.repeated). */
   repeated: boolean;
   /** The most children of a planned parent (the plan's maxBlocks, maxPool). */
@@ -186,6 +188,14 @@ function parentSection(c: Compile, p: number, out: number[]): number {
  */
 export function compileShape(c: Compile): Shape | undefined {
   const { t, L, m } = c;
+  const checks: number[][] = [];
+  for (let p = 0; p < m; p++) {
+    const kids = kidsOf(L, p);
+    if (kids.length < 2 || L.flag[p] === 0) continue;
+    // The general path sorted them: this request's order is not node order.
+    for (let k = 1; k < kids.length; k++) if (kids[k - 1]! > kids[k]!) return undefined;
+    checks.push(kids);
+  }
   const sig = new Int32Array(4 * m);
   for (let i = 0; i < m; i++) {
     if (L.lpar[i]! >= i) return undefined; // children-first needs parents first
@@ -195,14 +205,6 @@ export function compileShape(c: Compile): Shape | undefined {
     sig[4 * i + 3] = t.concurrency[L.a + i]!;
   }
   const out: number[] = [];
-  const checks: number[][] = [];
-  for (let p = 0; p < m; p++) {
-    const kids = kidsOf(L, p);
-    if (kids.length < 2 || L.flag[p] === 0) continue;
-    // The general path sorted them: this request's order is not node order.
-    for (let k = 1; k < kids.length; k++) if (kids[k - 1]! > kids[k]!) return undefined;
-    checks.push(kids);
-  }
   out.push(checks.length);
   for (const k of checks) out.push(k.length, ...k);
   const { ok, repeated } = targetSections(c, out);
@@ -217,14 +219,23 @@ export function compileShape(c: Compile): Shape | undefined {
     out[at]!++;
   }
   sourceOf(c, 0, out);
-  return { m, sig, prog: Int32Array.from(out), repeated, most };
+  const leaf = new Uint8Array(m);
+  for (let i = 0; i < m; i++) leaf[i] = L.kStart[i + 1] === L.kStart[i] ? 1 : 0;
+  return { m, sig, prog: Int32Array.from(out), leaf, repeated, most };
 }
 
-/** Shapes met so far in one plan (bounded: data whose every request differs keeps few). */
+/**
+ * Shapes met so far in one plan. Bounded: at most MAX shapes seen, programs for requests of at
+ * most MAX_NODES nodes (a bigger request is rare and planned the general way), at most
+ * MAX_STORED nodes' programs in all (~50 MB).
+ */
 export class ShapeBook {
   private last: Shape | undefined;
   private readonly byHash = new Map<number, Shape | number>();
+  private stored = 0;
   static readonly MAX = 4096;
+  static readonly MAX_NODES = 4096;
+  static readonly MAX_STORED = 1 << 20;
 
   /** The program of request [a, a + m)'s shape, if compiled. */
   match(t: RequestTrees, a: number, m: number): Shape | undefined {
@@ -238,7 +249,8 @@ export class ShapeBook {
 
   /**
    * Whether to compile the shape of a request just planned the general way: from its second
-   * sight, for a few tries (a try fails when this request's children were out of order).
+   * sight, for some tries (a try fails when this request's children were not in node order,
+   * as tied starts ordered by end often leave them).
    */
   wanted(t: RequestTrees, a: number, m: number): boolean {
     const h = shapeHash(t, a, m);
@@ -248,7 +260,7 @@ export class ShapeBook {
       if (this.byHash.size < ShapeBook.MAX) this.byHash.set(h, 1);
       return false;
     }
-    if (s > 5) return false;
+    if (s > 64 || m > ShapeBook.MAX_NODES || this.stored + m > ShapeBook.MAX_STORED) return false;
     this.byHash.set(h, s + 1);
     return true;
   }
@@ -256,6 +268,7 @@ export class ShapeBook {
   add(t: RequestTrees, a: number, s: Shape | undefined): void {
     if (s) {
       this.byHash.set(shapeHash(t, a, s.m), s);
+      this.stored += s.m;
       this.last = s;
     }
   }
