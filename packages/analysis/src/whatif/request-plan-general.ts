@@ -13,7 +13,7 @@ import {
   type TargetBlocks,
 } from './request-plan-blocks';
 import { compileShape, type ShapeBook } from './request-plan-shape';
-import type { ShapeRun } from './request-plan-shape-run';
+import type { ShapeRun } from './request-plan-shape-order';
 import type { TargetOptions } from './request-replay';
 
 export type GeneralLocal = LocalRequest & { lpar: Int32Array; bfs: Int32Array; flag: Uint8Array };

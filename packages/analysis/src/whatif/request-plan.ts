@@ -11,7 +11,8 @@ import { PlanState, runParent, SRC_CONST, SRC_PARENT, type PlanArrays } from './
 import { TargetBlocks } from './request-plan-blocks';
 import { ShapeBook } from './request-plan-shape';
 import { localArrays, planGeneral } from './request-plan-general';
-import { runShape, ShapeRun } from './request-plan-shape-run';
+import { runShape } from './request-plan-shape-run';
+import { ShapeRun } from './request-plan-shape-order';
 
 /**
  * The whole-request replay compiled (issue #14's performance part). It computes what
