@@ -132,6 +132,9 @@ export class ParentScratch {
   bGrp = new Int32Array(64);
   order = new Int32Array(64);
   recFree = new Float64Array(64);
+  /** A constant pool's calls' dispatch delays and times (request-plan-shape-run.ts). */
+  poolDelay = new Float64Array(64);
+  poolVal = new Float64Array(64);
   st = new PlanState(0, 0, 64, 64);
   fan = new Float64Array(0);
   fit(n: number): void {
@@ -142,6 +145,8 @@ export class ParentScratch {
     this.bGrp = new Int32Array(m);
     this.order = new Int32Array(m);
     this.recFree = new Float64Array(m);
+    this.poolDelay = new Float64Array(m);
+    this.poolVal = new Float64Array(m);
     this.st = new PlanState(0, 0, m, m);
   }
 }

@@ -146,6 +146,41 @@ export function runPool(
 }
 
 /**
+ * runPool for a group whose calls all keep constant times (planned once: a pool with no target
+ * call below it), from plain arrays: call j's recorded dispatch delay delay[j] and time val[j].
+ * The same operations in the same order as runPool, so the same bits (request-plan-shape.test.ts
+ * compares the plans), without writing the calls' rows only to read them back.
+ */
+export function runConstPool(
+  kn: number,
+  n: number,
+  delay: Float64Array,
+  val: Float64Array,
+  free: Float64Array,
+): number {
+  for (let i = 0; i < kn; i++) free[i] = 0;
+  let end = 0;
+  if (kn >= n) {
+    let ok = true;
+    for (let m = 0; m < n && ok; m++) {
+      const f = Math.max(0, 0 + delay[m]!) + val[m]!;
+      if (f > end) end = f;
+      ok = f >= 0;
+    }
+    if (ok) return end;
+    end = 0;
+  }
+  for (let m = 0; m < n; m++) {
+    let w = 0;
+    for (let i = 1; i < kn; i++) if (free[i]! < free[w]!) w = i;
+    const ns = Math.max(0, free[w]! + delay[m]!);
+    free[w] = ns + val[m]!;
+    if (free[w]! > end) end = free[w]!;
+  }
+  return end;
+}
+
+/**
  * A parent's new time from its blocks [b0, b1) (request-recompute.ts's shiftOfChildren, sweep
  * and groupSpans, same operations in the same order). Writes the fan-out spans of its target
  * groups; leaves the parent's new time in st.ret[0]. `base`: the replay's offset in blockMs.

@@ -17,7 +17,14 @@ import {
   type Shape,
 } from './request-plan-shape';
 import { inOrder, resetMap, type ShapeRun } from './request-plan-shape-order';
-import { runPool, SRC_CONST, SRC_LONE, SRC_PARENT, SRC_POOL, SRC_WHOLE } from './request-plan-run';
+import {
+  runConstPool,
+  SRC_CONST,
+  SRC_LONE,
+  SRC_PARENT,
+  SRC_POOL,
+  SRC_WHOLE,
+} from './request-plan-run';
 
 /**
  * Request q (nodes from a) planned by its shape's program: the rows the general path
@@ -220,32 +227,36 @@ function poolRows(
   for (let w = 0; w < kr; w++) recFree[w] = 0;
   const g0 = c.pcKind.n;
   const d0 = c.pcDelay.n;
+  // A constant pool (no target below) is scheduled here, from scratch: its rows are not kept.
+  const fixed = constant && !target;
   const kind = c.pcKind.ensure(n);
   const arg = c.pcArg.ensure(n);
-  const val = c.pcVal.ensure(n);
-  const delay = c.pcDelay.ensure(n);
+  const val = fixed ? ps.poolVal : c.pcVal.ensure(n);
+  const delay = fixed ? ps.poolDelay : c.pcDelay.ensure(n);
+  const o = fixed ? 0 : d0;
+  const ov = fixed ? 0 : g0;
   let end = -Infinity;
   for (let j = 0; j < n; j++) {
     const x = a + map[prog[at++]!]!;
     const rs = s[x]! - first;
     let wr = 0;
     for (let w = 1; w < kr; w++) if (recFree[w]! < recFree[wr]!) wr = w;
-    delay[d0 + j] = rs - recFree[wr]!;
+    delay[o + j] = rs - recFree[wr]!;
     recFree[wr] = rs + d[x]!;
     end = Math.max(end, s[x]! + d[x]!);
     const sk = prog[at++]!;
     const sa = prog[at++]!;
     if (run) continue; // implied by lone0 (PlanArrays.poolSrc)
+    val[ov + j] = sk === S_DUR ? d[a + map[sa]!]! : sk === S_STATIC ? r.cval[sa]! : 0;
+    if (fixed) continue;
     kind[g0 + j] = sk === S_LONE ? SRC_LONE : sk === S_PARENT ? SRC_PARENT : SRC_CONST;
     arg[g0 + j] = sk === S_LONE ? loneBase + sa : sk === S_PARENT ? r.slot[sa]! : 0;
-    val[g0 + j] = sk === S_DUR ? d[a + map[sa]!]! : sk === S_STATIC ? r.cval[sa]! : 0;
   }
   ps.bEnd[i] = end;
-  if (constant && !target) {
-    runPool(kn, d0, d0 + n, g0, { pcKind: kind, pcArg: arg, pcVal: val, pcDelay: delay }, ps.st);
+  if (fixed) {
     r.kind = SRC_CONST;
     r.arg = 0;
-    r.val = ps.st.ret[0]!;
+    r.val = runConstPool(kn, n, delay, val, ps.st.free);
     return at;
   }
   c.pcDelay.n = d0 + n;
