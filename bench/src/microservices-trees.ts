@@ -123,6 +123,8 @@ export function tileTrees(t: RequestTrees, copies: number): RequestTrees {
     edges: t.edges,
     hosts: t.hosts,
     modes: t.modes,
+    // Each copy's requests keep their shapes (the same nodes, parents moved with them).
+    ...(t.shape ? { shape: rep(t.shape, (n) => new Int32Array(n)) } : {}),
   };
 }
 

@@ -111,5 +111,6 @@ export function shareTrees(t: RequestTrees): RequestTrees {
     edges: t.edges,
     hosts: t.hosts,
     modes: t.modes,
+    ...(t.shape ? { shape: share(t.shape, (b, n) => new Int32Array(b, 0, n)) } : {}),
   };
 }

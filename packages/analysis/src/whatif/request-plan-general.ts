@@ -12,7 +12,8 @@ import {
   localChildren,
   type TargetBlocks,
 } from './request-plan-blocks';
-import { compileShape, type ShapeBook } from './request-plan-shape';
+import { compileShape } from './request-plan-shape';
+import type { ShapeBook } from './request-plan-shape-book';
 import type { ShapeRun } from './request-plan-shape-order';
 import type { TargetOptions } from './request-replay';
 
@@ -62,9 +63,9 @@ export function planGeneral(
   r.kind = src;
   r.arg = src === SRC_LONE ? L.lone[0]! : src === SRC_PARENT ? L.slot[0]! : 0;
   r.val = L.slot[0] === STATIC ? L.cval[0]! : t.durationMs[a]!;
-  if (ordered && book?.wanted(t, a, m) === true) {
+  if (ordered && book?.wanted(t, q, a, m) === true) {
     const c = { t, L, m, target: o.target, perCall: o.perCall, lean: tb.durationsOnly };
-    book.add(t, a, compileShape({ ...c, workers: o.workers, base }));
+    book.add(t, q, a, compileShape({ ...c, workers: o.workers, base }));
   }
   return most;
 }

@@ -6,6 +6,7 @@ import type { RequestTrees } from './request-trees';
 import { buildRequestPlan, type PlanOptions, type RequestPlan } from './request-plan';
 import { synthesizeRequests } from './synthetic-requests';
 import { targetMask } from './simulate-request';
+import { requestShapes } from './request-trees-shapes';
 
 /**
  * `distinct` random requests, each repeated `copies` times with its times moved (by whole and
@@ -73,6 +74,7 @@ describe('request shapes: a shape program plans a request as the general path do
     let byShape = 0;
     for (let seed = 2; seed <= 40; seed += 2) {
       const t = repeatedShapes(seed, 12, 12);
+      const numbered = { ...t, shape: requestShapes(t) };
       const rng = new SeededRandom(seed + 3000);
       for (const perCall of [false, true]) {
         const target = Uint8Array.from([1, rng.below(2), 0, rng.below(2)]);
@@ -85,6 +87,8 @@ describe('request shapes: a shape program plans a request as the general path do
             const shaped = buildRequestPlan(t, x);
             const what = `seed ${String(seed)} perCall ${String(perCall)} workers ${String(workers)}`;
             expect(columns(shaped), what).toEqual(columns(general));
+            // The same with the shapes numbered when the trees were built (found by number).
+            expect(columns(buildRequestPlan(numbered, x)), what).toEqual(columns(general));
             planned += general.involved.length;
             byShape += shaped.shaped;
           }
@@ -166,5 +170,28 @@ describe('request shapes: a shape program plans a request as the general path do
     const shaped = buildRequestPlan(t, o);
     expect(columns(shaped)).toEqual(columns(general));
     expect(shaped.shaped).toBe(0); // compiled from request 1; requests 2-5 may not swap
+  });
+
+  it('requestShapes numbers two requests alike exactly when their nodes are alike', () => {
+    for (let seed = 2; seed <= 12; seed += 2) {
+      const t = repeatedShapes(seed, 15, 4);
+      const ids = requestShapes(t);
+      const sig = (q: number): string => {
+        const a = t.nodeOffsets[q]!;
+        const z = t.nodeOffsets[q + 1]!;
+        const out: number[] = [];
+        for (let i = a; i < z; i++) {
+          const p = t.parent[i]! - a;
+          out.push(p >= 0 && p < z - a ? p : -1, t.edge[i]!, t.structure[i]!, t.concurrency[i]!);
+        }
+        return out.join(',');
+      };
+      const R = t.nodeOffsets.length - 1;
+      for (let x = 0; x < R; x++)
+        for (let y = x + 1; y < R; y += 7) expect(ids[x] === ids[y]).toBe(sig(x) === sig(y));
+      // Copies of one request share a number; 15 distinct requests give at most 15 numbers.
+      expect(new Set(ids).size).toBeLessThanOrEqual(15);
+      expect(ids[0]).toBe(ids[15]);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { countTargets } from './request-plan-count';
 import { ParentScratch, PlanColumns } from './request-plan-columns';
 import { PlanState, runParent, SRC_CONST, SRC_PARENT, type PlanArrays } from './request-plan-run';
 import { TargetBlocks } from './request-plan-blocks';
-import { ShapeBook } from './request-plan-shape';
+import { ShapeBook } from './request-plan-shape-book';
 import { localArrays, planGeneral } from './request-plan-general';
 import { runShape } from './request-plan-shape-run';
 import { ShapeRun } from './request-plan-shape-order';
@@ -121,7 +121,7 @@ export function buildRequestPlan(t: RequestTrees, o: PlanOptions): RequestPlan {
     const a = nodeOffsets[q]!;
     const m = nodeOffsets[q + 1]! - a;
     L.a = a;
-    const shape = book?.match(t, a, m);
+    const shape = book?.match(t, q, a, m);
     if (shape && runShape(t, shape, q, a, tb, cols, ps, sr)) {
       shaped++;
       maxBlocks = Math.max(maxBlocks, shape.most);

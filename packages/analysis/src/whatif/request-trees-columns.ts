@@ -3,6 +3,7 @@
 import { MAX_WRAPPER_HOPS, UNKNOWN_HOST, UNKNOWN_MODE } from '../conventions';
 import type { RequestTrees, TreeEdge } from './request-trees';
 import { classifyGroups } from './request-trees-groups';
+import { requestShapes } from './request-trees-shapes';
 import { Dict, ownerOf, scratch, type Scratch } from './request-trees-scratch';
 import { ROOT_PARENT_KEY, SPAN_KIND_CODE as K, type SpanColumns } from './span-columns';
 
@@ -53,7 +54,7 @@ export function requestTreesFromColumns(c: SpanColumns): RequestTrees {
   };
   for (let t = 0; t < c.traceIds.length; t++) b.trace(t, s, out);
   const n = out.nodes;
-  return {
+  const trees: RequestTrees = {
     nodeOffsets: Uint32Array.from(out.nodeOffsets),
     requestStartMs: Float64Array.from(out.requestStartMs),
     traceIds: out.traceIds,
@@ -69,6 +70,8 @@ export function requestTreesFromColumns(c: SpanColumns): RequestTrees {
     hosts: b.hosts.values,
     modes: b.modes.values,
   };
+  trees.shape = requestShapes(trees);
+  return trees;
 }
 
 class Builder {

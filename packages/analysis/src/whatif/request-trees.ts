@@ -4,6 +4,7 @@ import { dedupeSpans, extractCalls, type Call } from '../calls';
 import { classifyCalls, type Structure } from '../structure';
 import type { SpanRecord } from '../span-record';
 import { Dict } from './request-trees-scratch';
+import { requestShapes } from './request-trees-shapes';
 
 /** Structure codes of the `structure` column. */
 export const STRUCTURE_CODE: Readonly<Record<Structure, number>> = {
@@ -49,6 +50,12 @@ export interface RequestTrees {
   edges: TreeEdge[];
   hosts: string[];
   modes: string[];
+  /**
+   * Per request: its shape's number (requestShapes), when the builder numbered them. Optional:
+   * trees without it are planned the same, comparing nodes instead. Trees derived by changing
+   * parents, edges, structures or concurrencies must recompute it or leave it out.
+   */
+  shape?: Int32Array;
 }
 
 interface Node {
@@ -224,6 +231,7 @@ export function pack(
     }
     t.nodeOffsets[ri + 1] = k;
   });
+  t.shape = requestShapes(t);
   return t;
 }
 

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array fills, in bounds by construction. */
 import { SeededRandom } from '../random';
 import { STRUCTURE_CODE, type RequestTrees } from './request-trees';
+import { requestShapes } from './request-trees-shapes';
 
 export interface SyntheticRequestsOptions {
   requests: number;
@@ -119,5 +120,6 @@ export function synthesizeRequests(o: SyntheticRequestsOptions): RequestTrees {
     t.durationMs[root] = end + 1;
     t.nodeOffsets[q + 1] = at;
   }
+  t.shape = requestShapes(t);
   return t;
 }
