@@ -18,15 +18,21 @@ export function countTargets(
   let targets = 0;
   let widest = 1;
   let nInv = 0;
-  const { edge, nodeOffsets } = t;
+  const { edge, nodeOffsets, shape } = t;
+  // Numbered shapes (RequestTrees.shape): a shape's target calls are counted once.
+  const known = shape ? new Map<number, number>() : undefined;
   for (let q = from; q < to; q++) {
     const a = nodeOffsets[q]!;
     const z = nodeOffsets[q + 1]!;
     if (z - a > widest) widest = z - a;
-    let k = 0;
-    for (let i = a; i < z; i++) {
-      const e = edge[i]!;
-      if (e >= 0 && target[e] === 1) k++;
+    let k = known?.get(shape![q]!);
+    if (k === undefined) {
+      k = 0;
+      for (let i = a; i < z; i++) {
+        const e = edge[i]!;
+        if (e >= 0 && target[e] === 1) k++;
+      }
+      known?.set(shape![q]!, k);
     }
     if (k > 0) {
       has[q - from] = 1;
