@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapQuantiles } from './bootstrap';
+import { bootstrapQuantiles, selectedQuantiles } from './bootstrap';
+import { sortedCopy } from './radix-sort';
 import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 
@@ -44,5 +45,22 @@ describe('order-statistic bootstrap', () => {
       low: 4,
       high: 4,
     });
+  });
+
+  it('selectedQuantiles equals the quantiles of a sorted copy, without sorting', () => {
+    const r = new SeededRandom(5);
+    const qs = [0, 0.5, 0.9, 0.99, 0.999, 1];
+    for (const size of [1, 7, 5000, 60_000]) {
+      // Heavy tail and ties: log-normal times rounded to 0.1 ms.
+      const v = Float64Array.from(
+        { length: size },
+        () => Math.round(10 * Math.exp(r.normal())) / 10,
+      );
+      const before = v.slice();
+      const sorted = sortedCopy(v);
+      expect(selectedQuantiles(v, qs)).toEqual(qs.map((q) => quantileInclusive(sorted, q)));
+      expect(Array.from(v)).toEqual(Array.from(before)); // the input is left as it was
+    }
+    expect(selectedQuantiles(new Float64Array(0), [0.5])).toEqual([Number.NaN]);
   });
 });

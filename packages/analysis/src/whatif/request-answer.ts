@@ -2,7 +2,12 @@
 import type { LeafCalls } from '../types';
 import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
-import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from './bootstrap';
+import {
+  bootstrapPercentiles,
+  DEFAULT_BOOTSTRAP_SAMPLES,
+  selectedQuantiles,
+  type Estimate,
+} from './bootstrap';
 import type { ResolvedPolicy, WhatIfPolicy } from './policy';
 import { resolvePolicy } from './resolve-policy';
 import { replayPolicy, type PolicyOutcome } from './replay-policy';
@@ -16,7 +21,6 @@ import type { RequestTrees } from './request-trees';
 import type { LoopHook, LoopReport } from './loop-report';
 import { weightedWhatIf } from './weighted-outputs';
 import { recordedRequestMs } from './request-adjust';
-import { sortedCopy } from './radix-sort';
 
 /** Root request distribution before and after, as the API reports it. */
 export interface RequestWhatIf {
@@ -93,8 +97,15 @@ export function startRequestRun(
 
 export function mean(a: Float64Array): number {
   let sum = 0;
-  for (const x of a) sum += x;
+  // Indexed: for-of over a typed array was ~5x slower (33 ms for a 1M-request answer's 6M values).
+  for (let i = 0; i < a.length; i++) sum += a[i]!;
   return sum / Math.max(1, a.length);
+}
+
+/** percentiles of unsorted values (selectedQuantiles: no sort). */
+function percentilesOf(values: Float64Array): WhatIfPercentiles {
+  const [p50, p90, p99, p999] = selectedQuantiles(values, [0.5, 0.9, 0.99, 0.999]);
+  return { p50: p50!, p90: p90!, p99: p99!, p999: p999! };
 }
 
 export function percentiles(sorted: Float64Array): WhatIfPercentiles {
@@ -129,8 +140,8 @@ export function baselineOf(
   return {
     reqMean: mean(req),
     fanMean: mean(head.groupRecordedMs),
-    reqQ: percentiles(sorted?.reqBase ?? sortedCopy(req)),
-    fanQ: percentiles(sorted?.fanBase ?? sortedCopy(head.groupRecordedMs)),
+    reqQ: sorted ? percentiles(sorted.reqBase) : percentilesOf(req),
+    fanQ: sorted ? percentiles(sorted.fanBase) : percentilesOf(head.groupRecordedMs),
   };
 }
 
