@@ -7,6 +7,8 @@ import { buildRequestPlan, type PlanOptions, type RequestPlan } from './request-
 import { synthesizeRequests } from './synthetic-requests';
 import { targetMask } from './simulate-request';
 import { requestShapes } from './request-trees-shapes';
+import { ArenaMemory } from './arena';
+import { prepareRequestWhatIf } from './simulate-request';
 
 /**
  * `distinct` random requests, each repeated `copies` times with its times moved (by whole and
@@ -192,6 +194,22 @@ describe('request shapes: a shape program plans a request as the general path do
       // Copies of one request share a number; 15 distinct requests give at most 15 numbers.
       expect(new Set(ids).size).toBeLessThanOrEqual(15);
       expect(ids[0]).toBe(ids[15]);
+    }
+  });
+
+  it('a plan made in memory reused from another plan equals a fresh one (hedge, tied)', () => {
+    const t = synthesizeRequests({ requests: 3000, workers: 3, seed: 9, routeHosts: 4 });
+    const route = { leafService: 'route', leafOperation: 'HTTP GET /route' };
+    for (const policy of [
+      { kind: 'hedge', delayPercentile: 90 },
+      { kind: 'tied', delayMs: 1 },
+    ] as const) {
+      const memory = new ArenaMemory();
+      // Bigger first, then smaller: the second plan reuses buffers holding the first's rows.
+      prepareRequestWhatIf(t, route, policy, { from: 0, to: 2000 }, memory);
+      const reused = prepareRequestWhatIf(t, route, policy, { from: 2000, to: 3000 }, memory);
+      const fresh = prepareRequestWhatIf(t, route, policy, { from: 2000, to: 3000 });
+      expect(columns(reused.plan)).toEqual(columns(fresh.plan));
     }
   });
 });
