@@ -5,6 +5,7 @@ import type {
   PoolPart,
   RequestHead,
   RequestTrees,
+  StaticIndex,
   WhatIfPolicy,
 } from '@tailscope/analysis';
 
@@ -28,6 +29,10 @@ export type ThreadTask =
       calls: boolean;
     }
   | { type: 'sort'; values: Float64Array }
+  /** The merged calls' replay index (buildStaticIndex), for the policy's replay here. */
+  | { type: 'index'; calls: LeafCalls }
+  /** latencyQuantile of the merged calls' durations (the hedge's delay, tied's median). */
+  | { type: 'quantile'; values: Float64Array; q: number }
   | {
       /** Write a planned part's target calls into the merged columns (writePartCalls). */
       type: 'calls';
@@ -67,6 +72,8 @@ export type ThreadReply =
       overflow: boolean;
     }
   | { type: 'replayed'; part: number }
+  | { type: 'index'; index: StaticIndex }
+  | { type: 'quantile'; value: number }
   | { type: 'pool'; part: number; result: PoolPart }
   | { type: 'error'; message: string };
 

@@ -1,6 +1,8 @@
 import { parentPort } from 'node:worker_threads';
 import {
   ArenaMemory,
+  buildStaticIndex,
+  latencyQuantile,
   partHead,
   planCalls,
   poolPart,
@@ -34,6 +36,8 @@ function handle(m: ThreadTask): ThreadReply {
     m.values.set(sortedCopy(m.values));
     return { type: 'ok' };
   }
+  if (m.type === 'index') return { type: 'index', index: buildStaticIndex(m.calls) };
+  if (m.type === 'quantile') return { type: 'quantile', value: latencyQuantile(m.values, m.q) };
   if (m.type === 'pool') {
     const r = poolPart(trees, m.mask, m.range, m.workers, memory);
     return { type: 'pool', part: m.part, result: r };
@@ -82,6 +86,14 @@ parentPort?.on('message', (m: ThreadTask) => {
           .map((v) => v.buffer as ArrayBuffer),
       ]
     : [];
+  if (reply.type === 'index') {
+    const ix = reply.index;
+    moved.push(
+      ...[ix.order, ix.startSorted, ix.callsBefore, ix.callAtPos, ix.buckets.first].map(
+        (a) => a.buffer as ArrayBuffer,
+      ),
+    );
+  }
   if (reply.type === 'pool')
     moved.push(
       reply.result.requestMs.buffer as ArrayBuffer,

@@ -12,9 +12,12 @@ import {
   targetMask,
   simulateRequestWhatIf,
   splitBaseInputs,
+  splitPrepWork,
   splitSortInputs,
   startSplit,
   type EdgeTarget,
+  type LeafCalls,
+  type PolicyPrep,
   type RequestHead,
   type RequestSimulateOptions,
   type RequestTrees,
@@ -68,9 +71,12 @@ class Thread {
  * The whole-request what-if answer on several threads (issue #14's performance part): the
  * trees on shared memory. The pool policy draws nothing: each thread plans and replays parts
  * of POOL_PART_REQUESTS requests as it frees up (poolPart, in memory it reuses) and sends back
- * their outputs. Other policies: each thread plans parts of PART_REQUESTS requests, the
- * policy replays the merged target calls here, each thread replays the parts it planned into
- * shared outputs, and the percentiles and intervals are taken here. The answer is
+ * their outputs. Other policies: each thread plans parts of PART_REQUESTS requests and writes
+ * their target calls into shared merged columns, two threads build the policy's replay index
+ * and quantile on them (splitPrepWork) while the recorded outputs are sorted, the policy
+ * replays the merged target calls here (its draws are one random stream) into shared memory,
+ * each thread replays the parts it planned into shared outputs, and the percentiles and
+ * intervals are taken here. The answer is
  * simulateRequestWhatIf's bit for bit, whatever the number of threads (request-parts.ts).
  */
 export class RequestReplayThreads {
@@ -153,12 +159,16 @@ export class RequestReplayThreads {
         }),
       ),
     );
-    // The recorded outputs' sorts need no replay: on the threads while the policy replays here.
+    // The policy's index and quantile on the threads first, then the recorded outputs' sorts
+    // (they need no replay), while this thread waits for the first and then replays.
+    const work = splitPrepWork(s);
+    const prep = this.prepare(work, merged.head.blocks);
+    prep.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
     const base = splitBaseInputs(s, merged.head);
-    const early = base && this.sortBase(base);
+    const early = base && this.sortBase(base, work.index ? 1 : 0);
     // Awaited in sortAll; handled here too, so a failed sort is not unhandled meanwhile.
     early?.catch(() => undefined);
-    const sr = mergedSplitReplay(s, merged, sharedF64);
+    const sr = mergedSplitReplay(s, merged, sharedF64, await prep);
     let blockMs = sr.blockMs;
     if (blockMs && !(blockMs.buffer instanceof SharedArrayBuffer)) {
       const b = sharedF64(blockMs.length);
@@ -183,15 +193,41 @@ export class RequestReplayThreads {
     return finishSplit(s, sr, await this.sortAll(s, sr, early));
   }
 
-  /** Sorts the recorded outputs (splitBaseInputs) on the threads, on shared copies. */
+  /**
+   * The policy's work on the merged calls that needs no draws (splitPrepWork), on the threads:
+   * the replay index on thread 0, the quantile on thread 1, at once.
+   */
+  private async prepare(
+    work: { index: boolean; quantile: number | undefined },
+    calls: LeafCalls,
+  ): Promise<PolicyPrep> {
+    const n = this.threads.length;
+    const q = work.quantile;
+    const [index, quantile] = await Promise.all([
+      work.index ? this.threads[0]!.ask({ type: 'index', calls }) : undefined,
+      q === undefined
+        ? undefined
+        : this.threads[1 % n]!.ask({ type: 'quantile', values: calls.durationMs, q }),
+    ]);
+    return {
+      ...(index?.type === 'index' ? { index: index.index } : {}),
+      ...(quantile?.type === 'quantile' ? { quantile: quantile.value } : {}),
+    };
+  }
+
+  /**
+   * Sorts the recorded outputs (splitBaseInputs) on the threads, on shared copies, from thread
+   * `from` on (1: thread 0 builds the replay index meanwhile, so both go to thread 1).
+   */
   private async sortBase(
     base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>,
+    from: number,
   ): Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>> {
     const reqBase = sharedCopy(base.reqBase);
     const fanBase = sharedCopy(base.fanBase);
     const n = this.threads.length;
     await Promise.all([
-      this.threads[0]!.ask({ type: 'sort', values: reqBase }),
+      this.threads[from % n]!.ask({ type: 'sort', values: reqBase }),
       this.threads[1 % n]!.ask({ type: 'sort', values: fanBase }),
     ]);
     return { reqBase, fanBase };

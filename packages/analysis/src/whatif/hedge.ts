@@ -33,6 +33,8 @@ export function replayHedge(
   rng: SeededRandom,
   reported?: Uint8Array,
   replays = 1,
+  /** Makes the output (shared memory, for threads). */
+  alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
 ): HedgeReplay {
   const { calls } = ix;
   const off = calls.fanoutOffsets;
@@ -40,7 +42,7 @@ export function replayHedge(
   const dur = calls.durationMs;
   const fanouts = Math.max(0, off.length - 1);
   const R = Math.max(1, Math.floor(replays));
-  const out = new Float64Array(fanouts * R);
+  const out = alloc(fanouts * R);
   const draws = newDrawStats();
   let backups = 0;
   let hedged: Uint32Array<ArrayBuffer> = new Uint32Array(64);

@@ -34,7 +34,14 @@ export {
 } from './synthetic';
 // Building blocks, for callers that replay one data set many times (a delay slider in the
 // worker keeps one ReplayIndex) and for the benchmark.
-export { buildReplayIndex, type ReplayIndex, type ReplayIndexOptions } from './replay-index';
+export {
+  buildReplayIndex,
+  buildStaticIndex,
+  type ReplayIndex,
+  type ReplayIndexOptions,
+  type StaticIndex,
+} from './replay-index';
+export { preparePolicy, type PolicyPrep } from './policy-prep';
 export { replayHedge, type HedgeReplay } from './hedge';
 export { replayProbation, type ProbationReplay } from './probation';
 export { bootstrapPercentiles, bootstrapWeightedQuantiles } from './bootstrap';
@@ -63,6 +70,7 @@ export {
   poolSplitReplay,
   splitSortInputs,
   splitBaseInputs,
+  splitPrepWork,
   type SplitAnswer,
   type SplitReplay,
 } from './request-split';

@@ -6,6 +6,7 @@ import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from '
 import type { ResolvedPolicy, WhatIfPolicy } from './policy';
 import { resolvePolicy } from './resolve-policy';
 import { replayPolicy, type PolicyOutcome } from './replay-policy';
+import type { PolicyPrep } from './policy-prep';
 import {
   defaultReplays,
   notApplicable,
@@ -159,9 +160,15 @@ export function requestReplays(
  * The policy's times for the target calls' blocks, `replays` replays one after another (the
  * pool policy draws nothing: the recorded durations, scheduled by the plan).
  */
-export function requestOutcome(run: RequestRun, blocks: LeafCalls, replays: number): PolicyOutcome {
+export function requestOutcome(
+  run: RequestRun,
+  blocks: LeafCalls,
+  replays: number,
+  /** Work done beforehand (policy-prep.ts: the same values). */
+  prep?: PolicyPrep,
+): PolicyOutcome {
   const p = run.p;
-  if (p.kind !== 'pool') return replayPolicy(blocks, p, run.rng, undefined, replays);
+  if (p.kind !== 'pool') return replayPolicy(blocks, p, run.rng, undefined, replays, prep);
   return {
     allLeavesMs: blocks.durationMs,
     extraLoad: 0,

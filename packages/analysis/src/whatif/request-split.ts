@@ -32,6 +32,7 @@ import {
 } from './request-parts';
 import { mergeParts } from './request-parts';
 import type { RequestPlan } from './request-plan';
+import { policyQuantile, policyUsesIndex, type PolicyPrep } from './policy-prep';
 
 /**
  * The steps of a whole-request answer split into parts (request-parts.ts), for a caller that
@@ -90,12 +91,14 @@ export function splitReplay(
 
 /**
  * splitReplay for heads already merged (mergeParts), their calls written in place by the
- * parts (request-part-calls.ts).
+ * parts (request-part-calls.ts). `prep`: the policy's work on the merged calls done elsewhere
+ * (splitPrep); the hedge's output is made by `alloc` too.
  */
 export function mergedSplitReplay(
   s: SplitAnswer,
   { head, at }: { head: RequestHead; at: PartOffsets },
   alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
+  prep: PolicyPrep = {},
 ): SplitReplay {
   const { run, trees } = s;
   const R = requestReplays(
@@ -104,7 +107,7 @@ export function mergedSplitReplay(
     head.blocks.durationMs.length,
     s.opts.replays,
   );
-  const outcome = requestOutcome(run, head.blocks, R);
+  const outcome = requestOutcome(run, head.blocks, R, { ...prep, alloc });
   const replays = run.isPool ? 1 : replaysIn(outcome, at.blocks[at.blocks.length - 1] ?? 0);
   return {
     head,
@@ -116,6 +119,18 @@ export function mergedSplitReplay(
     reqAll: alloc(head.involved.length * replays),
     fanAll: alloc(head.groups * replays),
   };
+}
+
+/**
+ * What of the policy's replay over the merged calls (head.blocks, once written) a caller can do
+ * on other threads before mergedSplitReplay, while it does other work: build the replay index
+ * (buildStaticIndex) when `index`, take latencyQuantile(durations, quantile) when `quantile` is
+ * given. Their results go to mergedSplitReplay as its `prep`.
+ */
+export function splitPrepWork(s: SplitAnswer): { index: boolean; quantile: number | undefined } {
+  const p = s.run.p;
+  if (p.kind === 'pool') return { index: false, quantile: undefined };
+  return { index: policyUsesIndex(p), quantile: policyQuantile(p) };
 }
 
 /**
