@@ -12,6 +12,7 @@ import {
   targetMask,
   simulateRequestWhatIf,
   splitBaseInputs,
+  splitPrepScan,
   splitPrepWork,
   splitSortInputs,
   startSplit,
@@ -162,7 +163,7 @@ export class RequestReplayThreads {
     // The policy's index and quantile on the threads first, then the recorded outputs' sorts
     // (they need no replay), while this thread waits for the first and then replays.
     const work = splitPrepWork(s);
-    const prep = this.prepare(work, merged.head.blocks);
+    const prep = this.prepare(s, work, merged.head.blocks);
     prep.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
     const base = splitBaseInputs(s, merged.head);
     const early = base && this.sortBase(base, work.index ? 1 : 0);
@@ -194,25 +195,30 @@ export class RequestReplayThreads {
   }
 
   /**
-   * The policy's work on the merged calls that needs no draws (splitPrepWork), on the threads:
-   * the replay index on thread 0, the quantile on thread 1, at once.
+   * The policy's work on the merged calls that needs no draws (splitPrepWork): the replay index
+   * on thread 0 and the quantile on thread 1 at once; the hedge's scan here once the quantile
+   * is in, while the index is still being built (splitPrepScan).
    */
   private async prepare(
+    s: SplitAnswer,
     work: { index: boolean; quantile: number | undefined },
     calls: LeafCalls,
   ): Promise<PolicyPrep> {
     const n = this.threads.length;
     const q = work.quantile;
-    const [index, quantile] = await Promise.all([
-      work.index ? this.threads[0]!.ask({ type: 'index', calls }) : undefined,
+    const indexed = work.index ? this.threads[0]!.ask({ type: 'index', calls }) : undefined;
+    indexed?.catch(() => undefined); // awaited below, after the quantile
+    const quantile =
       q === undefined
         ? undefined
-        : this.threads[1 % n]!.ask({ type: 'quantile', values: calls.durationMs, q }),
-    ]);
-    return {
-      ...(index?.type === 'index' ? { index: index.index } : {}),
-      ...(quantile?.type === 'quantile' ? { quantile: quantile.value } : {}),
-    };
+        : await this.threads[1 % n]!.ask({ type: 'quantile', values: calls.durationMs, q });
+    const prep = splitPrepScan(
+      s,
+      calls,
+      quantile?.type === 'quantile' ? { quantile: quantile.value } : {},
+    );
+    const index = await indexed;
+    return index?.type === 'index' ? { ...prep, index: index.index } : prep;
   }
 
   /**

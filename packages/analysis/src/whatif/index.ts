@@ -71,6 +71,7 @@ export {
   splitSortInputs,
   splitBaseInputs,
   splitPrepWork,
+  splitPrepScan,
   type SplitAnswer,
   type SplitReplay,
 } from './request-split';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../random';
 import type { WhatIfPolicy } from './policy';
 import { preparePolicy } from './policy-prep';
-import { buildStaticIndex } from './replay-index';
+import { buildReplayIndex, buildStaticIndex } from './replay-index';
+import { hedgeScan, replayHedge } from './hedge';
 import { replayPolicy } from './replay-policy';
 import { resolvePolicy } from './resolve-policy';
 import { synthesizeLeafCalls } from './synthetic';
@@ -44,12 +45,28 @@ describe('policy prep (work done on other threads before the replay)', () => {
     it(`gives ${JSON.stringify(policy)} the same outcome bit for bit`, () => {
       const p = resolvePolicy(policy);
       const want = replayPolicy(calls, p, new SeededRandom(3), undefined, 2);
+      const prep = preparePolicy(calls, p);
+      expect(prep.scan !== undefined).toBe(p.kind === 'hedge');
+      expect(prep.index !== undefined).toBe(p.kind !== 'good-enough');
       const got = replayPolicy(calls, p, new SeededRandom(3), undefined, 2, {
-        ...preparePolicy(calls, p),
+        ...prep,
         alloc: (n) => new Float64Array(new SharedArrayBuffer(8 * n)),
       });
       expect(got).toEqual(want);
       expect(Object.is(got.extraLoad, want.extraLoad)).toBe(true);
       if (p.kind === 'hedge') expect(got.allLeavesMs.buffer).toBeInstanceOf(SharedArrayBuffer); // written in place
     });
+});
+
+describe('hedge scan made beforehand', () => {
+  it('is refused for another delay', () => {
+    const calls = synthesizeLeafCalls({ fanouts: 200, width: 3, hosts: 4, seed: 2 });
+    const ix = buildReplayIndex(calls);
+    const scan = hedgeScan(calls, 5);
+    const rng = (): SeededRandom => new SeededRandom(1);
+    expect(replayHedge(ix, 5, 2, rng(), undefined, 3, undefined, scan)).toEqual(
+      replayHedge(ix, 5, 2, rng(), undefined, 3),
+    );
+    expect(() => replayHedge(ix, 6, 2, rng(), undefined, 1, undefined, scan)).toThrow(/delay/);
+  });
 });

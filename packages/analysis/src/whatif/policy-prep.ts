@@ -2,6 +2,7 @@ import type { LeafCalls } from '../types';
 import type { ResolvedPolicy } from './policy';
 import { latencyQuantile } from './latency-quantile';
 import { buildStaticIndex, type StaticIndex } from './replay-index';
+import { hedgeScan, type HedgeScan } from './hedge';
 
 /**
  * Work a policy's replay (replayPolicy) does before its draws that depends on the calls only,
@@ -15,6 +16,8 @@ export interface PolicyPrep {
   index?: StaticIndex;
   /** latencyQuantile(calls.durationMs, policyQuantile(p)), when policyQuantile gives one. */
   quantile?: number;
+  /** The hedge's draw-free pass (hedgeScan at its delay): withHedgeScan. */
+  scan?: HedgeScan;
   /** Makes the hedge's output (shared memory, for threads: written in place, not copied). */
   alloc?: (n: number) => Float64Array;
 }
@@ -40,11 +43,21 @@ export function policyQuantile(p: ResolvedPolicy): number | undefined {
   return undefined;
 }
 
+/**
+ * `prep` with the hedge's draw-free pass (hedgeScan) when the policy is a hedge and its delay is
+ * known (fixed, or prep.quantile): a caller runs it while the index is still being built.
+ */
+export function withHedgeScan(calls: LeafCalls, p: ResolvedPolicy, prep: PolicyPrep): PolicyPrep {
+  if (p.kind !== 'hedge') return prep;
+  const delayMs = 'delayMs' in p.delay ? p.delay.delayMs : prep.quantile;
+  return delayMs === undefined ? prep : { ...prep, scan: hedgeScan(calls, delayMs) };
+}
+
 /** The prep on this thread (the reference the threaded steps must equal; tests). */
 export function preparePolicy(calls: LeafCalls, p: ResolvedPolicy): PolicyPrep {
   const q = policyQuantile(p);
-  return {
+  return withHedgeScan(calls, p, {
     ...(policyUsesIndex(p) ? { index: buildStaticIndex(calls) } : {}),
     ...(q === undefined ? {} : { quantile: latencyQuantile(calls.durationMs, q) }),
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import type { LeafCalls } from '../types';
 import type { WhatIfPolicy } from './policy';
 import type { PolicyOutcome } from './replay-policy';
 import type { RequestTrees } from './request-trees';
@@ -32,7 +33,7 @@ import {
 } from './request-parts';
 import { mergeParts } from './request-parts';
 import type { RequestPlan } from './request-plan';
-import { policyQuantile, policyUsesIndex, type PolicyPrep } from './policy-prep';
+import { policyQuantile, policyUsesIndex, withHedgeScan, type PolicyPrep } from './policy-prep';
 
 /**
  * The steps of a whole-request answer split into parts (request-parts.ts), for a caller that
@@ -131,6 +132,14 @@ export function splitPrepWork(s: SplitAnswer): { index: boolean; quantile: numbe
   const p = s.run.p;
   if (p.kind === 'pool') return { index: false, quantile: undefined };
   return { index: policyUsesIndex(p), quantile: policyQuantile(p) };
+}
+
+/**
+ * `prep` (the quantile of splitPrepWork, once known) with the hedge's draw-free pass over the
+ * merged calls (withHedgeScan): for a caller to run while the index is still being built.
+ */
+export function splitPrepScan(s: SplitAnswer, calls: LeafCalls, prep: PolicyPrep): PolicyPrep {
+  return s.run.p.kind === 'pool' ? prep : withHedgeScan(calls, s.run.p, prep);
 }
 
 /**
