@@ -77,22 +77,6 @@ export type ThreadReply =
   | { type: 'pool'; part: number; result: PoolPart }
   | { type: 'error'; message: string };
 
-/** A Float64Array on shared memory: the threads write the outputs in place, nothing is copied. */
-export function sharedF64(n: number): Float64Array {
-  return new Float64Array(new SharedArrayBuffer(8 * Math.max(1, n)), 0, n);
-}
-
-/** A copy of `a` on shared memory. */
-export function sharedCopy(a: Float64Array): Float64Array {
-  const b = sharedF64(a.length);
-  b.set(a);
-  return b;
-}
-
-export function sharedU32(n: number): Uint32Array {
-  return new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, n)), 0, n);
-}
-
 /** The trees' columns on shared memory (trace ids left out: the replay never reads them). */
 export function shareTrees(t: RequestTrees): RequestTrees {
   const share = <A extends Float64Array | Int32Array | Uint32Array | Uint8Array>(

@@ -29,14 +29,8 @@ import {
   type WhatIfPolicy,
 } from '@tailscope/analysis';
 
-import {
-  sharedCopy,
-  sharedF64,
-  sharedU32,
-  shareTrees,
-  type ThreadReply,
-  type ThreadTask,
-} from './request-thread-messages';
+import { SharedScratch, type ScratchAlloc } from './shared-scratch';
+import { shareTrees, type ThreadReply, type ThreadTask } from './request-thread-messages';
 
 export { shareTrees, type ThreadReply, type ThreadTask };
 
@@ -82,6 +76,8 @@ class Thread {
  */
 export class RequestReplayThreads {
   private trees: RequestTrees | undefined;
+  /** The answers' shared arrays, reused (shared-scratch.ts). */
+  private readonly scratch = new SharedScratch();
   private constructor(private readonly threads: Thread[]) {}
 
   /** Starts `count` threads (each loads the analysis once: start them before answers). */
@@ -111,30 +107,60 @@ export class RequestReplayThreads {
     const trees = this.trees;
     if (!trees) throw new Error('no trees loaded');
     const s = startSplit(trees, target, policy, opts);
-    if (s.run.p.kind === 'pool') {
-      const mask = targetMask(trees, target);
-      const workers = s.run.p.workers;
-      const R = trees.nodeOffsets.length - 1;
-      const ranges = requestParts(R, partSize ?? POOL_PART_REQUESTS);
-      const done = await this.feed(ranges.length, (part) => ({
-        type: 'pool',
-        part,
-        range: ranges[part]!,
-        mask,
-        workers,
-      }));
-      const sr = poolSplitReplay(
-        s,
-        done.map(({ reply }) => {
-          if (reply.type !== 'pool') throw new Error('unexpected reply');
-          return reply.result;
-        }),
-      );
-      return finishSplit(s, sr, await this.sortAll(s, sr));
+    const mem = this.scratch.take();
+    let ok = false;
+    try {
+      const answer =
+        s.run.p.kind === 'pool'
+          ? await this.poolAnswer(s, target, s.run.p.workers, mem, partSize)
+          : await this.splitAnswer(s, target, policy, mem, partSize);
+      ok = true;
+      return answer;
+    } finally {
+      mem.done(ok);
     }
+  }
+
+  /** The pool policy: each thread plans and replays parts as it frees up (poolPart). */
+  private async poolAnswer(
+    s: SplitAnswer,
+    target: EdgeTarget,
+    workers: number,
+    mem: ScratchAlloc,
+    partSize: number | undefined,
+  ): Promise<RequestWhatIfResult> {
+    const mask = targetMask(s.trees, target);
+    const ranges = requestParts(s.trees.nodeOffsets.length - 1, partSize ?? POOL_PART_REQUESTS);
+    const done = await this.feed(ranges.length, (part) => ({
+      type: 'pool',
+      part,
+      range: ranges[part]!,
+      mask,
+      workers,
+    }));
+    const sr = poolSplitReplay(
+      s,
+      done.map(({ reply }) => {
+        if (reply.type !== 'pool') throw new Error('unexpected reply');
+        return reply.result;
+      }),
+    );
+    return finishSplit(s, sr, await this.sortAll(s, sr, mem));
+  }
+
+  /** Every other policy: plan the parts, replay the policy here, replay the parts, finish. */
+  private async splitAnswer(
+    s: SplitAnswer,
+    target: EdgeTarget,
+    policy: WhatIfPolicy,
+    mem: ScratchAlloc,
+    partSize: number | undefined,
+  ): Promise<RequestWhatIfResult> {
+    const { trees } = s;
     const parts = requestParts(trees.nodeOffsets.length - 1, partSize ?? PART_REQUESTS);
     const planned = await this.planAll(parts, target, policy, !s.run.isPool);
-    if (planned.some((p) => p.overflow)) return simulateRequestWhatIf(trees, target, policy, opts);
+    if (planned.some((p) => p.overflow))
+      return simulateRequestWhatIf(trees, target, policy, s.opts);
     // The parts' heads came without their calls: the threads that planned them write the calls
     // straight into the merged columns, on shared memory (request-part-calls.ts).
     const merged = mergeParts(
@@ -145,8 +171,8 @@ export class RequestReplayThreads {
       merged.head,
       merged.at,
       planned.map((p) => p.calls),
-      sharedF64,
-      sharedU32,
+      mem.f64,
+      mem.u32,
     );
     const calls = merged.head.blocks;
     await Promise.all(
@@ -163,19 +189,17 @@ export class RequestReplayThreads {
     // The policy's index and quantile on the threads first, then the recorded outputs' sorts
     // (they need no replay), while this thread waits for the first and then replays.
     const work = splitPrepWork(s);
-    const prep = this.prepare(s, work, merged.head.blocks);
+    const prep = this.prepare(s, work, calls);
     prep.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
     const base = splitBaseInputs(s, merged.head);
-    const early = base && this.sortBase(base, work.index ? 1 : 0);
+    const early = base && this.sortBase(base, work.index ? 1 : 0, mem);
     // Awaited in sortAll; handled here too, so a failed sort is not unhandled meanwhile.
     early?.catch(() => undefined);
-    const sr = mergedSplitReplay(s, merged, sharedF64, await prep);
-    let blockMs = sr.blockMs;
-    if (blockMs && !(blockMs.buffer instanceof SharedArrayBuffer)) {
-      const b = sharedF64(blockMs.length);
-      b.set(blockMs);
-      blockMs = b;
-    }
+    const sr = mergedSplitReplay(s, merged, mem.f64, await prep);
+    const blockMs =
+      sr.blockMs && !(sr.blockMs.buffer instanceof SharedArrayBuffer)
+        ? mem.copy(sr.blockMs)
+        : sr.blockMs;
     const { at, replays, workers, reqAll, fanAll } = sr;
     await Promise.all(
       planned.map((p, part) =>
@@ -191,7 +215,7 @@ export class RequestReplayThreads {
         }),
       ),
     );
-    return finishSplit(s, sr, await this.sortAll(s, sr, early));
+    return finishSplit(s, sr, await this.sortAll(s, sr, mem, early));
   }
 
   /**
@@ -228,9 +252,10 @@ export class RequestReplayThreads {
   private async sortBase(
     base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>,
     from: number,
+    mem: ScratchAlloc,
   ): Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>> {
-    const reqBase = sharedCopy(base.reqBase);
-    const fanBase = sharedCopy(base.fanBase);
+    const reqBase = mem.copy(base.reqBase);
+    const fanBase = mem.copy(base.fanBase);
     const n = this.threads.length;
     await Promise.all([
       this.threads[from % n]!.ask({ type: 'sort', values: reqBase }),
@@ -246,6 +271,7 @@ export class RequestReplayThreads {
   private async sortAll(
     s: SplitAnswer,
     sr: SplitReplay,
+    mem: ScratchAlloc,
     /** The recorded outputs already being sorted (sortBase). */
     early?: Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>>,
   ): Promise<SortedOutputs | undefined> {
@@ -254,7 +280,7 @@ export class RequestReplayThreads {
     const keys = early
       ? (['req', 'fan'] as const)
       : (['req', 'fan', 'reqBase', 'fanBase'] as const);
-    const shared = keys.map((k) => sharedCopy(inputs[k]));
+    const shared = keys.map((k) => mem.copy(inputs[k]));
     await this.feed(keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
     const base = early ? await early : { reqBase: shared[2]!, fanBase: shared[3]! };
     return { req: shared[0]!, fan: shared[1]!, ...base };
