@@ -40,6 +40,9 @@ export type ThreadTask =
       merged: LeafCalls;
       blockAt: number;
       callAt: number;
+      /** The part's involved requests' recorded times go here (recordedRequestMs), from involvedAt. */
+      recorded: Float64Array;
+      involvedAt: number;
     }
   | {
       /** The pool policy: plan and replay a part at once (poolPart). */

@@ -7,6 +7,7 @@ import {
   planCalls,
   poolPart,
   prepareRequestWhatIf,
+  recordedRequestMs,
   replayPart,
   sortedCopy,
   writePartCalls,
@@ -60,6 +61,7 @@ function handle(m: ThreadTask): ThreadReply {
   if (!plan) throw new Error(`part ${String(m.part)} was not planned here`);
   if (m.type === 'calls') {
     writePartCalls(plan, m.merged, m.blockAt, m.callAt);
+    m.recorded.set(recordedRequestMs(trees, plan.involved), m.involvedAt);
     return { type: 'ok' };
   }
   replayPart(plan, m.part, m.at, m.blockMs, m.replays, m.workers, m.reqAll, m.fanAll);

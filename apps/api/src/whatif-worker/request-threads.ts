@@ -175,6 +175,9 @@ export class RequestReplayThreads {
       mem.u32,
     );
     const calls = merged.head.blocks;
+    // The involved requests' recorded times too: 1 million scattered reads, twice, were ~50 ms
+    // of this thread's time (splitBaseInputs, then the baseline's mean).
+    const recorded = mem.f64(merged.head.involved.length);
     await Promise.all(
       planned.map((p, part) =>
         this.threads[p.thread]!.ask({
@@ -183,6 +186,8 @@ export class RequestReplayThreads {
           merged: calls,
           blockAt: merged.at.blocks[part]!,
           callAt: callAt[part]!,
+          recorded,
+          involvedAt: merged.at.involved[part]!,
         }),
       ),
     );
@@ -191,7 +196,7 @@ export class RequestReplayThreads {
     const work = splitPrepWork(s);
     const prep = this.prepare(s, work, calls);
     prep.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
-    const base = splitBaseInputs(s, merged.head);
+    const base = splitBaseInputs(s, merged.head, recorded);
     const early = base && this.sortBase(base, work.index ? 1 : 0, mem);
     // Awaited in sortAll; handled here too, so a failed sort is not unhandled meanwhile.
     early?.catch(() => undefined);
@@ -215,7 +220,8 @@ export class RequestReplayThreads {
         }),
       ),
     );
-    return finishSplit(s, sr, await this.sortAll(s, sr, mem, early));
+    const sorted = await this.sortAll(s, sr, mem, early, recorded);
+    return finishSplit(s, sr, sorted, recorded);
   }
 
   /**
@@ -274,8 +280,10 @@ export class RequestReplayThreads {
     mem: ScratchAlloc,
     /** The recorded outputs already being sorted (sortBase). */
     early?: Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>>,
+    /** The involved requests' recorded times, taken on the threads. */
+    recorded?: Float64Array,
   ): Promise<SortedOutputs | undefined> {
-    const inputs = splitSortInputs(s, sr);
+    const inputs = splitSortInputs(s, sr, recorded);
     if (!inputs) return undefined;
     const keys = early
       ? (['req', 'fan'] as const)

@@ -87,6 +87,7 @@ export {
   type PoolPart,
 } from './request-parts';
 export { mergedCallRoom, planCalls, writePartCalls } from './request-part-calls';
+export { recordedRequestMs } from './request-adjust';
 export { ArenaMemory } from './arena';
 export type { RequestHead, SortedOutputs } from './request-answer';
 export { sortedCopy } from './radix-sort';

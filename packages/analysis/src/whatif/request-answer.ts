@@ -123,10 +123,10 @@ export function baselineOf(
   trees: RequestTrees,
   head: RequestHead,
   sorted?: SortedOutputs,
+  /** recordedRequestMs(trees, head.involved), taken elsewhere (threads): the same values. */
+  recorded?: Float64Array,
 ): Baseline {
-  const req = new Float64Array(head.involved.length);
-  for (let k = 0; k < req.length; k++)
-    req[k] = trees.durationMs[trees.nodeOffsets[head.involved[k]!]!]!;
+  const req = recorded ?? recordedRequestMs(trees, head.involved);
   return {
     reqMean: mean(req),
     fanMean: mean(head.groupRecordedMs),

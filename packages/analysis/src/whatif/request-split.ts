@@ -165,8 +165,13 @@ export function poolSplitReplay(s: SplitAnswer, parts: readonly PoolPart[]): Spl
  * threads; undefined when the closed-loop model re-times the outputs first (they are sorted
  * after it, in finishSplit).
  */
-export function splitSortInputs(s: SplitAnswer, sr: SplitReplay): SortedOutputs | undefined {
-  const base = splitBaseInputs(s, sr.head);
+export function splitSortInputs(
+  s: SplitAnswer,
+  sr: SplitReplay,
+  /** recordedRequestMs of the involved requests, taken elsewhere (splitBaseInputs). */
+  recorded?: Float64Array,
+): SortedOutputs | undefined {
+  const base = splitBaseInputs(s, sr.head, recorded);
   return base && { ...base, req: sr.reqAll, fan: sr.fanAll };
 }
 
@@ -177,9 +182,12 @@ export function splitSortInputs(s: SplitAnswer, sr: SplitReplay): SortedOutputs 
 export function splitBaseInputs(
   s: SplitAnswer,
   head: RequestHead,
+  /** recordedRequestMs(s.trees, head.involved), taken elsewhere (threads). */
+  recorded?: Float64Array,
 ): Pick<SortedOutputs, 'reqBase' | 'fanBase'> | undefined {
   if (s.loop.apply) return undefined;
-  return { reqBase: recordedRequestMs(s.trees, head.involved), fanBase: head.groupRecordedMs };
+  const reqBase = recorded ?? recordedRequestMs(s.trees, head.involved);
+  return { reqBase, fanBase: head.groupRecordedMs };
 }
 
 /**
@@ -190,6 +198,8 @@ export function finishSplit(
   s: SplitAnswer,
   sr: SplitReplay,
   sorted?: SortedOutputs,
+  /** recordedRequestMs of the involved requests, taken elsewhere (threads); the same bits. */
+  recorded?: Float64Array,
 ): RequestWhatIfResult {
   const { trees, run, loop } = s;
   const n = sr.head.involved.length;
@@ -199,7 +209,7 @@ export function finishSplit(
   }
   const all = { reqAll: sr.reqAll, fanAll: sr.fanAll };
   const ready = loop.apply ? undefined : sorted;
-  const base = baselineOf(trees, sr.head, ready);
+  const base = baselineOf(trees, sr.head, ready, recorded);
   return requestAnswer(
     trees,
     run,
