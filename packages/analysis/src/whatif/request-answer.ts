@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
 import type { LeafCalls } from '../types';
 import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
