@@ -56,6 +56,16 @@ export function hedgeScan(calls: LeafCalls, delayMs: number): HedgeScan {
 }
 
 /**
+ * Told as the replay goes which runs of fan-outs are final in its output (every replay's):
+ * `part(k)` once fan-outs before ends[k] are (ends ascending), so a caller hands them on (to
+ * threads replaying the requests around them) while later fan-outs still draw.
+ */
+export interface PartsDone {
+  ends: Uint32Array;
+  part: (k: number) => void;
+}
+
+/**
  * Hedged requests: a call still outstanding d ms after it was sent gets a backup to another
  * host; with maxAttempts > 2, another one every further d ms while none has answered. The
  * call's time becomes min(L, d + L', 2d + L'', ...), each L' the latency of a recorded call to
@@ -78,6 +88,7 @@ export function replayHedge(
   /** Makes the output (shared memory, for threads). */
   alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
   scan?: HedgeScan,
+  done?: PartsDone,
 ): HedgeReplay {
   const { calls } = ix;
   const start = calls.startMs;
@@ -91,7 +102,10 @@ export function replayHedge(
   const draws = newDrawStats();
   let backups = 0;
   const maxes = new Float64Array(R);
+  const ends = done?.ends ?? new Uint32Array(0);
+  let part = 0;
   for (let f = 0; f < fanouts; f++) {
+    while (part < ends.length && ends[part]! <= f) done!.part(part++);
     const k0 = hedgedAt[f]!;
     const k1 = hedgedAt[f + 1]!;
     if (k0 === k1) {
@@ -121,6 +135,7 @@ export function replayHedge(
     }
     for (let r = 0; r < R; r++) out[r * fanouts + f] = maxes[r]!;
   }
+  while (part < ends.length) done!.part(part++);
   return { allLeavesMs: out, backups: backups / R, draws };
 }
 

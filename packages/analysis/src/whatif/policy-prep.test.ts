@@ -70,3 +70,36 @@ describe('hedge scan made beforehand', () => {
     expect(() => replayHedge(ix, 6, 2, rng(), undefined, 1, undefined, scan)).toThrow(/delay/);
   });
 });
+
+describe('hedge parts told as they are final', () => {
+  it('tells every part once, in order, when its fan-outs hold their final times', () => {
+    const calls = synthesizeLeafCalls({ fanouts: 300, width: 3, hosts: 4, seed: 5 });
+    const ix = buildReplayIndex(calls);
+    const R = 2;
+    const want = replayHedge(ix, 4, 2, new SeededRandom(8), undefined, R);
+    const ends = Uint32Array.of(0, 50, 50, 299, 300); // an empty run, and one at the start
+    const told: number[] = [];
+    let out = new Float64Array(0);
+    const got = replayHedge(
+      ix,
+      4,
+      2,
+      new SeededRandom(8),
+      undefined,
+      R,
+      (n) => (out = new Float64Array(n)),
+      undefined,
+      {
+        ends,
+        part: (k) => {
+          told.push(k);
+          for (let r = 0; r < R; r++)
+            for (let f = 0; f < (ends[k] ?? 0); f++)
+              expect(out[r * 300 + f]).toBe(want.allLeavesMs[r * 300 + f]);
+        },
+      },
+    );
+    expect(told).toEqual([0, 1, 2, 3, 4]);
+    expect(got).toEqual(want);
+  });
+});

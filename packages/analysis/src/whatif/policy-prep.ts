@@ -2,7 +2,7 @@ import type { LeafCalls } from '../types';
 import type { ResolvedPolicy } from './policy';
 import { latencyQuantile } from './latency-quantile';
 import { buildStaticIndex, type StaticIndex } from './replay-index';
-import { hedgeScan, type HedgeScan } from './hedge';
+import { hedgeScan, type HedgeScan, type PartsDone } from './hedge';
 
 /**
  * Work a policy's replay (replayPolicy) does before its draws that depends on the calls only,
@@ -20,6 +20,8 @@ export interface PolicyPrep {
   scan?: HedgeScan;
   /** Makes the hedge's output (shared memory, for threads: written in place, not copied). */
   alloc?: (n: number) => Float64Array;
+  /** Told which runs of fan-outs of the hedge's output are final, as it goes (PartsDone). */
+  done?: PartsDone;
 }
 
 /** Whether the policy's replay draws from a replay index (buildReplayIndex). */

@@ -202,8 +202,8 @@ function hedgeOutcome(
           'delayPercentile' in d ? d.delayPercentile / 100 : 1 - d.maxExtraLoad,
         ));
   const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs }, wt.prep.index);
-  const { alloc, scan } = wt.prep;
-  const r = replayHedge(ix, delayMs, p.maxAttempts, rng, wt.reported, replays, alloc, scan);
+  const { alloc, scan, done } = wt.prep;
+  const r = replayHedge(ix, delayMs, p.maxAttempts, rng, wt.reported, replays, alloc, scan, done);
   const n = wt.calls;
   const how =
     'delayMs' in d

@@ -100,6 +100,12 @@ export function mergedSplitReplay(
   { head, at }: { head: RequestHead; at: PartOffsets },
   alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
   prep: PolicyPrep = {},
+  /**
+   * Called with part k (and where to replay it) as soon as the policy's times of its blocks are
+   * final, while the policy still replays later blocks: the hedge only (its draws run block by
+   * block, in part order). Parts not handed on here are the caller's to replay afterwards.
+   */
+  onPart?: (k: number, ready: Omit<SplitReplay, 'head' | 'outcome'>) => void,
 ): SplitReplay {
   const { run, trees } = s;
   const R = requestReplays(
@@ -108,15 +114,39 @@ export function mergedSplitReplay(
     head.blocks.durationMs.length,
     s.opts.replays,
   );
+  const workers = run.p.kind === 'pool' ? run.p.workers : Infinity;
+  const B = at.blocks[at.blocks.length - 1] ?? 0;
+  if (onPart && run.p.kind === 'hedge' && B > 0) {
+    // The hedge's output holds R replays of every block: the outputs' room is known first.
+    const reqAll = alloc(head.involved.length * R);
+    const fanAll = alloc(head.groups * R);
+    let blockMs: Float64Array | undefined;
+    const ready = (): Omit<SplitReplay, 'head' | 'outcome'> => {
+      if (!blockMs) throw new Error('the hedge told a part before its output was made');
+      return { at, replays: R, blockMs, workers, reqAll, fanAll };
+    };
+    const outcome = requestOutcome(run, head.blocks, R, {
+      ...prep,
+      alloc: (n) => (blockMs = alloc(n)),
+      done: {
+        ends: at.blocks.subarray(1),
+        part: (k) => {
+          onPart(k, ready());
+        },
+      },
+    });
+    if (replaysIn(outcome, B) !== R) throw new Error('the hedge replayed other than R times');
+    return { head, outcome, ...ready() };
+  }
   const outcome = requestOutcome(run, head.blocks, R, { ...prep, alloc });
-  const replays = run.isPool ? 1 : replaysIn(outcome, at.blocks[at.blocks.length - 1] ?? 0);
+  const replays = run.isPool ? 1 : replaysIn(outcome, B);
   return {
     head,
     at,
     outcome,
     replays,
     blockMs: run.isPool ? undefined : outcome.allLeavesMs,
-    workers: run.p.kind === 'pool' ? run.p.workers : Infinity,
+    workers,
     reqAll: alloc(head.involved.length * replays),
     fanAll: alloc(head.groups * replays),
   };

@@ -1,0 +1,88 @@
+/* eslint-disable @typescript-eslint/no-non-null-assertion -- threads indexed in bounds by construction. */
+import {
+  splitPrepScan,
+  splitSortInputs,
+  type LeafCalls,
+  type PolicyPrep,
+  type SortedOutputs,
+  type SplitAnswer,
+  type SplitReplay,
+} from '@tailscope/analysis';
+import { feedThreads, type Thread } from './replay-thread';
+import type { ScratchAlloc } from './shared-scratch';
+
+/**
+ * Steps of RequestReplayThreads' answer (request-threads.ts) that run on its threads while the
+ * calling thread does other work: the policy's prep, the sorts of the outputs.
+ */
+
+/**
+ * The policy's work on the merged calls that needs no draws (splitPrepWork): the replay index
+ * on thread 0 and the quantile on thread 1 at once; the hedge's scan here once the quantile
+ * is in, while the index is still being built (splitPrepScan).
+ */
+export async function prepareOnThreads(
+  threads: readonly Thread[],
+  s: SplitAnswer,
+  work: { index: boolean; quantile: number | undefined },
+  calls: LeafCalls,
+): Promise<PolicyPrep> {
+  const n = threads.length;
+  const q = work.quantile;
+  const indexed = work.index ? threads[0]!.ask({ type: 'index', calls }) : undefined;
+  indexed?.catch(() => undefined); // awaited below, after the quantile
+  const quantile =
+    q === undefined
+      ? undefined
+      : await threads[1 % n]!.ask({ type: 'quantile', values: calls.durationMs, q });
+  const prep = splitPrepScan(
+    s,
+    calls,
+    quantile?.type === 'quantile' ? { quantile: quantile.value } : {},
+  );
+  const index = await indexed;
+  return index?.type === 'index' ? { ...prep, index: index.index } : prep;
+}
+
+/**
+ * Sorts the recorded outputs (splitBaseInputs) on the threads, on shared copies, from thread
+ * `from` on (1: thread 0 builds the replay index meanwhile, so both go to thread 1).
+ */
+export async function sortBaseOnThreads(
+  threads: readonly Thread[],
+  base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>,
+  from: number,
+  mem: ScratchAlloc,
+): Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>> {
+  const reqBase = mem.copy(base.reqBase);
+  const fanBase = mem.copy(base.fanBase);
+  const n = threads.length;
+  await Promise.all([
+    threads[from % n]!.ask({ type: 'sort', values: reqBase }),
+    threads[1 % n]!.ask({ type: 'sort', values: fanBase }),
+  ]);
+  return { reqBase, fanBase };
+}
+
+/**
+ * The four arrays the answer sorts (splitSortInputs: 1 million values each at 1M requests,
+ * ~50 ms each), sorted on the threads in place of the calling thread, on shared copies.
+ */
+export async function sortAllOnThreads(
+  threads: readonly Thread[],
+  s: SplitAnswer,
+  sr: SplitReplay,
+  mem: ScratchAlloc,
+  /** The recorded outputs already being sorted (sortBase). */
+  early?: Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>>,
+  /** The involved requests' recorded times, taken on the threads. */
+  recorded?: Float64Array,
+): Promise<SortedOutputs | undefined> {
+  const inputs = splitSortInputs(s, sr, recorded);
+  if (!inputs) return undefined;
+  const keys = early ? (['req', 'fan'] as const) : (['req', 'fan', 'reqBase', 'fanBase'] as const);
+  const shared = keys.map((k) => mem.copy(inputs[k]));
+  await feedThreads(threads, keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
+  const base = early ? await early : { reqBase: shared[2]!, fanBase: shared[3]! };
+  return { req: shared[0]!, fan: shared[1]!, ...base };
+}
