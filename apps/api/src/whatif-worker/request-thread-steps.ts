@@ -65,8 +65,10 @@ export async function sortBaseOnThreads(
 }
 
 /**
- * The four arrays the answer sorts (splitSortInputs: 1 million values each at 1M requests,
- * ~50 ms each), sorted on the threads in place of the calling thread, on shared copies.
+ * The recorded outputs the answer sorts (splitSortInputs' reqBase and fanBase: 1 million
+ * values each at 1M requests, ~50 ms each), sorted on the threads, on shared copies; `early`
+ * when they are already being sorted (sortBaseOnThreads). The replays' outputs are not sorted:
+ * the bootstrap orders only the ranks it reads of them (SortedOutputs), cheaper than a sort.
  */
 export async function sortAllOnThreads(
   threads: readonly Thread[],
@@ -80,9 +82,9 @@ export async function sortAllOnThreads(
 ): Promise<SortedOutputs | undefined> {
   const inputs = splitSortInputs(s, sr, recorded);
   if (!inputs) return undefined;
-  const keys = early ? (['req', 'fan'] as const) : (['req', 'fan', 'reqBase', 'fanBase'] as const);
+  if (early) return await early;
+  const keys = ['reqBase', 'fanBase'] as const;
   const shared = keys.map((k) => mem.copy(inputs[k]));
   await feedThreads(threads, keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
-  const base = early ? await early : { reqBase: shared[2]!, fanBase: shared[3]! };
-  return { req: shared[0]!, fan: shared[1]!, ...base };
+  return { reqBase: shared[0]!, fanBase: shared[1]! };
 }
