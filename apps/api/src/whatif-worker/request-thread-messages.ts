@@ -29,6 +29,11 @@ export type ThreadTask =
       calls: boolean;
     }
   | { type: 'sort'; values: Float64Array }
+  /**
+   * `values` ordered into `out` where the answer's bootstrap reads them (sortedAtRanges over
+   * `ranges`, or all of them: sortedCopy); `values` is left alone.
+   */
+  | { type: 'order'; values: Float64Array; ranges: [number, number][] | 'all'; out: Float64Array }
   /** The merged calls' replay index (buildStaticIndex), for the policy's replay here. */
   | { type: 'index'; calls: LeafCalls }
   /** latencyQuantile of the merged calls' durations (the hedge's delay, tied's median). */

@@ -1,7 +1,9 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- threads indexed in bounds by construction. */
 import {
+  splitBootstrapReads,
   splitPrepScan,
   splitSortInputs,
+  type BootstrapReads,
   type LeafCalls,
   type PolicyPrep,
   type SortedOutputs,
@@ -81,10 +83,28 @@ export async function sortAllOnThreads(
   recorded?: Float64Array,
 ): Promise<SortedOutputs | undefined> {
   const inputs = splitSortInputs(s, sr, recorded);
-  if (!inputs) return undefined;
-  if (early) return await early;
-  const keys = ['reqBase', 'fanBase'] as const;
-  const shared = keys.map((k) => mem.copy(inputs[k]));
-  await feedThreads(threads, keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
-  return { reqBase: shared[0]!, fanBase: shared[1]! };
+  const reads = splitBootstrapReads(s, sr);
+  if (!inputs || !reads) return undefined;
+  // The replays' outputs ordered where the bootstrap reads them, one on each thread.
+  const n = threads.length;
+  const ordered = new Map<Float64Array, Float64Array>();
+  const order = (values: Float64Array, r: BootstrapReads, t: number): Promise<unknown> => {
+    if (r === 'none') return Promise.resolve();
+    const out = mem.f64(values.length);
+    ordered.set(values, out);
+    return threads[t % n]!.ask({ type: 'order', values, ranges: r, out });
+  };
+  const asked = [order(sr.fanAll, reads.fan, 0), order(sr.reqAll, reads.req, 1)];
+  let base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>;
+  if (early) base = await early;
+  else {
+    const keys = ['reqBase', 'fanBase'] as const;
+    const shared = keys.map((k) => mem.copy(inputs[k]));
+    await feedThreads(threads, keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
+    base = { reqBase: shared[0]!, fanBase: shared[1]! };
+  }
+  await Promise.all(asked);
+  const fan = ordered.get(sr.fanAll);
+  const req = ordered.get(sr.reqAll);
+  return { ...base, ...(fan ? { fan } : {}), ...(req ? { req } : {}) };
 }

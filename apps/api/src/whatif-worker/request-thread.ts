@@ -9,6 +9,7 @@ import {
   prepareRequestWhatIf,
   recordedRequestMs,
   replayPart,
+  sortedAtRanges,
   sortedCopy,
   writePartCalls,
   type RequestPlan,
@@ -35,6 +36,11 @@ function handle(m: ThreadTask): ThreadReply {
   if (!trees) throw new Error('no trees loaded');
   if (m.type === 'sort') {
     m.values.set(sortedCopy(m.values));
+    return { type: 'ok' };
+  }
+  if (m.type === 'order') {
+    if (m.ranges === 'all') m.out.set(sortedCopy(m.values));
+    else sortedAtRanges(m.values, m.ranges, m.out);
     return { type: 'ok' };
   }
   if (m.type === 'index') return { type: 'index', index: buildStaticIndex(m.calls) };

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapQuantiles } from './bootstrap';
+import {
+  bootstrapPercentiles,
+  bootstrapQuantiles,
+  bootstrapReads,
+  PERCENTILE_QS,
+} from './bootstrap';
+import { sortedCopy } from './radix-sort';
+import { sortedAtRanges } from './select-ranges';
 import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 
@@ -44,5 +51,30 @@ describe('order-statistic bootstrap', () => {
       low: 4,
       high: 4,
     });
+  });
+});
+
+describe('bootstrapReads', () => {
+  it('plans the reads so values ordered there elsewhere give the same bits', () => {
+    const gen = new SeededRandom(21);
+    for (const [m, size] of [
+      [50_000, 25_000],
+      [3000, 3000], // few values: sorted whole
+      [0, 0],
+    ] as const) {
+      const values = Float64Array.from({ length: m }, () => 5 + 80 * gen.float() ** 3);
+      const rng = new SeededRandom(4);
+      const want = bootstrapPercentiles(values, rng.clone(), 500, size);
+      const reads = bootstrapReads(m, PERCENTILE_QS, rng.clone(), 500, size);
+      // A few ranges of a large input; all of a small one; nothing of none.
+      expect(typeof reads === 'string' ? reads : 'ranges').toBe(
+        m === 0 ? 'none' : m < 4096 ? 'all' : 'ranges',
+      );
+      const ordered =
+        reads === 'all' || reads === 'none'
+          ? sortedCopy(values)
+          : sortedAtRanges(values, reads, new Float64Array(m));
+      expect(bootstrapPercentiles(values, rng.clone(), 500, size, ordered)).toEqual(want);
+    }
   });
 });

@@ -72,6 +72,8 @@ export {
   splitBaseInputs,
   splitPrepWork,
   splitPrepScan,
+  splitBootstrapReads,
+  type BootstrapReads,
   type SplitAnswer,
   type SplitReplay,
 } from './request-split';
@@ -91,6 +93,7 @@ export { recordedRequestMs } from './request-adjust';
 export { ArenaMemory } from './arena';
 export type { RequestHead, SortedOutputs } from './request-answer';
 export { sortedCopy } from './radix-sort';
+export { sortedAtRanges } from './select-ranges';
 export type { RequestPlan } from './request-plan';
 export {
   requestTreesFromSpans,

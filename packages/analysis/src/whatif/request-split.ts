@@ -1,4 +1,5 @@
 import type { LeafCalls } from '../types';
+import { bootstrapReads, PERCENTILE_QS } from './bootstrap';
 import type { WhatIfPolicy } from './policy';
 import type { PolicyOutcome } from './replay-policy';
 import type { RequestTrees } from './request-trees';
@@ -203,6 +204,33 @@ export function splitSortInputs(
 ): SortedOutputs | undefined {
   const base = splitBaseInputs(s, sr.head, recorded);
   return base && { ...base, req: sr.reqAll, fan: sr.fanAll };
+}
+
+/** What a bootstrap reads of its values (bootstrapReads). */
+export type BootstrapReads = ReturnType<typeof bootstrapReads>;
+
+/**
+ * What finishSplit's bootstrap will read of sr.fanAll and sr.reqAll (bootstrapReads on a clone
+ * of the run's bootstrap stream, the groups first, as requestAnswer draws): for a caller that
+ * orders those positions on other threads and passes them as SortedOutputs' fan and req (the
+ * same bits). Undefined when the closed-loop model re-times the outputs first.
+ */
+export function splitBootstrapReads(
+  s: SplitAnswer,
+  sr: SplitReplay,
+): { fan: BootstrapReads; req: BootstrapReads } | undefined {
+  if (s.loop.apply) return undefined;
+  const rng = s.run.bootRng.clone();
+  const { samples } = s.run;
+  const fan = bootstrapReads(sr.fanAll.length, PERCENTILE_QS, rng, samples, sr.head.groups);
+  const req = bootstrapReads(
+    sr.reqAll.length,
+    PERCENTILE_QS,
+    rng,
+    samples,
+    sr.head.involved.length,
+  );
+  return { fan, req };
 }
 
 /**
