@@ -28,7 +28,6 @@ export type ThreadTask =
        */
       calls: boolean;
     }
-  | { type: 'sort'; values: Float64Array }
   /**
    * `values` ordered into `out` where the answer's bootstrap reads them (sortedAtRanges over
    * `ranges`, or all of them: sortedCopy); `values` is left alone.

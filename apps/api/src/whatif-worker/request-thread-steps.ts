@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- threads indexed in bounds by construction. */
 import {
+  percentileReads,
   splitBootstrapReads,
   splitPrepScan,
   splitSortInputs,
@@ -10,7 +11,7 @@ import {
   type SplitAnswer,
   type SplitReplay,
 } from '@tailscope/analysis';
-import { feedThreads, type Thread } from './replay-thread';
+import type { Thread } from './replay-thread';
 import type { ScratchAlloc } from './shared-scratch';
 
 /**
@@ -47,8 +48,10 @@ export async function prepareOnThreads(
 }
 
 /**
- * Sorts the recorded outputs (splitBaseInputs) on the threads, on shared copies, from thread
- * `from` on (1: thread 0 builds the replay index meanwhile, so both go to thread 1).
+ * The recorded outputs (splitBaseInputs) ordered on the threads where the baseline's
+ * percentiles read them (percentileReads: 8 positions; ~10 ms against ~50 ms for a full sort
+ * of 1 million values, and no copy: 'order' leaves its input alone), from thread `from` on (1:
+ * thread 0 builds the replay index meanwhile, so both go to thread 1).
  */
 export async function sortBaseOnThreads(
   threads: readonly Thread[],
@@ -56,13 +59,14 @@ export async function sortBaseOnThreads(
   from: number,
   mem: ScratchAlloc,
 ): Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>> {
-  const reqBase = mem.copy(base.reqBase);
-  const fanBase = mem.copy(base.fanBase);
   const n = threads.length;
-  await Promise.all([
-    threads[from % n]!.ask({ type: 'sort', values: reqBase }),
-    threads[1 % n]!.ask({ type: 'sort', values: fanBase }),
-  ]);
+  const order = (values: Float64Array, t: number): Promise<Float64Array> => {
+    const out = mem.f64(values.length);
+    const ranges = percentileReads(values.length);
+    if (ranges.length === 0) return Promise.resolve(out);
+    return threads[t % n]!.ask({ type: 'order', values, ranges, out }).then(() => out);
+  };
+  const [reqBase, fanBase] = await Promise.all([order(base.reqBase, from), order(base.fanBase, 1)]);
   return { reqBase, fanBase };
 }
 
@@ -95,14 +99,7 @@ export async function sortAllOnThreads(
     return threads[t % n]!.ask({ type: 'order', values, ranges: r, out });
   };
   const asked = [order(sr.fanAll, reads.fan, 0), order(sr.reqAll, reads.req, 1)];
-  let base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>;
-  if (early) base = await early;
-  else {
-    const keys = ['reqBase', 'fanBase'] as const;
-    const shared = keys.map((k) => mem.copy(inputs[k]));
-    await feedThreads(threads, keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
-    base = { reqBase: shared[0]!, fanBase: shared[1]! };
-  }
+  const base = await (early ?? sortBaseOnThreads(threads, inputs, 0, mem));
   await Promise.all(asked);
   const fan = ordered.get(sr.fanAll);
   const req = ordered.get(sr.reqAll);

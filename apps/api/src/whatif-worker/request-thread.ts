@@ -34,10 +34,6 @@ function handle(m: ThreadTask): ThreadReply {
     return { type: 'ok' };
   }
   if (!trees) throw new Error('no trees loaded');
-  if (m.type === 'sort') {
-    m.values.set(sortedCopy(m.values));
-    return { type: 'ok' };
-  }
   if (m.type === 'order') {
     if (m.ranges === 'all') m.out.set(sortedCopy(m.values));
     else sortedAtRanges(m.values, m.ranges, m.out);

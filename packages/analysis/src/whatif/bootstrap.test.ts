@@ -7,6 +7,7 @@ import {
 } from './bootstrap';
 import { sortedCopy } from './radix-sort';
 import { sortedAtRanges } from './select-ranges';
+import { percentileReads, percentiles } from './request-answer';
 import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 
@@ -76,5 +77,19 @@ describe('bootstrapReads', () => {
           : sortedAtRanges(values, reads, new Float64Array(m));
       expect(bootstrapPercentiles(values, rng.clone(), 500, size, ordered)).toEqual(want);
     }
+  });
+});
+
+describe('percentileReads', () => {
+  it('orders where percentiles() reads: the same percentiles as a full sort', () => {
+    const gen = new SeededRandom(5);
+    for (const m of [1, 2, 3, 10, 999, 1000, 1001, 70_000]) {
+      const values = Float64Array.from({ length: m }, () =>
+        gen.below(4) === 0 ? gen.below(20) : 3 + 50 * gen.float() ** 2,
+      );
+      const ordered = sortedAtRanges(values, percentileReads(m), new Float64Array(m));
+      expect(percentiles(ordered), `m = ${m}`).toEqual(percentiles(sortedCopy(values)));
+    }
+    expect(percentileReads(0)).toEqual([]);
   });
 });

@@ -91,7 +91,7 @@ export {
 export { mergedCallRoom, planCalls, writePartCalls } from './request-part-calls';
 export { recordedRequestMs } from './request-adjust';
 export { ArenaMemory } from './arena';
-export type { RequestHead, SortedOutputs } from './request-answer';
+export { percentileReads, type RequestHead, type SortedOutputs } from './request-answer';
 export { sortedCopy } from './radix-sort';
 export { sortedAtRanges } from './select-ranges';
 export type { RequestPlan } from './request-plan';

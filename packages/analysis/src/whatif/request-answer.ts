@@ -17,6 +17,7 @@ import type { LoopHook, LoopReport } from './loop-report';
 import { weightedWhatIf } from './weighted-outputs';
 import { recordedRequestMs } from './request-adjust';
 import { sortedCopy } from './radix-sort';
+import { mergeRanges } from './select-ranges';
 
 /** Root request distribution before and after, as the API reports it. */
 export interface RequestWhatIf {
@@ -95,6 +96,20 @@ export function mean(a: Float64Array): number {
   let sum = 0;
   for (const x of a) sum += x;
   return sum / Math.max(1, a.length);
+}
+
+/**
+ * The positions of m sorted values that percentiles() reads (quantileInclusive's two order
+ * statistics per percentile), merged: for a caller that orders only those (sortedAtRanges, on
+ * other threads) instead of sorting everything. Empty for no values.
+ */
+export function percentileReads(m: number): [number, number][] {
+  if (m === 0) return [];
+  const at = [0.5, 0.9, 0.99, 0.999].map((q): [number, number] => {
+    const k = Math.min(m, Math.max(1, Math.floor(q * (m - 1) + 1)));
+    return [k - 1, Math.min(m - 1, k)];
+  });
+  return mergeRanges(at);
 }
 
 export function percentiles(sorted: Float64Array): WhatIfPercentiles {
