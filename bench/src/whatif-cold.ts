@@ -8,7 +8,7 @@ import {
 } from '@tailscope/analysis';
 import { RequestReplayThreads, shareTrees } from '@tailscope/api';
 import { microservicesTrees } from './microservices-trees';
-import { timedAsync, type Timing } from './timing';
+import { mainThreadCpuMs, timedAsync, type Timing } from './timing';
 
 const REQ = Number(process.env.REQUESTS ?? 1_000_000);
 const RUNS = Number(process.env.REQ_RUNS ?? 3);
@@ -53,12 +53,18 @@ for (const [name, edge, policy] of cases) {
     console.log(`${name} plan alone (1 thread): ${show(plan)}`);
   }
   const two: Timing[] = [];
+  const calling: number[] = [];
   await threads.simulate(edge, policy, { seed: 1 });
   for (let k = 0; k < RUNS; k++) {
+    const c0 = mainThreadCpuMs();
     const [res, t] = await timedAsync(() => threads.simulate(edge, policy, { seed: 1 }));
+    const c1 = mainThreadCpuMs();
+    if (c0 !== undefined && c1 !== undefined) calling.push(c1 - c0);
     if (same !== '' && JSON.stringify(res) !== same) throw new Error('threads changed the answer');
     two.push(t);
   }
-  console.log(`${name} ${String(THREADS)} threads: ${show(two)}`);
+  // The calling thread's own CPU: the answer's serial part (the threads' work is the rest).
+  const serial = calling.length > 0 ? `; calling thread cpu ${String(mid(calling))} ms` : '';
+  console.log(`${name} ${String(THREADS)} threads: ${show(two)}${serial}`);
 }
 await threads.close();

@@ -42,6 +42,19 @@ export class SeededRandom {
     return r;
   }
 
+  /**
+   * A copy at this state: the same stream from here on, drawn apart (a caller plans what a
+   * later draw will read; bootstrapReads).
+   */
+  clone(): SeededRandom {
+    const r = new SeededRandom(0);
+    r.a = this.a;
+    r.b = this.b;
+    r.c = this.c;
+    r.d = this.d;
+    return r;
+  }
+
   /** A uniform 32-bit unsigned integer. */
   uint32(): number {
     const t = (((this.a + this.b) | 0) + this.d) | 0;

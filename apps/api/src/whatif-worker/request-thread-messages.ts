@@ -5,6 +5,7 @@ import type {
   PoolPart,
   RequestHead,
   RequestTrees,
+  StaticIndex,
   WhatIfPolicy,
 } from '@tailscope/analysis';
 
@@ -27,7 +28,15 @@ export type ThreadTask =
        */
       calls: boolean;
     }
-  | { type: 'sort'; values: Float64Array }
+  /**
+   * `values` ordered into `out` where the answer's bootstrap reads them (sortedAtRanges over
+   * `ranges`, or all of them: sortedCopy); `values` is left alone.
+   */
+  | { type: 'order'; values: Float64Array; ranges: [number, number][] | 'all'; out: Float64Array }
+  /** The merged calls' replay index (buildStaticIndex), for the policy's replay here. */
+  | { type: 'index'; calls: LeafCalls }
+  /** latencyQuantile of the merged calls' durations (the hedge's delay, tied's median). */
+  | { type: 'quantile'; values: Float64Array; q: number }
   | {
       /** Write a planned part's target calls into the merged columns (writePartCalls). */
       type: 'calls';
@@ -35,6 +44,9 @@ export type ThreadTask =
       merged: LeafCalls;
       blockAt: number;
       callAt: number;
+      /** The part's involved requests' recorded times go here (recordedRequestMs), from involvedAt. */
+      recorded: Float64Array;
+      involvedAt: number;
     }
   | {
       /** The pool policy: plan and replay a part at once (poolPart). */
@@ -67,24 +79,10 @@ export type ThreadReply =
       overflow: boolean;
     }
   | { type: 'replayed'; part: number }
+  | { type: 'index'; index: StaticIndex }
+  | { type: 'quantile'; value: number }
   | { type: 'pool'; part: number; result: PoolPart }
   | { type: 'error'; message: string };
-
-/** A Float64Array on shared memory: the threads write the outputs in place, nothing is copied. */
-export function sharedF64(n: number): Float64Array {
-  return new Float64Array(new SharedArrayBuffer(8 * Math.max(1, n)), 0, n);
-}
-
-/** A copy of `a` on shared memory. */
-export function sharedCopy(a: Float64Array): Float64Array {
-  const b = sharedF64(a.length);
-  b.set(a);
-  return b;
-}
-
-export function sharedU32(n: number): Uint32Array {
-  return new Uint32Array(new SharedArrayBuffer(4 * Math.max(1, n)), 0, n);
-}
 
 /** The trees' columns on shared memory (trace ids left out: the replay never reads them). */
 export function shareTrees(t: RequestTrees): RequestTrees {

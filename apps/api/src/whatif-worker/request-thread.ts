@@ -1,11 +1,15 @@
 import { parentPort } from 'node:worker_threads';
 import {
   ArenaMemory,
+  buildStaticIndex,
+  latencyQuantile,
   partHead,
   planCalls,
   poolPart,
   prepareRequestWhatIf,
+  recordedRequestMs,
   replayPart,
+  sortedAtRanges,
   sortedCopy,
   writePartCalls,
   type RequestPlan,
@@ -30,10 +34,13 @@ function handle(m: ThreadTask): ThreadReply {
     return { type: 'ok' };
   }
   if (!trees) throw new Error('no trees loaded');
-  if (m.type === 'sort') {
-    m.values.set(sortedCopy(m.values));
+  if (m.type === 'order') {
+    if (m.ranges === 'all') m.out.set(sortedCopy(m.values));
+    else sortedAtRanges(m.values, m.ranges, m.out);
     return { type: 'ok' };
   }
+  if (m.type === 'index') return { type: 'index', index: buildStaticIndex(m.calls) };
+  if (m.type === 'quantile') return { type: 'quantile', value: latencyQuantile(m.values, m.q) };
   if (m.type === 'pool') {
     const r = poolPart(trees, m.mask, m.range, m.workers, memory);
     return { type: 'pool', part: m.part, result: r };
@@ -56,6 +63,7 @@ function handle(m: ThreadTask): ThreadReply {
   if (!plan) throw new Error(`part ${String(m.part)} was not planned here`);
   if (m.type === 'calls') {
     writePartCalls(plan, m.merged, m.blockAt, m.callAt);
+    m.recorded.set(recordedRequestMs(trees, plan.involved), m.involvedAt);
     return { type: 'ok' };
   }
   replayPart(plan, m.part, m.at, m.blockMs, m.replays, m.workers, m.reqAll, m.fanAll);
@@ -82,6 +90,14 @@ parentPort?.on('message', (m: ThreadTask) => {
           .map((v) => v.buffer as ArrayBuffer),
       ]
     : [];
+  if (reply.type === 'index') {
+    const ix = reply.index;
+    moved.push(
+      ...[ix.order, ix.startSorted, ix.callsBefore, ix.callAtPos, ix.buckets.first].map(
+        (a) => a.buffer as ArrayBuffer,
+      ),
+    );
+  }
   if (reply.type === 'pool')
     moved.push(
       reply.result.requestMs.buffer as ArrayBuffer,

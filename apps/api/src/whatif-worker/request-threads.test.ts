@@ -6,6 +6,14 @@ const route = { leafService: 'route', leafOperation: 'HTTP GET /route' };
 const POLICIES: WhatIfPolicy[] = [
   { kind: 'pool', workers: 10 },
   { kind: 'hedge', delayPercentile: 95 },
+  // The policies whose replay index (and tied's median) the threads build beforehand, and two
+  // that need neither (policy-prep.ts).
+  { kind: 'hedge', maxExtraLoad: 0.1, maxAttempts: 3 },
+  { kind: 'tied' },
+  { kind: 'probation' },
+  { kind: 'avoid-hosts' },
+  { kind: 'good-enough' },
+  { kind: 'canary' },
 ];
 
 describe('whole-request answer on worker threads', () => {

@@ -12,69 +12,51 @@ import {
   targetMask,
   simulateRequestWhatIf,
   splitBaseInputs,
-  splitSortInputs,
+  splitPrepWork,
   startSplit,
   type EdgeTarget,
+  type PolicyPrep,
   type RequestHead,
   type RequestSimulateOptions,
   type RequestTrees,
   type RequestWhatIfResult,
-  type SortedOutputs,
   type SplitAnswer,
   type SplitReplay,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
 
-import {
-  sharedCopy,
-  sharedF64,
-  sharedU32,
-  shareTrees,
-  type ThreadReply,
-  type ThreadTask,
-} from './request-thread-messages';
+import { SharedScratch, type ScratchAlloc } from './shared-scratch';
+import { feedThreads, Thread } from './replay-thread';
+import { prepareOnThreads, sortAllOnThreads, sortBaseOnThreads } from './request-thread-steps';
+import { shareTrees, type ThreadReply, type ThreadTask } from './request-thread-messages';
 
 export { shareTrees, type ThreadReply, type ThreadTask };
 
-/** One replay thread and its one outstanding task. */
-class Thread {
-  private pending: { ok: (r: ThreadReply) => void; fail: (e: Error) => void }[] = [];
-  constructor(readonly worker: Worker) {
-    worker.on('message', (r: ThreadReply) => {
-      const p = this.pending.shift();
-      if (!p) return;
-      if (r.type === 'error') p.fail(new Error(r.message));
-      else p.ok(r);
-    });
-    worker.on('error', (e) => {
-      for (const p of this.pending.splice(0)) p.fail(e);
-    });
-    // A thread that ends (out of memory, terminated) fails what it still owed.
-    worker.on('exit', (code) => {
-      for (const p of this.pending.splice(0))
-        p.fail(new Error(`replay thread exited (${String(code)})`));
-    });
-  }
-  /** Resolves with the reply to this task (the thread answers its tasks in order). */
-  ask(task: ThreadTask | undefined): Promise<ThreadReply> {
-    return new Promise((ok, fail) => {
-      this.pending.push({ ok, fail });
-      if (task) this.worker.postMessage(task);
-    });
-  }
+/** A part planned on a thread (which keeps its plan): its head, counts and thread. */
+interface PlannedPart {
+  head: RequestHead;
+  blocks: number;
+  calls: number;
+  overflow: boolean;
+  thread: number;
 }
 
 /**
  * The whole-request what-if answer on several threads (issue #14's performance part): the
  * trees on shared memory. The pool policy draws nothing: each thread plans and replays parts
  * of POOL_PART_REQUESTS requests as it frees up (poolPart, in memory it reuses) and sends back
- * their outputs. Other policies: each thread plans parts of PART_REQUESTS requests, the
- * policy replays the merged target calls here, each thread replays the parts it planned into
- * shared outputs, and the percentiles and intervals are taken here. The answer is
- * simulateRequestWhatIf's bit for bit, whatever the number of threads (request-parts.ts).
+ * their outputs. Other policies: each thread plans parts of PART_REQUESTS requests and writes
+ * their target calls into shared merged columns, two threads build the policy's replay index
+ * and quantile on them (splitPrepWork) while the recorded outputs are sorted, the policy
+ * replays the merged target calls here (its draws are one random stream) into shared memory,
+ * each thread replays the parts it planned into shared outputs, and the percentiles and
+ * intervals are taken here. The hedge hands each part to its thread as soon as the part's
+ * blocks are drawn. The answer is simulateRequestWhatIf's bit for bit, whatever the number of threads (request-parts.ts).
  */
 export class RequestReplayThreads {
   private trees: RequestTrees | undefined;
+  /** The answers' shared arrays, reused (shared-scratch.ts). */
+  private readonly scratch = new SharedScratch();
   private constructor(private readonly threads: Thread[]) {}
 
   /** Starts `count` threads (each loads the analysis once: start them before answers). */
@@ -104,32 +86,84 @@ export class RequestReplayThreads {
     const trees = this.trees;
     if (!trees) throw new Error('no trees loaded');
     const s = startSplit(trees, target, policy, opts);
-    if (s.run.p.kind === 'pool') {
-      const mask = targetMask(trees, target);
-      const workers = s.run.p.workers;
-      const R = trees.nodeOffsets.length - 1;
-      const ranges = requestParts(R, partSize ?? POOL_PART_REQUESTS);
-      const done = await this.feed(ranges.length, (part) => ({
-        type: 'pool',
-        part,
-        range: ranges[part]!,
-        mask,
-        workers,
-      }));
-      const sr = poolSplitReplay(
-        s,
-        done.map(({ reply }) => {
-          if (reply.type !== 'pool') throw new Error('unexpected reply');
-          return reply.result;
-        }),
-      );
-      return finishSplit(s, sr, await this.sortAll(s, sr));
+    const mem = this.scratch.take();
+    let ok = false;
+    try {
+      const answer =
+        s.run.p.kind === 'pool'
+          ? await this.poolAnswer(s, target, s.run.p.workers, mem, partSize)
+          : await this.splitAnswer(s, target, policy, mem, partSize);
+      ok = true;
+      return answer;
+    } finally {
+      mem.done(ok);
     }
+  }
+
+  /** The pool policy: each thread plans and replays parts as it frees up (poolPart). */
+  private async poolAnswer(
+    s: SplitAnswer,
+    target: EdgeTarget,
+    workers: number,
+    mem: ScratchAlloc,
+    partSize: number | undefined,
+  ): Promise<RequestWhatIfResult> {
+    const mask = targetMask(s.trees, target);
+    const ranges = requestParts(s.trees.nodeOffsets.length - 1, partSize ?? POOL_PART_REQUESTS);
+    const done = await this.feed(ranges.length, (part) => ({
+      type: 'pool',
+      part,
+      range: ranges[part]!,
+      mask,
+      workers,
+    }));
+    const sr = poolSplitReplay(
+      s,
+      done.map(({ reply }) => {
+        if (reply.type !== 'pool') throw new Error('unexpected reply');
+        return reply.result;
+      }),
+    );
+    return finishSplit(s, sr, await sortAllOnThreads(this.threads, s, sr, mem));
+  }
+
+  /** Every other policy: plan the parts, replay the policy here, replay the parts, finish. */
+  private async splitAnswer(
+    s: SplitAnswer,
+    target: EdgeTarget,
+    policy: WhatIfPolicy,
+    mem: ScratchAlloc,
+    partSize: number | undefined,
+  ): Promise<RequestWhatIfResult> {
+    const { trees } = s;
     const parts = requestParts(trees.nodeOffsets.length - 1, partSize ?? PART_REQUESTS);
     const planned = await this.planAll(parts, target, policy, !s.run.isPool);
-    if (planned.some((p) => p.overflow)) return simulateRequestWhatIf(trees, target, policy, opts);
-    // The parts' heads came without their calls: the threads that planned them write the calls
-    // straight into the merged columns, on shared memory (request-part-calls.ts).
+    if (planned.some((p) => p.overflow))
+      return simulateRequestWhatIf(trees, target, policy, s.opts);
+    const { merged, recorded } = await this.mergeCalls(planned, mem);
+    const calls = merged.head.blocks;
+    // The policy's index and quantile on the threads first, then the recorded outputs' sorts
+    // (they need no replay), while this thread waits for the first and then replays.
+    const work = splitPrepWork(s);
+    const prep = prepareOnThreads(this.threads, s, work, calls);
+    prep.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
+    const base = splitBaseInputs(s, merged.head, recorded);
+    const early = base && sortBaseOnThreads(this.threads, base, work.index ? 1 : 0, mem);
+    // Awaited in sortAll; handled here too, so a failed sort is not unhandled meanwhile.
+    early?.catch(() => undefined);
+    const sr = await this.replayAll(s, merged, planned, mem, await prep);
+    const sorted = await sortAllOnThreads(this.threads, s, sr, mem, early, recorded);
+    return finishSplit(s, sr, sorted, recorded);
+  }
+
+  /**
+   * The parts' heads merged (they came without their calls): the threads that planned them
+   * write the calls straight into the merged columns, on shared memory (request-part-calls.ts).
+   */
+  private async mergeCalls(
+    planned: PlannedPart[],
+    mem: ScratchAlloc,
+  ): Promise<{ merged: ReturnType<typeof mergeParts>; recorded: Float64Array }> {
     const merged = mergeParts(
       planned.map((p) => p.head),
       planned.map((p) => p.blocks),
@@ -138,84 +172,64 @@ export class RequestReplayThreads {
       merged.head,
       merged.at,
       planned.map((p) => p.calls),
-      sharedF64,
-      sharedU32,
+      mem.f64,
+      mem.u32,
     );
-    const calls = merged.head.blocks;
+    // The involved requests' recorded times too: 1 million scattered reads, twice, were ~50 ms
+    // of this thread's time (splitBaseInputs, then the baseline's mean).
+    const recorded = mem.f64(merged.head.involved.length);
     await Promise.all(
       planned.map((p, part) =>
         this.threads[p.thread]!.ask({
           type: 'calls',
           part,
-          merged: calls,
+          merged: merged.head.blocks,
           blockAt: merged.at.blocks[part]!,
           callAt: callAt[part]!,
+          recorded,
+          involvedAt: merged.at.involved[part]!,
         }),
       ),
     );
-    // The recorded outputs' sorts need no replay: on the threads while the policy replays here.
-    const base = splitBaseInputs(s, merged.head);
-    const early = base && this.sortBase(base);
-    // Awaited in sortAll; handled here too, so a failed sort is not unhandled meanwhile.
-    early?.catch(() => undefined);
-    const sr = mergedSplitReplay(s, merged, sharedF64);
-    let blockMs = sr.blockMs;
-    if (blockMs && !(blockMs.buffer instanceof SharedArrayBuffer)) {
-      const b = sharedF64(blockMs.length);
-      b.set(blockMs);
-      blockMs = b;
-    }
-    const { at, replays, workers, reqAll, fanAll } = sr;
-    await Promise.all(
-      planned.map((p, part) =>
-        this.threads[p.thread]!.ask({
-          type: 'replay',
-          part,
-          at,
-          blockMs,
-          replays,
-          workers,
-          reqAll,
-          fanAll,
-        }),
-      ),
-    );
-    return finishSplit(s, sr, await this.sortAll(s, sr, early));
+    return { merged, recorded };
   }
 
-  /** Sorts the recorded outputs (splitBaseInputs) on the threads, on shared copies. */
-  private async sortBase(
-    base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>,
-  ): Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>> {
-    const reqBase = sharedCopy(base.reqBase);
-    const fanBase = sharedCopy(base.fanBase);
-    const n = this.threads.length;
-    await Promise.all([
-      this.threads[0]!.ask({ type: 'sort', values: reqBase }),
-      this.threads[1 % n]!.ask({ type: 'sort', values: fanBase }),
-    ]);
-    return { reqBase, fanBase };
-  }
-
-  /**
-   * The four arrays the answer sorts (splitSortInputs: 1 million values each at 1M requests,
-   * ~50 ms each), sorted on the threads in place of the calling thread, on shared copies.
-   */
-  private async sortAll(
+  /** The policy's replay here, and every part's on the thread that planned it. */
+  private async replayAll(
     s: SplitAnswer,
-    sr: SplitReplay,
-    /** The recorded outputs already being sorted (sortBase). */
-    early?: Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>>,
-  ): Promise<SortedOutputs | undefined> {
-    const inputs = splitSortInputs(s, sr);
-    if (!inputs) return undefined;
-    const keys = early
-      ? (['req', 'fan'] as const)
-      : (['req', 'fan', 'reqBase', 'fanBase'] as const);
-    const shared = keys.map((k) => sharedCopy(inputs[k]));
-    await this.feed(keys.length, (i) => ({ type: 'sort', values: shared[i]! }));
-    const base = early ? await early : { reqBase: shared[2]!, fanBase: shared[3]! };
-    return { req: shared[0]!, fan: shared[1]!, ...base };
+    merged: ReturnType<typeof mergeParts>,
+    planned: PlannedPart[],
+    mem: ScratchAlloc,
+    prep: PolicyPrep,
+  ): Promise<SplitReplay> {
+    // Each part is replayed on the thread that planned it, as soon as the policy's times of its
+    // blocks are final (the hedge hands parts on while it still draws later ones), else after.
+    const replayed: Promise<ThreadReply>[] = [];
+    const replay = (part: number, r: Omit<SplitReplay, 'head' | 'outcome'>): void => {
+      const { at, blockMs, replays, workers, reqAll, fanAll } = r;
+      const task: ThreadTask = {
+        type: 'replay',
+        part,
+        at,
+        blockMs,
+        replays,
+        workers,
+        reqAll,
+        fanAll,
+      };
+      const done = this.threads[planned[part]!.thread]!.ask(task);
+      done.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
+      replayed[part] = done;
+    };
+    const sr = mergedSplitReplay(s, merged, mem.f64, prep, replay);
+    const blockMs =
+      sr.blockMs && !(sr.blockMs.buffer instanceof SharedArrayBuffer)
+        ? mem.copy(sr.blockMs)
+        : sr.blockMs;
+    for (let part = 0; part < planned.length; part++)
+      if (!(part in replayed)) replay(part, { ...sr, blockMs });
+    await Promise.all(replayed);
+    return sr;
   }
 
   /** Plans every part, each on the first thread free; returns them in part order. */
@@ -224,9 +238,7 @@ export class RequestReplayThreads {
     target: EdgeTarget,
     policy: WhatIfPolicy,
     calls: boolean,
-  ): Promise<
-    { head: RequestHead; blocks: number; calls: number; overflow: boolean; thread: number }[]
-  > {
+  ): Promise<PlannedPart[]> {
     const done = await this.feed(parts.length, (part) => ({
       type: 'plan',
       part,
@@ -243,20 +255,11 @@ export class RequestReplayThreads {
   }
 
   /** Runs tasks 0..count-1, each on the first thread free; the replies in task order. */
-  private async feed(
+  private feed(
     count: number,
     task: (i: number) => ThreadTask,
   ): Promise<{ reply: ThreadReply; thread: number }[]> {
-    const out: { reply: ThreadReply; thread: number }[] = [];
-    let next = 0;
-    const run = async (thread: number): Promise<void> => {
-      while (next < count) {
-        const i = next++;
-        out[i] = { reply: await this.threads[thread]!.ask(task(i)), thread };
-      }
-    };
-    await Promise.all(this.threads.map((_, i) => run(i)));
-    return out;
+    return feedThreads(this.threads, count, task);
   }
 
   async close(): Promise<void> {

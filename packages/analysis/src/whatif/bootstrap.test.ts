@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapQuantiles, selectedQuantiles } from './bootstrap';
+import {
+  bootstrapPercentiles,
+  bootstrapQuantiles,
+  bootstrapReads,
+  PERCENTILE_QS,
+  selectedQuantiles,
+} from './bootstrap';
 import { sortedCopy } from './radix-sort';
+import { sortedAtRanges } from './select-ranges';
+import { percentileReads, percentiles } from './request-answer';
 import { SeededRandom } from '../random';
 import { quantileInclusive } from '../quantile';
 
@@ -62,5 +70,44 @@ describe('order-statistic bootstrap', () => {
       expect(Array.from(v)).toEqual(Array.from(before)); // the input is left as it was
     }
     expect(selectedQuantiles(new Float64Array(0), [0.5])).toEqual([Number.NaN]);
+  });
+});
+
+describe('bootstrapReads', () => {
+  it('plans the reads so values ordered there elsewhere give the same bits', () => {
+    const gen = new SeededRandom(21);
+    for (const [m, size] of [
+      [50_000, 25_000],
+      [3000, 3000], // few values: sorted whole
+      [0, 0],
+    ] as const) {
+      const values = Float64Array.from({ length: m }, () => 5 + 80 * gen.float() ** 3);
+      const rng = new SeededRandom(4);
+      const want = bootstrapPercentiles(values, rng.clone(), 500, size);
+      const reads = bootstrapReads(m, PERCENTILE_QS, rng.clone(), 500, size);
+      // A few ranges of a large input; all of a small one; nothing of none.
+      expect(typeof reads === 'string' ? reads : 'ranges').toBe(
+        m === 0 ? 'none' : m < 4096 ? 'all' : 'ranges',
+      );
+      const ordered =
+        reads === 'all' || reads === 'none'
+          ? sortedCopy(values)
+          : sortedAtRanges(values, reads, new Float64Array(m));
+      expect(bootstrapPercentiles(values, rng.clone(), 500, size, ordered)).toEqual(want);
+    }
+  });
+});
+
+describe('percentileReads', () => {
+  it('orders where percentiles() reads: the same percentiles as a full sort', () => {
+    const gen = new SeededRandom(5);
+    for (const m of [1, 2, 3, 10, 999, 1000, 1001, 70_000]) {
+      const values = Float64Array.from({ length: m }, () =>
+        gen.below(4) === 0 ? gen.below(20) : 3 + 50 * gen.float() ** 2,
+      );
+      const ordered = sortedAtRanges(values, percentileReads(m), new Float64Array(m));
+      expect(percentiles(ordered), `m = ${m}`).toEqual(percentiles(sortedCopy(values)));
+    }
+    expect(percentileReads(0)).toEqual([]);
   });
 });

@@ -100,8 +100,23 @@ function sortedWhereRead(
   us: Float64Array[],
   qs: readonly number[],
 ): Float64Array {
+  const ranges = readRanges(values.length, us, qs);
+  if (ranges === undefined) return sortedCopy(values);
   const m = values.length;
-  if (m < SELECT_FROM) return sortedCopy(values);
+  if (scratch.length < m) scratch = new Float64Array(m);
+  return sortedAtRanges(values, ranges, scratch);
+}
+
+/**
+ * The positions of m values the bootstrap reads (see sortedWhereRead), merged; undefined when
+ * a full sort costs about as much (few values, or ranges covering most of them).
+ */
+function readRanges(
+  m: number,
+  us: Float64Array[],
+  qs: readonly number[],
+): [number, number][] | undefined {
+  if (m < SELECT_FROM) return undefined;
   const intervals: [number, number][] = [];
   for (const col of us) {
     let lo = Infinity;
@@ -120,9 +135,7 @@ function sortedWhereRead(
   const ranges = mergeRanges(intervals);
   let covered = 0;
   for (const [lo, hi] of ranges) covered += hi - lo + 1;
-  if (covered > m / 4) return sortedCopy(values);
-  if (scratch.length < m) scratch = new Float64Array(m);
-  return sortedAtRanges(values, ranges, scratch);
+  return covered > m / 4 ? undefined : ranges;
 }
 
 /**
@@ -136,6 +149,30 @@ export function selectedQuantiles(values: Float64Array, qs: readonly number[]): 
   return qs.map((q) => quantileInclusive(sorted, q));
 }
 
+/**
+ * What bootstrapQuantiles over m values (with these qs, samples and resampleSize) reads of
+ * them, drawing from `rng` exactly as it will: call it on a clone of the stream it will get.
+ * 'all' when it would sort them all, 'none' when it reads nothing (no values), else the
+ * position ranges to order (sortedAtRanges). For a caller that orders the values elsewhere
+ * (threads) and passes the result as `presorted`: only the positions read matter, so the
+ * answer is the same bits.
+ */
+export function bootstrapReads(
+  m: number,
+  qs: readonly number[],
+  rng: SeededRandom,
+  samples = DEFAULT_BOOTSTRAP_SAMPLES,
+  resampleSize = m,
+): [number, number][] | 'all' | 'none' {
+  if (m === 0) return 'none';
+  const n = Math.max(1, Math.min(m, Math.floor(resampleSize)));
+  const us = drawOrderStats(orderStatPlan(qs, n), rng, samples, n);
+  return readRanges(m, us, qs) ?? 'all';
+}
+
+/** The quantiles of bootstrapPercentiles. */
+export const PERCENTILE_QS: readonly number[] = [0.5, 0.9, 0.99, 0.999];
+
 /** The four percentiles the what-if answer reports, each with its interval. */
 export function bootstrapPercentiles(
   values: Float64Array,
@@ -146,7 +183,7 @@ export function bootstrapPercentiles(
 ): { p50: Estimate; p90: Estimate; p99: Estimate; p999: Estimate } {
   const [p50, p90, p99, p999] = bootstrapQuantiles(
     values,
-    [0.5, 0.9, 0.99, 0.999],
+    PERCENTILE_QS,
     rng,
     samples,
     resampleSize,

@@ -34,7 +34,14 @@ export {
 } from './synthetic';
 // Building blocks, for callers that replay one data set many times (a delay slider in the
 // worker keeps one ReplayIndex) and for the benchmark.
-export { buildReplayIndex, type ReplayIndex, type ReplayIndexOptions } from './replay-index';
+export {
+  buildReplayIndex,
+  buildStaticIndex,
+  type ReplayIndex,
+  type ReplayIndexOptions,
+  type StaticIndex,
+} from './replay-index';
+export { preparePolicy, type PolicyPrep } from './policy-prep';
 export { replayHedge, type HedgeReplay } from './hedge';
 export { replayProbation, type ProbationReplay } from './probation';
 export { bootstrapPercentiles, bootstrapWeightedQuantiles } from './bootstrap';
@@ -63,6 +70,10 @@ export {
   poolSplitReplay,
   splitSortInputs,
   splitBaseInputs,
+  splitPrepWork,
+  splitPrepScan,
+  splitBootstrapReads,
+  type BootstrapReads,
   type SplitAnswer,
   type SplitReplay,
 } from './request-split';
@@ -78,9 +89,11 @@ export {
   type PoolPart,
 } from './request-parts';
 export { mergedCallRoom, planCalls, writePartCalls } from './request-part-calls';
+export { recordedRequestMs } from './request-adjust';
 export { ArenaMemory } from './arena';
-export type { RequestHead, SortedOutputs } from './request-answer';
+export { percentileReads, type RequestHead, type SortedOutputs } from './request-answer';
 export { sortedCopy } from './radix-sort';
+export { sortedAtRanges } from './select-ranges';
 export type { RequestPlan } from './request-plan';
 export {
   requestTreesFromSpans,

@@ -3,6 +3,7 @@
 import type { LeafCalls } from '../types';
 import type { SeededRandom } from '../random';
 import { bound, timeBuckets, type TimeBuckets } from './time-buckets';
+import { sortedOrder } from './radix-sort';
 
 /**
  * What every replay that draws replacement latencies needs: fan-outs in time order, so "a call
@@ -48,8 +49,12 @@ export interface ReplayIndexOptions {
   minPoolCalls?: number;
 }
 
-/** What an index holds that depends on the calls only (not on the window's options). */
-interface StaticIndex {
+/**
+ * What an index holds that depends on the calls only (not on the window's options): built by
+ * buildStaticIndex, possibly on another thread (plain typed arrays), and handed to
+ * buildReplayIndex.
+ */
+export interface StaticIndex {
   order: Uint32Array;
   sorted: boolean;
   startSorted: Float64Array;
@@ -97,25 +102,28 @@ function staticIndex(calls: LeafCalls): StaticIndex {
     memo.offsetSum === offsetSum
   )
     return memo.index;
-  const index = buildStatic(calls);
+  const index = buildStaticIndex(calls);
   staticMemo.set(start, { index, offsets: off, startSum, offsetSum });
   return index;
 }
 
+/** Fan-outs in time order, ties by index (sortedOrder: a radix sort, O(F)). */
 function sortByTime(start: Float64Array): { order: Uint32Array; sorted: boolean } {
   const n = start.length;
-  const order = new Uint32Array(n);
   let sorted = true;
-  for (let f = 0; f < n; f++) {
-    order[f] = f;
-    if (f > 0 && start[f]! < start[f - 1]!) sorted = false;
-  }
-  if (!sorted) order.sort((a, b) => start[a]! - start[b]! || a - b);
+  for (let f = 1; f < n && sorted; f++) if (start[f]! < start[f - 1]!) sorted = false;
+  if (!sorted) return { order: sortedOrder(start), sorted };
+  const order = new Uint32Array(n);
+  for (let f = 0; f < n; f++) order[f] = f;
   return { order, sorted };
 }
 
-/** O(calls) when fan-outs are stored in time order, else O(F log F + calls). */
-function buildStatic(calls: LeafCalls): StaticIndex {
+/**
+ * The index's part that depends on the calls only, built afresh (no memo): O(calls). A caller
+ * with threads builds it on one while others work (issue #14: ~50 ms of a million-request
+ * hedge answer, beside the delay's quantile) and passes it to buildReplayIndex.
+ */
+export function buildStaticIndex(calls: LeafCalls): StaticIndex {
   const { order, sorted } = sortByTime(calls.fanoutStartMs);
   const off = calls.fanoutOffsets;
   const fanouts = order.length;
@@ -136,9 +144,23 @@ function buildStatic(calls: LeafCalls): StaticIndex {
   return { order, sorted, startSorted, callsBefore, callAtPos, buckets: timeBuckets(startSorted) };
 }
 
-/** Builds the index: O(calls) the first time for these columns (see staticIndex), then O(F). */
-export function buildReplayIndex(calls: LeafCalls, opts: ReplayIndexOptions = {}): ReplayIndex {
-  const s = staticIndex(calls);
+/**
+ * Builds the index: O(calls) the first time for these columns (see staticIndex), then O(F).
+ * `built`: buildStaticIndex(calls) made elsewhere (then O(1)).
+ */
+export function buildReplayIndex(
+  calls: LeafCalls,
+  opts: ReplayIndexOptions = {},
+  built?: StaticIndex,
+): ReplayIndex {
+  const off = calls.fanoutOffsets;
+  const F = calls.fanoutStartMs.length;
+  if (
+    built &&
+    (built.order.length !== F || built.callAtPos.length !== (off[F] ?? 0) - (off[0] ?? 0))
+  )
+    throw new Error('a static replay index built for other calls');
+  const s = built ?? staticIndex(calls);
   return {
     calls,
     order: s.order,

@@ -10,6 +10,7 @@ import { replayGoodEnough } from './good-enough';
 import { replayCanary } from './canary';
 import { replaySyncBackground } from './sync-background';
 import { avoidedHosts, replayAvoidHosts, replayPool } from './avoid-hosts';
+import type { PolicyPrep } from './policy-prep';
 
 /** What one policy's replay yields before percentiles are taken. */
 export interface PolicyOutcome {
@@ -25,10 +26,11 @@ export interface PolicyOutcome {
 const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
 const ms = (x: number): string => `${Number(x.toPrecision(4))} ms`;
 
-/** Which fan-outs count (undefined: all), and how many calls they hold. */
+/** Which fan-outs count (undefined: all), how many calls they hold, and the prep. */
 interface Weights {
   reported: Uint8Array | undefined;
   calls: number;
+  prep: PolicyPrep;
 }
 
 function reportedCalls(calls: LeafCalls, reported: Uint8Array | undefined): number {
@@ -43,7 +45,8 @@ function reportedCalls(calls: LeafCalls, reported: Uint8Array | undefined): numb
 /**
  * Runs the replay for a resolved policy. See each replay function for its model. Fan-outs with
  * `reported[f] === 0` are warm-up: replayed (they shape probation and the draw windows) but not
- * counted in extra load, completeness or probation time.
+ * counted in extra load, completeness or probation time. `prep`: work done beforehand
+ * (policy-prep.ts), the same values.
  */
 export function replayPolicy(
   calls: LeafCalls,
@@ -51,8 +54,9 @@ export function replayPolicy(
   rng: SeededRandom,
   reported?: Uint8Array,
   replays = 1,
+  prep: PolicyPrep = {},
 ): PolicyOutcome {
-  const w: Weights = { reported, calls: reportedCalls(calls, reported) };
+  const w: Weights = { reported, calls: reportedCalls(calls, reported), prep };
   switch (p.kind) {
     case 'hedge':
       return hedgeOutcome(calls, p, rng, w, replays);
@@ -106,7 +110,7 @@ function avoidOutcome(
   wt: Weights,
 ): PolicyOutcome {
   const av = avoidedHosts(calls, p.hosts, p.sharingMode);
-  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs }, wt.prep.index);
   const r = replayAvoidHosts(ix, av.mask, rng);
   const seen = new Set<number>(calls.host);
   const remaining = [...seen].filter((h) => av.mask[h] === 0).length;
@@ -192,12 +196,14 @@ function hedgeOutcome(
   const delayMs =
     'delayMs' in d
       ? d.delayMs
-      : latencyQuantileKept(
+      : (wt.prep.quantile ??
+        latencyQuantileKept(
           calls.durationMs,
           'delayPercentile' in d ? d.delayPercentile / 100 : 1 - d.maxExtraLoad,
-        );
-  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
-  const r = replayHedge(ix, delayMs, p.maxAttempts, rng, wt.reported, replays);
+        ));
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs }, wt.prep.index);
+  const { alloc, scan, done } = wt.prep;
+  const r = replayHedge(ix, delayMs, p.maxAttempts, rng, wt.reported, replays, alloc, scan, done);
   const n = wt.calls;
   const how =
     'delayMs' in d
@@ -221,8 +227,8 @@ function tiedOutcome(
   rng: SeededRandom,
   wt: Weights,
 ): PolicyOutcome {
-  const serviceMs = p.serviceMs ?? latencyQuantile(calls.durationMs, 0.5);
-  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
+  const serviceMs = p.serviceMs ?? wt.prep.quantile ?? latencyQuantile(calls.durationMs, 0.5);
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs }, wt.prep.index);
   const r = replayTied(
     ix,
     { delayMs: p.delayMs, cancelMs: p.cancelMs, serviceMs },
@@ -250,7 +256,7 @@ function probationOutcome(
   rng: SeededRandom,
   wt: Weights,
 ): PolicyOutcome {
-  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs });
+  const ix = buildReplayIndex(calls, { drawWindowMs: p.drawWindowMs }, wt.prep.index);
   const r = replayProbation(ix, p, rng, wt.reported);
   const n = wt.calls;
   const hosts: { host: string; seconds: number }[] = [];

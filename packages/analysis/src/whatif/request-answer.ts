@@ -5,12 +5,14 @@ import { quantileInclusive } from '../quantile';
 import {
   bootstrapPercentiles,
   DEFAULT_BOOTSTRAP_SAMPLES,
+  PERCENTILE_QS,
   selectedQuantiles,
   type Estimate,
 } from './bootstrap';
 import type { ResolvedPolicy, WhatIfPolicy } from './policy';
 import { resolvePolicy } from './resolve-policy';
 import { replayPolicy, type PolicyOutcome } from './replay-policy';
+import type { PolicyPrep } from './policy-prep';
 import {
   defaultReplays,
   notApplicable,
@@ -21,6 +23,7 @@ import type { RequestTrees } from './request-trees';
 import type { LoopHook, LoopReport } from './loop-report';
 import { weightedWhatIf } from './weighted-outputs';
 import { recordedRequestMs } from './request-adjust';
+import { mergeRanges } from './select-ranges';
 
 /** Root request distribution before and after, as the API reports it. */
 export interface RequestWhatIf {
@@ -104,8 +107,22 @@ export function mean(a: Float64Array): number {
 
 /** percentiles of unsorted values (selectedQuantiles: no sort). */
 function percentilesOf(values: Float64Array): WhatIfPercentiles {
-  const [p50, p90, p99, p999] = selectedQuantiles(values, [0.5, 0.9, 0.99, 0.999]);
+  const [p50, p90, p99, p999] = selectedQuantiles(values, PERCENTILE_QS);
   return { p50: p50!, p90: p90!, p99: p99!, p999: p999! };
+}
+
+/**
+ * The positions of m sorted values that percentiles() reads (quantileInclusive's two order
+ * statistics per percentile), merged: for a caller that orders only those (sortedAtRanges, on
+ * other threads) instead of sorting everything. Empty for no values.
+ */
+export function percentileReads(m: number): [number, number][] {
+  if (m === 0) return [];
+  const at = [0.5, 0.9, 0.99, 0.999].map((q): [number, number] => {
+    const k = Math.min(m, Math.max(1, Math.floor(q * (m - 1) + 1)));
+    return [k - 1, Math.min(m - 1, k)];
+  });
+  return mergeRanges(at);
 }
 
 export function percentiles(sorted: Float64Array): WhatIfPercentiles {
@@ -120,23 +137,25 @@ export function percentiles(sorted: Float64Array): WhatIfPercentiles {
 /**
  * The four arrays an answer sorts, sorted elsewhere (sortedCopy, on other threads): the involved
  * requests' recorded times (recordedRequestMs), the groups' (groupRecordedMs), and every
- * replay's new ones (reqAll, fanAll).
+ * replay's new ones (reqAll, fanAll). Without `req` or `fan` the bootstrap orders only the
+ * ranks it reads of that one (sortedWhereRead): at 1M requests ~20-50 ms on the calling
+ * thread against ~100 ms of a thread per full sort of its 2 million values, the same values.
  */
 export interface SortedOutputs {
   reqBase: Float64Array;
   fanBase: Float64Array;
-  req: Float64Array;
-  fan: Float64Array;
+  req?: Float64Array;
+  fan?: Float64Array;
 }
 
 export function baselineOf(
   trees: RequestTrees,
   head: RequestHead,
   sorted?: SortedOutputs,
+  /** recordedRequestMs(trees, head.involved), taken elsewhere (threads): the same values. */
+  recorded?: Float64Array,
 ): Baseline {
-  const req = new Float64Array(head.involved.length);
-  for (let k = 0; k < req.length; k++)
-    req[k] = trees.durationMs[trees.nodeOffsets[head.involved[k]!]!]!;
+  const req = recorded ?? recordedRequestMs(trees, head.involved);
   return {
     reqMean: mean(req),
     fanMean: mean(head.groupRecordedMs),
@@ -170,9 +189,15 @@ export function requestReplays(
  * The policy's times for the target calls' blocks, `replays` replays one after another (the
  * pool policy draws nothing: the recorded durations, scheduled by the plan).
  */
-export function requestOutcome(run: RequestRun, blocks: LeafCalls, replays: number): PolicyOutcome {
+export function requestOutcome(
+  run: RequestRun,
+  blocks: LeafCalls,
+  replays: number,
+  /** Work done beforehand (policy-prep.ts: the same values). */
+  prep?: PolicyPrep,
+): PolicyOutcome {
   const p = run.p;
-  if (p.kind !== 'pool') return replayPolicy(blocks, p, run.rng, undefined, replays);
+  if (p.kind !== 'pool') return replayPolicy(blocks, p, run.rng, undefined, replays, prep);
   return {
     allLeavesMs: blocks.durationMs,
     extraLoad: 0,

@@ -1,3 +1,5 @@
+import type { LeafCalls } from '../types';
+import { bootstrapReads, PERCENTILE_QS } from './bootstrap';
 import type { WhatIfPolicy } from './policy';
 import type { PolicyOutcome } from './replay-policy';
 import type { RequestTrees } from './request-trees';
@@ -32,6 +34,7 @@ import {
 } from './request-parts';
 import { mergeParts } from './request-parts';
 import type { RequestPlan } from './request-plan';
+import { policyQuantile, policyUsesIndex, withHedgeScan, type PolicyPrep } from './policy-prep';
 
 /**
  * The steps of a whole-request answer split into parts (request-parts.ts), for a caller that
@@ -90,12 +93,20 @@ export function splitReplay(
 
 /**
  * splitReplay for heads already merged (mergeParts), their calls written in place by the
- * parts (request-part-calls.ts).
+ * parts (request-part-calls.ts). `prep`: the policy's work on the merged calls done elsewhere
+ * (splitPrep); the hedge's output is made by `alloc` too.
  */
 export function mergedSplitReplay(
   s: SplitAnswer,
   { head, at }: { head: RequestHead; at: PartOffsets },
   alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
+  prep: PolicyPrep = {},
+  /**
+   * Called with part k (and where to replay it) as soon as the policy's times of its blocks are
+   * final, while the policy still replays later blocks: the hedge only (its draws run block by
+   * block, in part order). Parts not handed on here are the caller's to replay afterwards.
+   */
+  onPart?: (k: number, ready: Omit<SplitReplay, 'head' | 'outcome'>) => void,
 ): SplitReplay {
   const { run, trees } = s;
   const R = requestReplays(
@@ -104,18 +115,62 @@ export function mergedSplitReplay(
     head.blocks.durationMs.length,
     s.opts.replays,
   );
-  const outcome = requestOutcome(run, head.blocks, R);
-  const replays = run.isPool ? 1 : replaysIn(outcome, at.blocks[at.blocks.length - 1] ?? 0);
+  const workers = run.p.kind === 'pool' ? run.p.workers : Infinity;
+  const B = at.blocks[at.blocks.length - 1] ?? 0;
+  if (onPart && run.p.kind === 'hedge' && B > 0) {
+    // The hedge's output holds R replays of every block: the outputs' room is known first.
+    const reqAll = alloc(head.involved.length * R);
+    const fanAll = alloc(head.groups * R);
+    let blockMs: Float64Array | undefined;
+    const ready = (): Omit<SplitReplay, 'head' | 'outcome'> => {
+      if (!blockMs) throw new Error('the hedge told a part before its output was made');
+      return { at, replays: R, blockMs, workers, reqAll, fanAll };
+    };
+    const outcome = requestOutcome(run, head.blocks, R, {
+      ...prep,
+      alloc: (n) => (blockMs = alloc(n)),
+      done: {
+        ends: at.blocks.subarray(1),
+        part: (k) => {
+          onPart(k, ready());
+        },
+      },
+    });
+    if (replaysIn(outcome, B) !== R) throw new Error('the hedge replayed other than R times');
+    return { head, outcome, ...ready() };
+  }
+  const outcome = requestOutcome(run, head.blocks, R, { ...prep, alloc });
+  const replays = run.isPool ? 1 : replaysIn(outcome, B);
   return {
     head,
     at,
     outcome,
     replays,
     blockMs: run.isPool ? undefined : outcome.allLeavesMs,
-    workers: run.p.kind === 'pool' ? run.p.workers : Infinity,
+    workers,
     reqAll: alloc(head.involved.length * replays),
     fanAll: alloc(head.groups * replays),
   };
+}
+
+/**
+ * What of the policy's replay over the merged calls (head.blocks, once written) a caller can do
+ * on other threads before mergedSplitReplay, while it does other work: build the replay index
+ * (buildStaticIndex) when `index`, take latencyQuantile(durations, quantile) when `quantile` is
+ * given. Their results go to mergedSplitReplay as its `prep`.
+ */
+export function splitPrepWork(s: SplitAnswer): { index: boolean; quantile: number | undefined } {
+  const p = s.run.p;
+  if (p.kind === 'pool') return { index: false, quantile: undefined };
+  return { index: policyUsesIndex(p), quantile: policyQuantile(p) };
+}
+
+/**
+ * `prep` (the quantile of splitPrepWork, once known) with the hedge's draw-free pass over the
+ * merged calls (withHedgeScan): for a caller to run while the index is still being built.
+ */
+export function splitPrepScan(s: SplitAnswer, calls: LeafCalls, prep: PolicyPrep): PolicyPrep {
+  return s.run.p.kind === 'pool' ? prep : withHedgeScan(calls, s.run.p, prep);
 }
 
 /**
@@ -141,9 +196,41 @@ export function poolSplitReplay(s: SplitAnswer, parts: readonly PoolPart[]): Spl
  * threads; undefined when the closed-loop model re-times the outputs first (they are sorted
  * after it, in finishSplit).
  */
-export function splitSortInputs(s: SplitAnswer, sr: SplitReplay): SortedOutputs | undefined {
-  const base = splitBaseInputs(s, sr.head);
+export function splitSortInputs(
+  s: SplitAnswer,
+  sr: SplitReplay,
+  /** recordedRequestMs of the involved requests, taken elsewhere (splitBaseInputs). */
+  recorded?: Float64Array,
+): SortedOutputs | undefined {
+  const base = splitBaseInputs(s, sr.head, recorded);
   return base && { ...base, req: sr.reqAll, fan: sr.fanAll };
+}
+
+/** What a bootstrap reads of its values (bootstrapReads). */
+export type BootstrapReads = ReturnType<typeof bootstrapReads>;
+
+/**
+ * What finishSplit's bootstrap will read of sr.fanAll and sr.reqAll (bootstrapReads on a clone
+ * of the run's bootstrap stream, the groups first, as requestAnswer draws): for a caller that
+ * orders those positions on other threads and passes them as SortedOutputs' fan and req (the
+ * same bits). Undefined when the closed-loop model re-times the outputs first.
+ */
+export function splitBootstrapReads(
+  s: SplitAnswer,
+  sr: SplitReplay,
+): { fan: BootstrapReads; req: BootstrapReads } | undefined {
+  if (s.loop.apply) return undefined;
+  const rng = s.run.bootRng.clone();
+  const { samples } = s.run;
+  const fan = bootstrapReads(sr.fanAll.length, PERCENTILE_QS, rng, samples, sr.head.groups);
+  const req = bootstrapReads(
+    sr.reqAll.length,
+    PERCENTILE_QS,
+    rng,
+    samples,
+    sr.head.involved.length,
+  );
+  return { fan, req };
 }
 
 /**
@@ -153,9 +240,12 @@ export function splitSortInputs(s: SplitAnswer, sr: SplitReplay): SortedOutputs 
 export function splitBaseInputs(
   s: SplitAnswer,
   head: RequestHead,
+  /** recordedRequestMs(s.trees, head.involved), taken elsewhere (threads). */
+  recorded?: Float64Array,
 ): Pick<SortedOutputs, 'reqBase' | 'fanBase'> | undefined {
   if (s.loop.apply) return undefined;
-  return { reqBase: recordedRequestMs(s.trees, head.involved), fanBase: head.groupRecordedMs };
+  const reqBase = recorded ?? recordedRequestMs(s.trees, head.involved);
+  return { reqBase, fanBase: head.groupRecordedMs };
 }
 
 /**
@@ -166,6 +256,8 @@ export function finishSplit(
   s: SplitAnswer,
   sr: SplitReplay,
   sorted?: SortedOutputs,
+  /** recordedRequestMs of the involved requests, taken elsewhere (threads); the same bits. */
+  recorded?: Float64Array,
 ): RequestWhatIfResult {
   const { trees, run, loop } = s;
   const n = sr.head.involved.length;
@@ -175,7 +267,7 @@ export function finishSplit(
   }
   const all = { reqAll: sr.reqAll, fanAll: sr.fanAll };
   const ready = loop.apply ? undefined : sorted;
-  const base = baselineOf(trees, sr.head, ready);
+  const base = baselineOf(trees, sr.head, ready, recorded);
   return requestAnswer(
     trees,
     run,
