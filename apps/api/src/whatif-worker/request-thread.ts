@@ -26,11 +26,17 @@ let trees: RequestTrees | undefined;
 const plans = new Map<number, RequestPlan>();
 /** The pool parts' buffers, reused part after part (ArenaMemory). */
 const memory = new ArenaMemory();
+/**
+ * Each planned part's buffers, reused by the same part of the next answer (its plan is dropped
+ * once replayed): a plan then writes memory already mapped instead of ~30 MB of fresh pages.
+ */
+const partMemory = new Map<number, ArenaMemory>();
 
 function handle(m: ThreadTask): ThreadReply {
   if (m.type === 'trees') {
     trees = m.trees;
     plans.clear();
+    partMemory.clear();
     return { type: 'ok' };
   }
   if (!trees) throw new Error('no trees loaded');
@@ -46,7 +52,9 @@ function handle(m: ThreadTask): ThreadReply {
     return { type: 'pool', part: m.part, result: r };
   }
   if (m.type === 'plan') {
-    const plan = prepareRequestWhatIf(trees, m.target, m.policy, m.range).plan;
+    let mem = partMemory.get(m.part);
+    if (!mem) partMemory.set(m.part, (mem = new ArenaMemory()));
+    const plan = prepareRequestWhatIf(trees, m.target, m.policy, m.range, mem).plan;
     plans.set(m.part, plan);
     // The calls are written later into the merged columns (a 'calls' task), not copied here.
     const head = partHead(plan, false);
