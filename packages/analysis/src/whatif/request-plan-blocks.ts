@@ -68,7 +68,7 @@ export function localChildren(
       const y = a + kList[k]!;
       inOrder = !(s[x]! > s[y]!) && !(s[x] === s[y] && s[x]! + d[x]! > s[y]! + d[y]!);
     }
-    if (!inOrder) sortKids(t, L, lo, hi);
+    if (!inOrder) sortKids(t, a, kList, lo, hi);
   }
   return ordered;
 }
@@ -90,11 +90,17 @@ function kidOrder(t: RequestTrees, a: number, x: number, y: number): number {
 }
 
 /**
- * Sorts kList[lo, hi) by kidOrder: in place by insertion when few (a pool's tied starts, the
- * common case: no closure or array per request), else the array sort.
+ * Sorts kList[lo, hi) (local nodes of the request at a) by kidOrder: in place by insertion when
+ * few (a pool's tied starts, the common case: no closure or array per request), else the array
+ * sort. Shared with the shape runs (request-plan-shape-order.ts), which must order as this does.
  */
-function sortKids(t: RequestTrees, L: LocalRequest, lo: number, hi: number): void {
-  const { a, kList } = L;
+export function sortKids(
+  t: RequestTrees,
+  a: number,
+  kList: Int32Array,
+  lo: number,
+  hi: number,
+): void {
   if (hi - lo > 32) {
     const kids = Array.from(kList.subarray(lo, hi)).sort((x, y) => kidOrder(t, a, x, y));
     kList.set(kids, lo);

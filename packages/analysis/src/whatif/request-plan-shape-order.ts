@@ -3,6 +3,7 @@
    `?? 0` would hide an indexing bug as a zero. */
 import type { RequestTrees } from './request-trees';
 import type { Shape } from './request-plan-shape';
+import { sortKids } from './request-plan-blocks';
 
 /** Per-request scratch of a shape's run, and where the request's new time comes from. */
 export class ShapeRun {
@@ -13,6 +14,8 @@ export class ShapeRun {
    * came in another order (see permute); reset after such a request.
    */
   map: Int32Array;
+  /** permute's children in the general path's order. */
+  kids: Int32Array;
   permuted = false;
   kind = 0;
   arg = 0;
@@ -21,6 +24,7 @@ export class ShapeRun {
     this.slot = new Int32Array(widest);
     this.cval = new Float64Array(widest);
     this.map = Int32Array.from({ length: widest }, (_, i) => i);
+    this.kids = new Int32Array(widest);
   }
 }
 
@@ -65,12 +69,9 @@ function permute(
   r: ShapeRun,
 ): boolean {
   const { prog, leaf } = S;
-  const s = t.startMs;
-  const d = t.durationMs;
-  const kids = Array.from(prog.subarray(at, at + len));
-  kids.sort(
-    (x, y) => s[a + x]! - s[a + y]! || s[a + x]! + d[a + x]! - (s[a + y]! + d[a + y]!) || x - y,
-  );
+  const kids = r.kids;
+  kids.set(prog.subarray(at, at + len));
+  sortKids(t, a, kids, 0, len);
   const { edge, structure, concurrency } = t;
   for (let k = 0; k < len; k++) {
     const x = prog[at + k]!;
