@@ -36,15 +36,7 @@ export function sortedCopy(values: Float64Array): Float64Array {
   for (let pass = 0; pass < 4; pass++) {
     const key = pass < 2 ? lo : hi;
     const shift = (pass % 2) * 16;
-    count.fill(0);
-    for (let i = 0; i < n; i++) count[(key[i]! >>> shift) & 0xffff]!++;
-    if (count[(key[0]! >>> shift) & 0xffff] === n) continue; // one digit: already in order
-    let sum = 0;
-    for (let d = 0; d < 65_536; d++) {
-      const c = count[d]!;
-      count[d] = sum;
-      sum += c;
-    }
+    if (!digitOffsets(count, key, shift, n)) continue; // one digit: already in order
     for (let i = 0; i < n; i++) {
       const at = count[(key[i]! >>> shift) & 0xffff]!++;
       hi2[at] = hi[i]!;
@@ -101,15 +93,7 @@ export function sortedOrder(values: Float64Array): Uint32Array<ArrayBuffer> {
   for (let pass = 0; pass < 4; pass++) {
     const key = pass < 2 ? lo : hi;
     const shift = (pass % 2) * 16;
-    count.fill(0);
-    for (let i = 0; i < n; i++) count[(key[i]! >>> shift) & 0xffff]!++;
-    if (count[(key[0]! >>> shift) & 0xffff] === n) continue; // one digit: already in order
-    let sum = 0;
-    for (let d = 0; d < 65_536; d++) {
-      const c = count[d]!;
-      count[d] = sum;
-      sum += c;
-    }
+    if (!digitOffsets(count, key, shift, n)) continue; // one digit: already in order
     for (let i = 0; i < n; i++) {
       const at = count[(key[i]! >>> shift) & 0xffff]!++;
       hi2[at] = hi[i]!;
@@ -175,4 +159,22 @@ export function bucketOrder(values: Float64Array): Uint32Array<ArrayBuffer> | un
     order[j] = i;
   }
   return order;
+}
+
+/**
+ * One pass's counting of the 16-bit digit of `key` at `shift`, turned into each digit's first
+ * slot (shared by sortedCopy and sortedOrder). False when every key has one digit: the pass
+ * would leave the order as it is.
+ */
+function digitOffsets(count: Uint32Array, key: Uint32Array, shift: number, n: number): boolean {
+  count.fill(0);
+  for (let i = 0; i < n; i++) count[(key[i]! >>> shift) & 0xffff]!++;
+  if (count[(key[0]! >>> shift) & 0xffff] === n) return false;
+  let sum = 0;
+  for (let d = 0; d < 65_536; d++) {
+    const c = count[d]!;
+    count[d] = sum;
+    sum += c;
+  }
+  return true;
 }
