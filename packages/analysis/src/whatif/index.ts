@@ -60,6 +60,8 @@ export {
   type RequestWhatIf,
   type RequestWhatIfResult,
 } from './simulate-request';
+// The compiled plan (request-plan.ts), for checks of the shape programs on real traces.
+export { buildRequestPlan, type PlanOptions } from './request-plan';
 // The same answer split into parts of the requests, planned and replayed on several threads.
 export {
   simulateRequestWhatIfSplit,
