@@ -24,11 +24,7 @@ export function sortedCopy(values: Float64Array): Float64Array {
   let hi = new Uint32Array(n);
   let lo = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
-    const h = words[2 * i + HI]!;
-    const l = words[2 * i + LO]!;
-    const neg = h >>> 31 === 1;
-    hi[i] = neg ? ~h >>> 0 : (h | 0x80000000) >>> 0;
-    lo[i] = neg ? ~l >>> 0 : l;
+    putKey(hi, lo, i, words[2 * i + HI]!, words[2 * i + LO]!);
   }
   let hi2 = new Uint32Array(n);
   let lo2 = new Uint32Array(n);
@@ -79,11 +75,7 @@ export function sortedOrder(values: Float64Array): Uint32Array<ArrayBuffer> {
     const v = values[i]!;
     if (v !== v) nan = true;
     const zero = v === 0; // -0 compares equal to 0: the same key
-    const h = zero ? 0 : words[2 * i + HI]!;
-    const l = zero ? 0 : words[2 * i + LO]!;
-    const neg = h >>> 31 === 1;
-    hi[i] = neg ? ~h >>> 0 : (h | 0x80000000) >>> 0;
-    lo[i] = neg ? ~l >>> 0 : l;
+    putKey(hi, lo, i, zero ? 0 : words[2 * i + HI]!, zero ? 0 : words[2 * i + LO]!);
   }
   if (nan) return byComparison();
   let hi2 = new Uint32Array(n);
@@ -177,4 +169,14 @@ function digitOffsets(count: Uint32Array, key: Uint32Array, shift: number, n: nu
     sum += c;
   }
   return true;
+}
+
+/**
+ * The sort key of the double with words h (high) and l (low) at i: unsigned, in the doubles'
+ * order (negatives flipped whole, positives with the sign bit set). Shared by both sorts.
+ */
+function putKey(hi: Uint32Array, lo: Uint32Array, i: number, h: number, l: number): void {
+  const neg = h >>> 31 === 1;
+  hi[i] = neg ? ~h >>> 0 : (h | 0x80000000) >>> 0;
+  lo[i] = neg ? ~l >>> 0 : l;
 }
