@@ -6,18 +6,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
-import { createGenerator, encodeOtlpProtobuf, presetSpec } from '@tailscope/tracegen';
-import {
-  decodeTraceRequest,
-  insertNative,
-  materializeFanouts,
-  migrate,
-  openStore,
-  selectStats,
-  sql,
-  TRACE_COLUMNS,
-  TRACES_TABLE,
-} from '@tailscope/api';
+import { createGenerator, presetSpec } from '@tailscope/tracegen';
+import { materializeFanouts, migrate, openStore, selectStats } from '@tailscope/api';
+import { insertGenerated } from './generated-store';
 
 export const START = '2025-01-01T00:00:00Z';
 
@@ -78,38 +69,14 @@ export async function loadPreset(opts: {
   );
   if (process.stdout.isTTY) bar.start(gen.expectedSpans, 0);
   const t = performance.now();
-  let parts: Buffer[] = [];
-  let pending = 0;
-  let done = 0;
-  let block = 0;
-  const flush = async (): Promise<void> => {
-    if (parts.length === 0) return;
-    await insertNative(fresh, {
-      table: TRACES_TABLE,
-      columns: TRACE_COLUMNS.map(([name]) => name),
-      parts,
-      dedupToken: `bench-${block}`,
-      scratchPath: join(tmpdir(), `tailscope-bench-${process.pid}-${block++}.native`),
-    });
-    done += pending;
-    if (process.stdout.isTTY) bar.update(done);
-    parts = [];
-    pending = 0;
-  };
-  for (const batch of gen.batches()) {
-    const d = decodeTraceRequest(encodeOtlpProtobuf(batch));
-    parts.push(...d.columns.tracesBlock());
-    pending += d.accepted;
-    if (pending >= 250_000) await flush();
-  }
-  await flush();
+  const done = await insertGenerated(fresh, gen, 'bench', (n) => {
+    if (process.stdout.isTTY) bar.update(n);
+  });
   if (process.stdout.isTTY) bar.stop();
   const loadS = (performance.now() - t) / 1000;
-  const m = performance.now();
-  await fresh.command(sql`OPTIMIZE TABLE otel_traces FINAL`);
   console.log(
-    `loaded ${done.toLocaleString()} spans in ${loadS.toFixed(0)} s (${(done / loadS / 1000).toFixed(0)}k spans/s); ` +
-      `OPTIMIZE FINAL ${((performance.now() - m) / 1000).toFixed(0)} s`,
+    `loaded ${done.toLocaleString()} spans in ${loadS.toFixed(0)} s, OPTIMIZE FINAL included ` +
+      `(${(done / loadS / 1000).toFixed(0)}k spans/s)`,
   );
   await fresh.close();
   return { ...op, ...range };
@@ -168,25 +135,19 @@ export function procStats(pid: number): { rss: number; peak: number; cpuMs: numb
   return { rss: kb('VmRSS'), peak: kb('VmHWM'), cpuMs: ticks * 10 };
 }
 
-/** `tailscope serve` on `dataDir` as a child process, ready. */
-export async function startServer(port: number, dataDir: string): Promise<ChildProcess> {
+/**
+ * `tailscope serve` on `dataDir` as a child process, ready; its OTLP/HTTP receiver on `otlpPort`
+ * (0: any free port, for a benchmark that sends nothing).
+ */
+export async function startServer(
+  port: number,
+  dataDir: string,
+  otlpPort = 0,
+): Promise<ChildProcess> {
   const bin = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
-  const child = spawn(
-    process.execPath,
-    [
-      bin,
-      'serve',
-      '--data-dir',
-      dataDir,
-      '--port',
-      String(port),
-      '--otlp-http-port',
-      '0',
-      '--otlp-grpc-port',
-      '0',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  const args = ['serve', '--data-dir', dataDir, '--port', String(port)];
+  args.push('--otlp-http-port', String(otlpPort), '--otlp-grpc-port', '0');
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (Date.now() > deadline) {

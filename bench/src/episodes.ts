@@ -17,11 +17,9 @@
 import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createGenerator, encodeOtlpProtobuf, presetSpec } from '@tailscope/tracegen';
+import { createGenerator, presetSpec } from '@tailscope/tracegen';
 import {
   buildStoreApi,
-  decodeTraceRequest,
-  insertNative,
   materializeCallBuckets,
   materializeOpenBuckets,
   migrate,
@@ -30,9 +28,8 @@ import {
   param,
   sql,
   type Store,
-  TRACE_COLUMNS,
-  TRACES_TABLE,
 } from '@tailscope/api';
+import { insertGenerated } from './generated-store';
 
 const SPANS = Number(process.env.SPANS ?? 10_000_000);
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -58,32 +55,7 @@ async function main(): Promise<void> {
     store = openStore({ dataDir: DATA_DIR });
     await migrate(store);
     const t = performance.now();
-    let parts: Buffer[] = [];
-    let pending = 0;
-    let block = 0;
-    const flush = async (): Promise<void> => {
-      if (parts.length === 0) return;
-      await insertNative(store, {
-        table: TRACES_TABLE,
-        columns: TRACE_COLUMNS.map(([name]) => name),
-        parts,
-        dedupToken: `bench-episodes-${String(block)}`,
-        scratchPath: join(
-          tmpdir(),
-          `tailscope-bench-ep-${String(process.pid)}-${String(block++)}.native`,
-        ),
-      });
-      parts = [];
-      pending = 0;
-    };
-    for (const batch of gen.batches()) {
-      const d = decodeTraceRequest(encodeOtlpProtobuf(batch));
-      parts.push(...d.columns.tracesBlock());
-      pending += d.accepted;
-      if (pending >= 250_000) await flush();
-    }
-    await flush();
-    await store.command(sql`OPTIMIZE TABLE otel_traces FINAL`);
+    await insertGenerated(store, gen, 'bench-episodes');
     console.log(`loaded in ${((performance.now() - t) / 1000).toFixed(0)} s`);
   }
   const spans = (await selectStats(store)).spans;

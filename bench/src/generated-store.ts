@@ -16,6 +16,8 @@ import {
   TRACES_TABLE,
 } from '@tailscope/api';
 
+type Store = ReturnType<typeof openStore>;
+
 /**
  * Loads `gen` into `dataDir` unless it already holds (99% of) its spans; throws when the
  * directory holds some other load. `tag` names the insert blocks and scratch files. Returns the
@@ -42,34 +44,54 @@ export async function loadGenerated(
     if (have > 0) throw new Error(`${dataDir} holds ${have} spans, not this load: remove it`);
     console.log(`loading ${what}: ~${gen.expectedSpans.toLocaleString()} spans`);
     const t = performance.now();
-    let parts: Buffer[] = [];
-    let block = 0;
-    const flush = async (): Promise<void> => {
-      if (parts.length === 0) return;
-      await insertNative(store, {
-        table: TRACES_TABLE,
-        columns: TRACE_COLUMNS.map(([name]) => name),
-        parts,
-        dedupToken: `${tag}-${block}`,
-        scratchPath: join(tmpdir(), `tailscope-${tag}-${process.pid}-${block++}.native`),
-      });
-      parts = [];
-    };
-    let pending = 0;
-    for (const batch of gen.batches()) {
-      const d = decodeTraceRequest(encodeOtlpProtobuf(batch));
-      parts.push(...d.columns.tracesBlock());
-      pending += d.accepted;
-      if (pending >= 250_000) {
-        await flush();
-        pending = 0;
-      }
-    }
-    await flush();
-    await store.command(sql`OPTIMIZE TABLE otel_traces FINAL`);
+    await insertGenerated(store, gen, tag);
     console.log(`loaded in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     return range;
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Inserts every span of `gen` into `store`, decoded as the OTLP receiver does and inserted as
+ * the writer does in blocks of ~250,000 spans, then merges the table (OPTIMIZE FINAL). `tag`
+ * names the insert blocks and scratch files; `progress` hears the spans inserted so far.
+ * Returns the spans inserted. Shared by every benchmark that loads a generator.
+ */
+export async function insertGenerated(
+  store: Store,
+  gen: TraceGenerator,
+  tag: string,
+  progress?: (spans: number) => void,
+): Promise<number> {
+  let parts: Buffer[] = [];
+  let pending = 0;
+  let done = 0;
+  let block = 0;
+  const flush = async (): Promise<void> => {
+    if (parts.length === 0) return;
+    await insertNative(store, {
+      table: TRACES_TABLE,
+      columns: TRACE_COLUMNS.map(([name]) => name),
+      parts,
+      dedupToken: `${tag}-${String(block)}`,
+      scratchPath: join(
+        tmpdir(),
+        `tailscope-${tag}-${String(process.pid)}-${String(block++)}.native`,
+      ),
+    });
+    done += pending;
+    progress?.(done);
+    parts = [];
+    pending = 0;
+  };
+  for (const batch of gen.batches()) {
+    const d = decodeTraceRequest(encodeOtlpProtobuf(batch));
+    parts.push(...d.columns.tracesBlock());
+    pending += d.accepted;
+    if (pending >= 250_000) await flush();
+  }
+  await flush();
+  await store.command(sql`OPTIMIZE TABLE otel_traces FINAL`);
+  return done;
 }

@@ -8,14 +8,13 @@
 // TRACE_SPANS (10000), SEARCH_SERVICE (tablet-server: a callee, for the span-filter search),
 // CHROMIUM_PATH (/usr/bin/chromium; the page timing is skipped without it).
 // The dashboard must be built (npm run build -w apps/web); the page timing is skipped otherwise.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 // Already in the repository for apps/web's browser tests; the bench uses it the same way.
 import { chromium } from 'playwright-core';
 import { createGenerator, presetSpec } from '@tailscope/tracegen';
-import { freePort } from './analysis-support';
+import { freePort, procStats, startServer } from './analysis-support';
 import { loadGenerated } from './generated-store';
 
 const SPANS = Number(process.env.SPANS ?? 10_000_000);
@@ -38,29 +37,6 @@ async function load(): Promise<{ fromMs: number; toMs: number }> {
   const requests = Math.floor((SPANS * 1000) / probe.expectedSpans);
   const gen = createGenerator(spec, { requests, seed: 1, start: START });
   return loadGenerated(DATA_DIR, gen, 'bench-traces', SCENARIO);
-}
-
-/** CPU time (user + system) of a process, ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(stat[11] ?? 0) + Number(stat[12] ?? 0)) * 10;
-}
-
-async function startServer(port: number, otlpPort: number): Promise<ChildProcess> {
-  const bin = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
-  const args = ['serve', '--data-dir', DATA_DIR, '--port', String(port)];
-  args.push('--otlp-http-port', String(otlpPort), '--otlp-grpc-port', '0');
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error('server did not become ready in 120 s');
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 /** One trace of `n` spans: a root over 100 calls, each over its share of leaf spans. */
@@ -106,12 +82,12 @@ async function timeRoute(pid: number, name: string, url: string): Promise<void> 
   let summary = '';
   let bytes = 0;
   for (let i = 0; i < RUNS; i++) {
-    const before = cpuMs(pid);
+    const before = procStats(pid).cpuMs;
     const t = performance.now();
     const res = await fetch(url);
     const text = await res.text();
     walls.push(performance.now() - t);
-    cpus.push(cpuMs(pid) - before);
+    cpus.push(procStats(pid).cpuMs - before);
     if (!res.ok) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
     summary = describe(JSON.parse(text) as Record<string, unknown>);
     bytes = Buffer.byteLength(text);
@@ -205,7 +181,7 @@ async function main(): Promise<void> {
   const range = await load();
   const port = await freePort();
   const otlpPort = await freePort();
-  const server = await startServer(port, otlpPort);
+  const server = await startServer(port, DATA_DIR, otlpPort);
   const pid = server.pid ?? 0;
   try {
     const base = `http://127.0.0.1:${port}`;

@@ -7,11 +7,10 @@
 // and the load average (the machine may be shared). Not a test.
 //
 // env: REQUESTS (default 100000), DATA_DIR (default: a directory per REQUESTS, reused).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createGenerator, presetSpec } from '@tailscope/tracegen';
-import { freePort } from './analysis-support';
+import { freePort, startServer } from './analysis-support';
 import { loadGenerated } from './generated-store';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 100_000);
@@ -28,23 +27,6 @@ function load(): Promise<{ fromMs: number; toMs: number }> {
     start: START,
   });
   return loadGenerated(DATA_DIR, gen, 'bench-slider', `microservices: ${REQUESTS} requests`);
-}
-
-async function startServer(port: number, otlpPort: number): Promise<ChildProcess> {
-  const bin = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
-  const args = ['serve', '--data-dir', DATA_DIR, '--port', String(port)];
-  args.push('--otlp-http-port', String(otlpPort), '--otlp-grpc-port', '0');
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (Date.now() > deadline) throw new Error('server did not become ready in 120 s');
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 interface Answer {
@@ -113,7 +95,7 @@ async function drag(
 {
   const range = await load();
   const port = await freePort();
-  const child = await startServer(port, await freePort());
+  const child = await startServer(port, DATA_DIR, await freePort());
   try {
     console.log(
       `whole-request slider through HTTP (preview), ${REQUESTS.toLocaleString()} requests; load average ${load1()}`,
