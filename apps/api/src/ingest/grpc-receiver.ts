@@ -130,7 +130,7 @@ function authInterceptor(tokens: TokenSet, observer: IngestObserver): ServerInte
                 code: GrpcStatus.UNAUTHENTICATED,
                 details:
                   verdict === 'missing'
-                    ? 'OTLP needs an ingest token (TAILSCOPE_INGEST_TOKENS is set): send metadata "authorization: Bearer <token>" (the exporter\'s headers setting)'
+                    ? 'OTLP needs an ingest token (TAILSCOPE_INGEST_TOKENS is set): send metadata "authorization: Bearer <token>" (the exporter\'s headers setting) without spaces before or after it (HTTP/2 drops such a value)'
                     : 'the bearer token is not one of TAILSCOPE_INGEST_TOKENS',
                 metadata: new Metadata(),
               });

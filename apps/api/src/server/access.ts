@@ -19,6 +19,21 @@ export const SESSION_COOKIE = 'tailscope_session';
 /** Open without a token: the log-in itself (the probes and the static app need none either). */
 const OPEN_ROUTES = new Set(['/api/v1/session']);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/**
+ * Sec-Fetch-Site values under which the session cookie counts: the dashboard's own pages
+ * (`same-origin`) and a user typing the address (`none`). An allow-list, so a value this code
+ * does not know (a new one, a different case, padding) is refused rather than let through.
+ */
+const COOKIE_SITES = new Set(['same-origin', 'none']);
+
+/** Whether a request carrying the session cookie comes from where the cookie may be used. */
+export function cookieSiteAllowed(header: string | string[] | undefined): boolean {
+  // No header: not a browser that sends fetch metadata (curl, an old browser); the cookie's
+  // SameSite=Strict is then the only guard, as it was before browsers sent Sec-Fetch-Site.
+  if (header === undefined) return true;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  return COOKIE_SITES.has(value.trim().toLowerCase());
+}
 
 /** Routes behind the API token: the REST API and the metrics (by route pattern, not raw path). */
 export function needsApiToken(route: string | undefined): boolean {
@@ -69,8 +84,7 @@ export function apiTokenProblem(req: FastifyRequest, tokens: TokenSet): string |
   if (session !== undefined) {
     // SameSite=Strict still sends the cookie from another port of the same host (same site):
     // the browser's Sec-Fetch-Site tells such a page from the dashboard's own.
-    const site = req.headers['sec-fetch-site'];
-    if (site === 'same-site' || site === 'cross-site')
+    if (!cookieSiteAllowed(req.headers['sec-fetch-site']))
       return 'the session cookie only works from the dashboard\'s own pages: other origins send "Authorization: Bearer <token>"';
     return tokens.matches(session)
       ? undefined
