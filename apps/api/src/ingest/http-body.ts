@@ -129,14 +129,45 @@ export function gunzipLimited(body: Buffer, maxBytes: number): Promise<Buffer> {
   });
 }
 
-/** Discards the rest of a body (up to `maxBytes`) so the keep-alive connection stays usable. */
-export function drainThen(req: IncomingMessage, maxBytes: number, then: () => void): void {
+/**
+ * Reads the rest of a body already answered, throwing it away: up to `maxBytes`, with nothing
+ * received for `idleMs` or for `totalMs` in all, then the socket is destroyed. Closing a socket
+ * with the body unread makes the kernel send a reset, and a client still sending (most OTLP
+ * exporters send the whole body before they read) would lose the answer it has not read yet,
+ * and retry forever. Nothing read is kept, so this costs bandwidth, never memory.
+ */
+export function discardRest(
+  req: IncomingMessage,
+  limits: { maxBytes: number; idleMs: number; totalMs: number },
+  then: () => void = () => undefined,
+): void {
+  if (req.complete) {
+    then();
+    return;
+  }
   let size = 0;
+  const stop = () => {
+    clearTimeout(idle);
+    clearTimeout(total);
+    req.destroy();
+  };
+  const idle = setTimeout(stop, limits.idleMs);
+  const total = setTimeout(stop, limits.totalMs);
+  req.removeAllListeners('data');
   req.on('data', (chunk: Buffer) => {
+    idle.refresh();
     size += chunk.length;
-    if (size > maxBytes) req.destroy();
+    if (size > limits.maxBytes) stop();
   });
-  req.once('end', then);
+  req.once('end', () => {
+    clearTimeout(idle);
+    clearTimeout(total);
+    then();
+  });
+  req.once('close', () => {
+    clearTimeout(idle);
+    clearTimeout(total);
+  });
   req.resume();
 }
 

@@ -14,7 +14,7 @@ import type { InflightBudget } from './inflight';
 import {
   Hold,
   HttpFailure,
-  drainThen,
+  discardRest,
   gunzipLimited,
   isClientAbort,
   overBudget,
@@ -184,6 +184,18 @@ async function handle(
   );
 }
 
+/**
+ * How much of a refused body is read off: up to twice the size limit (at least 64 MiB), for as
+ * long as the body idle timeout between chunks, 30 s in all.
+ */
+function discardLimits(opts: HttpReceiverOptions) {
+  return {
+    maxBytes: Math.max(2 * opts.maxBytes, 64 * 1024 * 1024),
+    idleMs: opts.bodyIdleTimeoutMs,
+    totalMs: 30_000,
+  };
+}
+
 function queueFull(): HttpFailure {
   return new HttpFailure(429, GrpcCode.UNAVAILABLE, 'write queue is full: retry later', 1);
 }
@@ -219,16 +231,22 @@ export function startHttpReceiver(opts: HttpReceiverOptions): Promise<HttpReceiv
         );
       }
       (opts.observer ?? NO_OBSERVER).request('http', outcomeOfStatus(f.status, f.code));
-      if (req.complete) sendFailure(res, enc, f, false);
-      else if (f.status === 429 || f.status === 401) {
-        // Answered at once; the rest of the body is read and thrown away, never held.
+      if (req.complete) {
         sendFailure(res, enc, f, false);
-        drainThen(req, opts.maxBytes, () => undefined);
-      } else {
-        // A body that was not read to the end leaves the connection unusable: close it.
+        return;
+      }
+      if (f.status === 408) {
+        // The body stalled: nothing is coming that could be read off.
         sendFailure(res, enc, f, true);
         res.once('finish', () => req.destroy());
+        return;
       }
+      // Answered before the body was read to its end: the rest is read off (bounded) and thrown
+      // away, and the connection stays usable. Closing it instead (Node destroys the socket
+      // after a `Connection: close` answer) would reset it with the body unread, and a client
+      // still sending would lose the answer.
+      sendFailure(res, enc, f, false);
+      discardRest(req, discardLimits(opts));
     });
   };
   const server: Server = opts.tls
