@@ -48,6 +48,7 @@ describe('GET /metrics', () => {
       'tailscope_dead_letter_batches',
       'tailscope_dead_letter_spans',
       'tailscope_engine_memory_bytes',
+      'tailscope_ingest_writer_stuck',
       'tailscope_http_request_duration_seconds',
       'process_resident_memory_bytes',
     ])

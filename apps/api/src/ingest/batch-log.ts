@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, readdir, readFile, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { idFromSegmentNames } from './wal';
 
@@ -104,9 +104,25 @@ export class BatchLog {
     if (this.size > this.compactBytes) await this.compact();
   }
 
+  /**
+   * Appends the whole line or nothing: a write cut short (a full disk) is cut off again, so a
+   * retry does not glue a fragment to the next line and hide a `B` from replay.
+   */
   private async write(line: string): Promise<void> {
-    await this.fh.write(line);
-    this.size += line.length;
+    const bytes = Buffer.from(line, 'utf8');
+    try {
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesWritten } = await this.fh.write(bytes, done, bytes.length - done);
+        if (bytesWritten === 0)
+          throw Object.assign(new Error('ENOSPC: short write'), { code: 'ENOSPC' });
+        done += bytesWritten;
+      }
+    } catch (err) {
+      await this.fh.truncate(this.size).catch(() => undefined);
+      throw err;
+    }
+    this.size += bytes.length;
   }
 
   /** Rewrites the log as its one current line (written beside it, then renamed over it). */
@@ -114,7 +130,13 @@ export class BatchLog {
     const path = join(this.dir, 'batches.log');
     const tmp = path + '.tmp';
     const line = `C ${this.state.applied}\n`;
-    await writeFile(tmp, line, { flush: true });
+    try {
+      await writeFile(tmp, line, { flush: true });
+    } catch {
+      // No room for the copy (a full disk): keep appending to the long log, compact later.
+      await rm(tmp, { force: true }).catch(() => undefined);
+      return;
+    }
     await this.fh.close();
     await rename(tmp, path);
     this.fh = await open(path, 'a');

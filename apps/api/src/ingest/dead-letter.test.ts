@@ -30,6 +30,16 @@ describe('isPermanent', () => {
       isPermanent(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
     ).toBe(false);
     expect(isPermanent(new Error('ENOSPC: no space left on device'))).toBe(false);
+    // The disk's fault whatever code the engine gives it: retried, never quarantined.
+    for (const message of [
+      'Code: 1001. DB::Exception: std::exception. Code: 1001, type: std::__1::system_error, e.what() = No space left on device',
+      'Code: 75. DB::ErrnoException: Cannot write to file /data/x.bin, errno: 28, strerror: No space left on device. (CANNOT_WRITE_TO_FILE_DESCRIPTOR)',
+      'Code: 74. DB::ErrnoException: Cannot read from file, errno: 5, strerror: Input/output error. (CANNOT_READ_FROM_FILE_DESCRIPTOR)',
+    ])
+      expect(isPermanent(new Error(message)), message).toBe(false);
+    expect(isPermanent(Object.assign(new Error('write failed'), { code: 'EIO' }))).toBe(false);
+    // A truncated input is still the data's fault when the disk is not to blame.
+    expect(isPermanent(new Error('Code: 33. DB::Exception: Cannot read all data'))).toBe(true);
   });
 });
 

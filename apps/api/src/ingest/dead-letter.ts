@@ -1,6 +1,7 @@
 import { appendFile, mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { frameRecord } from './wal';
+import { isMachineFailure } from './writer-faults';
 
 /**
  * Quarantine for requests the store refuses for good (an error that is the data's, not the
@@ -89,10 +90,14 @@ const TRANSIENT_CODES = new Set([
 
 /**
  * Whether an insert error can never succeed on retry. Errors without a ClickHouse code (the
- * server unreachable, a scratch file that could not be written) and the codes above are the
- * engine's state: retried with backoff. Any other engine error is about the data.
+ * server unreachable, a scratch file that could not be written), errors about the disk and the
+ * codes above are the engine's state: retried with backoff. Any other engine error is about the
+ * data.
  */
 export function isPermanent(err: unknown): boolean {
+  // A full disk or an I/O error, whatever code the engine gives it (a scratch file it could not
+  // read back, a part it could not write), is the machine's state: never the data's fault.
+  if (isMachineFailure(err)) return false;
   const message = String((err as { message?: unknown } | undefined)?.message ?? err);
   if (/Too many partitions for single INSERT block/i.test(message)) return true;
   const raw = (err as { code?: unknown } | undefined)?.code;

@@ -152,6 +152,17 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
   };
   server.addService(TRACE_SERVICE, {
     Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+      const stuck = opts.pipeline.stuck();
+      if (stuck) {
+        failed('store_error');
+        fail(
+          callback,
+          GrpcStatus.UNAVAILABLE,
+          `cannot store spans now (${stuck.reason}): retry later`,
+          stuck.retryAfterSeconds ?? 1,
+        );
+        return;
+      }
       if (opts.pipeline.isFull()) {
         failed('queue_full');
         fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);

@@ -22,6 +22,7 @@ import {
   tooLarge,
 } from './http-body';
 import type { Pipeline } from './pipeline';
+import type { WriterHealth } from './writer-faults';
 import { NO_OBSERVER, outcomeOfStatus, type IngestObserver } from './observer';
 import { checkBearer, type TokenSet } from '../server/tokens';
 
@@ -153,6 +154,8 @@ async function handle(
   const length = req.headers['content-length'];
   const declared = Number(length ?? '0');
   if (declared > opts.maxBytes) throw tooLarge(opts.maxBytes, 'request body');
+  const stuck = opts.pipeline.stuck();
+  if (stuck) throw writerStuck(stuck);
   if (opts.pipeline.isFull()) throw queueFull();
   // The body's share of the in-flight budget is taken before a byte of it is read.
   if (length !== undefined && !hold.take(declared)) throw overBudget(opts.budget);
@@ -194,6 +197,16 @@ function discardLimits(opts: HttpReceiverOptions) {
     idleMs: opts.bodyIdleTimeoutMs,
     totalMs: 30_000,
   };
+}
+
+/** No insert can finish now: 503 with Retry-After, nothing logged, until the writer recovers. */
+function writerStuck(health: WriterHealth): HttpFailure {
+  return new HttpFailure(
+    503,
+    GrpcCode.UNAVAILABLE,
+    `cannot store spans now (${health.reason}): retry later`,
+    health.retryAfterSeconds ?? 1,
+  );
 }
 
 function queueFull(): HttpFailure {

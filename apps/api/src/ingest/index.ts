@@ -20,6 +20,7 @@ import type { IngestObserver } from './observer';
 import { TokenSet } from '../server/tokens';
 
 export type { IngestObserver, OtlpProtocol, RequestOutcome, SpanRejectReason } from './observer';
+export { WRITER_FAILURES, type WriterFailure } from './writer-faults';
 
 /**
  * The OTLP ingest pipeline: receivers (HTTP :4318, gRPC :4317) -> decode straight to columns ->

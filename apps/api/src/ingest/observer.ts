@@ -4,6 +4,8 @@
  * free text, so a misbehaving client cannot blow up the metric series.
  */
 
+import type { WriterFailure } from './writer-faults';
+
 export type OtlpProtocol = 'http' | 'grpc';
 
 /** How an OTLP request ended: accepted, or why it was refused as a whole. */
@@ -30,6 +32,8 @@ export interface IngestObserver {
   inserted(table: string, seconds: number): void;
   /** Spans now in the store (after their batch's inserts all succeeded). */
   stored(spans: number): void;
+  /** One attempt of the writer (an insert, a batch-log or dead-letter write) failed. */
+  writerFailed(failure: WriterFailure): void;
 }
 
 export const NO_OBSERVER: IngestObserver = {
@@ -38,6 +42,7 @@ export const NO_OBSERVER: IngestObserver = {
   spansRejected: () => undefined,
   inserted: () => undefined,
   stored: () => undefined,
+  writerFailed: () => undefined,
 };
 
 /** The outcome label of a refused OTLP/HTTP request, from its status and google.rpc code. */

@@ -4,6 +4,7 @@ import type { RateMeter } from './rate';
 import { NO_OBSERVER, type IngestObserver, type OtlpProtocol } from './observer';
 import type { WriteAheadLog } from './wal';
 import type { SpanWriter } from './writer';
+import type { WriterHealth } from './writer-faults';
 
 export interface SubmitResult {
   /** `full`: the write queue has no room; nothing was logged or queued. */
@@ -31,6 +32,12 @@ export class Pipeline {
 
   isFull(): boolean {
     return this.writer.isFull();
+  }
+
+  /** The writer's state when no insert can finish now (a full disk, the store down). */
+  stuck(): WriterHealth | undefined {
+    const health = this.writer.health();
+    return health.stuck ? health : undefined;
   }
 
   async submit(payload: Buffer, protocol: OtlpProtocol = 'http'): Promise<SubmitResult> {

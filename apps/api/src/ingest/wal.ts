@@ -191,7 +191,6 @@ export class WriteAheadLog {
    * (so the write queue sees requests in log order); the promise then resolves with the seq.
    */
   append(payload: Buffer, onDurable: (seq: number) => void): Promise<number> {
-    if (this.broken) return Promise.reject(this.broken);
     const seq = this.nextSeq++;
     this.pending.push(...frameRecord(seq, payload));
     return new Promise<number>((resolve, reject) => {
@@ -218,7 +217,9 @@ export class WriteAheadLog {
     const bytes = bufs.reduce((n, b) => n + b.length, 0);
     try {
       if (!fh) throw new Error('write-ahead log is closed');
-      if (this.broken) throw this.broken;
+      // A failed write that could not be cut off then: try again (a full disk may have room).
+      if (this.broken) await fh.truncate(this.size);
+      this.broken = undefined;
       await writeAll(fh, bufs);
       await fh.datasync();
     } catch (err) {
@@ -231,10 +232,20 @@ export class WriteAheadLog {
     if (seg) seg.last = Math.max(seg.last, waiters[waiters.length - 1]?.seq ?? seg.last);
     for (const w of waiters) w.onDurable(w.seq);
     for (const w of waiters) w.resolve(w.seq);
-    if (this.size >= this.opts.segmentBytes) await this.startSegment();
+    if (this.size >= this.opts.segmentBytes) {
+      // No room for a new file (a full disk): the current segment grows until there is.
+      await this.startSegment().catch((err: unknown) => {
+        this.opts.log?.(
+          `wal: could not start a new segment, the current one grows: ${String(err)}`,
+        );
+      });
+    }
   }
 
-  /** After a failed write, cut the partial record off so later records stay readable. */
+  /**
+   * After a failed write, cut the partial record off so later records stay readable. If even
+   * that fails, the next flush tries again before it writes anything.
+   */
   private async recover(fh: FileHandle | undefined): Promise<void> {
     try {
       await fh?.truncate(this.size);

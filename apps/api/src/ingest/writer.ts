@@ -1,3 +1,4 @@
+import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../store';
 import { insertNative } from '../store/traces-insert';
@@ -9,6 +10,9 @@ import type { DeadLetters } from './dead-letter';
 import { isPermanent } from './dead-letter';
 import type { WalRecord, WriteAheadLog } from './wal';
 import { NO_OBSERVER, type IngestObserver } from './observer';
+import { WriterFaults, type WriterFailure, type WriterHealth } from './writer-faults';
+
+export type { WriterHealth } from './writer-faults';
 
 /** One acknowledged request waiting for the store: its log seq and its Native blocks. */
 export interface QueuedRequest {
@@ -69,13 +73,6 @@ function sleep(ms: number): Promise<void> {
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** The writer's health, for /readyz and /api/v1/stats. */
-export interface WriterHealth {
-  /** The writer cannot make progress: inserts keep failing, or the queue is full and stalled. */
-  stuck: boolean;
-  reason: string;
-}
-
 /**
  * The bounded write queue and the loop that empties it into the store. Spans are reserved
  * before their request is logged, so memory is bounded by `maxQueueSpans` (plus one request
@@ -85,7 +82,9 @@ export interface WriterHealth {
  * (which always have later seqs), so the receivers can open while replay goes on and batches
  * stay in log order. An insert the engine refuses for good is split per request; a request it
  * still refuses goes to the dead-letter file and the writer moves on. Anything else is retried
- * with backoff, forever: the data is in the log and the engine will come back.
+ * with backoff, forever: the data is in the log and the engine will come back. So is every disk
+ * write of its own (batch log, dead-letter file): a full disk or an I/O error stops the writer
+ * only until it clears, says so in `health()`, and never sends a request to quarantine.
  */
 export class SpanWriter {
   private queue: QueuedRequest[] = [];
@@ -99,14 +98,18 @@ export class SpanWriter {
   private idle: (() => void)[] = [];
   /** A batch interrupted by a crash: the first insert must be exactly these seqs. */
   private forced: { first: number; last: number } | undefined;
-  private consecutiveFailures = 0;
-  private lastError = '';
+  private readonly faults: WriterFaults;
   private lastProgressMs = Date.now();
   insertedSpans = 0;
   /** Spans in the log still to be replayed into the store. */
   replayBacklogSpans = 0;
 
-  constructor(private readonly opts: WriterOptions) {}
+  constructor(private readonly opts: WriterOptions) {
+    const observer = opts.observer ?? NO_OBSERVER;
+    this.faults = new WriterFaults(opts.maxRetryDelayMs, (f) => {
+      observer.writerFailed(f);
+    });
+  }
 
   get queuedSpans(): number {
     return this.reserved;
@@ -125,11 +128,8 @@ export class SpanWriter {
   }
 
   health(now = Date.now()): WriterHealth {
-    if (this.consecutiveFailures >= 2)
-      return {
-        stuck: true,
-        reason: `inserts failing (${this.consecutiveFailures} attempts): ${this.lastError}`,
-      };
+    const failing = this.faults.stuck();
+    if (failing) return failing;
     if (this.isFull() && now - this.lastProgressMs > 10_000)
       return { stuck: true, reason: 'write queue full and no insert finished for 10 s' };
     return { stuck: false, reason: '' };
@@ -165,9 +165,45 @@ export class SpanWriter {
   }
 
   start(): void {
-    this.running ??= this.run().catch((err: unknown) => {
-      this.opts.log(`ingest writer stopped: ${String(err)}`);
-    });
+    this.running ??= this.supervise();
+  }
+
+  /**
+   * Runs the loop; should it throw anyway, starts it again after a backoff rather than leave
+   * acknowledged requests in the queue until a restart. A batch whose `B` was written is
+   * repeated as exactly that batch (`forced`), so its deduplication token holds.
+   */
+  private async supervise(): Promise<void> {
+    for (;;) {
+      try {
+        await this.run();
+        return;
+      } catch (err) {
+        if (this.closing) {
+          this.opts.log(`ingest writer stopped: ${String(err)}`);
+          return;
+        }
+        const delay = this.faults.failed('ingest writer', err);
+        this.opts.log(`ingest writer failed, starting again in ${delay} ms: ${String(err)}`);
+        await sleep(delay);
+      }
+    }
+  }
+
+  /** Runs `op` until it succeeds, with backoff (while closing, gives up after 3 attempts). */
+  private async retry<T>(what: string, op: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await op();
+      } catch (err) {
+        if (this.closing && attempt >= 2) throw err;
+        const delay = this.faults.failed(what, err);
+        this.opts.log(
+          `ingest: ${what} failed (attempt ${attempt + 1}), will retry: ${String(err)}`,
+        );
+        await sleep(delay);
+      }
+    }
   }
 
   /** Inserts what is queued without waiting for a fuller batch; resolves once it is stored. */
@@ -244,7 +280,9 @@ export class SpanWriter {
         // It decoded when it was accepted; if it no longer does, keep it aside and go on.
         const reason = `log record ${r.seq} no longer decodes: ${String(err)}`;
         this.opts.log(`ingest: ${reason}; moved to the dead-letter file`);
-        await this.opts.deadLetters.add(r.seq, r.spans, reason, r.payload);
+        await this.retry('dead-letter file', () =>
+          this.opts.deadLetters.add(r.seq, r.spans, reason, r.payload),
+        );
         req = { spans: 0, traces: [], typed: [], arrivedMs: 0, release: () => undefined, seq: 0 };
       }
       req.seq = r.seq;
@@ -287,7 +325,10 @@ export class SpanWriter {
     this.reserved -= spans;
     this.lastProgressMs = Date.now();
     const last = batch[batch.length - 1]?.seq ?? 0;
-    await this.opts.wal.release(last);
+    // Removing stored segments can wait for the next batch; it is no reason to stop.
+    await this.opts.wal.release(last).catch((err: unknown) => {
+      this.opts.log(`ingest: could not remove stored log segments: ${String(err)}`);
+    });
   }
 
   /**
@@ -303,15 +344,19 @@ export class SpanWriter {
     const typed = batch.flatMap((r) => r.typed);
     if (traces.length === 0) {
       // Only records that turned out empty or were quarantined: nothing to insert.
-      await batchLog.commit(last);
+      await this.retry('batch log commit', () => batchLog.commit(last));
       return;
     }
     const token = batchLog.token(first, last);
-    await batchLog.begin(first, last);
+    let begun = false;
     let recorded = false;
     let spansIn = false;
     for (let attempt = 0; ; attempt++) {
       try {
+        if (!begun) {
+          await batchLog.begin(first, last);
+          begun = true;
+        }
         if (!recorded) {
           await recordBatch(store, batchLog.state.id, { first, last, state: 'begun' });
           recorded = true;
@@ -323,34 +368,56 @@ export class SpanWriter {
         await this.insert(TYPED_NAMES, typed, token, `a-${first}`, TYPED_ATTRIBUTES_TABLE);
         break;
       } catch (err) {
-        if (recorded && spansIn && isPermanent(err)) {
+        const short = isPermanent(err) ? await this.diskShort(traces, typed) : undefined;
+        if (short === undefined && recorded && spansIn && isPermanent(err)) {
           // The spans are in; only their typed copies were refused. Splitting would insert
           // the spans again under other tokens, so keep the note and go on.
           const reason = `typed attribute rows of log records ${first}-${last} refused: ${String(err)}`;
           this.opts.log(`ingest: ${reason}`);
-          await this.opts.deadLetters.add(first, 0, reason, undefined);
+          await this.retry('dead-letter file', () =>
+            this.opts.deadLetters.add(first, 0, reason, undefined),
+          );
           break;
         }
-        if (recorded && isPermanent(err)) {
-          this.consecutiveFailures = 0;
+        if (short === undefined && recorded && isPermanent(err)) {
+          this.faults.succeeded();
           await this.refused(batch, String(err));
           return;
         }
-        this.consecutiveFailures++;
-        this.lastError = String(err);
-        this.opts.log(
-          `ingest: insert of log records ${first}-${last} failed (attempt ${attempt + 1}), will retry: ${String(err)}`,
-        );
         // Closing with a store that does not answer: the records stay in the log for next start.
-        if (this.closing && attempt >= 2) throw err;
-        await sleep(Math.min(this.opts.maxRetryDelayMs, 100 * 2 ** attempt));
+        if (this.closing && attempt >= 2) {
+          if (begun) this.forced = { first, last };
+          throw err;
+        }
+        const failure: WriterFailure | undefined = short === undefined ? undefined : 'no_space';
+        const why = short === undefined ? String(err) : `${String(err)} (${short})`;
+        const delay = this.faults.failed(`insert of log records ${first}-${last}`, why, failure);
+        this.opts.log(
+          `ingest: insert of log records ${first}-${last} failed (attempt ${attempt + 1}), will retry: ${why}`,
+        );
+        await sleep(delay);
       }
     }
-    this.consecutiveFailures = 0;
-    await batchLog.commit(last);
+    await this.retry('batch log commit', () => batchLog.commit(last));
+    this.faults.succeeded();
     const spans = batch.reduce((n, r) => n + r.spans, 0);
     this.insertedSpans += spans;
     (this.opts.observer ?? NO_OBSERVER).stored(spans);
+  }
+
+  /**
+   * Why an error that looks like the data's may be the disk's: the data directory has less
+   * free space than the insert needs (twice its bytes, plus 8 MiB for the engine's parts and
+   * metadata). Such an error is retried, never quarantined: a healthy request must not be.
+   */
+  private async diskShort(traces: Buffer[], typed: Buffer[]): Promise<string | undefined> {
+    const need = 2 * (blockBytes(traces) + blockBytes(typed)) + 8 * 1024 * 1024;
+    const free = await statfs(this.opts.scratchDir).then(
+      (s) => s.bavail * s.bsize,
+      () => undefined,
+    );
+    if (free === undefined || free >= need) return undefined;
+    return `only ${free} bytes free on the data disk, the insert needs about ${need}`;
   }
 
   /** The engine refused the batch for good: one request at a time, or into quarantine. */
@@ -363,8 +430,10 @@ export class SpanWriter {
       for (const r of batch) await this.storeBatch([r]);
       return;
     }
-    const payload = await this.opts.wal.read(only.seq);
-    await this.opts.deadLetters.add(only.seq, only.spans, reason, payload);
+    const payload = await this.retry('write-ahead log read', () => this.opts.wal.read(only.seq));
+    await this.retry('dead-letter file', () =>
+      this.opts.deadLetters.add(only.seq, only.spans, reason, payload),
+    );
     this.opts.log(
       `ingest: the store refused log record ${only.seq} (${only.spans} spans) for good, moved to the dead-letter file: ${reason}`,
     );
@@ -373,7 +442,7 @@ export class SpanWriter {
       last: only.seq,
       state: 'dead',
     }).catch(() => undefined);
-    await this.opts.batchLog.commit(only.seq);
+    await this.retry('batch log commit', () => this.opts.batchLog.commit(only.seq));
   }
 
   private insert(

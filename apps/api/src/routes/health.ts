@@ -6,15 +6,16 @@ export function healthRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/healthz', { schema: HealthRoute }, () => ({ status: 'ok' as const }));
 
   app.get('/readyz', { schema: ReadyRoute }, async (_req, reply) => {
-    const up = ctx.ready() && (await ctx.store.ping().catch(() => false));
-    if (!up)
-      return reply.status(503).send({ status: 'starting' as const, store: ctx.store.description });
-    // Ready means a 200 from ingest will reach the store: not while inserts keep failing.
+    // Ready means a 200 from ingest will reach the store: not while no insert can finish (a
+    // full disk, the store down), and that reason is what an operator needs, so it comes first.
     const writer = ctx.ingestStatus?.().writer;
     if (writer?.stuck)
       return reply
         .status(503)
         .send({ status: 'stuck' as const, store: ctx.store.description, reason: writer.reason });
+    const up = ctx.ready() && (await ctx.store.ping().catch(() => false));
+    if (!up)
+      return reply.status(503).send({ status: 'starting' as const, store: ctx.store.description });
     return {
       status: 'ready' as const,
       store: ctx.store.description,

@@ -7,7 +7,7 @@ import {
   type CounterConfiguration,
 } from 'prom-client';
 import type { FastifyInstance } from 'fastify';
-import type { IngestHandle, IngestObserver } from '../ingest';
+import { WRITER_FAILURES, type IngestHandle, type IngestObserver } from '../ingest';
 import { selectEngineMemoryBytes, type Store } from '../store';
 
 /**
@@ -38,6 +38,11 @@ export class ServerMetrics implements IngestObserver {
   private readonly storedSpans = this.counter({
     name: 'tailscope_spans_stored_total',
     help: 'Spans inserted into the store (batches mix protocols: no protocol label)',
+  });
+  private readonly writerFailures = this.counter({
+    name: 'tailscope_ingest_writer_failures_total',
+    help: 'Failed attempts of the ingest writer (inserts, batch-log and dead-letter writes), by reason: no_space, io_error, store_error',
+    labelNames: ['reason'],
   });
   private readonly insertSeconds = new Histogram({
     name: 'tailscope_insert_duration_seconds',
@@ -91,6 +96,19 @@ export class ServerMetrics implements IngestObserver {
       'Spans in those quarantined requests',
       (i) => i.status().deadLetter.spans,
     );
+    const stuck = new Gauge({
+      name: 'tailscope_ingest_writer_stuck',
+      help: 'Whether the ingest writer cannot finish inserts (1) and why (reason: no_space, io_error, store_error, queue_stalled); OTLP answers 503 meanwhile',
+      labelNames: ['reason'],
+      registers,
+      collect: () => {
+        if (!this.ingest) return;
+        const health = this.ingest.status().writer;
+        const now = health.stuck ? (health.failure ?? 'queue_stalled') : undefined;
+        for (const reason of [...WRITER_FAILURES, 'queue_stalled'])
+          stuck.set({ reason }, reason === now ? 1 : 0);
+      },
+    });
     const wal = new Gauge({
       name: 'tailscope_wal_bytes',
       help: 'Bytes of write-ahead-log segments on disk',
@@ -168,6 +186,9 @@ export class ServerMetrics implements IngestObserver {
   }
   stored(spans: number): void {
     this.storedSpans.inc(spans);
+  }
+  writerFailed(failure: string): void {
+    this.writerFailures.inc({ reason: failure });
   }
 }
 

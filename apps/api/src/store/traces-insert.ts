@@ -38,6 +38,36 @@ export interface NativeInsert {
   scratchPath: string;
 }
 
+/**
+ * Writes every part to the scratch file or throws: a `writev` may write less than asked (a
+ * full disk) without an error, and the engine would then read a truncated file as a permanent
+ * "Cannot read all data" and the batch would be quarantined for the disk's fault.
+ */
+async function writeScratch(path: string, parts: readonly Buffer[]): Promise<void> {
+  const fh = await open(path, 'w');
+  try {
+    let rest = parts.filter((p) => p.length > 0);
+    while (rest.length > 0) {
+      const chunk = rest.slice(0, 512);
+      let { bytesWritten } = await fh.writev(chunk);
+      if (bytesWritten === 0)
+        throw Object.assign(new Error(`ENOSPC: short write to ${path}`), { code: 'ENOSPC' });
+      // Drop what was written: whole parts, then the written head of the next one.
+      const left: Buffer[] = [];
+      for (const b of chunk) {
+        if (bytesWritten >= b.length) bytesWritten -= b.length;
+        else {
+          left.push(b.subarray(bytesWritten));
+          bytesWritten = 0;
+        }
+      }
+      rest = [...left, ...rest.slice(512)];
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
 export async function insertNative(store: Store, ins: NativeInsert): Promise<void> {
   if (ins.parts.length === 0) return;
   if (!IDENT.test(ins.table)) throw new Error(`invalid table name ${JSON.stringify(ins.table)}`);
@@ -46,13 +76,8 @@ export async function insertNative(store: Store, ins: NativeInsert): Promise<voi
   if (!Number.isSafeInteger(partitions) || partitions < 0)
     throw new Error(`invalid partition limit ${partitions}`);
   if (store.embedded) {
-    const fh = await open(ins.scratchPath, 'w');
     try {
-      await fh.writev(ins.parts as Buffer[]);
-    } finally {
-      await fh.close();
-    }
-    try {
+      await writeScratch(ins.scratchPath, ins.parts);
       await store.command(
         sql`INSERT INTO ${target} SETTINGS insert_deduplication_token = ${ins.dedupToken},
           max_partitions_per_insert_block = ${partitions}
