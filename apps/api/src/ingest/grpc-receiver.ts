@@ -13,6 +13,7 @@ import {
 import { DecodeError } from './proto-reader';
 import { exportResponseProto, statusProto } from './otlp-response';
 import type { InflightBudget } from './inflight';
+import { budgetInterceptor, budgeted, overBudgetMessage } from './grpc-budget';
 import type { Pipeline } from './pipeline';
 import { NO_OBSERVER, type IngestObserver, type RequestOutcome } from './observer';
 import { checkBearer, type TokenSet } from '../server/tokens';
@@ -20,7 +21,9 @@ import { checkBearer, type TokenSet } from '../server/tokens';
 /**
  * OTLP/gRPC: opentelemetry.proto.collector.trace.v1.TraceService/Export. Messages stay bytes
  * (identity (de)serializers) and go through the same decoder and pipeline as OTLP/HTTP. grpc-js
- * handles `grpc-encoding: gzip` and caps decompressed messages at max_receive_message_length.
+ * handles `grpc-encoding: gzip` and caps messages at max_receive_message_length (from the
+ * prefix, before reading; decompressed, as it inflates); the in-flight budget is taken from the
+ * prefix too (grpc-budget.ts).
  */
 
 const identity = (b: Buffer): Buffer => b;
@@ -70,44 +73,6 @@ function fail(
   callback({ code, details: message, metadata });
 }
 
-function overBudgetMessage(budget: InflightBudget): string {
-  return `too many bytes in flight (limit ${budget.maxBytes}, TAILSCOPE_OTLP_MAX_INFLIGHT_BYTES): retry later`;
-}
-
-/**
- * Refuses a call when its metadata arrives and the in-flight budget is already spent, before
- * grpc-js reads its message. (gRPC does not declare a message's size up front: the handler
- * takes the message's share once it is read.)
- */
-function budgetInterceptor(budget: InflightBudget): ServerInterceptor {
-  return (_method, call) =>
-    new ServerInterceptingCall(call, {
-      start: (next) => {
-        next(
-          new ServerListenerBuilder()
-            .withOnReceiveMetadata((metadata, nextMetadata) => {
-              if (!budget.isFull()) {
-                nextMetadata(metadata);
-                return;
-              }
-              const message = overBudgetMessage(budget);
-              const trailers = new Metadata();
-              trailers.set(
-                'grpc-status-details-bin',
-                statusProto(GrpcStatus.RESOURCE_EXHAUSTED, message, 1),
-              );
-              call.sendStatus({
-                code: GrpcStatus.RESOURCE_EXHAUSTED,
-                details: message,
-                metadata: trailers,
-              });
-            })
-            .build(),
-        );
-      },
-    });
-}
-
 /**
  * Refuses a call without a valid ingest token in its `authorization` metadata (UNAUTHENTICATED)
  * as soon as the metadata arrives, before its message is read.
@@ -145,7 +110,10 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
   const observer = opts.observer ?? NO_OBSERVER;
   const server = new Server({
     'grpc.max_receive_message_length': opts.maxBytes,
-    interceptors: [authInterceptor(opts.tokens, observer), budgetInterceptor(opts.budget)],
+    interceptors: [
+      authInterceptor(opts.tokens, observer),
+      budgetInterceptor(opts.budget, opts.pipeline),
+    ],
   });
   const failed = (outcome: RequestOutcome) => {
     observer.request('grpc', outcome);
@@ -168,8 +136,9 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
         fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
         return;
       }
-      const size = call.request.length;
-      if (!opts.budget.tryAcquire(size)) {
+      // Taken from the message's prefix already, before it was buffered (grpc-budget.ts).
+      const size = budgeted.has(call.metadata) ? 0 : call.request.length;
+      if (size > 0 && !opts.budget.tryAcquire(size)) {
         failed('over_inflight_budget');
         fail(callback, GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(opts.budget), 1);
         return;
