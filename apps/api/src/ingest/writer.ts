@@ -1,31 +1,13 @@
-import { statfs } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Store } from '../store';
-import { insertNative } from '../store/traces-insert';
-import { recordBatch } from '../store/ingest-batches';
-import { TYPED_ATTRIBUTES_TABLE } from '../store/typed-attributes';
-import { TRACE_COLUMNS, TYPED_COLUMNS } from './span-columns';
 import type { BatchLog } from './batch-log';
 import type { DeadLetters } from './dead-letter';
-import { isPermanent } from './dead-letter';
 import type { WalRecord, WriteAheadLog } from './wal';
 import { NO_OBSERVER, type IngestObserver } from './observer';
-import { WriterFaults, type WriterFailure, type WriterHealth } from './writer-faults';
+import { BatchStore, type QueuedRequest } from './batch-store';
+import { WriterFaults, type WriterHealth } from './writer-faults';
 
 export type { WriterHealth } from './writer-faults';
-
-/** One acknowledged request waiting for the store: its log seq and its Native blocks. */
-export interface QueuedRequest {
-  seq: number;
-  spans: number;
-  traces: Buffer[];
-  typed: Buffer[];
-  arrivedMs: number;
-  /** Called once the blocks are in the store (their buffers are reused). */
-  release: () => void;
-  /** Spans it counts for in the replay backlog (replayed requests only). */
-  replaySpans?: number;
-}
+export type { QueuedRequest } from './batch-store';
 
 /** A logged request not yet decoded (replay), with its span count from a quick scan. */
 export interface ReplayRecord extends WalRecord {
@@ -64,9 +46,6 @@ export interface WriterOptions extends WriterTuning {
 
 const blockBytes = (parts: readonly Buffer[]) => parts.reduce((n, b) => n + b.length, 0);
 
-const TRACE_NAMES = TRACE_COLUMNS.map(([name]) => name);
-const TYPED_NAMES = TYPED_COLUMNS.map(([name]) => name);
-
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -99,8 +78,8 @@ export class SpanWriter {
   /** A batch interrupted by a crash: the first insert must be exactly these seqs. */
   private forced: { first: number; last: number } | undefined;
   private readonly faults: WriterFaults;
+  private readonly batches: BatchStore;
   private lastProgressMs = Date.now();
-  insertedSpans = 0;
   /** Spans in the log still to be replayed into the store. */
   replayBacklogSpans = 0;
 
@@ -109,6 +88,21 @@ export class SpanWriter {
     this.faults = new WriterFaults(opts.maxRetryDelayMs, (f) => {
       observer.writerFailed(f);
     });
+    this.batches = new BatchStore({
+      ...opts,
+      faults: this.faults,
+      retry: (what, op) => this.retry(what, op),
+      closing: () => this.closing,
+      abandoned: (range) => {
+        // Its `B` is written: next time, exactly this batch again (its token must hold).
+        this.forced = range;
+      },
+    });
+  }
+
+  /** Spans inserted since start. */
+  get insertedSpans(): number {
+    return this.batches.insertedSpans;
   }
 
   get queuedSpans(): number {
@@ -258,7 +252,7 @@ export class SpanWriter {
         }
       }
       const batch = this.takeBatch();
-      await this.storeBatch(batch);
+      await this.batches.store(batch);
       await this.finish(batch);
     }
   }
@@ -328,140 +322,6 @@ export class SpanWriter {
     // Removing stored segments can wait for the next batch; it is no reason to stop.
     await this.opts.wal.release(last).catch((err: unknown) => {
       this.opts.log(`ingest: could not remove stored log segments: ${String(err)}`);
-    });
-  }
-
-  /**
-   * Inserts one batch (log records [first, last]) exactly once: `B` in the batch log and in the
-   * store, the insert with its deduplication token, then `C`. Splits or quarantines what the
-   * engine refuses for good; retries what it cannot take now.
-   */
-  private async storeBatch(batch: QueuedRequest[]): Promise<void> {
-    const first = batch[0]?.seq ?? 0;
-    const last = batch[batch.length - 1]?.seq ?? 0;
-    const { store, batchLog } = this.opts;
-    const traces = batch.flatMap((r) => r.traces);
-    const typed = batch.flatMap((r) => r.typed);
-    if (traces.length === 0) {
-      // Only records that turned out empty or were quarantined: nothing to insert.
-      await this.retry('batch log commit', () => batchLog.commit(last));
-      return;
-    }
-    const token = batchLog.token(first, last);
-    let begun = false;
-    let recorded = false;
-    let spansIn = false;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        if (!begun) {
-          await batchLog.begin(first, last);
-          begun = true;
-        }
-        if (!recorded) {
-          await recordBatch(store, batchLog.state.id, { first, last, state: 'begun' });
-          recorded = true;
-        }
-        if (!spansIn) {
-          await this.insert(TRACE_NAMES, traces, token, `t-${first}`, store.tracesTable);
-          spansIn = true;
-        }
-        await this.insert(TYPED_NAMES, typed, token, `a-${first}`, TYPED_ATTRIBUTES_TABLE);
-        break;
-      } catch (err) {
-        const short = isPermanent(err) ? await this.diskShort(traces, typed) : undefined;
-        if (short === undefined && recorded && spansIn && isPermanent(err)) {
-          // The spans are in; only their typed copies were refused. Splitting would insert
-          // the spans again under other tokens, so keep the note and go on.
-          const reason = `typed attribute rows of log records ${first}-${last} refused: ${String(err)}`;
-          this.opts.log(`ingest: ${reason}`);
-          await this.retry('dead-letter file', () =>
-            this.opts.deadLetters.add(first, 0, reason, undefined),
-          );
-          break;
-        }
-        if (short === undefined && recorded && isPermanent(err)) {
-          this.faults.succeeded();
-          await this.refused(batch, String(err));
-          return;
-        }
-        // Closing with a store that does not answer: the records stay in the log for next start.
-        if (this.closing && attempt >= 2) {
-          if (begun) this.forced = { first, last };
-          throw err;
-        }
-        const failure: WriterFailure | undefined = short === undefined ? undefined : 'no_space';
-        const why = short === undefined ? String(err) : `${String(err)} (${short})`;
-        const delay = this.faults.failed(`insert of log records ${first}-${last}`, why, failure);
-        this.opts.log(
-          `ingest: insert of log records ${first}-${last} failed (attempt ${attempt + 1}), will retry: ${why}`,
-        );
-        await sleep(delay);
-      }
-    }
-    await this.retry('batch log commit', () => batchLog.commit(last));
-    this.faults.succeeded();
-    const spans = batch.reduce((n, r) => n + r.spans, 0);
-    this.insertedSpans += spans;
-    (this.opts.observer ?? NO_OBSERVER).stored(spans);
-  }
-
-  /**
-   * Why an error that looks like the data's may be the disk's: the data directory has less
-   * free space than the insert needs (twice its bytes, plus 8 MiB for the engine's parts and
-   * metadata). Such an error is retried, never quarantined: a healthy request must not be.
-   */
-  private async diskShort(traces: Buffer[], typed: Buffer[]): Promise<string | undefined> {
-    const need = 2 * (blockBytes(traces) + blockBytes(typed)) + 8 * 1024 * 1024;
-    const free = await statfs(this.opts.scratchDir).then(
-      (s) => s.bavail * s.bsize,
-      () => undefined,
-    );
-    if (free === undefined || free >= need) return undefined;
-    return `only ${free} bytes free on the data disk, the insert needs about ${need}`;
-  }
-
-  /** The engine refused the batch for good: one request at a time, or into quarantine. */
-  private async refused(batch: QueuedRequest[], reason: string): Promise<void> {
-    const only = batch.length === 1 ? batch[0] : undefined;
-    if (!only) {
-      this.opts.log(
-        `ingest: the store refused log records ${batch[0]?.seq ?? 0}-${batch[batch.length - 1]?.seq ?? 0} (${reason}); inserting them one request at a time`,
-      );
-      for (const r of batch) await this.storeBatch([r]);
-      return;
-    }
-    const payload = await this.retry('write-ahead log read', () => this.opts.wal.read(only.seq));
-    await this.retry('dead-letter file', () =>
-      this.opts.deadLetters.add(only.seq, only.spans, reason, payload),
-    );
-    this.opts.log(
-      `ingest: the store refused log record ${only.seq} (${only.spans} spans) for good, moved to the dead-letter file: ${reason}`,
-    );
-    await recordBatch(this.opts.store, this.opts.batchLog.state.id, {
-      first: only.seq,
-      last: only.seq,
-      state: 'dead',
-    }).catch(() => undefined);
-    await this.retry('batch log commit', () => this.opts.batchLog.commit(only.seq));
-  }
-
-  private insert(
-    columns: readonly string[],
-    parts: Buffer[],
-    token: string,
-    scratch: string,
-    table: string,
-  ): Promise<void> {
-    const t0 = performance.now();
-    return insertNative(this.opts.store, {
-      table,
-      columns,
-      parts,
-      dedupToken: token,
-      maxPartitions: this.opts.maxPartitionsPerInsert,
-      scratchPath: join(this.opts.scratchDir, `${scratch}.native`),
-    }).then(() => {
-      (this.opts.observer ?? NO_OBSERVER).inserted(table, (performance.now() - t0) / 1000);
     });
   }
 }
