@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { otlpFixtures } from '../src';
 import type { Running } from '../src/server/serve';
+import { metric, parseMetrics } from './access-support';
 import { countSpans, grpcExport, startServer } from './ingest-support';
 
 /**
@@ -75,6 +76,13 @@ function openCall(session: ClientHttp2Session, head: number): OpenCall {
 
 describe('gRPC bytes in flight', () => {
   it('refuses the calls past the cap with RESOURCE_EXHAUSTED before reading them', async () => {
+    const refusals = async () =>
+      metric(
+        parseMetrics(await (await fetch(`${running.urls.api}/metrics`)).text()),
+        'tailscope_otlp_requests_total',
+        { protocol: 'grpc', outcome: 'over_inflight_budget' },
+      );
+    const before = await refusals();
     const session = connect(`http://${running.urls.otlpGrpc}`);
     try {
       const held = [openCall(session, 1000), openCall(session, 1000)];
@@ -85,6 +93,7 @@ describe('gRPC bytes in flight', () => {
         GrpcStatus.RESOURCE_EXHAUSTED,
         GrpcStatus.RESOURCE_EXHAUSTED,
       ]);
+      expect((await refusals()) - before).toBe(3);
       for (const c of held) c.finish();
       expect(await Promise.all(held.map((c) => c.status))).toEqual([GrpcStatus.OK, GrpcStatus.OK]);
     } finally {

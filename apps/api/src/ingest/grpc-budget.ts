@@ -10,6 +10,7 @@ import {
 import type { InflightBudget } from './inflight';
 import { statusProto } from './otlp-response';
 import type { Pipeline } from './pipeline';
+import type { IngestObserver, RequestOutcome } from './observer';
 
 /**
  * The in-flight byte budget for OTLP/gRPC, taken before a message is buffered, as OTLP/HTTP
@@ -72,20 +73,27 @@ function refuse(
 function refusalAtStart(
   budget: InflightBudget,
   pipeline: Pipeline,
-): [GrpcStatus, string, number] | undefined {
+): [RequestOutcome, GrpcStatus, string, number] | undefined {
   const stuck = pipeline.stuck();
   if (stuck)
     return [
+      'store_error',
       GrpcStatus.UNAVAILABLE,
       `cannot store spans now (${stuck.reason}): retry later`,
       stuck.retryAfterSeconds ?? 1,
     ];
-  if (pipeline.isFull()) return [GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1];
-  if (budget.isFull()) return [GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(budget), 1];
+  if (pipeline.isFull())
+    return ['queue_full', GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1];
+  if (budget.isFull())
+    return ['over_inflight_budget', GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(budget), 1];
   return undefined;
 }
 
-export function budgetInterceptor(budget: InflightBudget, pipeline: Pipeline): ServerInterceptor {
+export function budgetInterceptor(
+  budget: InflightBudget,
+  pipeline: Pipeline,
+  observer: IngestObserver,
+): ServerInterceptor {
   return (_method, call) => {
     let held = 0;
     const release = () => {
@@ -99,6 +107,7 @@ export function budgetInterceptor(budget: InflightBudget, pipeline: Pipeline): S
         held = bytes;
         return true;
       }
+      observer.request('grpc', 'over_inflight_budget');
       refuse(call, GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(budget), 1);
       // RST_STREAM(NO_ERROR) after the answer: the client stops sending (RFC 9113 8.1), and
       // grpc-js stops buffering what it had begun to read.
@@ -115,7 +124,9 @@ export function budgetInterceptor(budget: InflightBudget, pipeline: Pipeline): S
             .withOnReceiveMetadata((metadata, nextMetadata) => {
               const refusal = refusalAtStart(budget, pipeline);
               if (refusal) {
-                refuse(call, ...refusal);
+                const [outcome, ...answer] = refusal;
+                observer.request('grpc', outcome);
+                refuse(call, ...answer);
                 return;
               }
               const stream = streamOf(call);

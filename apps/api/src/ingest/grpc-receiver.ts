@@ -112,7 +112,7 @@ export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiv
     'grpc.max_receive_message_length': opts.maxBytes,
     interceptors: [
       authInterceptor(opts.tokens, observer),
-      budgetInterceptor(opts.budget, opts.pipeline),
+      budgetInterceptor(opts.budget, opts.pipeline, observer),
     ],
   });
   const failed = (outcome: RequestOutcome) => {
