@@ -107,11 +107,14 @@ describe.skipIf(skip !== undefined)('a full data disk', () => {
   });
 
   afterAll(async () => {
-    rmSync(filler, { force: true });
-    await running.close();
-    // Lazy: the embedded engine may keep files of the data directory open until exit.
-    execFileSync('umount', ['-l', root]);
-    rmSync(root, { recursive: true, force: true });
+    try {
+      rmSync(filler, { force: true });
+      await (running as Running | undefined)?.close();
+    } finally {
+      // Lazy: the embedded engine may keep files of the data directory open until exit.
+      execFileSync('umount', ['-l', root]);
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('stops ingest with 503 and says why, then resumes by itself, nothing lost or doubled', async () => {
