@@ -104,4 +104,19 @@ describe('gRPC bytes in flight', () => {
     await running.ingest.flush();
     expect(await countSpans(running)).toBe(3 * SPANS);
   });
+
+  it('counts a gzip message at its decompressed size once inflated', async () => {
+    const session = connect(`http://${running.urls.otlpGrpc}`);
+    try {
+      const held = [openCall(session, 1000), openCall(session, 1000)];
+      // Small on the wire, so its prefix fits; inflated, it does not.
+      const zipped = await grpcExport(running.urls.otlpGrpc, body, true);
+      expect(zipped.code).toBe(GrpcStatus.RESOURCE_EXHAUSTED);
+      for (const c of held) c.finish();
+      expect(await Promise.all(held.map((c) => c.status))).toEqual([GrpcStatus.OK, GrpcStatus.OK]);
+    } finally {
+      session.close();
+    }
+    expect((await grpcExport(running.urls.otlpGrpc, body, true)).code).toBe(GrpcStatus.OK);
+  });
 });
