@@ -7,12 +7,15 @@ import { checkIdent } from './ddl';
 import { TRACES_PARAM, TRACE_ID_TS_PARAM } from './tables';
 import { forEngine } from './sql-ctes';
 import {
+  analysisLimitsFromEnv,
   budgetKindOf,
   budgetSettings,
   queryBudgetFromEnv,
   withinBudget,
+  type AnalysisLimits,
   type QueryBudget,
 } from './budget';
+import { callOptions, guardCall, type CallOptions } from './call-options';
 
 type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
 
@@ -28,6 +31,8 @@ export interface StoreOptions {
   cluster?: string | undefined;
   /** Limits on every query (default: TAILSCOPE_QUERY_* from the environment, else built in). */
   budget?: QueryBudget | undefined;
+  /** Analysis threads and queue (default: TAILSCOPE_ANALYSIS_* from the environment, else built in). */
+  analysis?: AnalysisLimits | undefined;
   /** The spans table (default `otel_traces`); its trace-id table is `<name>_trace_id_ts`. */
   tracesTable?: string | undefined;
   /** Read-only: the engine refuses writes and DDL on this connection (`readonly = 2`). */
@@ -68,6 +73,8 @@ export interface Store {
   readonly description: string;
   /** The limits every query and command here runs with; over them: QueryBudgetError. */
   readonly budget: QueryBudget;
+  /** Analysis threads and queue: the pool, the admission gate and analysis queries' max_threads. */
+  readonly analysis: AnalysisLimits;
   /** The spans table every query reads (`{tracesTable:Identifier}` in SQL text). */
   readonly tracesTable: string;
   readonly readOnly: boolean;
@@ -77,6 +84,11 @@ export interface Store {
   command(q: Sql): Promise<void>;
   /** A query's parameters with the table names bound: for calls made on `client` directly. */
   params(q: Sql): Record<string, unknown>;
+  /**
+   * Runs a call made on `client` directly under the budget and the current request's class,
+   * deadline and cancellation (call-options.ts): spread `options` into the call.
+   */
+  call<R>(run: (options: CallOptions) => Promise<R>): Promise<R>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -87,11 +99,17 @@ export function openStore(opts: StoreOptions): Store {
   let description: string;
   const database = opts.database ?? 'default';
   const budget = opts.budget ?? queryBudgetFromEnv(process.env);
+  const analysis = opts.analysis ?? analysisLimitsFromEnv(process.env);
   // The client's defaults, so every call through it (queries, commands, exec, inserts) carries
   // the whole budget: the embedded engine turns settings into session-wide SETs, so a call
   // without them would inherit whatever the last one set.
+  // A call outside any request (ingest's inserts, migrations, materializers) runs at normal
+  // priority on the engine's threads; the defaults say so because the embedded engine would
+  // otherwise keep the last analysis query's SETs.
   const clickhouse_settings = {
     ...budgetSettings(budget),
+    max_threads: 0,
+    os_thread_priority: '0',
     ...(opts.readOnly ? { readonly: '2' as const } : {}),
   };
   const tracesTable = checkIdent(opts.tracesTable ?? 'otel_traces');
@@ -154,6 +172,10 @@ export function openStore(opts: StoreOptions): Store {
       throw err;
     }
   };
+  const call = <R>(run: (o: CallOptions) => Promise<R>): Promise<R> =>
+    guardCall(budget, (work) =>
+      withinBudget(budget, () => drain(() => run(callOptions(work, budget, analysis)))),
+    );
   return {
     client,
     database,
@@ -162,6 +184,7 @@ export function openStore(opts: StoreOptions): Store {
     materializedCtes: embedded !== undefined,
     description,
     budget,
+    analysis,
     tracesTable,
     readOnly: opts.readOnly ?? false,
     accelerators: {
@@ -173,27 +196,26 @@ export function openStore(opts: StoreOptions): Store {
     },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
-      return withinBudget(budget, () =>
-        drain(async () => {
-          const rs = await client.query({
-            query: forEngine(q.text, embedded !== undefined),
-            query_params: { ...q.params, ...tableParams(q.text) },
-            format: 'JSONEachRow',
-          });
-          return rs.json<T>();
-        }),
-      );
+      return call(async (o) => {
+        const rs = await client.query({
+          query: forEngine(q.text, embedded !== undefined),
+          query_params: { ...q.params, ...tableParams(q.text) },
+          format: 'JSONEachRow',
+          ...o,
+        });
+        return rs.json<T>();
+      });
     },
     command(q: Sql): Promise<void> {
-      return withinBudget(budget, () =>
-        drain(async () => {
-          await client.command({
-            query: forEngine(q.text, embedded !== undefined),
-            query_params: { ...q.params, ...tableParams(q.text) },
-          });
-        }),
-      );
+      return call(async (o) => {
+        await client.command({
+          query: forEngine(q.text, embedded !== undefined),
+          query_params: { ...q.params, ...tableParams(q.text) },
+          ...o,
+        });
+      });
     },
+    call,
     async ping(): Promise<boolean> {
       const r = await client.ping();
       return r.success;
