@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { admissionGates } from '../src/server/admit';
 import { analysisPool } from '../src/whatif-worker/pool';
@@ -134,3 +135,44 @@ it('answers /api/v1/stats and a trace search while every analysis slot is taken'
   expect(gates().analysis.stats()).toMatchObject({ running: 1, queued: QUEUE });
   await leave(clients, all);
 }, 180_000);
+
+/** Niceness of each of this process's threads, by thread id (Linux: /proc/self/task/TID/stat). */
+function threadNices(): Map<number, number> {
+  const nices = new Map<number, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      // Fields after the command name: state is the 3rd field of stat, nice the 19th.
+      const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+      nices.set(Number(tid), Number(fields?.[16]));
+    } catch {
+      // the thread ended while being read
+    }
+  }
+  return nices;
+}
+
+it.runIf(process.platform === 'linux')(
+  'runs the analysis threads below the rest of the process in priority',
+  async () => {
+    const res = await fetch(`${server.base}/api/v1/whatif`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        leafService: 'kv',
+        leafOperation: 'get',
+        from: FROM_MS,
+        to: FROM_MS + 20_000,
+        policy: { kind: 'hedge', delayMs: 5 },
+      }),
+    });
+    expect(res.status).toBe(200);
+    // The worker that answered is idle in the pool now, at the nice it gave itself.
+    const nices = threadNices();
+    expect([...nices.values()].filter((n) => n === 10).length).toBeGreaterThanOrEqual(1);
+    // The main thread (its id is the process id) and this test's own thread keep 0.
+    expect(nices.get(process.pid)).toBe(0);
+    const self = Number(readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0]);
+    expect(nices.get(self)).toBe(0);
+  },
+  60_000,
+);

@@ -126,7 +126,7 @@ export class QueryBudgetError extends HttpError {
     super(
       kind === 'time' ? 503 : 413,
       kind === 'time'
-        ? `query budget exceeded: the request ran longer than ${budget.timeoutSeconds} s (${BUDGET_ENV.timeoutSeconds}); narrow the time range or raise the budget`
+        ? `query budget exceeded: the request ran longer than ${budget.timeoutSeconds} s, its wait for an analysis slot included (${BUDGET_ENV.timeoutSeconds}); narrow the time range, retry when fewer analyses run, or raise the budget`
         : `query budget exceeded: the request needed more than ${budget.maxMemoryBytes} bytes of memory (${BUDGET_ENV.maxMemoryBytes}); narrow the time range or raise the budget`,
     );
     this.name = 'QueryBudgetError';
