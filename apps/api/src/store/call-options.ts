@@ -17,8 +17,8 @@ export const ANALYSIS_NICE = 10;
 
 /**
  * The settings of one call: an analysis's queries run on `threads` engine threads at lower
- * priority; a request's queries stop at its deadline (arrival + budget: waiting in the
- * admission queue counted) and when its client goes away. Every call carries every one of them:
+ * priority and stop at its deadline (arrival + budget: waiting in the admission queue counted);
+ * every request's queries stop when its client goes away. Every call carries every one of them:
  * the embedded engine keeps SETs for the session's next query.
  */
 export function callOptions(
@@ -32,13 +32,16 @@ export function callOptions(
     os_thread_priority: String(heavy ? ANALYSIS_NICE : 0),
   };
   if (!work) return { clickhouse_settings: settings };
+  // A cheap answer's queries keep the whole budget each, as before admission: its wait behind
+  // a running query is short, and cutting it would turn a busy second into a 503.
+  if (!heavy) return { clickhouse_settings: settings, abort_signal: work.signal };
   const left = remainingMs(work);
   settings.max_execution_time = Math.max(
     1,
     Math.min(budget.timeoutSeconds, Math.ceil(left / 1000)),
   );
-  // The deadline also stops a query still queued in chDB (it runs parameterized queries one
-  // at a time): it is then dropped before it starts.
+  // The deadline also stops the query while still queued in chDB (which runs parameterized
+  // queries one at a time): dropped before it starts.
   return {
     clickhouse_settings: settings,
     abort_signal: AbortSignal.any([work.signal, AbortSignal.timeout(Math.max(1, left))]),
@@ -57,7 +60,8 @@ export async function guardCall<R>(
   const stopped = (): Error | undefined => {
     if (!work) return undefined;
     if (work.signal.aborted) return new ClientGoneError();
-    if (remainingMs(work) <= 0) return new QueryBudgetError('time', budget);
+    if (work.workClass === 'analysis' && remainingMs(work) <= 0)
+      return new QueryBudgetError('time', budget);
     return undefined;
   };
   const before = stopped();

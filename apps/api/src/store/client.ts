@@ -159,23 +159,27 @@ export function openStore(opts: StoreOptions): Store {
     used ??= client.command({ query: `USE ${checkIdent(database)}` }).then(() => undefined);
     return used;
   };
-  const drain = async <R>(run: () => Promise<R>): Promise<R> => {
+  // A query we stopped waiting for (its client left, or its deadline came while it was still
+  // queued in chDB) runs on to its end or to max_execution_time, whose rows then lead the next
+  // answer: the throwaway takes a parameter, so chDB queues it behind that query.
+  const drain = async <R>(run: () => Promise<R>, signal?: AbortSignal): Promise<R> => {
     await useDatabase();
     try {
       return await run();
     } catch (err) {
-      if (embedded && budgetKindOf(err) !== null)
+      if (embedded && (budgetKindOf(err) !== null || signal?.aborted === true))
         await client
-          .query({ query: 'SELECT 1', format: 'JSONEachRow' })
+          .query({ query: 'SELECT {one:UInt8}', query_params: { one: 1 }, format: 'JSONEachRow' })
           .then((rs) => rs.json())
           .catch(() => undefined);
       throw err;
     }
   };
   const call = <R>(run: (o: CallOptions) => Promise<R>): Promise<R> =>
-    guardCall(budget, (work) =>
-      withinBudget(budget, () => drain(() => run(callOptions(work, budget, analysis)))),
-    );
+    guardCall(budget, (work) => {
+      const options = callOptions(work, budget, analysis);
+      return withinBudget(budget, () => drain(() => run(options), options.abort_signal));
+    });
   return {
     client,
     database,
