@@ -95,6 +95,10 @@ const op = await loadPreset({
 });
 await withServer(DATA_DIR, LIMIT_MIB, async (base, pid) => {
   const cases = requests(base, op);
+  // A fresh server first stores the preset's fan-outs and episode series (its materializers):
+  // the burst starts once that is done, so the work after the clients leave is theirs alone.
+  const startupMs = await untilIdle(pid);
+  console.log(`server idle ${(startupMs / 1000).toFixed(1)} s after start (materializers)`);
   const quick = await timed('stats (idle)', `${base}/stats`, undefined);
   console.log(
     `server pid ${pid}; ${op.leafService}/${op.leafOperation}; idle stats ${quick.ms.toFixed(0)} ms`,
