@@ -16,6 +16,7 @@ import {
   type QueryBudget,
 } from './budget';
 import { callOptions, guardCall, type CallOptions } from './call-options';
+import { EngineTurns } from './engine-turns';
 
 type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
 
@@ -175,10 +176,18 @@ export function openStore(opts: StoreOptions): Store {
       throw err;
     }
   };
+  // The embedded engine takes one query at a time anyway: cheap ones go first (engine-turns.ts).
+  // A turn lasts through the drain, so the next query starts after any rows left behind.
+  const turns = embedded ? new EngineTurns() : undefined;
   const call = <R>(run: (o: CallOptions) => Promise<R>): Promise<R> =>
-    guardCall(budget, (work) => {
+    guardCall(budget, async (work) => {
       const options = callOptions(work, budget, analysis);
-      return withinBudget(budget, () => drain(() => run(options), options.abort_signal));
+      const release = await turns?.take(work?.workClass !== 'analysis', options.abort_signal);
+      try {
+        return await withinBudget(budget, () => drain(() => run(options), options.abort_signal));
+      } finally {
+        release?.();
+      }
     });
   return {
     client,
