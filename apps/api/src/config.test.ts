@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from './config';
+import { storeOptions } from './server/store-options';
 
 describe('settings', () => {
   it('has the documented defaults', () => {
@@ -47,6 +49,24 @@ describe('settings', () => {
       clickhouseUrl: 'http://h:8123',
     });
     expect(loadSettings(env, { port: '9100' }).port).toBe(9100);
+  });
+
+  it('reads the analysis threads and queue, leaving one core to ingest by default', () => {
+    const s = loadSettings({});
+    expect(s.analysisThreads).toBe(Math.max(1, availableParallelism() - 1));
+    expect(s.analysisQueue).toBe(16);
+    const set = loadSettings({ TAILSCOPE_ANALYSIS_THREADS: '3', TAILSCOPE_ANALYSIS_QUEUE: '0' });
+    expect(set).toMatchObject({ analysisThreads: 3, analysisQueue: 0 });
+    // Applied: the store (its pool, gate and analysis queries) gets them.
+    expect(storeOptions(set).analysis).toEqual({ threads: 3, maxQueue: 0 });
+    expect(loadSettings({}, { analysisThreads: '2' }).analysisThreads).toBe(2);
+    for (const bad of ['0', '-1', '1.5', 'many', '257'])
+      expect(() => loadSettings({ TAILSCOPE_ANALYSIS_THREADS: bad })).toThrow(
+        /TAILSCOPE_ANALYSIS_THREADS must be an integer between 1 and 256/,
+      );
+    expect(() => loadSettings({ TAILSCOPE_ANALYSIS_QUEUE: '10001' })).toThrow(
+      /TAILSCOPE_ANALYSIS_QUEUE must be an integer between 0 and 10000/,
+    );
   });
 
   it('names the bad setting', () => {

@@ -1,5 +1,6 @@
 import { checkIdent } from './store/ddl';
 import { accessSettings } from './server/access-settings';
+import { ANALYSIS_ENV, analysisLimitsFromEnv } from './store/budget';
 
 /**
  * Every setting Tailscope reads, by flag and by environment variable (flags win). The README's
@@ -29,6 +30,13 @@ export interface Settings {
   clickhouseCluster: string | undefined;
   /** Bounded write queue, in spans; a full queue answers 429 / RESOURCE_EXHAUSTED. */
   queueMaxSpans: number;
+  /**
+   * Analyses running at once: worker threads and ClickHouse `max_threads` for their queries
+   * (default: every core but one, left to ingest). docs/operations.md, "Analysis admission".
+   */
+  analysisThreads: number;
+  /** Analyses waiting for a slot at most; the next is answered 503 with Retry-After. */
+  analysisQueue: number;
   /** Send Tailscope's own traces (API and ingest) to its own OTLP endpoint. */
   selfTrace: boolean;
   logLevel: string;
@@ -100,6 +108,17 @@ export const MiB = 1024 * 1024;
 /** An optional day count: undefined when unset. */
 function days(name: string, raw: string | undefined): number | undefined {
   return raw === undefined || raw === '' ? undefined : int(name, raw, 0, 0, 100_000);
+}
+
+/** TAILSCOPE_ANALYSIS_THREADS and _QUEUE (store/budget.ts checks them; the error names one). */
+function analysisSettings(
+  pick: (key: keyof Settings, envName: string) => string | undefined,
+): Pick<Settings, 'analysisThreads' | 'analysisQueue'> {
+  const limits = analysisLimitsFromEnv({
+    [ANALYSIS_ENV.threads]: pick('analysisThreads', ANALYSIS_ENV.threads),
+    [ANALYSIS_ENV.maxQueue]: pick('analysisQueue', ANALYSIS_ENV.maxQueue),
+  });
+  return { analysisThreads: limits.threads, analysisQueue: limits.maxQueue };
 }
 
 /** Settings from the environment, with `overrides` (from flags) taking precedence. */
@@ -185,6 +204,7 @@ export function loadSettings(
       500_000,
       1000,
     ),
+    ...analysisSettings(pick),
     selfTrace: bool(pick('selfTrace', 'TAILSCOPE_SELF_TRACE'), false),
     logLevel: pick('logLevel', 'TAILSCOPE_LOG_LEVEL') ?? 'info',
     readOnly: bool(pick('readOnly', 'TAILSCOPE_READ_ONLY'), false),

@@ -23,6 +23,8 @@ import { sessionRoutes } from '../routes/session';
 import { installAccess } from './access';
 import { ServerMetrics } from './metrics';
 import { criticalPathRoutes } from '../routes/critical-path';
+import { admitted, workClassOf } from './admit';
+import { BusyError } from '../store/admission';
 import { episodeRoutes } from '../routes/episodes';
 
 export type Api = FastifyInstance;
@@ -79,6 +81,9 @@ export async function buildApi(
   app.addHook('onRoute', (r) => {
     const check = nonFiniteQueryCheck(r.schema?.querystring);
     if (check) r.preValidation = [check, ...[r.preValidation ?? []].flat()];
+    // Analyses and cheap answers wait at their own gates (admit.ts, store/admission.ts).
+    const workClass = workClassOf(r.url);
+    if (workClass) r.handler = admitted(r.handler, workClass, ctx.store);
     for (const method of [r.method].flat())
       routes.push({ method, url: r.url, schema: r.schema as Record<string, unknown> | undefined });
   });
@@ -113,6 +118,8 @@ export async function buildApi(
       req.log.info({ err }, 'client closed the request before its answer');
       return reply.status(499).send();
     }
+    // A full queue: when to ask again (an estimate from the slots' recent hold times).
+    if (err instanceof BusyError) void reply.header('retry-after', String(err.retryAfterSeconds));
     if (err instanceof HttpError)
       return reply.status(err.statusCode).send({ error: err.message, statusCode: err.statusCode });
     const e = err as {

@@ -11,6 +11,7 @@ export function storeOptions(settings: Settings, opts: { readOnly?: boolean } = 
     database: settings.clickhouseDatabase,
     cluster: settings.clickhouseCluster,
     tracesTable: settings.tracesTable,
+    analysis: { threads: settings.analysisThreads, maxQueue: settings.analysisQueue },
     ...(opts.readOnly !== undefined ? { readOnly: opts.readOnly } : {}),
   };
 }

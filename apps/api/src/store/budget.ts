@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { HttpError } from '../server/errors';
 
 /**
@@ -50,6 +51,54 @@ export function queryBudgetFromEnv(env: Readonly<Record<string, string | undefin
 }
 
 /**
+ * How much of the machine analyses take (issue 24): worker threads, and ClickHouse's
+ * `max_threads` for an analysis's queries; analyses beyond `threads` wait (at most `maxQueue`
+ * of them, then 503). Default: leave one core to ingest.
+ */
+export interface AnalysisLimits {
+  /** TAILSCOPE_ANALYSIS_THREADS: analyses running at once, worker threads, query threads. */
+  threads: number;
+  /** TAILSCOPE_ANALYSIS_QUEUE: analyses waiting for a slot at most. */
+  maxQueue: number;
+}
+
+export const ANALYSIS_ENV = {
+  threads: 'TAILSCOPE_ANALYSIS_THREADS',
+  maxQueue: 'TAILSCOPE_ANALYSIS_QUEUE',
+} as const;
+
+/** Every core but one (the one left to ingest), at least one. */
+export function defaultAnalysisThreads(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
+}
+
+function count(name: string, raw: string | undefined, fallback: number, min: number, max: number) {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(
+      `${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(raw)}`,
+    );
+  return n;
+}
+
+/** The analysis limits from TAILSCOPE_ANALYSIS_* (unset: the defaults); throws naming a bad one. */
+export function analysisLimitsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): AnalysisLimits {
+  return {
+    threads: count(
+      ANALYSIS_ENV.threads,
+      env[ANALYSIS_ENV.threads],
+      defaultAnalysisThreads(),
+      1,
+      256,
+    ),
+    maxQueue: count(ANALYSIS_ENV.maxQueue, env[ANALYSIS_ENV.maxQueue], 16, 0, 10_000),
+  };
+}
+
+/**
  * The ClickHouse settings of a budget. Sent with every query: the embedded engine applies
  * `clickhouse_settings` as session-wide SETs (measured: a setting given to one query stays for
  * the next), so every query must carry the whole budget, not only the ones that want it.
@@ -77,7 +126,7 @@ export class QueryBudgetError extends HttpError {
     super(
       kind === 'time' ? 503 : 413,
       kind === 'time'
-        ? `query budget exceeded: the request ran longer than ${budget.timeoutSeconds} s (${BUDGET_ENV.timeoutSeconds}); narrow the time range or raise the budget`
+        ? `query budget exceeded: the request ran longer than ${budget.timeoutSeconds} s, its wait for an analysis slot included (${BUDGET_ENV.timeoutSeconds}); narrow the time range, retry when fewer analyses run, or raise the budget`
         : `query budget exceeded: the request needed more than ${budget.maxMemoryBytes} bytes of memory (${BUDGET_ENV.maxMemoryBytes}); narrow the time range or raise the budget`,
     );
     this.name = 'QueryBudgetError';

@@ -7,12 +7,16 @@ import { checkIdent } from './ddl';
 import { TRACES_PARAM, TRACE_ID_TS_PARAM } from './tables';
 import { forEngine } from './sql-ctes';
 import {
+  analysisLimitsFromEnv,
   budgetKindOf,
   budgetSettings,
   queryBudgetFromEnv,
   withinBudget,
+  type AnalysisLimits,
   type QueryBudget,
 } from './budget';
+import { callOptions, guardCall, type CallOptions } from './call-options';
+import { EngineTurns } from './engine-turns';
 
 type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
 
@@ -28,6 +32,8 @@ export interface StoreOptions {
   cluster?: string | undefined;
   /** Limits on every query (default: TAILSCOPE_QUERY_* from the environment, else built in). */
   budget?: QueryBudget | undefined;
+  /** Analysis threads and queue (default: TAILSCOPE_ANALYSIS_* from the environment, else built in). */
+  analysis?: AnalysisLimits | undefined;
   /** The spans table (default `otel_traces`); its trace-id table is `<name>_trace_id_ts`. */
   tracesTable?: string | undefined;
   /** Read-only: the engine refuses writes and DDL on this connection (`readonly = 2`). */
@@ -68,6 +74,8 @@ export interface Store {
   readonly description: string;
   /** The limits every query and command here runs with; over them: QueryBudgetError. */
   readonly budget: QueryBudget;
+  /** Analysis threads and queue: the pool, the admission gate and analysis queries' max_threads. */
+  readonly analysis: AnalysisLimits;
   /** The spans table every query reads (`{tracesTable:Identifier}` in SQL text). */
   readonly tracesTable: string;
   readonly readOnly: boolean;
@@ -77,6 +85,11 @@ export interface Store {
   command(q: Sql): Promise<void>;
   /** A query's parameters with the table names bound: for calls made on `client` directly. */
   params(q: Sql): Record<string, unknown>;
+  /**
+   * Runs a call made on `client` directly under the budget and the current request's class,
+   * deadline and cancellation (call-options.ts): spread `options` into the call.
+   */
+  call<R>(run: (options: CallOptions) => Promise<R>): Promise<R>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -87,11 +100,17 @@ export function openStore(opts: StoreOptions): Store {
   let description: string;
   const database = opts.database ?? 'default';
   const budget = opts.budget ?? queryBudgetFromEnv(process.env);
+  const analysis = opts.analysis ?? analysisLimitsFromEnv(process.env);
   // The client's defaults, so every call through it (queries, commands, exec, inserts) carries
   // the whole budget: the embedded engine turns settings into session-wide SETs, so a call
   // without them would inherit whatever the last one set.
+  // A call outside any request (ingest's inserts, migrations, materializers) runs at normal
+  // priority on the engine's threads; the defaults say so because the embedded engine would
+  // otherwise keep the last analysis query's SETs.
   const clickhouse_settings = {
     ...budgetSettings(budget),
+    max_threads: 0,
+    os_thread_priority: '0',
     ...(opts.readOnly ? { readonly: '2' as const } : {}),
   };
   const tracesTable = checkIdent(opts.tracesTable ?? 'otel_traces');
@@ -141,19 +160,35 @@ export function openStore(opts: StoreOptions): Store {
     used ??= client.command({ query: `USE ${checkIdent(database)}` }).then(() => undefined);
     return used;
   };
-  const drain = async <R>(run: () => Promise<R>): Promise<R> => {
+  // A query we stopped waiting for (its client left, or its deadline came while it was still
+  // queued in chDB) runs on to its end or to max_execution_time, whose rows then lead the next
+  // answer: the throwaway takes a parameter, so chDB queues it behind that query.
+  const drain = async <R>(run: () => Promise<R>, signal?: AbortSignal): Promise<R> => {
     await useDatabase();
     try {
       return await run();
     } catch (err) {
-      if (embedded && budgetKindOf(err) !== null)
+      if (embedded && (budgetKindOf(err) !== null || signal?.aborted === true))
         await client
-          .query({ query: 'SELECT 1', format: 'JSONEachRow' })
+          .query({ query: 'SELECT {one:UInt8}', query_params: { one: 1 }, format: 'JSONEachRow' })
           .then((rs) => rs.json())
           .catch(() => undefined);
       throw err;
     }
   };
+  // The embedded engine takes one query at a time anyway: cheap ones go first (engine-turns.ts).
+  // A turn lasts through the drain, so the next query starts after any rows left behind.
+  const turns = embedded ? new EngineTurns() : undefined;
+  const call = <R>(run: (o: CallOptions) => Promise<R>): Promise<R> =>
+    guardCall(budget, async (work) => {
+      const options = callOptions(work, budget, analysis);
+      const release = await turns?.take(work?.workClass !== 'analysis', options.abort_signal);
+      try {
+        return await withinBudget(budget, () => drain(() => run(options), options.abort_signal));
+      } finally {
+        release?.();
+      }
+    });
   return {
     client,
     database,
@@ -162,6 +197,7 @@ export function openStore(opts: StoreOptions): Store {
     materializedCtes: embedded !== undefined,
     description,
     budget,
+    analysis,
     tracesTable,
     readOnly: opts.readOnly ?? false,
     accelerators: {
@@ -173,27 +209,26 @@ export function openStore(opts: StoreOptions): Store {
     },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
-      return withinBudget(budget, () =>
-        drain(async () => {
-          const rs = await client.query({
-            query: forEngine(q.text, embedded !== undefined),
-            query_params: { ...q.params, ...tableParams(q.text) },
-            format: 'JSONEachRow',
-          });
-          return rs.json<T>();
-        }),
-      );
+      return call(async (o) => {
+        const rs = await client.query({
+          query: forEngine(q.text, embedded !== undefined),
+          query_params: { ...q.params, ...tableParams(q.text) },
+          format: 'JSONEachRow',
+          ...o,
+        });
+        return rs.json<T>();
+      });
     },
     command(q: Sql): Promise<void> {
-      return withinBudget(budget, () =>
-        drain(async () => {
-          await client.command({
-            query: forEngine(q.text, embedded !== undefined),
-            query_params: { ...q.params, ...tableParams(q.text) },
-          });
-        }),
-      );
+      return call(async (o) => {
+        await client.command({
+          query: forEngine(q.text, embedded !== undefined),
+          query_params: { ...q.params, ...tableParams(q.text) },
+          ...o,
+        });
+      });
     },
+    call,
     async ping(): Promise<boolean> {
       const r = await client.ping();
       return r.success;

@@ -1,4 +1,3 @@
-import { withinBudget } from './budget';
 import type { Store } from './client';
 import type { Sql } from './sql';
 import { forEngine } from './sql-ctes';
@@ -8,10 +7,12 @@ import { forEngine } from './sql-ctes';
  * chDB alike). For answers too large to parse as JSON rows on the event loop.
  */
 export async function execRowBinary(store: Store, q: Sql): Promise<Buffer> {
-  return withinBudget(store.budget, async () => {
+  // Under the budget and the request's class, deadline and cancellation (store.call).
+  return store.call(async (o) => {
     const rs = await store.client.exec({
       query: `${forEngine(q.text, store.materializedCtes)}\nFORMAT RowBinary`,
       query_params: store.params(q),
+      ...o,
     });
     const chunks: Buffer[] = [];
     for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {

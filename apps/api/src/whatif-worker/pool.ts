@@ -1,8 +1,8 @@
-import { availableParallelism } from 'node:os';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Piscina } from 'piscina';
-import { badRequest, HttpError } from '../server/errors';
-import { QueryBudgetError, type QueryBudget } from '../store/budget';
+import { badRequest } from '../server/errors';
+import { BusyError, ClientGoneError, currentWork, remainingMs } from '../store/admission';
+import { QueryBudgetError, type AnalysisLimits, type QueryBudget } from '../store/budget';
 import type { AnalysisJob, AnalysisResults } from './jobs';
 import type { JobReply } from './worker';
 
@@ -10,7 +10,10 @@ import type { JobReply } from './worker';
  * Long analyses (what-if replays, straggler attribution) run on worker threads so a request's
  * analysis never blocks the event loop that serves OTLP ingest and every other request. Each
  * job runs under the query budget: past its time the worker is terminated (503), past its
- * memory (the worker's heap limit) it dies alone (413); the process keeps serving.
+ * memory (the worker's heap limit) it dies alone (413); the process keeps serving. Run for a
+ * request (admission.ts), a job gets what is left of the request's budget (its wait for a slot
+ * counted) and stops when the client goes away. The threads run at a lower priority than the
+ * event loop that serves ingest (entry.mjs).
  */
 export interface AnalysisPool {
   /** Runs a job; `cancel` (the client went away) stops it and rejects with ClientGoneError. */
@@ -18,27 +21,34 @@ export interface AnalysisPool {
     job: Extract<AnalysisJob, { kind: K }>,
     cancel?: AbortSignal,
   ): Promise<AnalysisResults[K]>;
+  /** Jobs handed to a thread or its queue, finished with an answer, and stopped (client, time). */
+  stats(): { started: number; completed: number; aborted: number; threads: number };
   close(): Promise<void>;
 }
 
-/** Jobs waiting for a thread beyond this answer 503 at once rather than queue without bound. */
-const MAX_QUEUE = 16;
-
-function createAnalysisPool(budget: QueryBudget): AnalysisPool {
+function createAnalysisPool(budget: QueryBudget, limits: AnalysisLimits): AnalysisPool {
+  const counts = { started: 0, completed: 0, aborted: 0 };
+  // The admission gate (admission.ts) lets `threads` analyses run at once, so this queue holds
+  // at most what they hand over; its cap is a backstop for jobs run outside a request.
+  const maxQueue = Math.max(1, limits.maxQueue);
   const pool = new Piscina({
     filename: new URL('./entry.mjs', import.meta.url).href,
     minThreads: 0,
-    maxThreads: Math.max(1, Math.min(2, availableParallelism())),
-    maxQueue: MAX_QUEUE,
+    maxThreads: limits.threads,
+    maxQueue,
     idleTimeout: 60_000,
     resourceLimits: {
       maxOldGenerationSizeMb: Math.max(64, Math.floor(budget.maxMemoryBytes / 1024 ** 2)),
     },
   });
-  const requests = requestPool(budget);
+  const requests = requestPool(budget, maxQueue);
   return {
-    async run(job, cancel) {
-      const timeout = AbortSignal.timeout(budget.timeoutSeconds * 1000);
+    async run(job, asked) {
+      const work = currentWork();
+      const cancel = asked ?? work?.signal;
+      const leftMs = work ? remainingMs(work) : budget.timeoutSeconds * 1000;
+      if (leftMs <= 0) throw new QueryBudgetError('time', budget);
+      const timeout = AbortSignal.timeout(leftMs);
       // The cached whole-request jobs run on their own thread; a client gone does not abort
       // them (aborting a running task terminates its thread, and the cache with it): they are
       // short (a preview: tens of ms), and the answer is dropped.
@@ -47,9 +57,12 @@ function createAnalysisPool(budget: QueryBudget): AnalysisPool {
       let reply: JobReply;
       try {
         if (cancel?.aborted) throw new ClientGoneError();
+        counts.started++;
         reply = (await (cached ? requests : pool).run(job, { signal })) as JobReply;
+        counts.completed++;
         if (cancel?.aborted) throw new ClientGoneError();
       } catch (err) {
+        if (signal.aborted) counts.aborted++;
         if (cancel?.aborted) throw new ClientGoneError();
         throw poolError(err, budget, timeout);
       }
@@ -60,6 +73,7 @@ function createAnalysisPool(budget: QueryBudget): AnalysisPool {
       }
       return reply.result as AnalysisResults[typeof job.kind];
     },
+    stats: () => ({ ...counts, threads: limits.threads }),
     close: async () => {
       await Promise.all([pool.destroy(), requests.destroy()]);
     },
@@ -74,12 +88,12 @@ const REQUEST_THREAD_IDLE_MS = 5 * 60_000;
  * edge finds the trees and plan the previous one left, with no affinity bookkeeping. Kept apart
  * from the pool above so perf's orchestration of the other jobs is not touched.
  */
-function requestPool(budget: QueryBudget): Piscina {
+function requestPool(budget: QueryBudget, maxQueue: number): Piscina {
   return new Piscina({
     filename: new URL('./entry.mjs', import.meta.url).href,
     minThreads: 0,
     maxThreads: 1,
-    maxQueue: MAX_QUEUE,
+    maxQueue,
     idleTimeout: REQUEST_THREAD_IDLE_MS,
     resourceLimits: {
       maxOldGenerationSizeMb: Math.max(64, Math.floor(budget.maxMemoryBytes / 1024 ** 2)),
@@ -87,32 +101,17 @@ function requestPool(budget: QueryBudget): Piscina {
   });
 }
 
-/**
- * The client closed the connection before its answer: nothing to answer and nothing wrong
- * here (499, nginx's "client closed request"; written to a closed socket, logged at info).
- */
-class ClientGoneError extends HttpError {
-  constructor() {
-    super(499, 'client closed the request');
-    this.name = 'ClientGoneError';
-  }
-}
-
-/** Aborts when the client goes away before the reply is written, so its analysis stops. */
-export function clientGone(reply: FastifyReply): AbortSignal {
-  const ac = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) ac.abort();
-  });
-  return ac.signal;
-}
+export { clientGone } from '../server/admit';
 
 function poolError(err: unknown, budget: QueryBudget, signal: AbortSignal): Error {
   if (signal.aborted) return new QueryBudgetError('time', budget);
   const e = err as { code?: unknown; message?: unknown };
   if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') return new QueryBudgetError('memory', budget);
   if (typeof e.message === 'string' && /queue is at limit/i.test(e.message))
-    return new HttpError(503, 'analysis busy: too many analyses waiting; retry shortly');
+    return new BusyError(
+      'analysis busy: too many analyses waiting (TAILSCOPE_ANALYSIS_QUEUE); retry shortly',
+      1,
+    );
   return err instanceof Error ? err : new Error(String(err));
 }
 
@@ -124,11 +123,11 @@ const pools = new WeakMap<object, AnalysisPool>();
  */
 export function analysisPool(
   app: FastifyInstance,
-  store: { readonly budget: QueryBudget },
+  store: { readonly budget: QueryBudget; readonly analysis: AnalysisLimits },
 ): AnalysisPool {
   let pool = pools.get(store);
   if (!pool) {
-    const created = createAnalysisPool(store.budget);
+    const created = createAnalysisPool(store.budget, store.analysis);
     pools.set(store, created);
     app.addHook('onClose', async () => {
       pools.delete(store);

@@ -1,0 +1,90 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AdmissionGate, runAsWork, type WorkClass } from '../store/admission';
+import type { AnalysisLimits, QueryBudget } from '../store/budget';
+
+/**
+ * Which gate a route waits at (store/admission.ts). The cheap answers a person waits on while
+ * analyses run (the overview's stats, a trace, a trace search) have their own; every other
+ * /api/v1 route is an analysis. Health, metrics, the session and static files pass ungated.
+ */
+const INTERACTIVE = new Set([
+  '/api/v1/stats',
+  '/api/v1/traces',
+  '/api/v1/traces/:traceId',
+  '/api/v1/traces/:traceId/spans/:spanId',
+]);
+const UNGATED = new Set(['/api/v1/session', '/api/v1/openapi.json']);
+
+export function workClassOf(url: string): WorkClass | undefined {
+  if (INTERACTIVE.has(url)) return 'interactive';
+  if (UNGATED.has(url) || !url.startsWith('/api/v1/')) return undefined;
+  return 'analysis';
+}
+
+/** Cheap answers running at once and waiting at most: short reads, so a small queue drains fast. */
+const INTERACTIVE_LIMITS = { slots: 4, maxQueue: 64 };
+
+export interface Gates {
+  analysis: AdmissionGate;
+  interactive: AdmissionGate;
+}
+
+const gates = new WeakMap<object, Gates>();
+
+/** The gates of one store (one API instance): shared by its routes, read by tests and metrics. */
+export function admissionGates(store: {
+  readonly budget: QueryBudget;
+  readonly analysis: AnalysisLimits;
+}): Gates {
+  let g = gates.get(store);
+  if (!g) {
+    g = {
+      analysis: new AdmissionGate(
+        'analysis',
+        { slots: store.analysis.threads, maxQueue: store.analysis.maxQueue },
+        store.budget,
+      ),
+      interactive: new AdmissionGate('interactive', INTERACTIVE_LIMITS, store.budget),
+    };
+    gates.set(store, g);
+  }
+  return g;
+}
+
+/** Aborts when the client goes away before the reply is written, so its work stops. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  if (reply.raw.destroyed && !reply.raw.writableFinished) ac.abort();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort();
+  });
+  return ac.signal;
+}
+
+type Handler<This> = (this: This, req: FastifyRequest, reply: FastifyReply) => unknown;
+
+/**
+ * `handler` behind its class's gate: it starts when a slot is free, with the request's
+ * deadline counted from its arrival (reply.elapsedTime), and runs as that work, so its store
+ * queries and pool jobs carry the class, the deadline and the client's cancellation.
+ */
+export function admitted<This>(
+  handler: Handler<This>,
+  workClass: WorkClass,
+  store: { readonly budget: QueryBudget; readonly analysis: AnalysisLimits },
+): Handler<This> {
+  const gate = admissionGates(store)[workClass];
+  return async function (this: This, req, reply) {
+    const work = {
+      workClass,
+      signal: clientGone(reply),
+      deadlineMs: Math.round(Date.now() - reply.elapsedTime + store.budget.timeoutSeconds * 1000),
+    };
+    const release = await gate.enter(work);
+    try {
+      return await runAsWork(work, () => handler.call(this, req, reply));
+    } finally {
+      release();
+    }
+  };
+}

@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AdmissionGate, BusyError, ClientGoneError, type Work } from './admission';
+import { DEFAULT_QUERY_BUDGET, QueryBudgetError } from './budget';
+
+/** The gate's rules with a fake clock: order of events only, no time is measured. */
+describe('admission gate', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const work = (budgetMs = 30_000, signal = new AbortController().signal): Work => ({
+    workClass: 'analysis',
+    signal,
+    deadlineMs: Date.now() + budgetMs,
+  });
+
+  it('answers 503 with Retry-After at once beyond its queue, while the earlier ones wait', async () => {
+    const gate = new AdmissionGate('analysis', { slots: 1, maxQueue: 2 }, DEFAULT_QUERY_BUDGET);
+    const release = await gate.enter(work());
+    const waiting = [gate.enter(work()), gate.enter(work())];
+    const refused = await gate.enter(work()).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BusyError);
+    expect((refused as BusyError).statusCode).toBe(503);
+    expect((refused as BusyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(gate.stats()).toMatchObject({ running: 1, queued: 2, rejected: 1, admitted: 1 });
+    release();
+    const second = await waiting[0];
+    expect(gate.stats()).toMatchObject({ running: 1, queued: 1, admitted: 2 });
+    second?.();
+    (await waiting[1])?.();
+    expect(gate.stats()).toMatchObject({ running: 0, queued: 0, finished: 3 });
+  });
+
+  it('answers 503 without running a request still queued at its deadline', async () => {
+    const gate = new AdmissionGate('analysis', { slots: 1, maxQueue: 4 }, DEFAULT_QUERY_BUDGET);
+    const release = await gate.enter(work());
+    let ran = false;
+    const queued = gate.enter(work(1000)).then(() => {
+      ran = true;
+    });
+    const outcome = queued.catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(1001);
+    expect(await outcome).toBeInstanceOf(QueryBudgetError);
+    expect(ran).toBe(false);
+    expect(gate.stats()).toMatchObject({ queued: 0, expired: 1, running: 1 });
+    release();
+    expect(gate.stats().running).toBe(0);
+  });
+
+  it('drops a queued request whose client left, and refuses one that left before', async () => {
+    const gate = new AdmissionGate('analysis', { slots: 1, maxQueue: 4 }, DEFAULT_QUERY_BUDGET);
+    const release = await gate.enter(work());
+    const ac = new AbortController();
+    const queued = gate.enter(work(30_000, ac.signal)).catch((e: unknown) => e);
+    ac.abort();
+    expect(await queued).toBeInstanceOf(ClientGoneError);
+    await expect(gate.enter(work(30_000, ac.signal))).rejects.toBeInstanceOf(ClientGoneError);
+    expect(gate.stats()).toMatchObject({ queued: 0, dropped: 1, running: 1 });
+    release();
+    // The slot is free again: the next request runs at once.
+    const next = await gate.enter(work());
+    expect(gate.stats().running).toBe(1);
+    next();
+  });
+
+  it('with no queue, refuses the first request beyond its slots', async () => {
+    const gate = new AdmissionGate('analysis', { slots: 2, maxQueue: 0 }, DEFAULT_QUERY_BUDGET);
+    const a = await gate.enter(work());
+    const b = await gate.enter(work());
+    await expect(gate.enter(work())).rejects.toBeInstanceOf(BusyError);
+    a();
+    b();
+    b();
+    expect(gate.stats()).toMatchObject({ running: 0, finished: 2 });
+  });
+});

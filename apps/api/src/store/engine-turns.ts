@@ -1,0 +1,60 @@
+import { ClientGoneError } from './admission';
+
+/**
+ * Turns at the embedded engine. chDB runs parameterized queries one at a time, process-wide, in
+ * the order they were sent (chdb-node serializes them: concurrent ones corrupt each other's
+ * parameters), so a cheap answer sent after N analysis queries waits for all N. Queries take a
+ * turn here first, one at a time: ingest's inserts, cheap answers and background work before
+ * any analysis query still waiting, so a cheap answer waits at most for the query running.
+ * Within a rank, first come, first served. A waiting turn whose signal aborts is dropped.
+ */
+export class EngineTurns {
+  private busy = false;
+  private readonly waiting: { urgent: boolean; go: () => void }[] = [];
+
+  /** Waits for a turn; returns its release (call it once, when the query and its drain end). */
+  async take(urgent: boolean, signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) throw new ClientGoneError();
+    if (!this.busy) {
+      this.busy = true;
+      return this.release();
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        const i = this.waiting.indexOf(turn);
+        if (i < 0) return;
+        this.waiting.splice(i, 1);
+        reject(new ClientGoneError());
+      };
+      const turn = {
+        urgent,
+        go: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      // An urgent turn goes after the urgent ones already waiting, before every other.
+      const at = urgent ? this.waiting.findIndex((w) => !w.urgent) : -1;
+      if (at < 0) this.waiting.push(turn);
+      else this.waiting.splice(at, 0, turn);
+    });
+    return this.release();
+  }
+
+  /** Turns waiting (tests). */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  private release(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.waiting.shift();
+      if (next) next.go();
+      else this.busy = false;
+    };
+  }
+}
