@@ -5,6 +5,12 @@ import { badRequest, notFound } from '../server/errors';
 import { QueryBudgetError } from '../store/budget';
 import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
+import {
+  capFanoutCalls,
+  MAX_FANOUT_CALLS,
+  WIDE_FANOUT_SEED,
+  wideFanoutNote,
+} from '../store/wide-fanouts';
 import { analysisPool, clientGone, type AnalysisPool } from '../whatif-worker/pool';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
@@ -141,7 +147,14 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
           r.requests === 0);
       const main = byTree ? whole.result : r;
       if (!main) throw notFound(`no requests of ${body.leafService}/${body.leafOperation}`);
+      const sampledFanouts = Math.max(
+        byTree ? 0 : (fanouts.sampledFanouts ?? 0),
+        whole?.sampledFanouts ?? 0,
+      );
       const notes = [
+        ...(!byTree && (fanouts.sampledFanouts ?? 0) > 0
+          ? [wideFanoutNote(fanouts.sampledFanouts ?? 0, 'fan-out replay')]
+          : []),
         ...(sampled && !byTree
           ? [
               `more than ${MAX_FANOUTS} fan-outs matched: a uniform sample of ${MAX_FANOUTS} was replayed`,
@@ -176,6 +189,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         ],
         sampling,
         quality: preview ? 'preview' : 'full',
+        ...(sampledFanouts > 0 ? { sampledFanouts } : {}),
       };
     },
   );
@@ -199,7 +213,12 @@ async function replayFanouts(
     cacheKey: string;
     ttlMs: number;
   },
-): Promise<{ r: WhatIfResult | null; sampled: boolean; overBudget?: QueryBudgetError }> {
+): Promise<{
+  r: WhatIfResult | null;
+  sampled: boolean;
+  sampledFanouts?: number;
+  overBudget?: QueryBudgetError;
+}> {
   const overKey = JSON.stringify(['fanouts', o.cacheKey, body.leafService, body.leafOperation]);
   const known = overBudgetRead(ctx.store, overKey);
   if (known) return { r: null, sampled: false, overBudget: known };
@@ -221,11 +240,13 @@ async function replayFanouts(
     if (e.kind === 'memory') rememberOverBudget(ctx.store, overKey, o.ttlMs, e);
     return { r: null, sampled: false, overBudget: e };
   }
+  // One huge fan-out must not make the replay unusable (issue 25): bounded calls per fan-out.
+  const capped = capFanoutCalls(loaded.calls, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED);
   // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
   const r = await pool.run(
     {
       kind: 'whatif',
-      calls: loaded.calls,
+      calls: capped.calls,
       policy: body.policy,
       options: {
         seed: body.seed ?? 1,
@@ -234,5 +255,5 @@ async function replayFanouts(
     },
     cancel,
   );
-  return { r, sampled: loaded.sampled };
+  return { r, sampled: loaded.sampled, sampledFanouts: capped.sampledFanouts };
 }
