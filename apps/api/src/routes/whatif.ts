@@ -107,18 +107,25 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       );
       // A preview answers from the whole-request replay alone: its trees and plan are cached,
       // the fan-out read and replay are not.
-      const fanouts = preview
+      const readFanouts = () =>
+        replayFanouts(ctx, pool, body, cancel, {
+          range,
+          warmupUntilMs: warmupMs > 0 ? asked.fromMs : undefined,
+          weighted: sampling.weighted,
+          cacheKey: cache.key,
+          ttlMs: cache.ttlMs,
+        });
+      let fanouts: Awaited<ReturnType<typeof readFanouts>> = preview
         ? { r: null, sampled: false }
-        : await replayFanouts(ctx, pool, body, cancel, {
-            range,
-            warmupUntilMs: warmupMs > 0 ? asked.fromMs : undefined,
-            weighted: sampling.weighted,
-            cacheKey: cache.key,
-            ttlMs: cache.ttlMs,
-          });
+        : await readFanouts();
+      const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
+      // No whole request holds the edge (a request longer than the window its spans are read
+      // in, e.g. one of 30 days): a preview answers from the fan-out replay, as the full answer
+      // does, rather than 404 where the full one answers (issue 25).
+      const previewByFanouts = preview && whole === null;
+      if (previewByFanouts) fanouts = await readFanouts();
       const { r, sampled } = fanouts;
       const fanoutRead = { overBudget: fanouts.overBudget };
-      const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
       if (fanoutRead.overBudget && whole === null) throw fanoutRead.overBudget;
       // Whether the whole requests came from the replay cache (request-cache.ts), for clients and
       // tests that care; not in the body, which stays the same for the same request.
@@ -180,7 +187,12 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
                 `the fan-out read exceeded the query budget (${fanoutRead.overBudget.message}): the edge figures come from the whole-request replay`,
               ]
             : []),
-          ...(preview
+          ...(previewByFanouts
+            ? [
+                'preview: no whole request holds the edge in the range, so the fan-out replay answered, as for quality "full"',
+              ]
+            : []),
+          ...(preview && !previewByFanouts
             ? [
                 'preview: the whole-request replay alone (edge figures from it), one replay, 200 bootstrap resamples; ask quality "full" for the pooled answer',
               ]
