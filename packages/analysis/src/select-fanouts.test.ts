@@ -2,7 +2,7 @@ import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { buildLeafCalls, type FanoutRecord } from './leaf-calls-builder';
 import { selectFanouts } from './select-fanouts';
-import type { LeafCalls } from './types';
+import type { AttributeColumn, LeafCalls } from './types';
 
 /** Each fan-out as plain values, decoded through the dictionaries (what a reader sees). */
 function decode(c: LeafCalls) {
@@ -81,7 +81,7 @@ describe('selectFanouts keeps what keys and weights say', () => {
     // Parsed from JSON, so `__proto__` is an own key, as an attribute key read from spans is.
     attributes: JSON.parse(
       '{"__proto__":{"values":["x","y"],"index":[0,1]},"constructor":{"values":["z"],"index":[0,0]}}',
-    ) as LeafCalls['attributes'],
+    ) as Record<string, AttributeColumn>,
   });
 
   it('an attribute named __proto__ stays a key; weights follow', () => {
