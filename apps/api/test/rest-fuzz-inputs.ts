@@ -168,6 +168,13 @@ function mixed(s: Schema, name: string, hints: Hints, chaos = 6): fc.Arbitrary<u
   );
 }
 
+/** `v` with its `policy.kind` (when it has a policy object) set to `kind`. */
+function withPolicyKind(v: unknown, kind: string): unknown {
+  if (typeof v !== 'object' || v === null || !('policy' in v)) return v;
+  const policy = v.policy;
+  return typeof policy === 'object' && policy !== null ? { ...v, policy: { ...policy, kind } } : v;
+}
+
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 export interface Case {
@@ -189,6 +196,13 @@ export function caseOf(op: Operation, base: string, hints: Hints): fc.Arbitrary<
         { weight: 8, arbitrary: inRange(op.body, '', hints).map((v) => JSON.stringify(v)) },
         { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
         { weight: 1, arbitrary: fc.constantFrom('', '{', 'null', '[]', '{"policy":'.repeat(50)) },
+        // A prototype member name as the policy kind (a 400 naming policy.kind).
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(inRange(op.body, '', hints), fc.constantFrom(...PROTOTYPE_NAMES))
+            .map(([v, kind]) => JSON.stringify(withPolicyKind(v, kind))),
+        },
         // A prototype name as a body key (JSON.parse makes it an own property).
         {
           weight: 1,
