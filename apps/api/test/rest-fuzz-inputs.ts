@@ -30,8 +30,26 @@ export interface Operation {
 /** In-range values for parameters whose meaning the schema does not carry, by name. */
 export type Hints = Record<string, fc.Arbitrary<unknown>>;
 
+/**
+ * Names of Object.prototype members: a lookup in a plain object finds them where a map finds
+ * nothing (a policy kind of `__proto__` answered 500, issue 25). Used wherever a string is a key:
+ * values, policy kinds, dimension names, attribute keys, query parameter names, body keys.
+ */
+export const PROTOTYPE_NAMES = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  '__defineGetter__',
+  'prototype',
+];
+
 /** Values that broke, or could break, a parser, a bound or a query. As text (query strings). */
 const EXTREME_TEXT = [
+  ...PROTOTYPE_NAMES,
+  ...PROTOTYPE_NAMES.map((k) => `attr:${k}`),
   '',
   ' ',
   'NaN',
@@ -150,6 +168,13 @@ function mixed(s: Schema, name: string, hints: Hints, chaos = 6): fc.Arbitrary<u
   );
 }
 
+/** `v` with its `policy.kind` (when it has a policy object) set to `kind`. */
+function withPolicyKind(v: unknown, kind: string): unknown {
+  if (typeof v !== 'object' || v === null || !('policy' in v)) return v;
+  const policy = v.policy;
+  return typeof policy === 'object' && policy !== null ? { ...v, policy: { ...policy, kind } } : v;
+}
+
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 export interface Case {
@@ -171,11 +196,28 @@ export function caseOf(op: Operation, base: string, hints: Hints): fc.Arbitrary<
         { weight: 8, arbitrary: inRange(op.body, '', hints).map((v) => JSON.stringify(v)) },
         { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)) },
         { weight: 1, arbitrary: fc.constantFrom('', '{', 'null', '[]', '{"policy":'.repeat(50)) },
+        // A prototype member name as the policy kind (a 400 naming policy.kind).
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(inRange(op.body, '', hints), fc.constantFrom(...PROTOTYPE_NAMES))
+            .map(([v, kind]) => JSON.stringify(withPolicyKind(v, kind))),
+        },
+        // A prototype name as a body key (JSON.parse makes it an own property).
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(inRange(op.body, '', hints), fc.constantFrom(...PROTOTYPE_NAMES))
+            .map(([v, k]) => JSON.stringify(v).replace(/^\{/, `{"${k}":{"kind":"hedge"},`)),
+        },
       )
     : fc.constant(undefined);
-  return fc.tuple(fc.tuple(...params), body).map(([values, b]) => {
+  // Now and then a query parameter named after a prototype member.
+  const extra = fc.option(fc.constantFrom(...PROTOTYPE_NAMES), { nil: undefined, freq: 6 });
+  return fc.tuple(fc.tuple(...params), body, extra).map(([values, b, extraName]) => {
     let path = op.path;
     const query = new URLSearchParams();
+    if (extraName !== undefined) query.append(extraName, '1');
     for (const pv of values) {
       if (!pv) continue;
       if (pv.p.in === 'path') path = path.replace(`{${pv.p.name}}`, encodeURIComponent(text(pv.v)));

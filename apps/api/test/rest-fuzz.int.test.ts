@@ -1,19 +1,35 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spanWeight } from '@tailscope/analysis';
 import { sql } from '../src/store';
-import { caseOf, type Hints, type Operation, type Schema } from './rest-fuzz-inputs';
+import {
+  caseOf,
+  PROTOTYPE_NAMES,
+  type Hints,
+  type Operation,
+  type Schema,
+} from './rest-fuzz-inputs';
 import { fanoutSpans, insertSpans, startServer, T0_NS } from './query-support';
+import { insertWithTraceStates, TRACE_STATES } from './sampling-support';
 
 /**
  * Property-based fuzzing of every REST route, driven by the OpenAPI document the server
  * publishes (/api/v1/openapi.json): per route and method, parameters and bodies in range, out
  * of range, huge, negative, NaN/Infinity text, ISO extremes, wrong types and long strings,
- * against the real server on a small seeded store. Every answer must be below 500 and come
- * within 10 s; afterwards the server still answers a normal request. Fixed seed, bounded runs.
+ * against the real server on a small seeded store whose requests carry OpenTelemetry sampling
+ * thresholds (valid, huge and invalid: sampling-support.ts TRACE_STATES), with Object.prototype
+ * member names wherever a string is a key (issue 25). Every answer must be below 500 (a 503 of
+ * the query budget or the analysis queue is the documented "busy", counted, not a failure);
+ * afterwards the server still answers a normal request. Fixed seed, bounded runs.
+ *
+ * No time bound per answer (issue 24: the 10 s one failed on a busy machine, measuring the
+ * machine rather than the server): the server's own budget bounds a request, and HANG_GUARD_MS
+ * only turns a request that never answers into a failure rather than a stuck run (the run's
+ * own limit is ten of those: on a machine at load 16, one analysis answer took 2-5 s).
  */
 
 const SEED = 20_261_124;
-const ANSWER_BOUND_MS = 10_000;
+const HANG_GUARD_MS = 180_000;
 const REQUESTS = 300; // 20 ms apart: 6 s of fan-outs of kv/get under frontend/search
 const FROM_MS = Number(T0_NS / 1_000_000n);
 const TO_MS = FROM_MS + REQUESTS * 20 + 1000;
@@ -33,8 +49,15 @@ const HINTS: Hints = {
   leafOperation: fc.constantFrom('get', 'search'),
   parentService: fc.constantFrom('frontend', 'kv'),
   traceId: fc.constantFrom(TRACE_ID, 'ab'.repeat(16), 'ff'.repeat(16)),
-  by: fc.constantFrom('host', 'host,sharing_mode,background', 'attr:host.name', 'sharing_mode'),
-  attrs: fc.constantFrom('host.name', 'a,b', 'service.name'),
+  by: fc.constantFrom(
+    'host',
+    'host,sharing_mode,background',
+    'attr:host.name',
+    'sharing_mode',
+    ...PROTOTYPE_NAMES,
+    ...PROTOTYPE_NAMES.map((k) => `host,attr:${k}`),
+  ),
+  attrs: fc.constantFrom('host.name', 'a,b', 'service.name', ...PROTOTYPE_NAMES),
   // Handler bounds the route schemas do not state (yet): in range means inside these.
   tailQuantile: fc.double({ min: 0.5, max: 0.9999, noNaN: true }),
   factor: fc.double({ min: 1, max: 1000, noNaN: true }),
@@ -43,12 +66,35 @@ const HINTS: Hints = {
   thresholdMs: fc.double({ min: 0, max: 1e4, noNaN: true }),
 };
 
+/**
+ * The sampled requests: two per TraceState of TRACE_STATES, 20 ms apart from SAMPLED_MS (3 s
+ * after the unsampled ones, so that the in-range `to` reaches them in about a sixth of the
+ * cases: a weighted answer reads live where an unweighted one may be served stored).
+ */
+const SAMPLED = 2 * TRACE_STATES.length;
+const SAMPLED_MS = TO_MS + 3000;
+const sampledSpans = () =>
+  fanoutSpans(SAMPLED, 4, 9).map((s) => ({
+    ...s,
+    traceId: `5${s.traceId.slice(1)}`,
+    startNs: s.startNs + BigInt(SAMPLED_MS - FROM_MS) * 1_000_000n,
+  }));
+const traceStateOf = (s: { traceId: string }): string =>
+  TRACE_STATES[(parseInt(s.traceId.slice(1), 16) - 1) % TRACE_STATES.length] ?? '';
+/** Their weighted count: each request weighs its TraceState's adjusted count. */
+const WEIGHTED_REQUESTS = Math.round(
+  Array.from({ length: SAMPLED }, (_, q) =>
+    spanWeight(TRACE_STATES[q % TRACE_STATES.length] ?? ''),
+  ).reduce((a, b) => a + b, 0),
+);
+
 let server: Awaited<ReturnType<typeof startServer>>;
 let operations: Operation[] = [];
 
 beforeAll(async () => {
   server = await startServer('rest-fuzz');
   await insertSpans(server.running.store, fanoutSpans(REQUESTS, 4));
+  await insertWithTraceStates(server.running.store, sampledSpans(), traceStateOf);
   // Two spans at times stored before ingest refused them: a wrapped negative one (1811) and
   // one of 2201, so the stored range spans centuries.
   for (const [ns, id] of [
@@ -86,6 +132,11 @@ afterAll(async () => {
   await server.stop();
 });
 
+/** The documented "busy" answer: a 503 naming the query budget or the analysis queue. */
+function busy(status: number, answer: string): boolean {
+  return status === 503 && /budget|queue|busy/i.test(answer);
+}
+
 /**
  * Cases per operation: more where the inputs are richer. With 16 routes, ~90 s in all on 2
  * quiet cores (the analyses over calls cost a second or more for some in-range cases).
@@ -111,50 +162,59 @@ describe('REST fuzzing from the OpenAPI document', () => {
     );
   });
 
-  it('answers every generated request below 500 and within 10 s', async () => {
-    const seen = new Map<string, Map<number, number>>();
-    const started = performance.now();
-    for (const op of operations) {
-      const key = `${op.method} ${op.path}`;
-      const statuses = new Map<number, number>();
-      seen.set(key, statuses);
-      const opStarted = performance.now();
-      await fc.assert(
-        fc.asyncProperty(caseOf(op, server.base, HINTS), async (c) => {
-          const t = performance.now();
-          const res = await fetch(c.url, {
-            method: op.method,
-            signal: AbortSignal.timeout(ANSWER_BOUND_MS),
-            ...(c.body === undefined
-              ? {}
-              : { headers: { 'content-type': 'application/json' }, body: c.body }),
-          });
-          const answer = await res.text();
-          const ms = performance.now() - t;
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          if (res.status >= 500 || ms > ANSWER_BOUND_MS)
-            throw new Error(`${res.status} in ${ms.toFixed(0)} ms: ${answer.slice(0, 300)}`);
-        }),
-        { seed: SEED, numRuns: runsFor(op), endOnFailure: true },
+  it(
+    'answers every generated request below 500',
+    async () => {
+      const seen = new Map<string, Map<number, number>>();
+      const started = performance.now();
+      for (const op of operations) {
+        const key = `${op.method} ${op.path}`;
+        const statuses = new Map<number, number>();
+        seen.set(key, statuses);
+        const opStarted = performance.now();
+        await fc.assert(
+          fc.asyncProperty(caseOf(op, server.base, HINTS), async (c) => {
+            const res = await fetch(c.url, {
+              method: op.method,
+              signal: AbortSignal.timeout(HANG_GUARD_MS),
+              ...(c.body === undefined
+                ? {}
+                : { headers: { 'content-type': 'application/json' }, body: c.body }),
+            });
+            const answer = await res.text();
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+            if (res.status >= 500 && !busy(res.status, answer))
+              throw new Error(`${res.status}: ${answer.slice(0, 300)}`);
+          }),
+          { seed: SEED, numRuns: runsFor(op), endOnFailure: true },
+        );
+        console.log(
+          `${key}: ${runsFor(op)} cases in ${(performance.now() - opStarted).toFixed(0)} ms`,
+        );
+      }
+      const summary = [...seen].map(
+        ([k, s]) =>
+          `${k}: ${[...s]
+            .sort((a, b) => a[0] - b[0])
+            .map(([st, n]) => `${st}x${n}`)
+            .join(' ')}`,
       );
       console.log(
-        `${key}: ${runsFor(op)} cases in ${(performance.now() - opStarted).toFixed(0)} ms`,
+        `REST fuzz (seed ${SEED}) in ${((performance.now() - started) / 1000).toFixed(1)} s, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n${summary.join('\n')}`,
       );
-    }
-    const summary = [...seen].map(
-      ([k, s]) =>
-        `${k}: ${[...s]
-          .sort((a, b) => a[0] - b[0])
-          .map(([st, n]) => `${st}x${n}`)
-          .join(' ')}`,
-    );
-    console.log(
-      `REST fuzz (seed ${SEED}) in ${((performance.now() - started) / 1000).toFixed(1)} s, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB\n${summary.join('\n')}`,
-    );
-    // Still serving: a normal request answers as before.
-    const res = await fetch(`${server.base}/api/v1/fanouts?from=${FROM_MS}&to=${TO_MS}`);
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { fanouts: { requests: number }[] };
-    expect(body.fanouts.map((f) => f.requests)).toEqual([REQUESTS]);
-  }, 300_000);
+      // Still serving: a normal request answers as before.
+      const res = await fetch(`${server.base}/api/v1/fanouts?from=${FROM_MS}&to=${TO_MS}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { fanouts: { requests: number }[] };
+      expect(body.fanouts.map((f) => f.requests)).toEqual([REQUESTS]);
+      // And the sampled ones, weighted (up to the order of the floating-point additions).
+      const sampled = await fetch(
+        `${server.base}/api/v1/fanouts?from=${SAMPLED_MS}&to=${SAMPLED_MS + SAMPLED * 20 + 1000}`,
+      );
+      expect(sampled.status).toBe(200);
+      const w = (await sampled.json()) as { fanouts: { requests: number }[] };
+      expect((w.fanouts[0]?.requests ?? 0) / WEIGHTED_REQUESTS).toBeCloseTo(1, 12);
+    },
+    HANG_GUARD_MS * 10,
+  );
 });

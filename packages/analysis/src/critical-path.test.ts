@@ -73,6 +73,24 @@ describe('critical path, named scenarios', () => {
     expect(selfOf(spans)).toEqual({ r: 4, c: 6 });
   });
 
+  it('a longer duplicate of the root id under a descendant leaves the real root root', () => {
+    // Issue 25: the copy of r under c was kept (longest), making r -> c -> r a cycle, no root.
+    const spans = [span('r', '', 0, 100), span('c', 'r', 10, 80), span('r', 'c', 20, 200)];
+    const cp = criticalPath(spans);
+    expect(cp.rootSpanId).toBe('r');
+    expect(selfOf(spans)).toEqual({ r: 20, c: 80 });
+    expect(criticalPath([...spans].reverse())).toEqual(cp);
+  });
+
+  it('a trace that is only a cycle still has a path, broken at its longest span', () => {
+    const cp = criticalPath([span('a', 'b', 0, 100), span('b', 'a', 10, 50)]);
+    expect(cp.rootSpanId).toBe('a');
+    expect(cp.segments.map((g) => [g.spanId, g.selfMs])).toEqual([
+      ['a', 50],
+      ['b', 50],
+    ]);
+  });
+
   it('descends through grandchildren', () => {
     const spans = [
       span('r', '', 0, 100),

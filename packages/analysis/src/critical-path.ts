@@ -67,12 +67,21 @@ interface Node {
   children: Node[];
 }
 
-/** Keeps one copy per span id, chosen independently of input order. */
+/**
+ * Keeps one copy per span id, chosen independently of input order: a root copy (no parent id)
+ * first, then the longest. Longest first alone let a longer duplicate of the root's id, filed
+ * under one of the root's descendants, replace the root: a cycle and an empty path (issue 25).
+ */
 function dedupe(spans: readonly PathSpan[]): Map<string, PathSpan> {
   const byId = new Map<string, PathSpan>();
   for (const s of spans) {
     if (!Number.isFinite(s.startMs) || !Number.isFinite(s.durationMs)) continue;
     const seen = byId.get(s.spanId);
+    const root = s.parentSpanId === '';
+    if (seen && root !== (seen.parentSpanId === '')) {
+      if (root) byId.set(s.spanId, s);
+      continue;
+    }
     if (
       !seen ||
       s.durationMs > seen.durationMs ||
@@ -86,13 +95,15 @@ function dedupe(spans: readonly PathSpan[]): Map<string, PathSpan> {
   return byId;
 }
 
-/** The root: a span with no parent id, else one whose parent is missing; longest, then earliest. */
+/**
+ * The root: a span with no parent id, else one whose parent is missing, else (every span has a
+ * parent in the trace: a cycle) any span, the cycle broken there; longest, then earliest.
+ */
 function pickRoot(byId: ReadonlyMap<string, PathSpan>): PathSpan | null {
   let best: PathSpan | null = null;
-  let bestRank = 0;
+  let bestRank = -1;
   for (const s of byId.values()) {
     const rank = s.parentSpanId === '' ? 2 : byId.has(s.parentSpanId) ? 0 : 1;
-    if (rank === 0) continue;
     if (
       !best ||
       rank > bestRank ||

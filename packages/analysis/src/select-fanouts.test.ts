@@ -1,8 +1,8 @@
 import { fc, test } from '@fast-check/vitest';
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildLeafCalls, type FanoutRecord } from './leaf-calls-builder';
 import { selectFanouts } from './select-fanouts';
-import type { LeafCalls } from './types';
+import type { AttributeColumn, LeafCalls } from './types';
 
 /** Each fan-out as plain values, decoded through the dictionaries (what a reader sees). */
 function decode(c: LeafCalls) {
@@ -61,5 +61,40 @@ describe('selectFanouts', () => {
     const b = selectFanouts(calls, (f) => !isControl(f));
     expect(a.durationMs.length + b.durationMs.length).toBe(calls.durationMs.length);
     expect(a.traceIds.length + b.traceIds.length).toBe(calls.traceIds.length);
+  });
+});
+
+describe('selectFanouts keeps what keys and weights say', () => {
+  const calls = (): LeafCalls => ({
+    fanoutOffsets: Uint32Array.from([0, 1, 2]),
+    fanoutStartMs: Float64Array.from([0, 10]),
+    traceIds: ['a', 'b'],
+    startMs: Float64Array.from([0, 10]),
+    durationMs: Float64Array.from([1, 2]),
+    host: new Uint32Array(2),
+    mode: new Uint32Array(2),
+    background: new Uint32Array(2),
+    hosts: ['h'],
+    modes: ['m'],
+    backgrounds: ['none'],
+    weights: Float64Array.from([2, 2 ** 56]),
+    // Parsed from JSON, so `__proto__` is an own key, as an attribute key read from spans is.
+    attributes: JSON.parse(
+      '{"__proto__":{"values":["x","y"],"index":[0,1]},"constructor":{"values":["z"],"index":[0,0]}}',
+    ) as Record<string, AttributeColumn>,
+  });
+
+  it('an attribute named __proto__ stays a key; weights follow', () => {
+    const out = selectFanouts(calls(), (f) => f === 1);
+    expect(out.weights).toEqual(Float64Array.from([2 ** 56]));
+    expect(Object.keys(out.attributes ?? {})).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(out.attributes)).toBe(Object.prototype);
+    expect([
+      ...(
+        Object.getOwnPropertyDescriptor(out.attributes, '__proto__')?.value as {
+          index: Uint32Array;
+        }
+      ).index,
+    ]).toEqual([1]);
   });
 });

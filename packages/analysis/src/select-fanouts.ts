@@ -4,7 +4,7 @@ import type { AttributeColumn, LeafCalls } from './types';
 /**
  * The fan-outs for which `keep(f)` holds, with all their calls and every optional column, in
  * their original order. Dictionaries (hosts, modes, backgrounds, attribute values) are shared
- * with the input, so indexes keep their meaning. Used to split a run into the groups of a
+ * with the input, so indexes keep their meaning; sampling weights follow their fan-outs. Used to split a run into the groups of a
  * randomized A/B (e.g. the control and treatment arms of a demo run). O(calls).
  */
 export function selectFanouts(calls: LeafCalls, keep: (fanout: number) => boolean): LeafCalls {
@@ -43,12 +43,16 @@ export function selectFanouts(calls: LeafCalls, keep: (fanout: number) => boolea
   if (calls.queueMs) out.queueMs = pickF64(calls.queueMs);
   const parents = calls.parentSpanIds;
   if (parents) out.parentSpanIds = kept.map((f) => parents[f]!);
+  const weights = calls.weights;
+  if (weights) out.weights = Float64Array.from(kept, (f) => weights[f]!);
   if (calls.attributes) {
-    const attrs: Record<string, AttributeColumn> = {};
-    for (const [key, col] of Object.entries(calls.attributes)) {
-      attrs[key] = { values: col.values, index: pickU32(col.index) };
-    }
-    out.attributes = attrs;
+    // Own properties whatever the key (an attribute named `__proto__` included).
+    out.attributes = Object.fromEntries(
+      Object.entries(calls.attributes).map(([key, col]): [string, AttributeColumn] => [
+        key,
+        { values: col.values, index: pickU32(col.index) },
+      ]),
+    );
   }
   return out;
 }

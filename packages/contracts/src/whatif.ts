@@ -251,6 +251,13 @@ export const WhatIfResponse = Type.Object({
       description: "The quality asked: 'preview' answers are for a control moving.",
     }),
   ),
+  sampledFanouts: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'Fan-outs wider than the per-fan-out bound (5,000 calls) whose calls were sampled down to it, deterministically, so one huge fan-out cannot make the replay unusable; absent when none (the notes say the same)',
+    }),
+  ),
 });
 export type WhatIfResponse = Static<typeof WhatIfResponse>;
 

@@ -34,12 +34,14 @@ function withTypes(
   typed: Record<string, string> | undefined,
 ): Record<string, unknown> {
   if (!typed) return attrs;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(attrs)) {
-    const json = typed[prefix + key];
-    out[key] = json === undefined ? value : parseTyped(json, value);
-  }
-  return out;
+  // Object.fromEntries defines own properties: an attribute named `__proto__` stays an
+  // attribute (an assignment would set the object's prototype and drop the key).
+  return Object.fromEntries(
+    Object.entries(attrs).map(([key, value]) => {
+      const json = Object.hasOwn(typed, prefix + key) ? typed[prefix + key] : undefined;
+      return [key, json === undefined ? value : parseTyped(json, value)];
+    }),
+  );
 }
 
 function parseTyped(json: string, fallback: string): unknown {

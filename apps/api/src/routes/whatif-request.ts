@@ -3,6 +3,13 @@ import type { RequestWhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import type { QueryBudgetError } from '../store/budget';
 import { loadRequestColumns } from '../store/request-columns';
+import {
+  capWideParents,
+  MAX_FANOUT_CALLS,
+  sampledFanoutsOf,
+  WIDE_FANOUT_SEED,
+  wideFanoutNote,
+} from '../store/wide-fanouts';
 import type { AnalysisPool } from '../whatif-worker/pool';
 
 /**
@@ -56,8 +63,12 @@ function treesKey(body: WhatIfBody, range: string, weights: boolean): string {
     weights,
     MAX_REQUEST_TREES,
     MAX_REQUEST_SPANS,
+    MAX_FANOUT_CALLS,
   ]);
 }
+
+/** Where a wide fan-out was sampled, in the notes. */
+const WHOLE = 'whole requests';
 
 const MEMO_ENTRIES = 64;
 
@@ -151,6 +162,8 @@ export async function replayWholeRequests(
   notes: string[];
   /** Whether the replay cache answered, and how long ago it read the spans. */
   cache: { hit: boolean; ageMs: number };
+  /** Spans of more than MAX_FANOUT_CALLS children whose children were sampled. */
+  sampledFanouts: number;
 } | null> {
   const { key: rangeKey, ttlMs } = rangeCache(body, asked);
   const target = {
@@ -182,11 +195,14 @@ export async function replayWholeRequests(
       { weights },
     );
     if (!loaded) return null;
+    // One huge fan-out must not make the replay unusable (issue 25): bounded children per span.
+    const capped = capWideParents(loaded.columns, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED);
     reply = await pool.run(
       {
         ...job,
-        columns: loaded.columns,
+        columns: capped.columns,
         readNotes: [
+          ...(capped.sampledFanouts > 0 ? [wideFanoutNote(capped.sampledFanouts, WHOLE)] : []),
           ...(loaded.sampled
             ? [
                 `more than ${MAX_REQUEST_TREES} requests matched: a uniform sample of ${MAX_REQUEST_TREES} was replayed whole`,
@@ -205,5 +221,11 @@ export async function replayWholeRequests(
   const { result } = reply;
   if (Number.isNaN(result.request.baseline.p50)) return null; // no request holds the edge
   // The cache is not in the notes: the same body answers the same, read now or from the cache.
-  return { result, notes: reply.readNotes, cache: { hit: reply.cached, ageMs: reply.ageMs } };
+  return {
+    result,
+    notes: reply.readNotes,
+    cache: { hit: reply.cached, ageMs: reply.ageMs },
+    // From the notes, which the replay cache keeps with the trees.
+    sampledFanouts: sampledFanoutsOf(reply.readNotes, WHOLE),
+  };
 }

@@ -22,9 +22,11 @@ import { badRequest, type HttpError } from '../server/errors';
  * which a union's "must match a schema in anyOf" does not.
  */
 
-const policyValidators = Object.fromEntries(
+// A Map, not an object: a kind named `__proto__`, `constructor` or `toString` must find
+// nothing rather than an inherited member (issue 25: a 500 "validator.Check is not a function").
+const policyValidators: ReadonlyMap<string, ReturnType<typeof Compile>> = new Map(
   POLICY_KINDS.map((k) => [k, Compile(POLICY_SCHEMAS[k])]),
-) as Record<PolicyKind, ReturnType<typeof Compile>>;
+);
 
 /** The body without the policy's parameters, validated first. */
 const shellValidator = Compile(
@@ -54,9 +56,9 @@ function describeError(errors: readonly TypeBoxError[], what: string): string {
     return `${field(e.params.requiredProperties?.[0] ?? '?')} is required`;
   if (e.keyword === 'additionalProperties') {
     const name = field(e.params.additionalProperties?.[0] ?? '?');
-    const spec = (
-      POLICY_SPECS as Partial<Record<string, { parameters: readonly ParameterSpec[] }>>
-    )[what];
+    const spec = Object.hasOwn(POLICY_SPECS, what)
+      ? (POLICY_SPECS as Partial<Record<string, { parameters: readonly ParameterSpec[] }>>)[what]
+      : undefined;
     return spec
       ? `${name} is not a parameter of ${what}; expected ${spec.parameters.map((p) => p.name).join(', ')}`
       : `${name} is not a field of ${what}`;
@@ -72,7 +74,7 @@ export function checkWhatIfBody(body: unknown): HttpError | null {
     return badRequest(describeError(shellValidator.Errors(body) as TypeBoxError[], 'the request'));
   const policy = (body as { policy: { kind: string } }).policy;
   const kind = policy.kind as PolicyKind;
-  const validator = (policyValidators as Partial<Record<string, ReturnType<typeof Compile>>>)[kind];
+  const validator = policyValidators.get(kind);
   if (!validator)
     return badRequest(
       `policy.kind must be one of ${POLICY_KINDS.join(', ')}; got ${JSON.stringify(kind)}`,

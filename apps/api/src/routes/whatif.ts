@@ -5,6 +5,12 @@ import { badRequest, notFound } from '../server/errors';
 import { QueryBudgetError } from '../store/budget';
 import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
+import {
+  capFanoutCalls,
+  MAX_FANOUT_CALLS,
+  WIDE_FANOUT_SEED,
+  wideFanoutNote,
+} from '../store/wide-fanouts';
 import { analysisPool, clientGone, type AnalysisPool } from '../whatif-worker/pool';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
@@ -101,18 +107,25 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       );
       // A preview answers from the whole-request replay alone: its trees and plan are cached,
       // the fan-out read and replay are not.
-      const fanouts = preview
+      const readFanouts = () =>
+        replayFanouts(ctx, pool, body, cancel, {
+          range,
+          warmupUntilMs: warmupMs > 0 ? asked.fromMs : undefined,
+          weighted: sampling.weighted,
+          cacheKey: cache.key,
+          ttlMs: cache.ttlMs,
+        });
+      let fanouts: Awaited<ReturnType<typeof readFanouts>> = preview
         ? { r: null, sampled: false }
-        : await replayFanouts(ctx, pool, body, cancel, {
-            range,
-            warmupUntilMs: warmupMs > 0 ? asked.fromMs : undefined,
-            weighted: sampling.weighted,
-            cacheKey: cache.key,
-            ttlMs: cache.ttlMs,
-          });
+        : await readFanouts();
+      const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
+      // No whole request holds the edge (a request longer than the window its spans are read
+      // in, e.g. one of 30 days): a preview answers from the fan-out replay, as the full answer
+      // does, rather than 404 where the full one answers (issue 25).
+      const previewByFanouts = preview && whole === null;
+      if (previewByFanouts) fanouts = await readFanouts();
       const { r, sampled } = fanouts;
       const fanoutRead = { overBudget: fanouts.overBudget };
-      const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
       if (fanoutRead.overBudget && whole === null) throw fanoutRead.overBudget;
       // Whether the whole requests came from the replay cache (request-cache.ts), for clients and
       // tests that care; not in the body, which stays the same for the same request.
@@ -141,7 +154,14 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
           r.requests === 0);
       const main = byTree ? whole.result : r;
       if (!main) throw notFound(`no requests of ${body.leafService}/${body.leafOperation}`);
+      const sampledFanouts = Math.max(
+        byTree ? 0 : (fanouts.sampledFanouts ?? 0),
+        whole?.sampledFanouts ?? 0,
+      );
       const notes = [
+        ...(!byTree && (fanouts.sampledFanouts ?? 0) > 0
+          ? [wideFanoutNote(fanouts.sampledFanouts ?? 0, 'fan-out replay')]
+          : []),
         ...(sampled && !byTree
           ? [
               `more than ${MAX_FANOUTS} fan-outs matched: a uniform sample of ${MAX_FANOUTS} was replayed`,
@@ -167,7 +187,12 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
                 `the fan-out read exceeded the query budget (${fanoutRead.overBudget.message}): the edge figures come from the whole-request replay`,
               ]
             : []),
-          ...(preview
+          ...(previewByFanouts
+            ? [
+                'preview: no whole request holds the edge in the range, so the fan-out replay answered, as for quality "full"',
+              ]
+            : []),
+          ...(preview && !previewByFanouts
             ? [
                 'preview: the whole-request replay alone (edge figures from it), one replay, 200 bootstrap resamples; ask quality "full" for the pooled answer',
               ]
@@ -176,6 +201,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
         ],
         sampling,
         quality: preview ? 'preview' : 'full',
+        ...(sampledFanouts > 0 ? { sampledFanouts } : {}),
       };
     },
   );
@@ -199,7 +225,12 @@ async function replayFanouts(
     cacheKey: string;
     ttlMs: number;
   },
-): Promise<{ r: WhatIfResult | null; sampled: boolean; overBudget?: QueryBudgetError }> {
+): Promise<{
+  r: WhatIfResult | null;
+  sampled: boolean;
+  sampledFanouts?: number;
+  overBudget?: QueryBudgetError;
+}> {
   const overKey = JSON.stringify(['fanouts', o.cacheKey, body.leafService, body.leafOperation]);
   const known = overBudgetRead(ctx.store, overKey);
   if (known) return { r: null, sampled: false, overBudget: known };
@@ -221,11 +252,13 @@ async function replayFanouts(
     if (e.kind === 'memory') rememberOverBudget(ctx.store, overKey, o.ttlMs, e);
     return { r: null, sampled: false, overBudget: e };
   }
+  // One huge fan-out must not make the replay unusable (issue 25): bounded calls per fan-out.
+  const capped = capFanoutCalls(loaded.calls, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED);
   // Off the main thread: a replay of 200,000 fan-outs takes seconds of CPU.
   const r = await pool.run(
     {
       kind: 'whatif',
-      calls: loaded.calls,
+      calls: capped.calls,
       policy: body.policy,
       options: {
         seed: body.seed ?? 1,
@@ -234,5 +267,5 @@ async function replayFanouts(
     },
     cancel,
   );
-  return { r, sampled: loaded.sampled };
+  return { r, sampled: loaded.sampled, sampledFanouts: capped.sampledFanouts };
 }

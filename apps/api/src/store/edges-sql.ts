@@ -1,6 +1,7 @@
 import { SEND_JITTER_NS } from '@tailscope/analysis';
 import { callCtes, type CallScope } from './calls-sql';
 import { inWindow, JOIN_SETTINGS, ns, withCtes, type Cte } from './sql-ctes';
+import { quantileWeight, weightedCount } from './sampling';
 import { join, raw, sql, type Sql } from './sql';
 import { TRACES } from './tables';
 
@@ -179,14 +180,14 @@ export const WEIGHT_SCALE = 1000;
  * pool requests.
  */
 function weightedEdgesMain(): Sql {
-  const w = `toUInt64(round(weight * ${WEIGHT_SCALE}))`;
+  const w = quantileWeight('weight', WEIGHT_SCALE);
   const q = (combinator = ''): string =>
     `quantilesExactWeightedInterpolated${combinator}(0.5, 0.95, 0.99, 0.999)`;
-  const count = (cond: string): string => `toUInt32(round(sumIf(weight, ${cond})))`;
+  const count = (cond: string): string => weightedCount(`sumIf(weight, ${cond})`);
   return raw(`SELECT parentService, parentOperation, leafService, leafOperation,
-  toUInt32(round(sum(weight))) AS requests,
-  toUInt32(round(sum(width * weight))) AS calls,
-  toUInt32(round(sum(wrappedCalls * weight))) AS wrappedCalls,
+  ${weightedCount('sum(weight)')} AS requests,
+  ${weightedCount('sum(width * weight)')} AS calls,
+  ${weightedCount('sum(wrappedCalls * weight)')} AS wrappedCalls,
   quantileExactWeightedInterpolated(0.5)(width, ${w}) AS callsP50,
   toUInt32(max(width)) AS callsMax,
   ${count("structure = 'parallel'")} AS parallelRequests,

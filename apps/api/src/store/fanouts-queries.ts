@@ -13,6 +13,7 @@ import {
   storedPlacedFanouts,
   type Coverage,
 } from './fanouts-stored';
+import { quantileWeight, weightedCount } from './sampling';
 import { param, raw, sql, type Sql } from './sql';
 
 /**
@@ -215,14 +216,15 @@ export function hostWindowsSql(
     windowCall.1 AS host, windowCall.2 AS mode, windowCall.3 AS windowIndex, windowCall.4 AS durationMs${raw(
       weighted
         ? `,
-    toUInt64(round(if(fw.weight > 0, fw.weight, 1.0) * 1000)) AS weight1000
+    ${quantileWeight('if(fw.weight > 0, fw.weight, 1.0)')} AS weight1000,
+    if(fw.weight > 0, fw.weight, 1.0) AS weight
   FROM fanouts_in_scope AS f
   LEFT JOIN fo_weights AS fw ON cityHash64(f.traceId, f.parentSpanId) = fw.key`
         : `
   FROM fanouts_in_scope`,
     )}`;
   const stats = weighted
-    ? raw(`toUInt32(round(sum(weight1000) / 1000)) AS calls,
+    ? raw(`${weightedCount('sum(weight)')} AS calls,
   quantileExactWeightedInterpolated(0.5)(durationMs, weight1000) AS p50Ms,
   quantileExactWeightedInterpolated(0.99)(durationMs, weight1000) AS p99Ms,`)
     : raw(`toUInt32(count()) AS calls,

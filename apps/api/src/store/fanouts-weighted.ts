@@ -2,7 +2,7 @@ import { EDGE_SLACK_NS } from '@tailscope/analysis';
 import { namedFanouts } from './fanouts-queries';
 import { inWindow, JOIN_SETTINGS, withCtes, type Cte, type FanoutScope } from './fanouts-sql';
 import type { Coverage } from './fanouts-stored';
-import { adjustedCountSql } from './sampling';
+import { adjustedCountSql, quantileWeight, weightedCount } from './sampling';
 import { param, raw, sql, type Sql } from './sql';
 import { TRACES } from './tables';
 
@@ -11,14 +11,14 @@ import { TRACES } from './tables';
  * (docs/analysis.md "Sampling"): a fan-out weighs its trace's adjusted count, read from the
  * TraceState of its parent span (the caller whose calls fan out). Counts (requests, calls,
  * calls at most the threshold, structure counts, the width histogram, queued tail fan-outs) are
- * sums of weights rounded to integers; quantiles are ClickHouse's
+ * sums of weights rounded to integers (Float64: they pass 2^32 at 1-in-2^24 sampling); quantiles are ClickHouse's
  * `quantilesExactWeightedInterpolated` with integer weights round(adjusted count * 1000).
  * Stored chunks serve as they are: the weight is joined on (traceId, parentSpanId), which both
  * stored and live fan-outs carry.
  */
 
-/** Integer weights of the weighted quantiles: adjusted count * 1000, rounded. */
-const W = 'toUInt64(round(weight * 1000))';
+/** Integer weights of the weighted quantiles: adjusted count * 1000, rounded (capped). */
+const W = quantileWeight('weight');
 const QS = 'quantilesExactWeightedInterpolated(0.5, 0.95, 0.99, 0.999)';
 
 /**
@@ -63,7 +63,7 @@ export function weightedFanoutOperationsSql(
   LEFT JOIN fo_weights AS fw ON cityHash64(f.traceId, f.parentSpanId) = fw.key`;
   const perOperation = raw(`
   SELECT parentService, parentOperation, leafService, leafOperation,
-    toUInt32(round(sum(weight))) AS requests,
+    ${weightedCount('sum(weight)')} AS requests,
     quantileExactWeightedInterpolated(0.5)(width, ${W}) AS widthP50,
     toUInt32(max(width)) AS widthMax,
     ${QS}(oneLeafMs, ${W}) AS oneLeaf,
@@ -72,8 +72,8 @@ export function weightedFanoutOperationsSql(
     quantileExactWeightedInterpolatedArray(0.99)(callDurationsMs, arrayMap(d -> ${W}, callDurationsMs)) AS callP99,
     groupArrayArray(arrayMap(d -> (d, weight), callDurationsMs)) AS allCalls,
     groupArray((toUInt32(width), allLeavesMs, weight)) AS widthAndAllLeaves,
-    toUInt32(round(sumIf(weight, structure = 'parallel'))) AS parallelFanouts,
-    toUInt32(round(sumIf(weight, structure = 'pool'))) AS poolFanouts,
+    ${weightedCount("sumIf(weight, structure = 'parallel')")} AS parallelFanouts,
+    ${weightedCount("sumIf(weight, structure = 'pool')")} AS poolFanouts,
     quantileExactWeightedInterpolated(0.5)(concurrency, ${W}) AS concurrencyP50,
     toUInt32(max(concurrency)) AS concurrencyMax,
     arraySort(groupArrayIf(concurrency, structure = 'pool')) AS poolConcurrency,
@@ -86,16 +86,16 @@ export function weightedFanoutOperationsSql(
   oneLeaf, p95Leaves, allLeaves, ${threshold} AS thresholdMs,
   parallelFanouts, poolFanouts, concurrencyP50, concurrencyMax, queueWaitMs,
   toUInt32(poolConcurrency[intDiv(length(poolConcurrency) + 1, 2)]) AS poolSize,
-  toUInt32(round(arraySum(f -> if(f.1 > thresholdMs AND f.2, f.3, 0), allLeavesQueued))) AS queuedTailFanouts,
-  toUInt32(round(arraySum(c -> if(c.1 <= thresholdMs, c.2, 0), allCalls))) AS callsAtMost,
-  toUInt32(round(arraySum(c -> c.2, allCalls))) AS calls,
+  round(arraySum(f -> if(f.1 > thresholdMs AND f.2, f.3, 0), allLeavesQueued)) AS queuedTailFanouts,
+  round(arraySum(c -> if(c.1 <= thresholdMs, c.2, 0), allCalls)) AS callsAtMost,
+  round(arraySum(c -> c.2, allCalls)) AS calls,
   arraySort(fanout -> fanout.1, widthAndAllLeaves) AS byWidth,
   arrayMap(fanout -> fanout.1, byWidth) AS widths,
   arrayMap((w, next) -> w != next, widths, arrayPushBack(arrayPopFront(widths), toUInt32(0))) AS lastOfWidth,
   arrayFilter((w, last) -> last, widths, lastOfWidth) AS histogramWidths,
-  arrayMap(c -> toUInt32(round(c)), arrayPopFront(arrayDifference(arrayPushFront(
+  arrayMap(c -> round(c), arrayPopFront(arrayDifference(arrayPushFront(
     arrayFilter((c, last) -> last, arrayCumSum(arrayMap(fanout -> fanout.3, byWidth)), lastOfWidth), 0)))) AS histogramFanouts,
-  arrayMap(c -> toUInt32(round(c)), arrayPopFront(arrayDifference(arrayPushFront(
+  arrayMap(c -> round(c), arrayPopFront(arrayDifference(arrayPushFront(
     arrayFilter((c, last) -> last, arrayCumSum(arrayMap(fanout -> if(fanout.2 > thresholdMs, fanout.3, 0), byWidth)), lastOfWidth), 0)))) AS histogramTailFanouts
 FROM per_operation
 ORDER BY requests DESC, parentService, parentOperation, leafService, leafOperation

@@ -72,3 +72,31 @@ export async function selectSamplingInfo(
     spansWithoutSamplingInfo: spans === 0 ? 0 : (spans - withInfoN) / spans,
   };
 }
+
+/**
+ * Adjusted counts above this weigh this much in weighted quantiles (counts use the exact
+ * weight). ClickHouse's `quantilesExactWeightedInterpolated` takes unsigned integer weights and
+ * sums them in UInt64: scaled by 1000 (QUANTILE_WEIGHT_SCALE), a weight of 2^56 (the largest
+ * threshold) overflowed the cast and the sum, and the quantiles came back 0 or NaN (issue 25).
+ * Capped at 2^30, one weight is at most ~1.1e12 and the sum fits in UInt64 up to ~1.7e7 calls
+ * at the cap (~1.8e10 at 0.1% sampling). The cap changes a quantile only when one range mixes
+ * different adjusted counts both above 2^30 (sampling probabilities under one in a billion),
+ * and then only their relative weight.
+ */
+export const QUANTILE_WEIGHT_CAP = 2 ** 30;
+/** Integer weights of the weighted quantiles: adjusted count x 1000, rounded. */
+export const QUANTILE_WEIGHT_SCALE = 1000;
+
+/** SQL text: the integer quantile weight of a Float64 adjusted count expression (capped). */
+export function quantileWeight(weight: string, scale = QUANTILE_WEIGHT_SCALE): string {
+  return `toUInt64(round(least(${weight}, ${QUANTILE_WEIGHT_CAP}) * ${scale}))`;
+}
+
+/**
+ * SQL text: a weighted count, the sum of adjusted counts rounded, as Float64. Not a UInt32:
+ * 400 fan-outs at `th:ffffff` (2^24 each) wrapped to 2,415,919,104, and at `th:ffffffff` to 0
+ * (issue 25); a Float64 holds every sum exactly up to 2^53 and within 1e-16 beyond.
+ */
+export function weightedCount(sumExpr: string): string {
+  return `round(${sumExpr})`;
+}

@@ -1,6 +1,6 @@
 import type { Store } from './client';
-import { adjustedCountSql } from './sampling';
-import { param, sql } from './sql';
+import { adjustedCountSql, quantileWeight } from './sampling';
+import { param, raw, sql } from './sql';
 import { TRACES } from './tables';
 import { rootWhere, type RootFilter, type RootRow } from './traces-filters';
 
@@ -67,7 +67,7 @@ async function selectWeightedRootQuantiles(
 ): Promise<RootQuantiles> {
   const rows = await store.query<{ n: number; q: number[] }>(sql`
     SELECT round(sum(w)) AS n,
-      quantilesExactWeightedInterpolated(0.4, 0.6, ${param(slowQuantile, 'Float64')})(toFloat64(Duration), toUInt64(round(w * 1000))) AS q
+      quantilesExactWeightedInterpolated(0.4, 0.6, ${param(slowQuantile, 'Float64')})(toFloat64(Duration), ${raw(quantileWeight('w'))}) AS q
     FROM (SELECT TraceId, max(Duration) AS Duration, any(${rootWeight}) AS w FROM ${TRACES} WHERE ${rootWhere(f)} GROUP BY TraceId)`);
   const r = rows[0];
   const q = r?.q ?? [];

@@ -156,11 +156,18 @@ export interface StoreStats {
 
 /** Span times the overview's oldest/newest consider sane: [1970-01-01, 2200-01-01), ns. */
 const SANE_TIME_NS = { min: 0n, max: 7_258_118_400_000_000_000n } as const;
+/**
+ * How far past now a span may be dated and still count for the stored range: a day of clock
+ * skew. One span stamped in 2199 moved `newest` 175 years out, so the dashboard's "all time"
+ * judged episodes in 281-day windows (issue 25); such a span stays stored and readable by a
+ * range that asks for it.
+ */
+export const FUTURE_SKEW_NS = 86_400_000_000_000n;
 
 /**
  * Counts and the time range of the store. Every span is counted; oldest/newest only look at
- * spans dated 1970 to 2200, so one span stored with a wrapped (negative) or far-future time
- * (stored before ingest refused those) cannot move the dashboard's range to where no data is.
+ * spans dated 1970 to 2200 and at most FUTURE_SKEW_NS past `nowMs`, so one span stored with a
+ * wrapped (negative) or far-future time cannot move the dashboard's range to where no data is.
  *
  * Every dashboard page asks for these first, beside its own data, so they are kept cheap
  * (measured at 10M spans: 550 ms, of which uniqExact over the trace ids 350 ms and the
@@ -170,7 +177,11 @@ const SANE_TIME_NS = { min: 0n, max: 7_258_118_400_000_000_000n } as const;
  * ids collide: about 3 chances in a million at 10M traces). Only a store holding a time outside
  * the sane range pays the full scan for the bounds.
  */
-export async function selectStats(store: Store): Promise<StoreStats> {
+export async function selectStats(store: Store, nowMs = Date.now()): Promise<StoreStats> {
+  const sane = {
+    min: SANE_TIME_NS.min,
+    max: bigMin(SANE_TIME_NS.max, BigInt(Math.floor(nowMs)) * 1_000_000n + FUTURE_SKEW_NS),
+  };
   const [meta, services, traces] = await Promise.all([
     store.query<{ spans: string; lo: string; hi: string }>(sql`
       SELECT toString(count()) AS spans, toString(toUnixTimestamp64Nano(min(Timestamp))) AS lo,
@@ -191,19 +202,22 @@ export async function selectStats(store: Store): Promise<StoreStats> {
     services: Number(services[0]?.n ?? 0),
   };
   if (!m || spans === 0) return { ...counts, oldestUnixNano: null, newestUnixNano: null };
-  const sane = (v: string): boolean =>
-    BigInt(v) >= SANE_TIME_NS.min && BigInt(v) < SANE_TIME_NS.max;
-  if (sane(m.lo) && sane(m.hi)) return { ...counts, oldestUnixNano: m.lo, newestUnixNano: m.hi };
-  return { ...counts, ...(await saneBounds(store)) };
+  const inside = (v: string): boolean => BigInt(v) >= sane.min && BigInt(v) < sane.max;
+  if (inside(m.lo) && inside(m.hi))
+    return { ...counts, oldestUnixNano: m.lo, newestUnixNano: m.hi };
+  return { ...counts, ...(await saneBounds(store, sane)) };
 }
 
-/** Oldest and newest among the spans dated 1970 to 2200 (a full scan of the times). */
+const bigMin = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/** Oldest and newest among the spans dated in [min, max) (a full scan of the times). */
 async function saneBounds(
   store: Store,
+  bounds: { min: bigint; max: bigint },
 ): Promise<Pick<StoreStats, 'oldestUnixNano' | 'newestUnixNano'>> {
   const rows = await store.query<{ sane: string; oldest: string; newest: string }>(sql`
     WITH toUnixTimestamp64Nano(Timestamp) AS t,
-      t >= ${param(SANE_TIME_NS.min.toString(), 'Int64')} AND t < ${param(SANE_TIME_NS.max.toString(), 'Int64')} AS ok
+      t >= ${param(bounds.min.toString(), 'Int64')} AND t < ${param(bounds.max.toString(), 'Int64')} AS ok
     SELECT toString(countIf(ok)) AS sane, toString(minIf(t, ok)) AS oldest, toString(maxIf(t, ok)) AS newest
     FROM ${TRACES}`);
   const r = rows[0];

@@ -128,14 +128,15 @@ window_calls AS (
       floor((toFloat64(fanoutStartNs) / 1e6 + toFloat64(call.1 - fanoutStartNs) / 1e6) / {p74:Float64}),
       toFloat64(call.2) / 1e6), keptCalls)) AS windowCall,
     windowCall.1 AS host, windowCall.2 AS mode, windowCall.3 AS windowIndex, windowCall.4 AS durationMs,
-    toUInt64(round(if(fw.weight > 0, fw.weight, 1.0) * 1000)) AS weight1000
+    toUInt64(round(least(if(fw.weight > 0, fw.weight, 1.0), 1073741824) * 1000)) AS weight1000,
+    if(fw.weight > 0, fw.weight, 1.0) AS weight
   FROM fanouts_in_scope AS f
   LEFT JOIN fo_weights AS fw ON cityHash64(f.traceId, f.parentSpanId) = fw.key
 )
 SELECT host,
   if(isNull(host), NULL, if(countIf(mode != {p75:String}) > 0, minIf(mode, mode != {p76:String}), {p77:String})) AS mode,
   windowIndex * {p78:Float64} AS startMs,
-  toUInt32(round(sum(weight1000) / 1000)) AS calls,
+  round(sum(weight)) AS calls,
   quantileExactWeightedInterpolated(0.5)(durationMs, weight1000) AS p50Ms,
   quantileExactWeightedInterpolated(0.99)(durationMs, weight1000) AS p99Ms,
   max(durationMs) AS maxMs
