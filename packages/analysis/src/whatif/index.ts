@@ -5,8 +5,8 @@ export {
   type WhatIfPercentiles,
   type WhatIfReplay,
   type WhatIfResult,
-} from './simulate';
-export { DEFAULT_BOOTSTRAP_SAMPLES, type Estimate as WhatIfEstimate } from './bootstrap';
+} from './fanout/simulate';
+export { DEFAULT_BOOTSTRAP_SAMPLES, type Estimate as WhatIfEstimate } from './estimate/bootstrap';
 export {
   POLICY_KINDS,
   POLICY_SPECS,
@@ -24,14 +24,14 @@ export {
   type SyncBackgroundPolicy,
   type TiedPolicy,
   type WhatIfPolicy,
-} from './policy';
-export { checkParameter, resolvePolicy } from './resolve-policy';
+} from './policies/policy';
+export { checkParameter, resolvePolicy } from './policies/resolve-policy';
 export {
   leafCallsFromRows,
   synthesizeLeafCalls,
   type LeafCallRow,
   type SyntheticLeafCallsOptions,
-} from './synthetic';
+} from './fanout/synthetic';
 // Building blocks, for callers that replay one data set many times (a delay slider in the
 // worker keeps one ReplayIndex) and for the benchmark.
 export {
@@ -40,15 +40,15 @@ export {
   type ReplayIndex,
   type ReplayIndexOptions,
   type StaticIndex,
-} from './replay-index';
-export { preparePolicy, type PolicyPrep } from './policy-prep';
-export { replayHedge, type HedgeReplay } from './hedge';
-export { replayProbation, type ProbationReplay } from './probation';
-export { bootstrapPercentiles, bootstrapWeightedQuantiles } from './bootstrap';
-export { weightedWhatIf, type WeightedOutputs } from './weighted-outputs';
-export { latencyQuantile } from './latency-quantile';
-export { quantileNoiseFloor, type NoiseFloorOptions } from './noise-floor';
-export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';
+} from './policies/replay-index';
+export { preparePolicy, type PolicyPrep } from './policies/policy-prep';
+export { replayHedge, type HedgeReplay } from './policies/hedge';
+export { replayProbation, type ProbationReplay } from './policies/probation';
+export { bootstrapPercentiles, bootstrapWeightedQuantiles } from './estimate/bootstrap';
+export { weightedWhatIf, type WeightedOutputs } from './estimate/weighted-outputs';
+export { latencyQuantile } from './estimate/latency-quantile';
+export { quantileNoiseFloor, type NoiseFloorOptions } from './estimate/noise-floor';
+export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './fanout/first-answer';
 // Whole-request replay (issue #14).
 export {
   simulateRequestWhatIf,
@@ -59,9 +59,9 @@ export {
   type RequestSimulateOptions,
   type RequestWhatIf,
   type RequestWhatIfResult,
-} from './simulate-request';
+} from './request/answer/simulate';
 // The compiled plan (request-plan.ts), for checks of the shape programs on real traces.
-export { buildRequestPlan, type PlanOptions } from './request-plan';
+export { buildRequestPlan, type PlanOptions } from './request/plan/plan';
 // The same answer split into parts of the requests, planned and replayed on several threads.
 export {
   simulateRequestWhatIfSplit,
@@ -78,7 +78,7 @@ export {
   type BootstrapReads,
   type SplitAnswer,
   type SplitReplay,
-} from './request-split';
+} from './request/split/split';
 export {
   PART_REQUESTS,
   requestParts,
@@ -89,22 +89,22 @@ export {
   POOL_PART_REQUESTS,
   type PartOffsets,
   type PoolPart,
-} from './request-parts';
-export { mergedCallRoom, planCalls, writePartCalls } from './request-part-calls';
-export { recordedRequestMs } from './request-adjust';
-export { ArenaMemory } from './arena';
-export { percentileReads, type RequestHead, type SortedOutputs } from './request-answer';
-export { sortedCopy } from './radix-sort';
-export { sortedAtRanges } from './select-ranges';
-export type { RequestPlan } from './request-plan';
+} from './request/answer/parts';
+export { mergedCallRoom, planCalls, writePartCalls } from './request/split/part-calls';
+export { recordedRequestMs } from './request/replay/adjust';
+export { ArenaMemory } from './request/arena';
+export { percentileReads, type RequestHead, type SortedOutputs } from './request/answer/answer';
+export { sortedCopy } from './estimate/radix-sort';
+export { sortedAtRanges } from './estimate/select-ranges';
+export type { RequestPlan } from './request/plan/plan';
 export {
   requestTreesFromSpans,
   STRUCTURE_CODE,
   type RequestTrees,
   type TreeEdge,
-} from './request-trees';
-export { requestTreesFromColumns } from './request-trees-columns';
-export { randomTraceSpans } from './random-traces';
+} from './request/trees/trees';
+export { requestTreesFromColumns } from './request/trees/columns';
+export { randomTraceSpans } from './request/trees/random-traces';
 export {
   spanColumnsFor,
   spanColumnsFromSpans,
@@ -113,7 +113,10 @@ export {
   SPAN_KIND_CODE,
   type SpanColumns,
   type SpanDescriptor,
-} from './span-columns';
-export { synthesizeRequests, type SyntheticRequestsOptions } from './synthetic-requests';
+} from './request/trees/span-columns';
+export {
+  synthesizeRequests,
+  type SyntheticRequestsOptions,
+} from './request/trees/synthetic-requests';
 // The closed-loop load model of the whole-request replay (a serialized operation, N clients).
-export type { LoopReport } from './loop-report';
+export type { LoopReport } from './request/loop/loop-report';
