@@ -1,122 +1,97 @@
-// The what-if simulator's public surface (re-exported by the package entry).
-export {
-  simulateWhatIf,
-  type SimulateOptions,
-  type WhatIfPercentiles,
-  type WhatIfReplay,
-  type WhatIfResult,
-} from './fanout/simulate';
-export { DEFAULT_BOOTSTRAP_SAMPLES, type Estimate as WhatIfEstimate } from './estimate/bootstrap';
+/**
+ * The what-if simulator: recorded latencies replayed under a tail-tolerance policy (hedge,
+ * tied, probation, pool, ...), for one fan-out (`fanout/`) or for whole requests (`request/`).
+ * This entry exports what the apps and the benchmarks import, nothing else (the package entry
+ * re-exports it); the folders' insides may change freely. docs/whatif.md says what the numbers
+ * mean; docs/architecture.md how the folders depend on one another.
+ */
+
+// Policies: their specs, their resolution, their errors.
 export {
   POLICY_KINDS,
   POLICY_SPECS,
   WhatIfPolicyError,
-  type CanaryPolicy,
-  type AvoidHostsPolicy,
-  type GoodEnoughPolicy,
-  type PoolPolicy,
-  type HedgePolicy,
+  resolvePolicy,
   type ParameterSpec,
   type PolicyKind,
-  type PolicySpec,
-  type ProbationPolicy,
-  type ResolvedPolicy,
-  type SyncBackgroundPolicy,
-  type TiedPolicy,
   type WhatIfPolicy,
-} from './policies/policy';
-export { checkParameter, resolvePolicy } from './policies/resolve-policy';
+} from './policies';
+
+// One fan-out's replay (the dashboard's worker, the API's jobs) and its synthetic leaf calls.
 export {
+  simulateWhatIf,
+  firstAnswerAllLeavesMs,
   leafCallsFromRows,
   synthesizeLeafCalls,
-  type LeafCallRow,
-  type SyntheticLeafCallsOptions,
-} from './fanout/synthetic';
-// Building blocks, for callers that replay one data set many times (a delay slider in the
-// worker keeps one ReplayIndex) and for the benchmark.
+  type SimulateOptions,
+  type WhatIfReplay,
+  type WhatIfResult,
+} from './fanout';
+// Building blocks, for the benchmark (one index replayed many times) and the validation.
+export { buildReplayIndex, replayHedge } from './policies';
+// The thread steps' own pieces (the index, the sorts) and what the steps pass along.
+export { buildStaticIndex, type PolicyPrep, type StaticIndex } from './policies';
+export { sortedAtRanges, sortedCopy } from './estimate';
 export {
-  buildReplayIndex,
-  buildStaticIndex,
-  type ReplayIndex,
-  type ReplayIndexOptions,
-  type StaticIndex,
-} from './policies/replay-index';
-export { preparePolicy, type PolicyPrep } from './policies/policy-prep';
-export { replayHedge, type HedgeReplay } from './policies/hedge';
-export { replayProbation, type ProbationReplay } from './policies/probation';
-export { bootstrapPercentiles, bootstrapWeightedQuantiles } from './estimate/bootstrap';
-export { weightedWhatIf, type WeightedOutputs } from './estimate/weighted-outputs';
-export { latencyQuantile } from './estimate/latency-quantile';
-export { quantileNoiseFloor, type NoiseFloorOptions } from './estimate/noise-floor';
-export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './fanout/first-answer';
-// Whole-request replay (issue #14).
+  bootstrapPercentiles,
+  latencyQuantile,
+  quantileNoiseFloor,
+  type Estimate as WhatIfEstimate,
+} from './estimate';
+
+// Whole requests (issue #14): their trees, built from spans or columns, and the answer.
 export {
+  requestTreesFromSpans,
+  requestTreesFromColumns,
+  randomTraceSpans,
+  synthesizeRequests,
+  spanColumnsFor,
+  spanColumnsFromSpans,
+  ROOT_PARENT_KEY,
+  SPAN_KIND_CODE,
+  type RequestTrees,
+  type SpanColumns,
+  type SpanDescriptor,
   simulateRequestWhatIf,
   prepareRequestWhatIf,
   targetMask,
+  buildRequestPlan,
   type EdgeTarget,
   type PreparedRequestWhatIf,
+  type RequestPlan,
   type RequestSimulateOptions,
-  type RequestWhatIf,
   type RequestWhatIfResult,
-} from './request/answer/simulate';
-// The compiled plan (request-plan.ts), for checks of the shape programs on real traces.
-export { buildRequestPlan, type PlanOptions } from './request/plan/plan';
-// The same answer split into parts of the requests, planned and replayed on several threads.
+} from './request';
+// The same answer split into parts planned and replayed on several threads (apps/api's
+// whatif-worker drives them).
 export {
-  simulateRequestWhatIfSplit,
-  startSplit,
-  splitReplay,
-  mergedSplitReplay,
-  finishSplit,
-  poolSplitReplay,
-  splitSortInputs,
-  splitBaseInputs,
-  splitPrepWork,
-  splitPrepScan,
-  splitBootstrapReads,
-  type BootstrapReads,
-  type SplitAnswer,
-  type SplitReplay,
-} from './request/split/split';
-export {
+  ArenaMemory,
   PART_REQUESTS,
-  requestParts,
-  partHead,
-  mergeParts,
-  replayPart,
-  poolPart,
   POOL_PART_REQUESTS,
+  finishSplit,
+  mergeParts,
+  mergedCallRoom,
+  mergedSplitReplay,
+  partHead,
+  percentileReads,
+  planCalls,
+  poolPart,
+  poolSplitReplay,
+  recordedRequestMs,
+  replayPart,
+  requestParts,
+  splitBaseInputs,
+  splitBootstrapReads,
+  splitPrepScan,
+  splitPrepWork,
+  splitSortInputs,
+  startSplit,
+  writePartCalls,
+  type BootstrapReads,
   type PartOffsets,
   type PoolPart,
-} from './request/answer/parts';
-export { mergedCallRoom, planCalls, writePartCalls } from './request/split/part-calls';
-export { recordedRequestMs } from './request/replay/adjust';
-export { ArenaMemory } from './request/arena';
-export { percentileReads, type RequestHead, type SortedOutputs } from './request/answer/answer';
-export { sortedCopy } from './estimate/radix-sort';
-export { sortedAtRanges } from './estimate/select-ranges';
-export type { RequestPlan } from './request/plan/plan';
-export {
-  requestTreesFromSpans,
-  STRUCTURE_CODE,
-  type RequestTrees,
-  type TreeEdge,
-} from './request/trees/trees';
-export { requestTreesFromColumns } from './request/trees/columns';
-export { randomTraceSpans } from './request/trees/random-traces';
-export {
-  spanColumnsFor,
-  spanColumnsFromSpans,
-  spanDescriptor,
-  ROOT_PARENT_KEY,
-  SPAN_KIND_CODE,
-  type SpanColumns,
-  type SpanDescriptor,
-} from './request/trees/span-columns';
-export {
-  synthesizeRequests,
-  type SyntheticRequestsOptions,
-} from './request/trees/synthetic-requests';
-// The closed-loop load model of the whole-request replay (a serialized operation, N clients).
-export type { LoopReport } from './request/loop/loop-report';
+  type RequestHead,
+  type SortedOutputs,
+  type SplitAnswer,
+  type SplitReplay,
+} from './request';

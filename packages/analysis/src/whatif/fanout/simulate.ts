@@ -1,18 +1,14 @@
 import type { LeafCalls } from '../../types';
 import { allLeavesMs } from './fanout-times';
-import {
-  bootstrapPercentiles,
-  DEFAULT_BOOTSTRAP_SAMPLES,
-  type Estimate,
-} from '../estimate/bootstrap';
+import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from '../estimate';
 import { allOnes, effectiveSize } from '../../weighted-quantile';
-import { weightedWhatIf } from '../estimate/weighted-outputs';
-import { resolvePolicy } from '../policies/resolve-policy';
-import type { WhatIfPolicy } from '../policies/policy';
+import { weightedWhatIf } from '../estimate';
+import { resolvePolicy } from '../policies';
+import type { WhatIfPolicy } from '../policies';
 import { SeededRandom } from '../../random';
 import { quantileInclusive } from '../../quantile';
-import { deterministicPolicy, replayPolicy, type PolicyOutcome } from '../policies/replay-policy';
-import type { ResolvedPolicy } from '../policies/policy';
+import { deterministicPolicy, replayPolicy, type PolicyOutcome } from '../policies';
+import type { ResolvedPolicy } from '../policies';
 
 /** Percentiles of the all-leaves finishing time, ms. */
 export interface WhatIfPercentiles {

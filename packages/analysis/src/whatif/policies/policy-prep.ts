@@ -1,6 +1,6 @@
 import type { LeafCalls } from '../../types';
 import type { ResolvedPolicy } from './policy';
-import { latencyQuantile } from '../estimate/latency-quantile';
+import { latencyQuantile } from '../estimate';
 import { buildStaticIndex, type StaticIndex } from './replay-index';
 import { hedgeScan, type HedgeScan, type PartsDone } from './hedge';
 

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
-import type { HostWindowStats } from '../estimate/host-window-stats';
+import type { HostWindowStats } from '../estimate';
 import type { ResolvedPolicy } from './policy';
 
 type ProbationParams = Extract<ResolvedPolicy, { kind: 'probation' }>;

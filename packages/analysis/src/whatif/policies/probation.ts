@@ -3,7 +3,7 @@
 import type { ResolvedPolicy } from './policy';
 import { drawOtherHost, newDrawStats, type DrawStats, type ReplayIndex } from './replay-index';
 import type { SeededRandom } from '../../random';
-import { HostWindowStats } from '../estimate/host-window-stats';
+import { HostWindowStats } from '../estimate';
 import { ProbationState } from './probation-state';
 
 export type ProbationParams = Extract<ResolvedPolicy, { kind: 'probation' }>;

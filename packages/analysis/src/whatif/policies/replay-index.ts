@@ -3,7 +3,7 @@
 import type { LeafCalls } from '../../types';
 import type { SeededRandom } from '../../random';
 import { bound, timeBuckets, type TimeBuckets } from './time-buckets';
-import { sortedOrder } from '../estimate/radix-sort';
+import { sortedOrder } from '../estimate';
 
 /**
  * What every replay that draws replacement latencies needs: fan-outs in time order, so "a call

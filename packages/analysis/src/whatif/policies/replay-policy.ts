@@ -2,7 +2,7 @@ import type { LeafCalls } from '../../types';
 import type { ResolvedPolicy } from './policy';
 import type { SeededRandom } from '../../random';
 import { buildReplayIndex, type DrawStats } from './replay-index';
-import { latencyQuantile, latencyQuantileKept } from '../estimate/latency-quantile';
+import { latencyQuantile, latencyQuantileKept } from '../estimate';
 import { replayHedge } from './hedge';
 import { replayTied } from './tied';
 import { replayProbation } from './probation';

@@ -1,7 +1,7 @@
 /* A held-out 100-wide multi-get whose true hedged counterfactual is known in closed form, for
    the replay-noise and synthetic-truth tests and the benchmark. Not exported by the package. */
 import type { LeafCalls } from '../../types';
-import { synthesizeLeafCalls } from '../fanout/synthetic';
+import { synthesizeLeafCalls } from '../fanout';
 
 /**
  * The model: every call independently 1 + X ms, X lognormal(mu 1, sigma 0.5), ten times that

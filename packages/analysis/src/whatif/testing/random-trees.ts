@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array fills, in bounds by construction. */
 import { SeededRandom } from '../../random';
-import type { RequestTrees } from '../request/trees/trees';
+import type { RequestTrees } from '../request/trees';
 
 /**
  * Random request trees: random depth and width, random edges (some repeated under one parent,

@@ -1,11 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- array reads, in bounds by construction. */
 import { SeededRandom } from '../../random';
-import {
-  pack,
-  STRUCTURE_CODE,
-  type RequestTreeNode,
-  type RequestTrees,
-} from '../request/trees/trees';
+import { pack, STRUCTURE_CODE, type RequestTreeNode, type RequestTrees } from '../request/trees';
 
 export interface SyntheticLoopOptions {
   requests: number;

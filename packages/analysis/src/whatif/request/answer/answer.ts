@@ -8,22 +8,22 @@ import {
   PERCENTILE_QS,
   selectedQuantiles,
   type Estimate,
-} from '../../estimate/bootstrap';
-import type { ResolvedPolicy, WhatIfPolicy } from '../../policies/policy';
-import { resolvePolicy } from '../../policies/resolve-policy';
-import { replayPolicy, type PolicyOutcome } from '../../policies/replay-policy';
-import type { PolicyPrep } from '../../policies/policy-prep';
+} from '../../estimate';
+import type { ResolvedPolicy, WhatIfPolicy } from '../../policies';
+import { resolvePolicy } from '../../policies';
+import { replayPolicy, type PolicyOutcome } from '../../policies';
+import type { PolicyPrep } from '../../policies';
 import {
   defaultReplays,
   notApplicable,
   type WhatIfPercentiles,
   type WhatIfResult,
-} from '../../fanout/simulate';
-import type { RequestTrees } from '../trees/trees';
-import type { LoopHook, LoopReport } from '../loop/loop-report';
-import { weightedWhatIf } from '../../estimate/weighted-outputs';
-import { recordedRequestMs } from '../replay/adjust';
-import { mergeRanges } from '../../estimate/select-ranges';
+} from '../../fanout';
+import type { RequestTrees } from '../trees';
+import type { LoopHook, LoopReport } from '../loop';
+import { weightedWhatIf } from '../../estimate';
+import { recordedRequestMs } from '../replay';
+import { mergeRanges } from '../../estimate';
 
 /** Root request distribution before and after, as the API reports it. */
 export interface RequestWhatIf {

@@ -2,9 +2,9 @@
    bounds by construction (part offsets), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../../../types';
 import type { RequestHead } from './answer';
-import { buildRequestPlan, planState, runPlan, type RequestPlan } from '../plan/plan';
+import { buildRequestPlan, planState, runPlan, type RequestPlan } from '../plan';
 import { ArenaMemory } from '../arena';
-import type { RequestTrees } from '../trees/trees';
+import type { RequestTrees } from '../trees';
 
 /**
  * A whole-request answer split into parts of the requests (issue #14's performance part: the

@@ -1,12 +1,12 @@
-import type { WhatIfPolicy } from '../../policies/policy';
-import { resolvePolicy } from '../../policies/resolve-policy';
-import type { PolicyOutcome } from '../../policies/replay-policy';
-import type { RequestTrees } from '../trees/trees';
+import type { WhatIfPolicy } from '../../policies';
+import { resolvePolicy } from '../../policies';
+import type { PolicyOutcome } from '../../policies';
+import type { RequestTrees } from '../trees';
 import type { ArenaMemory } from '../arena';
-import { buildRequestPlan, planState, runPlan, type RequestPlan } from '../plan/plan';
-import { detectLoop, loopModelFor } from '../loop/loop-report';
-import type { LoopDetection } from '../loop/loop-model';
-import { loopAdjust, weightsFor } from '../replay/adjust';
+import { buildRequestPlan, planState, runPlan, type RequestPlan } from '../plan';
+import { detectLoop, loopModelFor } from '../loop';
+import type { LoopDetection } from '../loop';
+import { loopAdjust, weightsFor } from '../replay';
 import {
   baselineOf,
   requestAnswer,

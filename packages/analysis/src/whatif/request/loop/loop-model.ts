@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, every index in
    bounds by construction (nodes of the trees, requests, clients). */
 import { detectClosedLoop } from './closed-loop';
-import type { RequestTrees } from '../trees/trees';
+import type { RequestTrees } from '../trees';
 import {
   absoluteTimes,
   callsByOperation,

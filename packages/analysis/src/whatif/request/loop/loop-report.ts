@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
 import { detectLoopModel, replayClosedLoop, type LoopDetection } from './loop-model';
-import type { RequestTrees } from '../trees/trees';
+import type { RequestTrees } from '../trees';
 
 /** What the closed-loop model detected and replayed, as the what-if answer reports it. */
 export interface LoopReport {

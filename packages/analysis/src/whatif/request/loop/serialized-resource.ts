@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, every index in
    bounds by construction (sorted index permutations of the same length). */
-import type { RequestTrees } from '../trees/trees';
+import type { RequestTrees } from '../trees';
 
 /**
  * Serialized shared resources (issue #14, the HotROD ground truth): an operation whose

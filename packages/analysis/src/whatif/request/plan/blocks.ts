@@ -2,8 +2,8 @@
    bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
    a zero. */
 import type { LeafCalls } from '../../../types';
-import { STRUCTURE_CODE, type RequestTrees } from '../trees/trees';
-import type { TargetOptions } from '../replay/replay';
+import { STRUCTURE_CODE, type RequestTrees } from '../trees';
+import type { TargetOptions } from '../replay';
 import { GrowI32 } from './grow';
 import { Arena, arenaBytes, type ArenaMemory } from '../arena';
 import type { LocalRequest } from './columns';

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets), and a `?? 0` would hide an indexing bug as a zero. */
-import type { RequestTrees } from '../trees/trees';
+import type { RequestTrees } from '../trees';
 
 /**
  * The plan's first pass over requests [from, to): which have a call on a target edge (`has`,

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
    a zero. */
-import { STRUCTURE_CODE, type RequestTrees } from '../trees/trees';
+import { STRUCTURE_CODE, type RequestTrees } from '../trees';
 import { planParent, STATIC } from './parent';
 import type { ParentScratch, PlanColumns, LocalRequest } from './columns';
 import { SRC_CONST, SRC_LONE, SRC_PARENT } from './run';
@@ -9,7 +9,7 @@ import { DRIFT, DYN, formRequestBlocks, localChildren, type TargetBlocks } from 
 import { compileShape } from './shape';
 import type { ShapeBook } from './shape-book';
 import type { ShapeRun } from './shape-order';
-import type { TargetOptions } from '../replay/replay';
+import type { TargetOptions } from '../replay';
 
 export type GeneralLocal = LocalRequest & { lpar: Int32Array; bfs: Int32Array; flag: Uint8Array };
 

@@ -2,8 +2,8 @@
    bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
    a zero. */
 import type { LeafCalls } from '../../../types';
-import type { RequestTrees } from '../trees/trees';
-import type { TargetOptions } from '../replay/replay';
+import type { RequestTrees } from '../trees';
+import type { TargetOptions } from '../replay';
 import { Arena, arenaBytes, type ArenaMemory } from '../arena';
 import { countTargets } from './count';
 import { ParentScratch, PlanColumns } from './columns';

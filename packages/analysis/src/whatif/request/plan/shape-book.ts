@@ -1,9 +1,9 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (a request's nodes, the signature's 4 values per node), and a `?? 0`
    would hide an indexing bug as a zero. */
-import type { RequestTrees } from '../trees/trees';
+import type { RequestTrees } from '../trees';
 import type { Shape } from './shape';
-import { shapeHash } from '../trees/shapes';
+import { shapeHash } from '../trees';
 
 /**
  * Shapes met so far in one plan. Bounded: at most MAX shapes seen, programs for requests of at

@@ -2,7 +2,7 @@
 // What simulateRequestWhatIf adds around the compiled replay: the closed-loop model's
 // re-timing of each replay and the sampling weights of its outputs.
 import { prepareRequests } from './replay';
-import type { RequestTrees } from '../trees/trees';
+import type { RequestTrees } from '../trees';
 import { allOnes } from '../../../weighted-quantile';
 
 /**

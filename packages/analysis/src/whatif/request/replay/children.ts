@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, CSR lists), and a `?? 0` would hide an indexing bug as a zero. */
 import type { Arena } from '../arena';
-import type { RequestTrees } from '../trees/trees';
+import type { RequestTrees } from '../trees';
 
 /**
  * Children CSR (by recorded start, then end) and the nodes with children, children first.

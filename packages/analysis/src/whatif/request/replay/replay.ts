@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (offsets, CSR lists), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../../../types';
-import { STRUCTURE_CODE, type RequestTrees } from '../trees/trees';
+import { STRUCTURE_CODE, type RequestTrees } from '../trees';
 import { Arena, arenaBytes } from '../arena';
 import { childrenOf } from './children';
 

@@ -1,9 +1,9 @@
 /* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
    bounds by construction (part offsets), and a `?? 0` would hide an indexing bug as a zero. */
 import type { LeafCalls } from '../../../types';
-import type { RequestHead } from '../answer/answer';
-import type { PartOffsets } from '../answer/parts';
-import type { RequestPlan } from '../plan/plan';
+import type { RequestHead } from '../answer';
+import type { PartOffsets } from '../answer';
+import type { RequestPlan } from '../plan';
 
 /**
  * The merged target calls written in place by the parts (issue #14's performance part): the

@@ -1,10 +1,10 @@
 import type { LeafCalls } from '../../../types';
-import { bootstrapReads, PERCENTILE_QS } from '../../estimate/bootstrap';
-import type { WhatIfPolicy } from '../../policies/policy';
-import type { PolicyOutcome } from '../../policies/replay-policy';
-import type { RequestTrees } from '../trees/trees';
-import { detectLoop, loopModelFor, type LoopHook } from '../loop/loop-report';
-import { loopAdjust, recordedRequestMs } from '../replay/adjust';
+import { bootstrapReads, PERCENTILE_QS } from '../../estimate';
+import type { WhatIfPolicy } from '../../policies';
+import type { PolicyOutcome } from '../../policies';
+import type { RequestTrees } from '../trees';
+import { detectLoop, loopModelFor, type LoopHook } from '../loop';
+import { loopAdjust, recordedRequestMs } from '../replay';
 import {
   baselineOf,
   requestAnswer,
@@ -14,7 +14,7 @@ import {
   type RequestHead,
   type RequestRun,
   type SortedOutputs,
-} from '../answer/answer';
+} from '../answer';
 import {
   prepareRequestWhatIf,
   simulateRequestWhatIf,
@@ -23,7 +23,7 @@ import {
   type EdgeTarget,
   type RequestSimulateOptions,
   type RequestWhatIfResult,
-} from '../answer/simulate';
+} from '../answer';
 import {
   mergePoolParts,
   partHead,
@@ -31,15 +31,10 @@ import {
   requestParts,
   type PartOffsets,
   type PoolPart,
-} from '../answer/parts';
-import { mergeParts } from '../answer/parts';
-import type { RequestPlan } from '../plan/plan';
-import {
-  policyQuantile,
-  policyUsesIndex,
-  withHedgeScan,
-  type PolicyPrep,
-} from '../../policies/policy-prep';
+} from '../answer';
+import { mergeParts } from '../answer';
+import type { RequestPlan } from '../plan';
+import { policyQuantile, policyUsesIndex, withHedgeScan, type PolicyPrep } from '../../policies';
 
 /**
  * The steps of a whole-request answer split into parts (request-parts.ts), for a caller that
