@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array fills, in bounds by construction. */
 import { describe, expect, it } from 'vitest';
 import { SeededRandom } from '../../src/random';
 import { randomTrees } from '../../src/whatif/testing/random-trees';

@@ -1,5 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * Bootstrap percentiles of the what-if outputs, with their 95% intervals, weighted or not, and
+ * the ranks an answer reads of each output (so partial orders can stand in for full sorts).
+ */
+
 import type { SeededRandom } from '../../random';
 import { quantileInclusive } from '../../quantile';
 import { sortedCopy } from './radix-sort';

@@ -1,5 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
 /**
  * Per-host latency histograms over a sliding window of evaluation intervals, for probation.
  * Log-linear bins (16 per power of two, from 2^-7 ms to 2^25 ms) read straight from the float's

@@ -1,4 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
+/**
+ * The exact type-7 latency quantile a policy's threshold comes from, by binning instead of a
+ * full copy and sort.
+ */
+
 import { quantileInclusive, selectKth } from '../../quantile';
 import { sortedCopy } from './radix-sort';
 import { binOf, HISTOGRAM_BINS } from './host-window-stats';

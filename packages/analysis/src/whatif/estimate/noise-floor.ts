@@ -1,3 +1,7 @@
+/**
+ * How much a quantile moves between two halves of the same data: the replay's noise floor.
+ */
+
 import { latencyQuantile } from './latency-quantile';
 import { SeededRandom } from '../../random';
 

@@ -1,6 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (histograms of 65,536 buckets, keys of n values). */
-
 /** Which 32-bit word of a float64 holds the sign and exponent on this machine. */
 const HI = new Uint32Array(new Float64Array([-0]).buffer)[1] === 0x80000000 ? 1 : 0;
 const LO = 1 - HI;

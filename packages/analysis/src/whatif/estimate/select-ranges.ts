@@ -1,6 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   [0, a.length) by construction (ranges checked on entry, partitions stay inside). */
-
 /**
  * Reorders `a` in place so that every position inside the given ranges holds the value a sort
  * would put there (ascending, as Float64Array's sort; -0 and +0 count as equal, NaN is kept out
@@ -14,6 +11,7 @@
  * values between. Expected O(n + total range length x log), a sort's O(n log n) at worst
  * (introselect: a partition loop that does not shrink fast enough sorts its part instead).
  */
+
 export function selectRanges(
   a: Float64Array,
   ranges: readonly (readonly [number, number])[],

@@ -1,3 +1,7 @@
+/**
+ * A what-if answer's percentiles when each output carries a weight (sampled traces).
+ */
+
 import type { SeededRandom } from '../../random';
 import { bootstrapWeightedQuantiles, type Estimate } from './bootstrap';
 import { effectiveSize, sortWeighted, weightedQuantile } from '../../weighted-quantile';

@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * Recorded all-leaves finishing times per fan-out: the baseline of the one-fan-out replay.
+ */
+
 import type { LeafCalls } from '../../types';
 
 /**

@@ -1,4 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
+/**
+ * All-leaves times of fan-outs that really sent duplicate calls (recorded hedges), to check the
+ * replay against what happened.
+ */
+
 import type { LeafCalls } from '../../types';
 import { ABSENT_ATTRIBUTE } from '../../conventions';
 

@@ -1,3 +1,8 @@
+/**
+ * One fan-out's what-if: the recorded leaf calls replayed under a policy, the all-leaves
+ * percentiles before and after with bootstrap intervals.
+ */
+
 import type { LeafCalls } from '../../types';
 import { allLeavesMs } from './fanout-times';
 import { bootstrapPercentiles, DEFAULT_BOOTSTRAP_SAMPLES, type Estimate } from '../estimate';

@@ -1,4 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array fills, in bounds by construction. */
+/**
+ * Seeded synthetic leaf calls, and leaf calls from plain rows, for tests, demos and the benchmark.
+ */
+
 import type { LeafCalls, Random } from '../../types';
 import { SeededRandom } from '../../random';
 

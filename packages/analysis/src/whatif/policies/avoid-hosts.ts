@@ -1,5 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The avoid-hosts and pool policies' replays: calls kept off the slowest hosts, or queued on a
+ * fixed number of workers.
+ */
+
 import type { LeafCalls } from '../../types';
 import type { SeededRandom } from '../../random';
 import { quantileInclusive } from '../../quantile';

@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * Background episodes aligned across hosts, for the synchronized-background policy.
+ */
+
 import type { LeafCalls } from '../../types';
 
 /** Background episodes per host after alignment, as start-sorted intervals in epoch ms. */

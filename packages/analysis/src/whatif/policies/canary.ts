@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The canary policy's replay: a few calls of each fan-out first, the rest after them.
+ */
+
 import type { LeafCalls } from '../../types';
 import type { SeededRandom } from '../../random';
 

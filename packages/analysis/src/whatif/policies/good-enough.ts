@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The good-enough policy's replay: a fan-out answers once enough of its calls did, or at a deadline.
+ */
+
 import type { LeafCalls } from '../../types';
 import { selectKth } from '../../quantile';
 

@@ -1,5 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The hedge policy's replay: a backup call after a delay, drawn from another host at about the
+ * same time; its draw-free scan, shared with the split answer.
+ */
+
 import { drawOtherHost, newDrawStats, type DrawStats, type ReplayIndex } from './replay-index';
 import type { SeededRandom } from '../../random';
 import type { LeafCalls } from '../../types';

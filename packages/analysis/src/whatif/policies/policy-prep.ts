@@ -1,3 +1,8 @@
+/**
+ * What a policy's replay needs before its draws (index, quantile, hedge scan), so a caller with
+ * threads can do it beforehand.
+ */
+
 import type { LeafCalls } from '../../types';
 import type { ResolvedPolicy } from './policy';
 import { latencyQuantile } from '../estimate';

@@ -4,6 +4,7 @@
  * from it, and `resolvePolicy` enforces it for callers that skip the API (the browser's worker).
  * The policy types live in policy.ts.
  */
+
 export const POLICY_KINDS = [
   'hedge',
   'tied',

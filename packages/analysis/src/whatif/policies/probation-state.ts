@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * Which hosts are on probation, and the rule that moves them in and out.
+ */
+
 import type { HostWindowStats } from '../estimate';
 import type { ResolvedPolicy } from './policy';
 

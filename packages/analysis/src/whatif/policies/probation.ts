@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The probation policy's replay, in time order: calls to hosts on probation re-served elsewhere.
+ */
+
 import type { ResolvedPolicy } from './policy';
 import { drawOtherHost, newDrawStats, type DrawStats, type ReplayIndex } from './replay-index';
 import type { SeededRandom } from '../../random';

@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, positions), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The index every drawing replay reads: fan-outs in time order and calls by host, so "a call to
+ * another host at about the same time" is one draw.
+ */
 import type { LeafCalls } from '../../types';
 import type { SeededRandom } from '../../random';
 import { bound, timeBuckets, type TimeBuckets } from './time-buckets';

@@ -1,3 +1,7 @@
+/**
+ * One policy replayed on a set of leaf calls: the dispatch from a resolved policy to its replay.
+ */
+
 import type { LeafCalls } from '../../types';
 import type { ResolvedPolicy } from './policy';
 import type { SeededRandom } from '../../random';

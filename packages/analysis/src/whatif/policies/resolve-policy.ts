@@ -1,3 +1,7 @@
+/**
+ * A what-if policy checked against its spec and resolved to numbers (or a WhatIfPolicyError).
+ */
+
 import {
   POLICY_KINDS,
   POLICY_SPECS,

@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, pools), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The synchronized-background policy's replay: background work moved to the same time on every host.
+ */
+
 import type { LeafCalls } from '../../types';
 import type { SeededRandom } from '../../random';
 import { alignBackgroundEpisodes, overlapsEpisode } from './background-episodes';

@@ -1,6 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (bucket b <= count + 1, positions < a.length). */
-
 /**
  * Equal-width time buckets over sorted times (the replay index's fan-out starts): bucket b
  * starts at `t0 + b * widthMs`, and `first[b]` is the first position starting at or after that (b = 0 .. count + 1). A lookup
@@ -8,6 +5,7 @@
  * fan-out per bucket, so O(1) expected instead of O(log F) (two searches per backup draw were
  * a quarter of a hedge preview's time on 100,000 requests, issue #14).
  */
+
 export interface TimeBuckets {
   readonly t0: number;
   readonly widthMs: number;

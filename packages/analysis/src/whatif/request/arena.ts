@@ -4,6 +4,7 @@
  * million-request replay allocating twenty 40-130 MB columns one by one paid a dozen full
  * collections (a third of its time). One buffer for all of them grows it once.
  */
+
 export class Arena {
   private readonly buf: ArrayBuffer;
   private off = 0;

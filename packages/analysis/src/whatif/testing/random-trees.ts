@@ -1,4 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array fills, in bounds by construction. */
+/**
+ * Random request trees with every structure the replay distinguishes (tests only; not exported).
+ */
+
 import { SeededRandom } from '../../random';
 import type { RequestTrees } from '../request/trees';
 

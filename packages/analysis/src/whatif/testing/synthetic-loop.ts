@@ -1,4 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- array reads, in bounds by construction. */
+/**
+ * Requests with a known closed-loop model, for the loop-model tests (not exported).
+ */
+
 import { SeededRandom } from '../../random';
 import { pack, STRUCTURE_CODE, type RequestTreeNode, type RequestTrees } from '../request/trees';
 

@@ -1,9 +1,6 @@
 // The first implementation of the whole-request replay (issue #14), kept unchanged as the
 // reference that request-replay-equivalence.test.ts compares the columnar version with, output
 // for output. Not used at run time.
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (CSR lists, scratch sized to the most children), and a `?? 0` would
-   hide an indexing bug as a zero. */
 import { STRUCTURE_CODE } from '../../../src/whatif/request/trees/trees';
 import type { PreparedRequests } from './request-replay-v1';
 

@@ -1,6 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (CSR lists, scratch sized to the most children), and a `?? 0` would
-   hide an indexing bug as a zero. */
+/**
+ * The recompute the compiled plan replaced, kept as the equivalence test's oracle: every request's
+ * ancestors recomputed from their children, replay by replay. Not run-time code.
+ */
+
 import { STRUCTURE_CODE } from '../../../src/whatif/request/trees/trees';
 import type { PreparedRequests } from '../../../src/whatif/request/replay/replay';
 

@@ -1,4 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
+/**
+ * The whole-request answer's shared half: the replays' outputs turned into baseline and what-if
+ * percentiles with intervals, per request and per fan-out.
+ */
+
 import type { LeafCalls } from '../../../types';
 import { SeededRandom } from '../../../random';
 import { quantileInclusive } from '../../../quantile';

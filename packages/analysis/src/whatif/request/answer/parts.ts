@@ -1,5 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (part offsets), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * A whole-request answer split into parts of the requests, each planned and replayed on its own
+ * and merged back bit for bit.
+ */
+
 import type { LeafCalls } from '../../../types';
 import type { RequestHead } from './answer';
 import { buildRequestPlan, planState, runPlan, type RequestPlan } from '../plan';

@@ -1,3 +1,8 @@
+/**
+ * The whole-request what-if on one thread: plan the target edge, replay the policy, re-time
+ * every request, answer.
+ */
+
 import type { WhatIfPolicy } from '../../policies';
 import { resolvePolicy } from '../../policies';
 import type { PolicyOutcome } from '../../policies';

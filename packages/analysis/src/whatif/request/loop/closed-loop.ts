@@ -1,6 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, every index in
-   bounds by construction (a permutation of the requests, clients below `clients`). */
-
 /**
  * Closed-loop load (issue #14): a fixed number of clients, each sending its next request when
  * its previous one answered (after a think time), as a load generator with N connections or a
@@ -8,6 +5,7 @@
  * faster brings the next ones sooner instead of leaving the server idle. An open loop (arrivals
  * independent of completions) has a mean in-flight count well below its peak.
  */
+
 export interface ClosedLoop {
   closed: boolean;
   /** Clients: the most root requests in flight at once. */

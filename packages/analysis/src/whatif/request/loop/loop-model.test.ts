@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array reads in bounds by construction; a missing closedLoop fails the toBe above it. */
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { detectClosedLoop } from './closed-loop';

@@ -1,5 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, every index in
-   bounds by construction (nodes of the trees, requests, clients). */
+/**
+ * The load model of a whole-request replay: open, or a closed loop of clients around a
+ * serialized resource, detected and replayed.
+ */
+
 import { detectClosedLoop } from './closed-loop';
 import type { RequestTrees } from '../trees';
 import {

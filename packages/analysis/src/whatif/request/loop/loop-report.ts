@@ -1,4 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
+/**
+ * The closed-loop model as an answer reports it, and its hook into the replay.
+ */
+
 import { detectLoopModel, replayClosedLoop, type LoopDetection } from './loop-model';
 import type { RequestTrees } from '../trees';
 

@@ -1,5 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, every index in
-   bounds by construction (sorted index permutations of the same length). */
+/**
+ * Serialized shared resources found in the recording: operations whose executions hold one
+ * thing at a time (a lock, a single-threaded database).
+ */
+
 import type { RequestTrees } from '../trees';
 
 /**

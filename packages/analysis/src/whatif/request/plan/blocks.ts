@@ -1,6 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
-   a zero. */
+/**
+ * A request's children formed into blocks (a call, or a whole target group), the plan's rows.
+ */
+
 import type { LeafCalls } from '../../../types';
 import { STRUCTURE_CODE, type RequestTrees } from '../trees';
 import type { TargetOptions } from '../replay';

@@ -1,3 +1,7 @@
+/**
+ * The plan's growing columns and the per-request scratch its passes share.
+ */
+
 import { GrowF64, GrowI32 } from './grow';
 import { Arena, arenaBytes, type ArenaMemory } from '../arena';
 import { PlanState, type PlanArrays } from './run';

@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The plan's first pass: which requests call the target edge, and how much room they need.
+ */
+
 import type { RequestTrees } from '../trees';
 
 /**

@@ -1,6 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
-   a zero. */
+/**
+ * The plan of a request the general way (no shape program): its blocks and parents, node by node.
+ */
+
 import { STRUCTURE_CODE, type RequestTrees } from '../trees';
 import { planParent, STATIC } from './parent';
 import type { ParentScratch, PlanColumns, LocalRequest } from './columns';

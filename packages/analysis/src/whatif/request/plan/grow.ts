@@ -1,3 +1,7 @@
+/**
+ * Append-only typed arrays that double when full: the plan's columns.
+ */
+
 import type { Arena } from '../arena';
 
 /**

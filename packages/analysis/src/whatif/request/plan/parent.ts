@@ -1,6 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (local CSR lists, scratch sized to the request), and a `?? 0` would
-   hide an indexing bug as a zero. */
+/**
+ * A parent's children planned as blocks, with its recorded-only work precomputed.
+ */
+
 import { STRUCTURE_CODE, type RequestTrees } from '../trees';
 import type { LocalRequest, ParentScratch, PlanColumns } from './columns';
 import { runParent, runPool, SRC_CONST, SRC_LONE, SRC_PARENT, SRC_POOL, SRC_WHOLE } from './run';

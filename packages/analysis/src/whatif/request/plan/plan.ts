@@ -1,6 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, local CSR lists), and a `?? 0` would hide an indexing bug as
-   a zero. */
+/**
+ * The whole-request replay compiled: every request's recorded-only work done once, so each
+ * replay only re-times the target edge's blocks.
+ */
+
 import type { LeafCalls } from '../../../types';
 import type { RequestTrees } from '../trees';
 import type { TargetOptions } from '../replay';

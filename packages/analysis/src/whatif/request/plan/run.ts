@@ -1,13 +1,10 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (plan ranges, scratch sized to the widest parent), and a `?? 0` would
-   hide an indexing bug as a zero. */
-
 /**
  * Where a value (a child's new time, a pool call's new time, a request's new time) comes from
  * in a replay: a constant (the recorded time, or a subtree without target calls evaluated once
  * when planning), a planned parent's recomputed time, a lone target call's policy time, a
  * whole target group's policy time (blocks only), or a pool group's schedule (blocks only).
  */
+
 export const SRC_CONST = 0;
 export const SRC_PARENT = 1;
 export const SRC_LONE = 2;

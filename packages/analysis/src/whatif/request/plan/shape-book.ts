@@ -1,6 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (a request's nodes, the signature's 4 values per node), and a `?? 0`
-   would hide an indexing bug as a zero. */
+/**
+ * The shapes met so far in one plan, and their compiled programs (bounded).
+ */
+
 import type { RequestTrees } from '../trees';
 import type { Shape } from './shape';
 import { shapeHash } from '../trees';

@@ -1,6 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (the program's own counts, scratch sized to the widest request), and a
-   `?? 0` would hide an indexing bug as a zero. */
+/**
+ * A shape program's node order and the scratch it runs on.
+ */
+
 import type { RequestTrees } from '../trees';
 import type { Shape } from './shape';
 import { sortKids } from './blocks';

@@ -1,6 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (the program's own counts, scratch sized to the widest request), and a
-   `?? 0` would hide an indexing bug as a zero. */
+/**
+ * A request planned by its shape's program: the rows the general path writes, in the same order.
+ */
+
 import type { RequestTrees } from '../trees';
 import type { ParentScratch, PlanColumns } from './columns';
 import { closeParent } from './parent';

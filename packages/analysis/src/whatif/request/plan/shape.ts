@@ -1,6 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (local CSR lists, the program's own counts), and a `?? 0` would hide an
-   indexing bug as a zero. */
+/**
+ * A request shape's plan compiled into a program, for requests that share their shape.
+ */
+
 import { STRUCTURE_CODE, type RequestTrees } from '../trees';
 import type { LocalRequest } from './columns';
 import { STATIC } from './parent';

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
 // What simulateRequestWhatIf adds around the compiled replay: the closed-loop model's
 // re-timing of each replay and the sampling weights of its outputs.
 import { prepareRequests } from './replay';

@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, CSR lists), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * Children lists (CSR, by recorded start) of the nodes of a set of requests, children first.
+ */
+
 import type { Arena } from '../arena';
 import type { RequestTrees } from '../trees';
 

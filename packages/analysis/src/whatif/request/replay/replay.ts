@@ -1,5 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, CSR lists), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The whole-request replay's model: the target edge's calls re-timed, every ancestor
+ * recomputed from its children's blocks.
+ */
+
 import type { LeafCalls } from '../../../types';
 import { STRUCTURE_CODE, type RequestTrees } from '../trees';
 import { Arena, arenaBytes } from '../arena';

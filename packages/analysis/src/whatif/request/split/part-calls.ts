@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (part offsets), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * The merged target calls written in place by the threads that planned the parts.
+ */
+
 import type { LeafCalls } from '../../../types';
 import type { RequestHead } from '../answer';
 import type { PartOffsets } from '../answer';

@@ -1,3 +1,8 @@
+/**
+ * The steps of a whole-request answer split into parts, for a driver that plans and replays the
+ * parts elsewhere (worker threads).
+ */
+
 import type { LeafCalls } from '../../../types';
 import { bootstrapReads, PERCENTILE_QS } from '../../estimate';
 import type { WhatIfPolicy } from '../../policies';

@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, parents, descriptors). */
+/**
+ * Request trees built from the store's span columns, the same trees as from span records.
+ */
+
 import { MAX_WRAPPER_HOPS, UNKNOWN_HOST, UNKNOWN_MODE } from '../../../conventions';
 import type { RequestTrees, TreeEdge } from './trees';
 import { classifyGroups } from './groups';

@@ -1,5 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction. */
+/**
+ * Structure and concurrency of every group (one parent's calls on one edge) of the trees.
+ */
+
 import { SEND_JITTER_NS } from '../../../conventions';
 import { STRUCTURE_CODE } from './trees';
 

@@ -1,3 +1,7 @@
+/**
+ * Random traces with every case the calls definition distinguishes, for equivalence tests.
+ */
+
 import { SeededRandom } from '../../../random';
 import type { SpanRecord } from '../../../span-record';
 

@@ -1,6 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction. */
-
 /** requestTreesFromColumns' working state: one trace's spans in typed arrays, reused. */
 
 /** Strings numbered in order of first sight (hosts, modes of the request trees). */

@@ -1,5 +1,3 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets), and a `?? 0` would hide an indexing bug as a zero. */
 /** The columns a shape is made of (RequestTrees': not imported, request-trees.ts imports this). */
 interface ShapeColumns {
   nodeOffsets: Uint32Array;

@@ -1,3 +1,7 @@
+/**
+ * Span columns: the store's per-span rows as typed arrays and dictionaries, and their codes.
+ */
+
 import {
   CLIENT_KINDS,
   CONSUMER_KINDS,

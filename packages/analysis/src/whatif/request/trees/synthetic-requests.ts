@@ -1,4 +1,7 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array fills, in bounds by construction. */
+/**
+ * HotROD-shaped request trees with a known model, for tests and the benchmark.
+ */
+
 import { SeededRandom } from '../../../random';
 import { STRUCTURE_CODE, type RequestTrees } from './trees';
 import { requestShapes } from './shapes';

@@ -1,5 +1,8 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops: every index is in
-   bounds by construction (offsets, parents), and a `?? 0` would hide an indexing bug as a zero. */
+/**
+ * Request trees: whole requests' calls as columns (parent, times, edge, host, structure), from
+ * span records.
+ */
+
 import { dedupeSpans, extractCalls, type Call } from '../../../calls';
 import { classifyCalls, type Structure } from '../../../structure';
 import type { SpanRecord } from '../../../span-record';
