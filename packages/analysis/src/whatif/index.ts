@@ -29,9 +29,6 @@ export {
 } from './fanout';
 // Building blocks, for the benchmark (one index replayed many times) and the validation.
 export { buildReplayIndex, replayHedge } from './policies';
-// The thread steps' own pieces (the index, the sorts) and what the steps pass along.
-export { buildStaticIndex, type PolicyPrep, type StaticIndex } from './policies';
-export { sortedAtRanges, sortedCopy } from './estimate';
 export {
   bootstrapPercentiles,
   latencyQuantile,
@@ -62,36 +59,15 @@ export {
   type RequestSimulateOptions,
   type RequestWhatIfResult,
 } from './request';
-// The same answer split into parts planned and replayed on several threads (apps/api's
-// whatif-worker drives them).
+// The same answer on several threads: the driver and its schedule, over an executor that
+// apps/api supplies on worker_threads (one SplitRunner per thread); localExecutor runs it here.
 export {
-  ArenaMemory,
-  PART_REQUESTS,
-  POOL_PART_REQUESTS,
-  finishSplit,
-  mergeParts,
-  mergedCallRoom,
-  mergedSplitReplay,
-  partHead,
-  percentileReads,
-  planCalls,
-  poolPart,
-  poolSplitReplay,
-  recordedRequestMs,
-  replayPart,
-  requestParts,
-  splitBaseInputs,
-  splitBootstrapReads,
-  splitPrepScan,
-  splitPrepWork,
-  splitSortInputs,
-  startSplit,
-  writePartCalls,
-  type BootstrapReads,
-  type PartOffsets,
-  type PoolPart,
-  type RequestHead,
-  type SortedOutputs,
-  type SplitAnswer,
-  type SplitReplay,
+  SplitDriver,
+  SplitRunner,
+  localExecutor,
+  replyBuffers,
+  type SplitExecutor,
+  type SplitReply,
+  type SplitScratch,
+  type SplitTask,
 } from './request';

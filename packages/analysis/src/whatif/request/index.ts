@@ -4,45 +4,24 @@
  * one thread (`answer/`) and split into parts for several (`split/`).
  */
 export {
-  mergeParts,
-  PART_REQUESTS,
-  partHead,
-  percentileReads,
-  POOL_PART_REQUESTS,
-  poolPart,
   prepareRequestWhatIf,
-  replayPart,
-  requestParts,
   simulateRequestWhatIf,
   targetMask,
   type EdgeTarget,
-  type PartOffsets,
-  type PoolPart,
   type PreparedRequestWhatIf,
-  type RequestHead,
   type RequestSimulateOptions,
   type RequestWhatIfResult,
-  type SortedOutputs,
 } from './answer';
-export { ArenaMemory } from './arena';
 export { buildRequestPlan, type RequestPlan } from './plan';
-export { recordedRequestMs } from './replay';
 export {
-  finishSplit,
-  mergedCallRoom,
-  mergedSplitReplay,
-  planCalls,
-  poolSplitReplay,
-  splitBaseInputs,
-  splitBootstrapReads,
-  splitPrepScan,
-  splitPrepWork,
-  splitSortInputs,
-  startSplit,
-  writePartCalls,
-  type BootstrapReads,
-  type SplitAnswer,
-  type SplitReplay,
+  localExecutor,
+  replyBuffers,
+  SplitDriver,
+  SplitRunner,
+  type SplitExecutor,
+  type SplitReply,
+  type SplitScratch,
+  type SplitTask,
 } from './split';
 export {
   randomTraceSpans,

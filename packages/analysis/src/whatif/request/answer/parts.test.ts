@@ -1,12 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import type { WhatIfPolicy } from '../../policies/policy';
 import { prepareRequestWhatIf, simulateRequestWhatIf } from './simulate';
-import { simulateRequestWhatIfSplit } from '../split/split';
+import { SplitDriver } from '../split/driver';
+import { localExecutor } from '../split/local-executor';
 import { mergePoolParts, poolParts, requestParts } from './parts';
 import { planState, runPlan } from '../plan/plan';
 import { synthesizeRequests } from '../trees/synthetic-requests';
 import { randomTrees } from '../../testing/random-trees';
 import type { RequestTrees } from '../trees/trees';
+import type { EdgeTarget, RequestSimulateOptions } from './simulate';
+
+/** The split answer's driver with `threads` runners in this thread, parts of `size` requests. */
+async function splitAnswer(
+  trees: RequestTrees,
+  edge: EdgeTarget,
+  policy: WhatIfPolicy,
+  opts: RequestSimulateOptions,
+  size: number,
+  threads: number,
+): Promise<string> {
+  const driver = new SplitDriver(localExecutor(threads));
+  await driver.load(trees);
+  return JSON.stringify(await driver.simulate(edge, policy, opts, size));
+}
 
 /** The trees with one structure per group (parent, edge), as real traces give them. */
 function uniformGroups(t: RequestTrees): RequestTrees {
@@ -40,20 +56,19 @@ describe('whole-request answer split into parts of the requests', () => {
     expect(requestParts(0, 4)).toEqual([]);
   });
 
-  it('equals the one-plan answer bit for bit, whatever the part size (HotROD-shaped)', () => {
+  it('equals the one-plan answer bit for bit, whatever the part size (HotROD-shaped)', async () => {
     const trees = synthesizeRequests({ requests: 700, workers: 3, seed: 4, routeHosts: 4 });
     for (const policy of POLICIES) {
       const opts = { seed: 3, bootstrapSamples: 200 };
       const one = JSON.stringify(simulateRequestWhatIf(trees, route, policy, opts));
       // Part sizes: one request, uneven, bigger than the trees (a single part).
       for (const size of [1, 97, 256, 10_000])
-        expect(JSON.stringify(simulateRequestWhatIfSplit(trees, route, policy, opts, size))).toBe(
-          one,
-        );
+        for (const threads of [1, 3])
+          expect(await splitAnswer(trees, route, policy, opts, size, threads)).toBe(one);
     }
   });
 
-  it('equals the one-plan answer on random trees (out-of-order storage; mixed structures)', () => {
+  it('equals the one-plan answer on random trees (out-of-order storage; mixed structures)', async () => {
     for (let seed = 1; seed <= 24; seed++) {
       // Even seeds: one structure per group, as real traces (split); odd: mixed structures,
       // which the split answer leaves to one plan (RequestPlan.overflow).
@@ -66,9 +81,8 @@ describe('whole-request answer split into parts of the requests', () => {
         const opts = { seed, bootstrapSamples: 100, replays: 3 };
         const one = JSON.stringify(simulateRequestWhatIf(trees, edge, policy, opts));
         for (const size of [1, 13, 80])
-          expect(JSON.stringify(simulateRequestWhatIfSplit(trees, edge, policy, opts, size))).toBe(
-            one,
-          );
+          for (const threads of [1, 2])
+            expect(await splitAnswer(trees, edge, policy, opts, size, threads)).toBe(one);
       }
     }
   });

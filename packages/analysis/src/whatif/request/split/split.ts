@@ -5,44 +5,38 @@
 
 import type { LeafCalls } from '../../../types';
 import { bootstrapReads, PERCENTILE_QS } from '../../estimate';
-import type { WhatIfPolicy } from '../../policies';
-import type { PolicyOutcome } from '../../policies';
+import {
+  policyQuantile,
+  policyUsesIndex,
+  withHedgeScan,
+  type PolicyOutcome,
+  type PolicyPrep,
+  type WhatIfPolicy,
+} from '../../policies';
 import type { RequestTrees } from '../trees';
 import { detectLoop, loopModelFor, type LoopHook } from '../loop';
 import { loopAdjust, recordedRequestMs } from '../replay';
 import {
   baselineOf,
+  mergePoolParts,
+  replaysIn,
   requestAnswer,
   requestOutcome,
   requestReplays,
   startRequestRun,
-  type RequestHead,
-  type RequestRun,
-  type SortedOutputs,
-} from '../answer';
-import {
-  prepareRequestWhatIf,
-  simulateRequestWhatIf,
-  replaysIn,
   targetMask,
   type EdgeTarget,
-  type RequestSimulateOptions,
-  type RequestWhatIfResult,
-} from '../answer';
-import {
-  mergePoolParts,
-  partHead,
-  replayPart,
-  requestParts,
   type PartOffsets,
   type PoolPart,
+  type RequestHead,
+  type RequestRun,
+  type RequestSimulateOptions,
+  type RequestWhatIfResult,
+  type SortedOutputs,
 } from '../answer';
-import { mergeParts } from '../answer';
-import type { RequestPlan } from '../plan';
-import { policyQuantile, policyUsesIndex, withHedgeScan, type PolicyPrep } from '../../policies';
 
 /**
- * The steps of a whole-request answer split into parts (request-parts.ts), for a caller that
+ * The steps of a whole-request answer split into parts (request/answer/parts.ts), for a caller that
  * plans and replays the parts elsewhere (worker threads): start, then plan every part
  * (prepareRequestWhatIf with its range, partHead), merge and replay the policy once
  * (splitReplay), replay every part (replayPart) into the outputs, finish. The same steps run
@@ -84,21 +78,8 @@ export interface SplitReplay {
 }
 
 /**
- * Merges the parts' heads and replays the policy over the merged target calls. `alloc` makes
- * the output arrays (shared memory, for threads).
- */
-export function splitReplay(
-  s: SplitAnswer,
-  heads: readonly RequestHead[],
-  blocks: readonly number[],
-  alloc: (n: number) => Float64Array = (n) => new Float64Array(n),
-): SplitReplay {
-  return mergedSplitReplay(s, mergeParts(heads, blocks), alloc);
-}
-
-/**
- * splitReplay for heads already merged (mergeParts), their calls written in place by the
- * parts (request-part-calls.ts). `prep`: the policy's work on the merged calls done elsewhere
+ * Replays the policy over the merged target calls of heads merged (mergeParts), their calls written in place by the
+ * parts (request/split/part-calls.ts). `prep`: the policy's work on the merged calls done elsewhere
  * (splitPrep); the hedge's output is made by `alloc` too.
  */
 export function mergedSplitReplay(
@@ -285,32 +266,4 @@ export function finishSplit(
     undefined,
     ready,
   );
-}
-
-/**
- * simulateRequestWhatIf by parts of `size` requests, in this thread: the reference for the
- * threaded answer (the same steps), and equal to the one-plan answer bit for bit.
- */
-export function simulateRequestWhatIfSplit(
-  trees: RequestTrees,
-  target: EdgeTarget,
-  policy: WhatIfPolicy,
-  opts: RequestSimulateOptions = {},
-  size?: number,
-): RequestWhatIfResult {
-  const s = startSplit(trees, target, policy, opts);
-  const parts = requestParts(trees.nodeOffsets.length - 1, size);
-  const plans: RequestPlan[] = parts.map(
-    (r) => prepareRequestWhatIf(trees, target, policy, r).plan,
-  );
-  if (plans.some((p) => p.overflow)) return simulateRequestWhatIf(trees, target, policy, opts);
-  const sr = splitReplay(
-    s,
-    plans.map((p) => partHead(p, !s.run.isPool)),
-    plans.map((p) => p.blocks.fanoutOffsets.length - 1),
-  );
-  plans.forEach((p, i) => {
-    replayPart(p, i, sr.at, sr.blockMs, sr.replays, sr.workers, sr.reqAll, sr.fanAll);
-  });
-  return finishSplit(s, sr);
 }

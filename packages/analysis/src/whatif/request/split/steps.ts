@@ -1,43 +1,40 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- threads indexed in bounds by construction. */
+/**
+ * Steps of the split answer (driver.ts) that run on the executor's threads while the driver
+ * does other work: the policy's prep, the sorts of the outputs.
+ */
+
+import type { LeafCalls } from '../../../types';
+import type { PolicyPrep } from '../../policies';
+import { percentileReads, type SortedOutputs } from '../answer';
+import type { SplitExecutor, SplitScratch } from './executor';
 import {
-  percentileReads,
   splitBootstrapReads,
   splitPrepScan,
   splitSortInputs,
   type BootstrapReads,
-  type LeafCalls,
-  type PolicyPrep,
-  type SortedOutputs,
   type SplitAnswer,
   type SplitReplay,
-} from '@tailscope/analysis';
-import type { Thread } from './replay-thread';
-import type { ScratchAlloc } from './shared-scratch';
-
-/**
- * Steps of RequestReplayThreads' answer (request-threads.ts) that run on its threads while the
- * calling thread does other work: the policy's prep, the sorts of the outputs.
- */
+} from './split';
 
 /**
  * The policy's work on the merged calls that needs no draws (splitPrepWork): the replay index
- * on thread 0 and the quantile on thread 1 at once; the hedge's scan here once the quantile
- * is in, while the index is still being built (splitPrepScan).
+ * on thread 0 and the quantile on thread 1 at once; the hedge's scan in the driver once the
+ * quantile is in, while the index is still being built (splitPrepScan).
  */
 export async function prepareOnThreads(
-  threads: readonly Thread[],
+  exec: SplitExecutor,
   s: SplitAnswer,
   work: { index: boolean; quantile: number | undefined },
   calls: LeafCalls,
 ): Promise<PolicyPrep> {
-  const n = threads.length;
+  const n = exec.threads;
   const q = work.quantile;
-  const indexed = work.index ? threads[0]!.ask({ type: 'index', calls }) : undefined;
+  const indexed = work.index ? exec.run(0, { type: 'index', calls }) : undefined;
   indexed?.catch(() => undefined); // awaited below, after the quantile
   const quantile =
     q === undefined
       ? undefined
-      : await threads[1 % n]!.ask({ type: 'quantile', values: calls.durationMs, q });
+      : await exec.run(1 % n, { type: 'quantile', values: calls.durationMs, q });
   const prep = splitPrepScan(
     s,
     calls,
@@ -54,17 +51,17 @@ export async function prepareOnThreads(
  * thread 0 builds the replay index meanwhile, so both go to thread 1).
  */
 export async function sortBaseOnThreads(
-  threads: readonly Thread[],
+  exec: SplitExecutor,
   base: Pick<SortedOutputs, 'reqBase' | 'fanBase'>,
   from: number,
-  mem: ScratchAlloc,
+  mem: SplitScratch,
 ): Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>> {
-  const n = threads.length;
+  const n = exec.threads;
   const order = (values: Float64Array, t: number): Promise<Float64Array> => {
     const out = mem.f64(values.length);
     const ranges = percentileReads(values.length);
     if (ranges.length === 0) return Promise.resolve(out);
-    return threads[t % n]!.ask({ type: 'order', values, ranges, out }).then(() => out);
+    return exec.run(t % n, { type: 'order', values, ranges, out }).then(() => out);
   };
   const [reqBase, fanBase] = await Promise.all([order(base.reqBase, from), order(base.fanBase, 1)]);
   return { reqBase, fanBase };
@@ -77,10 +74,10 @@ export async function sortBaseOnThreads(
  * the bootstrap orders only the ranks it reads of them (SortedOutputs), cheaper than a sort.
  */
 export async function sortAllOnThreads(
-  threads: readonly Thread[],
+  exec: SplitExecutor,
   s: SplitAnswer,
   sr: SplitReplay,
-  mem: ScratchAlloc,
+  mem: SplitScratch,
   /** The recorded outputs already being sorted (sortBase). */
   early?: Promise<Pick<SortedOutputs, 'reqBase' | 'fanBase'>>,
   /** The involved requests' recorded times, taken on the threads. */
@@ -90,16 +87,16 @@ export async function sortAllOnThreads(
   const reads = splitBootstrapReads(s, sr);
   if (!inputs || !reads) return undefined;
   // The replays' outputs ordered where the bootstrap reads them, one on each thread.
-  const n = threads.length;
+  const n = exec.threads;
   const ordered = new Map<Float64Array, Float64Array>();
   const order = (values: Float64Array, r: BootstrapReads, t: number): Promise<unknown> => {
     if (r === 'none') return Promise.resolve();
     const out = mem.f64(values.length);
     ordered.set(values, out);
-    return threads[t % n]!.ask({ type: 'order', values, ranges: r, out });
+    return exec.run(t % n, { type: 'order', values, ranges: r, out });
   };
   const asked = [order(sr.fanAll, reads.fan, 0), order(sr.reqAll, reads.req, 1)];
-  const base = await (early ?? sortBaseOnThreads(threads, inputs, 0, mem));
+  const base = await (early ?? sortBaseOnThreads(exec, inputs, 0, mem));
   await Promise.all(asked);
   const fan = ordered.get(sr.fanAll);
   const req = ordered.get(sr.reqAll);

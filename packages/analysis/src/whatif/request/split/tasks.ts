@@ -1,20 +1,15 @@
-import type {
-  EdgeTarget,
-  LeafCalls,
-  PartOffsets,
-  PoolPart,
-  RequestHead,
-  RequestTrees,
-  StaticIndex,
-  WhatIfPolicy,
-} from '@tailscope/analysis';
+import type { LeafCalls } from '../../../types';
+import type { StaticIndex, WhatIfPolicy } from '../../policies';
+import type { EdgeTarget, PartOffsets, PoolPart, RequestHead } from '../answer';
+import type { RequestTrees } from '../trees';
 
 /**
- * The messages between RequestReplayThreads (request-threads.ts) and its threads
- * (request-thread.ts), and the shared memory they travel on.
+ * The tasks of a split whole-request answer and their replies: plain data (typed arrays,
+ * numbers, strings), so an executor can post them to another thread as they are.
  */
-/** What the main thread asks a replay thread (request-thread.ts). */
-export type ThreadTask =
+
+/** What the driver (driver.ts) asks a runner (runner.ts) to do. */
+export type SplitTask =
   | { type: 'trees'; trees: RequestTrees }
   | {
       type: 'plan';
@@ -33,7 +28,7 @@ export type ThreadTask =
    * `ranges`, or all of them: sortedCopy); `values` is left alone.
    */
   | { type: 'order'; values: Float64Array; ranges: [number, number][] | 'all'; out: Float64Array }
-  /** The merged calls' replay index (buildStaticIndex), for the policy's replay here. */
+  /** The merged calls' replay index (buildStaticIndex), for the policy's replay in the driver. */
   | { type: 'index'; calls: LeafCalls }
   /** latencyQuantile of the merged calls' durations (the hedge's delay, tied's median). */
   | { type: 'quantile'; values: Float64Array; q: number }
@@ -67,7 +62,8 @@ export type ThreadTask =
       fanAll: Float64Array;
     };
 
-export type ThreadReply =
+/** A runner's reply to a task. */
+export type SplitReply =
   | { type: 'ok' }
   | {
       type: 'planned';
@@ -83,32 +79,3 @@ export type ThreadReply =
   | { type: 'quantile'; value: number }
   | { type: 'pool'; part: number; result: PoolPart }
   | { type: 'error'; message: string };
-
-/** The trees' columns on shared memory (trace ids left out: the replay never reads them). */
-export function shareTrees(t: RequestTrees): RequestTrees {
-  const share = <A extends Float64Array | Int32Array | Uint32Array | Uint8Array>(
-    a: A,
-    make: (b: SharedArrayBuffer, n: number) => A,
-  ): A => {
-    const out = make(new SharedArrayBuffer(Math.max(8, a.byteLength)), a.length);
-    out.set(a);
-    return out;
-  };
-  return {
-    nodeOffsets: share(t.nodeOffsets, (b, n) => new Uint32Array(b, 0, n)),
-    requestStartMs: share(t.requestStartMs, (b, n) => new Float64Array(b, 0, n)),
-    traceIds: [],
-    parent: share(t.parent, (b, n) => new Int32Array(b, 0, n)),
-    startMs: share(t.startMs, (b, n) => new Float64Array(b, 0, n)),
-    durationMs: share(t.durationMs, (b, n) => new Float64Array(b, 0, n)),
-    edge: share(t.edge, (b, n) => new Int32Array(b, 0, n)),
-    host: share(t.host, (b, n) => new Uint32Array(b, 0, n)),
-    mode: share(t.mode, (b, n) => new Uint32Array(b, 0, n)),
-    structure: share(t.structure, (b, n) => new Uint8Array(b, 0, n)),
-    concurrency: share(t.concurrency, (b, n) => new Uint32Array(b, 0, n)),
-    edges: t.edges,
-    hosts: t.hosts,
-    modes: t.modes,
-    ...(t.shape ? { shape: share(t.shape, (b, n) => new Int32Array(b, 0, n)) } : {}),
-  };
-}
