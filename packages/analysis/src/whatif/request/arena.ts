@@ -45,7 +45,7 @@ export function arenaBytes(bytes: number): number {
 
 /**
  * Buffers kept from one plan to the next (the parts of one answer, planned one after another on
- * a thread: request-parts.ts), one per slot, reused when big enough. Why: a million requests'
+ * a thread: request/answer/parts.ts), one per slot, reused when big enough. Why: a million requests'
  * plan wrote ~600 MB of fresh memory, and writing fresh pages (the kernel's faults and zeroing,
  * the cache misses, the collections external memory starts) was a third of its time; a part's
  * ~10-40 MB written again and again stays mapped and partly in cache.

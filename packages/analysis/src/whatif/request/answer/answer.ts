@@ -55,7 +55,7 @@ export interface RequestWhatIfResult extends WhatIfResult {
 
 /**
  * What the answer needs of a compiled replay (one plan, or the parts of a request range merged:
- * request-parts.ts): the involved requests, the target groups, the policy's LeafCalls.
+ * request/answer/parts.ts): the involved requests, the target groups, the policy's LeafCalls.
  */
 export interface RequestHead {
   /** Requests with a call on the edge, in order. */

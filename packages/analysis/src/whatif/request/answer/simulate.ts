@@ -51,7 +51,7 @@ export interface RequestSimulateOptions {
   traceWeights?: Record<string, number>;
 }
 
-/** The compiled whole-request replay of one edge in one set of trees (request-plan.ts). */
+/** The compiled whole-request replay of one edge in one set of trees (request/plan/plan.ts). */
 export interface PreparedRequestWhatIf {
   trees: RequestTrees;
   key: string;
@@ -77,7 +77,7 @@ export function planKey(target: EdgeTarget, isPool: boolean): string {
 /**
  * Compiles the replay of `target` in `trees` for policies of `policy`'s family (the pool
  * policy, or any other: they share one plan). O(nodes). `range`: only requests [from, to)
- * (one part of a split answer, request-parts.ts); the plan then numbers its blocks, groups and
+ * (one part of a split answer, request/answer/parts.ts); the plan then numbers its blocks, groups and
  * involved requests from 0, as the whole plan numbers them from the part's first.
  */
 export function prepareRequestWhatIf(
@@ -126,7 +126,7 @@ export function replaysIn(outcome: PolicyOutcome, blocks: number): number {
 
 /**
  * Replays the target edge's calls under a policy inside whole recorded requests (see
- * request-replay.ts) and reports the edge (fan-out: each parent's calls on the edge, first
+ * request/replay/replay.ts) and reports the edge (fan-out: each parent's calls on the edge, first
  * start to last end) and the root request distributions, with pooled replays and bootstrap
  * intervals as simulateWhatIf. Requests without a call on the edge are left out.
  * O(R x nodes) plus the policy's replay.
@@ -169,7 +169,7 @@ export function simulateRequestWhatIf(
 }
 
 /**
- * A cold pool answer part by part (request-parts.ts's poolPart): the parts' plans share one
+ * A cold pool answer part by part (request/answer/parts.ts's poolPart): the parts' plans share one
  * part's memory, written again and again, instead of a million requests' plan written once
  * (its fresh pages and collections were a third of the time). Bit for bit the one-plan answer.
  */

@@ -14,7 +14,7 @@ export const DYN = 1;
 export const DRIFT = 2;
 
 /**
- * One request's children CSR in local indexes (request-children.ts's order: recorded start,
+ * One request's children CSR in local indexes (request/replay/children.ts's order: recorded start,
  * then end, then node), with lpar the local parent (-1: a root or a parent outside), and every
  * per-node column of L reset in the same pass (a builtin fill per column per request costs
  * more than the work). Returns whether every parent precedes its children. When they do, the
@@ -83,7 +83,7 @@ function resetNode(L: LocalRequest, i: number): void {
   L.slot[i] = -1;
 }
 
-/** By recorded start, then end, then node (request-children.ts's childOrder). */
+/** By recorded start, then end, then node (request/replay/children.ts's childOrder). */
 function kidOrder(t: RequestTrees, a: number, x: number, y: number): number {
   const s = t.startMs;
   const d = t.durationMs;
@@ -93,7 +93,7 @@ function kidOrder(t: RequestTrees, a: number, x: number, y: number): number {
 /**
  * Sorts kList[lo, hi) (local nodes of the request at a) by kidOrder: in place by insertion when
  * few (a pool's tied starts, the common case: no closure or array per request), else the array
- * sort. Shared with the shape runs (request-plan-shape-order.ts), which must order as this does.
+ * sort. Shared with the shape runs (request/plan/shape-order.ts), which must order as this does.
  */
 export function sortKids(
   t: RequestTrees,
@@ -119,7 +119,7 @@ export function sortKids(
 }
 
 /**
- * The target calls as the policy's LeafCalls, numbered as request-replay.ts's formBlocks
+ * The target calls as the policy's LeafCalls, numbered as request/replay/replay.ts's formBlocks
  * numbers them (parents in node order, children in start order): a whole target parallel group
  * one fan-out, any other target call its own.
  */
@@ -132,7 +132,7 @@ export class TargetBlocks {
   readonly mode: Uint32Array;
   readonly groupRec: Float64Array;
   readonly background: Uint32Array;
-  /** Room for each lone call's subtrahend (request-plan.ts). */
+  /** Room for each lone call's subtrahend (request/plan/plan.ts). */
   readonly loneSub: Float64Array;
   readonly loneBlock = new GrowI32(1024);
   nb = 0;

@@ -107,7 +107,7 @@ export class PlanColumns {
 }
 
 /**
- * One request's nodes as local arrays (index i: node a + i), filled by request-plan.ts: the
+ * One request's nodes as local arrays (index i: node a + i), filled by request/plan/plan.ts: the
  * children CSR in recorded start order and what the target edge made of each node.
  */
 export interface LocalRequest {
@@ -136,7 +136,7 @@ export class ParentScratch {
   bGrp = new Int32Array(64);
   order = new Int32Array(64);
   recFree = new Float64Array(64);
-  /** A constant pool's calls' dispatch delays and times (request-plan-shape-run.ts). */
+  /** A constant pool's calls' dispatch delays and times (request/plan/shape-run.ts). */
   poolDelay = new Float64Array(64);
   poolVal = new Float64Array(64);
   st = new PlanState(0, 0, 64, 64);

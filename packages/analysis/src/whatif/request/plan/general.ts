@@ -33,7 +33,7 @@ export function localArrays(m: number): GeneralLocal {
 }
 
 /**
- * Request q (nodes [L.a, L.a + m)) planned the general way (request-plan.ts's rows, from its
+ * Request q (nodes [L.a, L.a + m)) planned the general way (request/plan/plan.ts's rows, from its
  * local children lists), its source left in r; then, when the book wants it, its shape's
  * program compiled from what this left in L. Returns the most children of a planned parent.
  */

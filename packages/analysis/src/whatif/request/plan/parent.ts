@@ -264,7 +264,7 @@ export function planParent(
  * A parent's blocks [b0, b0 + nb) just written (ps.bEnd and ps.bGrp filled): the sweep's
  * recorded part, then the parent kept in the plan (its index returned) or, not dynamic,
  * evaluated once and its rows dropped (-1 returned, its time in s.st.ret[0]). Shared by
- * planParent and the shape templates (request-plan-shape-run.ts), so both write the same rows.
+ * planParent and the shape templates (request/plan/shape-run.ts), so both write the same rows.
  */
 export function closeParent(
   b0: number,

@@ -18,7 +18,7 @@ import { ShapeRun } from './shape-order';
 
 /**
  * The whole-request replay compiled (issue #14's performance part). It computes what
- * prepareRequests + recomputeRequests compute (request-replay.ts has the model), bit for bit
+ * prepareRequests + recomputeRequests compute (request/replay/replay.ts has the model), bit for bit
  * (request-replay-equivalence.test.ts), but only where a replay can change something:
  * - requests without a call on the target edge are left out (nobody reads them);
  * - in a request, only the parents with a target call below them are recomputed each replay
@@ -62,10 +62,10 @@ export interface RequestPlan extends PlanArrays {
    * More blocks or calls than target calls: a group of mixed structures (not from real traces,
    * which give a group one structure) placed a call twice, and the columns, sized by the target
    * calls as the first implementation sizes them, dropped the excess as it does. A split answer
-   * (request-parts.ts) cannot drop the same values part by part, so it answers in one plan.
+   * (request/answer/parts.ts) cannot drop the same values part by part, so it answers in one plan.
    */
   overflow: boolean;
-  /** Requests planned by their shape's program (request-plan-shape.ts), the rest the general way. */
+  /** Requests planned by their shape's program (request/plan/shape.ts), the rest the general way. */
   shaped: number;
 }
 
@@ -80,7 +80,7 @@ export interface PlanOptions extends TargetOptions {
    * and starts empty), for the pool policy, which reads nothing else. Needs perCall.
    */
   durationsOnly?: boolean;
-  /** Only requests [from, to) (a part of a split answer: request-parts.ts); default all. */
+  /** Only requests [from, to) (a part of a split answer: request/answer/parts.ts); default all. */
   from?: number;
   to?: number;
   /**
@@ -89,7 +89,7 @@ export interface PlanOptions extends TargetOptions {
    */
   memory?: ArenaMemory;
   /**
-   * Plan requests of a shape already met by the shape's program (request-plan-shape.ts; the
+   * Plan requests of a shape already met by the shape's program (request/plan/shape.ts; the
    * same rows). Default true; false plans every request the general way (tests compare them).
    */
   shapes?: boolean;

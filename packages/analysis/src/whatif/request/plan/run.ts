@@ -12,7 +12,7 @@ export const SRC_WHOLE = 3;
 export const SRC_POOL = 4;
 
 /**
- * The compiled replay: the parents whose time can change (request-plan.ts), each as a list of
+ * The compiled replay: the parents whose time can change (request/plan/plan.ts), each as a list of
  * blocks with every recorded-only quantity of request-recompute.ts's sweep precomputed (block
  * starts, the order by recorded end, how many ended blocks each block absorbs, the recorded
  * latest end, the pools' recorded dispatch delays). A replay then only adds new spans.

@@ -56,7 +56,7 @@ export function inOrder(t: RequestTrees, a: number, S: Shape, r: ShapeRun): numb
 
 /**
  * Children [at, at + len) of the program in the order the general path puts them (recorded
- * start, then end, then node: request-children.ts's order), written into r.map, when every
+ * start, then end, then node: request/replay/children.ts's order), written into r.map, when every
  * child that moves is a leaf taking the place of a leaf on the same edge with the same
  * structure and concurrency: the program then plans the request as the general path does, with
  * its nodes read through the map. The common case: a pool's calls sent at the same instant.

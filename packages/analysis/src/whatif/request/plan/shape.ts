@@ -14,13 +14,13 @@ import { DYN } from './blocks';
  * the shape alone (the children lists, which parents are planned, how children form blocks,
  * each block's and pool call's source, the target blocks and groups) is decided once, from a
  * request planned the general way, and written here; a request of the same shape then only
- * reads its recorded times (request-plan-shape-run.ts). With the shape numbers kept in the
+ * reads its recorded times (request/plan/shape-run.ts). With the shape numbers kept in the
  * trees, the plan of the preset's 1M requests went from ~2.1 s to ~1.0 s CPU.
  *
  * Layout (Int32Array, read in order; "nodes" are local indexes):
  * 1. checks: count, then per parent whose children order is read: len, children in node order
  *    (a request runs the program when they are in recorded start order, as planned, or when
- *    only tied leaves changed places: request-plan-shape-order.ts);
+ *    only tied leaves changed places: request/plan/shape-order.ts);
  * 2. target groups in numbering order: count, then per group: len, its calls;
  * 3. target blocks in numbering order: count, then per block: kind (TB_*), len, its calls;
  * 4. planned parents, children first: count, then per parent: node, dynamic, children, blocks,

@@ -207,7 +207,7 @@ class Builder {
       s.callOrder[calls] = calls;
       calls++;
     }
-    // Calls by start, ties in span order (a stable sort, as request-trees.ts).
+    // Calls by start, ties in span order (a stable sort, as request/trees/trees.ts).
     const order = Array.from(s.callOrder.subarray(0, calls)).sort(
       (a, b) => c.startNs[s.span[s.callSpan[a]!]!]! - c.startNs[s.span[s.callSpan[b]!]!]! || a - b,
     );

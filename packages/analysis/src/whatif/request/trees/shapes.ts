@@ -1,4 +1,4 @@
-/** The columns a shape is made of (RequestTrees': not imported, request-trees.ts imports this). */
+/** The columns a shape is made of (RequestTrees': not imported, request/trees/trees.ts imports this). */
 interface ShapeColumns {
   nodeOffsets: Uint32Array;
   parent: Int32Array;
@@ -40,7 +40,7 @@ function sameShape(t: ShapeColumns, a: number, b: number, m: number): boolean {
  * Numbers the requests' shapes (RequestTrees.shape): requests get one number exactly when they
  * have the same nodes with the same local parents, edges, structures and concurrencies. Computed
  * once when the trees are built, so every answer's plan finds a request's shape program by its
- * number instead of comparing its nodes (request-plan-shape-book.ts): ~0.1 s of a 1M-request
+ * number instead of comparing its nodes (request/plan/shape-book.ts): ~0.1 s of a 1M-request
  * plan. O(nodes).
  */
 export function requestShapes(t: ShapeColumns): Int32Array {

@@ -101,7 +101,7 @@ function kindCode(kind: string): number {
   return SPAN_KIND_CODE.other;
 }
 
-/** The descriptor of one span, as the store's SQL computes it (request-trees.ts in the API). */
+/** The descriptor of one span, as the store's SQL computes it (request/trees/trees.ts in the API). */
 export function spanDescriptor(s: SpanRecord): SpanDescriptor {
   const kind = kindCode(s.kind);
   const clientAttrs = kind === SPAN_KIND_CODE.internal && hasClientAttributes(s.attributes);
