@@ -1,8 +1,62 @@
-// The dependency rules (npm run lint): apps import packages, packages never import apps, no app
-// imports another app except apps/cli (the composer), no workspace reaches into another's files
-// past its entry, and no import cycles. packages/analysis's no-I/O rule is in eslint.config.js.
+// The dependency rules (npm run lint): apps import packages, packages import packages only and
+// packages/analysis none, no app imports another app except apps/cli (the composer), no
+// workspace reaches into another's files past its entry, the what-if wing's folders depend one
+// way, and no import cycles. packages/analysis's no-I/O rule is in eslint.config.js. The layers
+// are drawn in docs/architecture.md, which a test keeps equal to these rules.
 /** A workspace: apps/NAME, packages/NAME, bench or collectors (group 1 of the match). */
 const WORKSPACE = '^((?:apps|packages)/[^/]+|bench|collectors)/';
+
+/**
+ * The what-if engine's folders (packages/analysis/src/whatif/...) and the folders each may
+ * import: one way, from the estimates up to the split answer. Tests may import anything (they
+ * test insides); testing/ (test generators) and the wing's entry are not constrained.
+ * docs/architecture.md shows this table; apps/api/test/architecture-docs.test.ts keeps both equal.
+ */
+const WHATIF_MAY_IMPORT = {
+  estimate: [],
+  policies: ['estimate'],
+  fanout: ['estimate', 'policies'],
+  'request/trees': [],
+  'request/replay': ['request/trees'],
+  'request/loop': ['request/trees'],
+  'request/plan': ['request/trees', 'request/replay'],
+  'request/answer': [
+    'estimate',
+    'policies',
+    'fanout',
+    'request/trees',
+    'request/replay',
+    'request/loop',
+    'request/plan',
+  ],
+  'request/split': [
+    'estimate',
+    'policies',
+    'request/trees',
+    'request/replay',
+    'request/loop',
+    'request/plan',
+    'request/answer',
+  ],
+};
+const WHATIF = 'packages/analysis/src/whatif/';
+/**
+ * One rule per what-if folder: the folders it may not import. A folder that may import none of
+ * request/'s may not import request/ at all (its entry, its arena).
+ */
+const whatIfLayers = Object.entries(WHATIF_MAY_IMPORT).map(([folder, may]) => {
+  const not = Object.keys(WHATIF_MAY_IMPORT).filter((f) => f !== folder && !may.includes(f));
+  const inRequest = (f) => f.startsWith('request/');
+  const noRequest = !folder.startsWith('request/') && !may.some(inRequest);
+  const targets = noRequest ? [...not.filter((f) => !inRequest(f)), 'request'] : not;
+  return {
+    name: `whatif-${folder.replace('/', '-')}`,
+    severity: 'error',
+    comment: `whatif/${folder} imports ${may.length ? may.join(', ') : 'no other what-if folder'}.`,
+    from: { path: `^${WHATIF}${folder}/`, pathNot: '\\.test\\.tsx?$' },
+    to: { path: `^${WHATIF}(${targets.join('|')})/` },
+  };
+});
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -17,9 +71,33 @@ module.exports = {
     {
       name: 'packages-not-apps',
       severity: 'error',
-      comment: 'Packages never import apps: apps compose packages.',
+      comment:
+        'Packages import packages only (never apps, bench or collectors): apps compose packages.',
       from: { path: '^packages/' },
-      to: { path: '^apps/' },
+      to: { path: '^(apps|bench|collectors)/' },
+    },
+    {
+      name: 'analysis-is-the-foundation',
+      severity: 'error',
+      comment:
+        'packages/analysis imports no other workspace: the API, the reports and the browser ' +
+        'worker all run it.',
+      from: { path: '^packages/analysis/' },
+      to: { path: WORKSPACE, pathNot: '^packages/analysis/' },
+    },
+    {
+      name: 'bench-is-a-tool',
+      severity: 'error',
+      comment: 'bench measures the workspaces from outside: nothing imports it.',
+      from: { path: WORKSPACE, pathNot: '^bench/' },
+      to: { path: '^bench/' },
+    },
+    {
+      name: 'collectors-not-apps',
+      severity: 'error',
+      comment: "The collectors run beside users' services: they import packages only.",
+      from: { path: '^collectors/' },
+      to: { path: '^(apps|bench)/' },
     },
     {
       name: 'apps-not-apps',
@@ -44,6 +122,7 @@ module.exports = {
         ],
       },
     },
+    ...whatIfLayers,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,31 +1,58 @@
-export * from './types';
+// @tailscope/analysis: pure, synchronous statistics (README.md). The entry exports what the apps,
+// the benchmarks and the other packages import, nothing else: a name nobody outside uses stays
+// inside. Attribution, episodes, critical path, calls and sampling still re-export whole while
+// they are being reworked; the what-if wing's entry (whatif/index.ts) is already trimmed.
+export { type LeafCalls, type Quantiles, type Random } from './types';
 export * from './whatif';
-export * from './quantile';
-export * from './hash';
-export * from './random';
-export * from './stats';
-export * from './conventions';
-export * from './fanout-stats';
-export * from './amplification';
-export * from './dimensions';
+export { quantileInclusive, sortAscending } from './quantile';
+export { randomFromSeed } from './hash';
+export { SeededRandom } from './random';
+export {
+  ABSENT_ATTRIBUTE,
+  attributeKey,
+  BACKGROUND_KEY,
+  BACKGROUND_LOOKBACK_NS,
+  CALL_SYSTEM_KEYS,
+  CLIENT_KINDS,
+  CONSUMER_KINDS,
+  type Dimension,
+  EDGE_SLACK_NS,
+  HOST_KEYS,
+  HTTP_METHOD_KEYS,
+  HTTP_TARGET_KEYS,
+  INTERNAL_KINDS,
+  MAX_WRAPPER_HOPS,
+  parseDimension,
+  PEER_SERVICE_KEY,
+  PRODUCER_KINDS,
+  SEND_JITTER_NS,
+  SERVER_ADDRESS_KEY,
+  SERVER_KINDS,
+  SHARING_MODE_KEY,
+  UNKNOWN_HOST,
+  UNKNOWN_MODE,
+} from './conventions';
+export { fanoutPickHashes, fanoutTimes, slowestShare, table1, widthStats } from './fanout-stats';
+export {
+  amplification,
+  amplificationCurve,
+  amplificationFromCounts,
+  type WidthCount,
+} from './amplification';
 export * from './attribution';
-export * from './p99-drop';
-export * from './hosts';
-export * from './leaf-calls-builder';
-export * from './span-record';
+export { hostEpisodes, hostWindowStats, type WindowStats } from './hosts';
+export { type SpanRecord } from './span-record';
 export * from './calls';
-export * from './skew';
-export * from './structure';
-export * from './edge-summary';
-export * from './detect';
-export * from './queueing';
-export * from './leaf-pack';
-export * from './background';
-export * from './confounding';
-export * from './select-fanouts';
+export { type SkewPairCount, skewPairs } from './skew';
+export { groupRequestEdges } from './structure';
+export { dominantStructure, type EdgeSummary, lowerMedian, summarizeEdges } from './edge-summary';
+export { type DetectedOperation, detectFanouts } from './detect';
+export { fanoutVerdict, queuedStragglers, queuedTail } from './queueing';
+export { packLeafCalls, unpackLeafCalls } from './leaf-pack';
+export { backgroundOfCalls, type BackgroundWindow } from './background';
+export { selectFanouts } from './select-fanouts';
 export * from './critical-path';
 export * from './critical-path-bands';
 export * from './sampling';
 export * from './episodes';
 export * from './episode-histogram';
-export * from './weighted-quantile';

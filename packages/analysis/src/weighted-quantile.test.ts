@@ -4,8 +4,8 @@ import { attributeStragglers } from './attribution';
 import { causeFanouts } from './fixtures';
 import { quantileInclusive, sortAscending } from './quantile';
 import { SeededRandom } from './random';
-import { bootstrapQuantiles, bootstrapWeightedQuantiles } from './whatif/bootstrap';
-import { simulateWhatIf } from './whatif/simulate';
+import { bootstrapQuantiles, bootstrapWeightedQuantiles } from './whatif/estimate/bootstrap';
+import { simulateWhatIf } from './whatif/fanout/simulate';
 import {
   allOnes,
   effectiveSize,

@@ -18,11 +18,6 @@ export function formatMs(ms: number): string {
   return `${ms3(ms / 60_000)} min`;
 }
 
-/** Axis tick label: compact (no trailing zeros), same units as formatMs. */
-export function formatMsTick(ms: number): string {
-  return formatMs(ms);
-}
-
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return '–';
   return Math.abs(n) >= 1e6 ? si(n).replace('G', 'B') : count(Math.round(n));

@@ -1,13 +1,11 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- threads indexed in bounds by construction. */
 import type { Worker } from 'node:worker_threads';
-import type { ThreadReply, ThreadTask } from './request-thread-messages';
+import type { SplitReply, SplitTask } from '@tailscope/analysis';
 
-/** The replay threads' queues, for RequestReplayThreads (request-threads.ts). */
-/** One replay thread and its one outstanding task. */
+/** One replay thread and its outstanding tasks, for RequestReplayThreads (request-threads.ts). */
 export class Thread {
-  private pending: { ok: (r: ThreadReply) => void; fail: (e: Error) => void }[] = [];
+  private pending: { ok: (r: SplitReply) => void; fail: (e: Error) => void }[] = [];
   constructor(readonly worker: Worker) {
-    worker.on('message', (r: ThreadReply) => {
+    worker.on('message', (r: SplitReply) => {
       const p = this.pending.shift();
       if (!p) return;
       if (r.type === 'error') p.fail(new Error(r.message));
@@ -23,28 +21,10 @@ export class Thread {
     });
   }
   /** Resolves with the reply to this task (the thread answers its tasks in order). */
-  ask(task: ThreadTask | undefined): Promise<ThreadReply> {
+  ask(task: SplitTask | undefined): Promise<SplitReply> {
     return new Promise((ok, fail) => {
       this.pending.push({ ok, fail });
       if (task) this.worker.postMessage(task);
     });
   }
-}
-
-/** Runs tasks 0..count-1, each on the first thread free; the replies in task order. */
-export async function feedThreads(
-  threads: readonly Thread[],
-  count: number,
-  task: (i: number) => ThreadTask,
-): Promise<{ reply: ThreadReply; thread: number }[]> {
-  const out: { reply: ThreadReply; thread: number }[] = [];
-  let next = 0;
-  const run = async (thread: number): Promise<void> => {
-    while (next < count) {
-      const i = next++;
-      out[i] = { reply: await threads[thread]!.ask(task(i)), thread };
-    }
-  };
-  await Promise.all(threads.map((_, i) => run(i)));
-  return out;
 }

@@ -1,119 +1,73 @@
-// The what-if simulator's public surface (re-exported by the package entry).
-export {
-  simulateWhatIf,
-  type SimulateOptions,
-  type WhatIfPercentiles,
-  type WhatIfReplay,
-  type WhatIfResult,
-} from './simulate';
-export { DEFAULT_BOOTSTRAP_SAMPLES, type Estimate as WhatIfEstimate } from './bootstrap';
+/**
+ * The what-if simulator: recorded latencies replayed under a tail-tolerance policy (hedge,
+ * tied, probation, pool, ...), for one fan-out (`fanout/`) or for whole requests (`request/`).
+ * This entry exports what the apps and the benchmarks import, nothing else (the package entry
+ * re-exports it); the folders' insides may change freely. docs/whatif.md says what the numbers
+ * mean; docs/architecture.md how the folders depend on one another.
+ */
+
+// Policies: their specs, their resolution, their errors.
 export {
   POLICY_KINDS,
   POLICY_SPECS,
   WhatIfPolicyError,
-  type CanaryPolicy,
-  type AvoidHostsPolicy,
-  type GoodEnoughPolicy,
-  type PoolPolicy,
-  type HedgePolicy,
+  resolvePolicy,
   type ParameterSpec,
   type PolicyKind,
-  type PolicySpec,
-  type ProbationPolicy,
-  type ResolvedPolicy,
-  type SyncBackgroundPolicy,
-  type TiedPolicy,
   type WhatIfPolicy,
-} from './policy';
-export { checkParameter, resolvePolicy } from './resolve-policy';
+} from './policies';
+
+// One fan-out's replay (the dashboard's worker, the API's jobs) and its synthetic leaf calls.
 export {
+  simulateWhatIf,
+  firstAnswerAllLeavesMs,
   leafCallsFromRows,
   synthesizeLeafCalls,
-  type LeafCallRow,
-  type SyntheticLeafCallsOptions,
-} from './synthetic';
-// Building blocks, for callers that replay one data set many times (a delay slider in the
-// worker keeps one ReplayIndex) and for the benchmark.
+  type SimulateOptions,
+  type WhatIfReplay,
+  type WhatIfResult,
+} from './fanout';
+// Building blocks, for the benchmark (one index replayed many times) and the validation.
+export { buildReplayIndex, replayHedge } from './policies';
 export {
-  buildReplayIndex,
-  buildStaticIndex,
-  type ReplayIndex,
-  type ReplayIndexOptions,
-  type StaticIndex,
-} from './replay-index';
-export { preparePolicy, type PolicyPrep } from './policy-prep';
-export { replayHedge, type HedgeReplay } from './hedge';
-export { replayProbation, type ProbationReplay } from './probation';
-export { bootstrapPercentiles, bootstrapWeightedQuantiles } from './bootstrap';
-export { weightedWhatIf, type WeightedOutputs } from './weighted-outputs';
-export { latencyQuantile } from './latency-quantile';
-export { quantileNoiseFloor, type NoiseFloorOptions } from './noise-floor';
-export { firstAnswerAllLeavesMs, type FirstAnswerTimes } from './first-answer';
-// Whole-request replay (issue #14).
+  bootstrapPercentiles,
+  latencyQuantile,
+  quantileNoiseFloor,
+  type Estimate as WhatIfEstimate,
+} from './estimate';
+
+// Whole requests (issue #14): their trees, built from spans or columns, and the answer.
 export {
+  requestTreesFromSpans,
+  requestTreesFromColumns,
+  randomTraceSpans,
+  synthesizeRequests,
+  spanColumnsFor,
+  spanColumnsFromSpans,
+  ROOT_PARENT_KEY,
+  SPAN_KIND_CODE,
+  type RequestTrees,
+  type SpanColumns,
+  type SpanDescriptor,
   simulateRequestWhatIf,
   prepareRequestWhatIf,
   targetMask,
+  buildRequestPlan,
   type EdgeTarget,
   type PreparedRequestWhatIf,
+  type RequestPlan,
   type RequestSimulateOptions,
-  type RequestWhatIf,
   type RequestWhatIfResult,
-} from './simulate-request';
-// The compiled plan (request-plan.ts), for checks of the shape programs on real traces.
-export { buildRequestPlan, type PlanOptions } from './request-plan';
-// The same answer split into parts of the requests, planned and replayed on several threads.
+} from './request';
+// The same answer on several threads: the driver and its schedule, over an executor that
+// apps/api supplies on worker_threads (one SplitRunner per thread); localExecutor runs it here.
 export {
-  simulateRequestWhatIfSplit,
-  startSplit,
-  splitReplay,
-  mergedSplitReplay,
-  finishSplit,
-  poolSplitReplay,
-  splitSortInputs,
-  splitBaseInputs,
-  splitPrepWork,
-  splitPrepScan,
-  splitBootstrapReads,
-  type BootstrapReads,
-  type SplitAnswer,
-  type SplitReplay,
-} from './request-split';
-export {
-  PART_REQUESTS,
-  requestParts,
-  partHead,
-  mergeParts,
-  replayPart,
-  poolPart,
-  POOL_PART_REQUESTS,
-  type PartOffsets,
-  type PoolPart,
-} from './request-parts';
-export { mergedCallRoom, planCalls, writePartCalls } from './request-part-calls';
-export { recordedRequestMs } from './request-adjust';
-export { ArenaMemory } from './arena';
-export { percentileReads, type RequestHead, type SortedOutputs } from './request-answer';
-export { sortedCopy } from './radix-sort';
-export { sortedAtRanges } from './select-ranges';
-export type { RequestPlan } from './request-plan';
-export {
-  requestTreesFromSpans,
-  STRUCTURE_CODE,
-  type RequestTrees,
-  type TreeEdge,
-} from './request-trees';
-export { requestTreesFromColumns } from './request-trees-columns';
-export { randomTraceSpans } from './random-traces';
-export {
-  spanColumnsFor,
-  spanColumnsFromSpans,
-  spanDescriptor,
-  ROOT_PARENT_KEY,
-  SPAN_KIND_CODE,
-  type SpanColumns,
-  type SpanDescriptor,
-} from './span-columns';
-export { synthesizeRequests, type SyntheticRequestsOptions } from './synthetic-requests';
-// The closed-loop load model of the whole-request replay (a serialized operation, N clients).
-export type { LoopReport } from './loop-report';
+  SplitDriver,
+  SplitRunner,
+  localExecutor,
+  replyBuffers,
+  type SplitExecutor,
+  type SplitReply,
+  type SplitScratch,
+  type SplitTask,
+} from './request';

@@ -1,6 +1,8 @@
 import { AxisBottom, AxisLeft, Legend } from '../Axes';
 import { formatPct } from '../format';
 import type { AmplificationLayout } from './layout';
+import { ChartFrame } from '../ChartFrame';
+import { clickable } from '../clickable';
 
 export function AmplificationView({
   layout,
@@ -14,17 +16,7 @@ export function AmplificationView({
 }) {
   const { f } = layout;
   return (
-    <svg
-      className="ts-chart"
-      data-chart="amplification"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      // An image unless it holds buttons: then a group, so they stay reachable.
-      role={onPickWidth ? 'group' : 'img'}
-      aria-label={title}
-    >
-      <title>{title}</title>
+    <ChartFrame chart="amplification" f={f} title={title} interactive={onPickWidth !== undefined}>
       <AxisLeft f={f} ticks={layout.yTicks} title={layout.yTitle} />
       <AxisBottom f={f} ticks={layout.xTicks} title={layout.xTitle} />
       {layout.widthRule && (
@@ -44,18 +36,12 @@ export function AmplificationView({
             cx={o.x}
             cy={o.y}
             r={onPickWidth ? 5 : 3.5}
-            {...(onPickWidth
-              ? {
-                  role: 'button',
-                  tabIndex: 0,
-                  onClick: () => {
-                    onPickWidth(o.width);
-                  },
-                  onKeyDown: (e: { key: string }) => {
-                    if (e.key === 'Enter') onPickWidth(o.width);
-                  },
-                }
-              : {})}
+            {...clickable(
+              onPickWidth &&
+                (() => {
+                  onPickWidth(o.width);
+                }),
+            )}
           >
             <title>
               {`N = ${o.width}: observed ${formatPct(o.value)}, predicted ${formatPct(o.predicted)}`}
@@ -64,6 +50,6 @@ export function AmplificationView({
         ))}
       </g>
       <Legend items={layout.legend} />
-    </svg>
+    </ChartFrame>
   );
 }

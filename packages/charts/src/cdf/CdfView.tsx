@@ -1,5 +1,6 @@
 import { AxisBottom, AxisLeft, Legend } from '../Axes';
 import type { CdfLayout } from './layout';
+import { ChartFrame } from '../ChartFrame';
 
 /** Draws a CdfLayout; geometry only, no computation. */
 export function CdfView({
@@ -14,16 +15,7 @@ export function CdfView({
 }) {
   const { f } = layout;
   return (
-    <svg
-      className="ts-chart"
-      data-chart="cdf"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      role="img"
-      aria-label={title}
-    >
-      <title>{title}</title>
+    <ChartFrame chart="cdf" f={f} title={title}>
       <AxisLeft f={f} ticks={layout.yTicks} title={layout.yTitle} />
       <AxisBottom f={f} ticks={layout.xTicks} title={layout.xTitle} />
       {layout.rules.map((r) => (
@@ -67,6 +59,6 @@ export function CdfView({
           <title>Click to open an example request with about this latency</title>
         </rect>
       )}
-    </svg>
+    </ChartFrame>
   );
 }

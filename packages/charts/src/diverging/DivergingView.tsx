@@ -1,5 +1,7 @@
 import { AxisBottom, Legend } from '../Axes';
 import type { DivergingLayout, DivergingRow } from './layout';
+import { ChartFrame } from '../ChartFrame';
+import { clickable } from '../clickable';
 
 /** Slow against typical per row, bars diverging from one centre line. */
 export function DivergingView({
@@ -13,16 +15,13 @@ export function DivergingView({
 }) {
   const { f } = layout;
   return (
-    <svg
-      className="ts-chart ts-diverging"
-      data-chart="diverging"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      role={onOpen ? 'group' : 'img'}
-      aria-label={title}
+    <ChartFrame
+      chart="diverging"
+      className="ts-diverging"
+      f={f}
+      title={title}
+      interactive={onOpen !== undefined}
     >
-      <title>{title}</title>
       <AxisBottom f={f} ticks={layout.ticks} title={layout.xTitle} />
       <text className="ts-col-head" x={layout.deltaX} y={f.top - 8}>
         Δ
@@ -31,18 +30,12 @@ export function DivergingView({
         <g
           key={r.key}
           className={`ts-diverging-row${onOpen ? ' is-link' : ''}`}
-          {...(onOpen
-            ? {
-                role: 'button',
-                tabIndex: 0,
-                onClick: () => {
-                  onOpen(r);
-                },
-                onKeyDown: (e: { key: string }) => {
-                  if (e.key === 'Enter') onOpen(r);
-                },
-              }
-            : {})}
+          {...clickable(
+            onOpen &&
+              (() => {
+                onOpen(r);
+              }),
+          )}
         >
           <title>{r.title}</title>
           <rect className="ts-row-bg" x={0} y={r.y - 12} width={f.width} height={24} />
@@ -76,6 +69,6 @@ export function DivergingView({
         y2={f.bottom}
       />
       <Legend items={layout.legend} />
-    </svg>
+    </ChartFrame>
   );
 }

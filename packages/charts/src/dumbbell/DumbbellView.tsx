@@ -1,5 +1,7 @@
 import { AxisBottom, Legend } from '../Axes';
 import type { DumbbellLayout, DumbbellRow } from './layout';
+import { ChartFrame } from '../ChartFrame';
+import { clickable } from '../clickable';
 
 export function DumbbellView({
   layout,
@@ -12,17 +14,7 @@ export function DumbbellView({
 }) {
   const { f } = layout;
   return (
-    <svg
-      className="ts-chart"
-      data-chart="dumbbell"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      // An image unless it holds buttons: then a group, so they stay reachable.
-      role={onOpen ? 'group' : 'img'}
-      aria-label={title}
-    >
-      <title>{title}</title>
+    <ChartFrame chart="dumbbell" f={f} title={title} interactive={onOpen !== undefined}>
       <AxisBottom f={f} ticks={layout.ticks} title={layout.xTitle} />
       <text className="ts-col-head" x={layout.ratioX} y={f.top - 8}>
         p99 ratio
@@ -31,18 +23,12 @@ export function DumbbellView({
         <g
           key={r.key}
           className={`ts-dumbbell-row${onOpen ? ' is-link' : ''}`}
-          {...(onOpen
-            ? {
-                role: 'button',
-                tabIndex: 0,
-                onClick: () => {
-                  onOpen(r);
-                },
-                onKeyDown: (e: { key: string }) => {
-                  if (e.key === 'Enter') onOpen(r);
-                },
-              }
-            : {})}
+          {...clickable(
+            onOpen &&
+              (() => {
+                onOpen(r);
+              }),
+          )}
         >
           <title>{r.title}</title>
           <rect className="ts-row-bg" x={0} y={r.y - 13} width={f.width} height={26} />
@@ -59,6 +45,6 @@ export function DumbbellView({
         </g>
       ))}
       <Legend items={layout.legend} />
-    </svg>
+    </ChartFrame>
   );
 }

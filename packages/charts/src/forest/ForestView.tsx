@@ -1,6 +1,7 @@
-import type { KeyboardEvent } from 'react';
 import { AxisBottom } from '../Axes';
 import type { ForestLayout, ForestRow } from './layout';
+import { ChartFrame } from '../ChartFrame';
+import { clickable } from '../clickable';
 
 /**
  * Draws a ForestLayout. Rows for which `canOpen` holds are buttons (click or Enter opens an
@@ -20,17 +21,13 @@ export function ForestView({
   const { f } = layout;
   const half = layout.rowHeight / 2;
   return (
-    <svg
-      className="ts-chart ts-forest"
-      data-chart="forest"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      // An image unless it holds buttons: then a group, so they stay reachable.
-      role={onOpen ? 'group' : 'img'}
-      aria-label={title}
+    <ChartFrame
+      chart="forest"
+      className="ts-forest"
+      f={f}
+      title={title}
+      interactive={onOpen !== undefined}
     >
-      <title>{title}</title>
       <text className="ts-col-head" x={layout.labelX} y={18} textAnchor="end">
         value
       </text>
@@ -47,19 +44,19 @@ export function ForestView({
       />
       {layout.rows.map((r) => {
         const open = onOpen && (canOpen ? canOpen(r) : true);
-        const activate = () => onOpen?.(r);
-        const onKey = (e: KeyboardEvent) => {
-          if (e.key === 'Enter' || e.key === ' ') {
-            e.preventDefault();
-            activate();
-          }
-        };
         return (
           <g
             key={r.key}
             className={`ts-forest-row${r.cause ? ' is-cause' : ''}${open ? ' is-link' : ''}`}
             data-row={r.key}
-            {...(open ? { role: 'button', tabIndex: 0, onClick: activate, onKeyDown: onKey } : {})}
+            {...clickable(
+              open
+                ? () => {
+                    onOpen(r);
+                  }
+                : undefined,
+              { space: true },
+            )}
           >
             <rect
               className="ts-row-bg"
@@ -100,6 +97,6 @@ export function ForestView({
           </g>
         );
       })}
-    </svg>
+    </ChartFrame>
   );
 }

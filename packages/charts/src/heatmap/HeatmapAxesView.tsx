@@ -1,4 +1,6 @@
 import type { HeatmapLayout } from './layout';
+import { ChartFrame } from '../ChartFrame';
+import { clickable } from '../clickable';
 
 /**
  * The SVG around the canvas cells: host labels (buttons when `onHost` is given), the time axis
@@ -21,17 +23,13 @@ export function HeatmapAxesView({
 }) {
   const { f, legend } = layout;
   return (
-    <svg
-      className="ts-chart ts-heatmap"
-      data-chart="heatmap"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      // An image unless it holds buttons: then a group, so they stay reachable.
-      role={onHost ? 'group' : 'img'}
-      aria-label={title}
+    <ChartFrame
+      chart="heatmap"
+      className="ts-heatmap"
+      f={f}
+      title={title}
+      interactive={onHost !== undefined}
     >
-      <title>{title}</title>
       <defs>
         <linearGradient id={gradientId} x1="0" x2="1" y1="0" y2="0">
           <stop offset="0" className="heat-stop-0" />
@@ -41,18 +39,12 @@ export function HeatmapAxesView({
       </defs>
       {layout.rows.map((r) => {
         const hot = highlight?.has(r.host) === true;
-        const props = onHost
-          ? {
-              role: 'button',
-              tabIndex: 0,
-              onClick: () => {
-                onHost(r.host);
-              },
-              onKeyDown: (e: { key: string }) => {
-                if (e.key === 'Enter') onHost(r.host);
-              },
-            }
-          : {};
+        const props = clickable(
+          onHost &&
+            (() => {
+              onHost(r.host);
+            }),
+        );
         return (
           <g
             key={r.host}
@@ -96,6 +88,6 @@ export function HeatmapAxesView({
           </text>
         ))}
       </g>
-    </svg>
+    </ChartFrame>
   );
 }

@@ -1,4 +1,5 @@
 import type { PercentileBarsLayout } from './layout';
+import { ChartFrame } from '../ChartFrame';
 
 export function PercentileBarsView({
   layout,
@@ -9,16 +10,7 @@ export function PercentileBarsView({
 }) {
   const { f, barHeight: h, x0 } = layout;
   return (
-    <svg
-      className="ts-chart ts-bars"
-      data-chart="percentile-bars"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      role="img"
-      aria-label={title}
-    >
-      <title>{title}</title>
+    <ChartFrame chart="percentile-bars" className="ts-bars" f={f} title={title}>
       {layout.rows.map((r) => (
         <g key={r.key} data-percentile={r.key}>
           <text className="ts-row-label" x={x0 - 10} y={r.y + h + 2} dy="0.32em" textAnchor="end">
@@ -62,6 +54,6 @@ export function PercentileBarsView({
           </text>
         </g>
       ))}
-    </svg>
+    </ChartFrame>
   );
 }

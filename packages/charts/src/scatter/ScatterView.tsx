@@ -1,5 +1,7 @@
 import { AxisBottom, AxisLeft } from '../Axes';
 import type { ScatterDot, ScatterLayout } from './layout';
+import { ChartFrame } from '../ChartFrame';
+import { clickable } from '../clickable';
 
 /** Root duration over time; each dot a trace, a button when `onOpen` is given. */
 export function ScatterView({
@@ -13,16 +15,13 @@ export function ScatterView({
 }) {
   const { f } = layout;
   return (
-    <svg
-      className="ts-chart ts-scatter"
-      data-chart="scatter"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      role={onOpen ? 'group' : 'img'}
-      aria-label={title}
+    <ChartFrame
+      chart="scatter"
+      className="ts-scatter"
+      f={f}
+      title={title}
+      interactive={onOpen !== undefined}
     >
-      <title>{title}</title>
       <AxisLeft f={f} ticks={layout.yTicks} title={layout.yTitle} />
       <AxisBottom f={f} ticks={layout.xTicks} title={layout.xTitle} />
       {layout.dots.map((d) => (
@@ -33,22 +32,16 @@ export function ScatterView({
           cx={d.cx}
           cy={d.cy}
           r={3.5}
-          {...(onOpen
-            ? {
-                role: 'button',
-                tabIndex: 0,
-                onClick: () => {
-                  onOpen(d);
-                },
-                onKeyDown: (e: { key: string }) => {
-                  if (e.key === 'Enter') onOpen(d);
-                },
-              }
-            : {})}
+          {...clickable(
+            onOpen &&
+              (() => {
+                onOpen(d);
+              }),
+          )}
         >
           <title>{d.title}</title>
         </circle>
       ))}
-    </svg>
+    </ChartFrame>
   );
 }

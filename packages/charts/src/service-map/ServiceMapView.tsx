@@ -1,4 +1,6 @@
 import type { MapEdge, ServiceMapLayout } from './layout';
+import { ChartFrame } from '../ChartFrame';
+import { clickable } from '../clickable';
 
 /**
  * The service map as SVG: nodes as labelled boxes, edges as curves whose width follows calls/s,
@@ -14,16 +16,13 @@ export function ServiceMapView({
 }) {
   const { f } = layout;
   return (
-    <svg
-      className="ts-chart ts-service-map"
-      data-chart="service-map"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${String(f.width)} ${String(f.height)}`}
-      role={onOpen ? 'group' : 'img'}
-      aria-label="Service map: callers to callees"
+    <ChartFrame
+      chart="service-map"
+      className="ts-service-map"
+      f={f}
+      title="Service map: callers to callees"
+      interactive={onOpen !== undefined}
     >
-      <title>Service map: callers to callees</title>
       <defs>
         <marker
           id="ts-map-arrow"
@@ -41,15 +40,10 @@ export function ServiceMapView({
       {layout.edges.map((e) => {
         const props = onOpen
           ? {
-              role: 'button',
-              tabIndex: 0,
-              'aria-label': `${e.parentService} to ${e.leafService}: ${e.label}`,
-              onClick: () => {
+              ...clickable(() => {
                 onOpen(e);
-              },
-              onKeyDown: (ev: { key: string }) => {
-                if (ev.key === 'Enter') onOpen(e);
-              },
+              }),
+              'aria-label': `${e.parentService} to ${e.leafService}: ${e.label}`,
             }
           : {};
         return (
@@ -86,6 +80,6 @@ export function ServiceMapView({
           </text>
         </g>
       ))}
-    </svg>
+    </ChartFrame>
   );
 }

@@ -1,4 +1,6 @@
 import type { WaterfallLayout } from './layout';
+import { ChartFrame } from '../ChartFrame';
+import { clickable } from '../clickable';
 
 /**
  * The waterfall; with `onSelect`, each row is a button that selects its span (`selected` is
@@ -18,16 +20,13 @@ export function WaterfallView({
   const { f } = layout;
   const h = layout.rowHeight;
   return (
-    <svg
-      className="ts-chart ts-waterfall"
-      data-chart="waterfall"
-      width={f.width}
-      height={f.height}
-      viewBox={`0 0 ${f.width} ${f.height}`}
-      role={onSelect ? 'group' : 'img'}
-      aria-label={title}
+    <ChartFrame
+      chart="waterfall"
+      className="ts-waterfall"
+      f={f}
+      title={title}
+      interactive={onSelect !== undefined}
     >
-      <title>{title}</title>
       <g className="ts-axis ts-axis-x">
         {layout.ticks.map((t) => (
           <g key={t.value} transform={`translate(${t.pos},0)`}>
@@ -51,15 +50,10 @@ export function WaterfallView({
           data-span={b.id}
           {...(onSelect
             ? {
-                role: 'button',
-                tabIndex: 0,
-                'aria-pressed': selected === b.id,
-                onClick: () => {
+                ...clickable(() => {
                   onSelect(b.id);
-                },
-                onKeyDown: (e: { key: string }) => {
-                  if (e.key === 'Enter') onSelect(b.id);
-                },
+                }),
+                'aria-pressed': selected === b.id,
               }
             : {})}
           transform={`translate(0,${b.y})`}
@@ -85,6 +79,6 @@ export function WaterfallView({
           </text>
         </g>
       ))}
-    </svg>
+    </ChartFrame>
   );
 }
