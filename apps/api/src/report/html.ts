@@ -1,3 +1,4 @@
+import { formatPValue } from '@tailscope/charts';
 import type { OperationReport, Report, StragglerRow } from './types';
 import { summarizeReport } from './summary';
 import { summaryHtml } from './summary-html';
@@ -39,10 +40,6 @@ function num(v: number | null): string {
   return v >= 100 ? v.toFixed(0) : v.toFixed(2);
 }
 
-function pvalue(v: number): string {
-  return v < 0.001 ? v.toExponential(1) : v.toFixed(3);
-}
-
 function isoRange(r: Report['range']): string {
   return `${new Date(r.fromMs).toISOString()} – ${new Date(r.toMs).toISOString()}`;
 }
@@ -77,7 +74,7 @@ function stragglerTable(rows: StragglerRow[]): string {
 ${shown
   .map(
     (r) =>
-      `<tr${r.cause ? ' class="cause"' : ''}><td class="t">${esc(r.dimension)}</td><td class="t">${esc(r.value)}</td><td>${pct(r.trafficShare)}</td><td>${pct(r.stragglerShare)}</td><td>${num(r.riskRatio)} (${num(r.riskRatioLow)}–${num(r.riskRatioHigh)})</td><td>${pvalue(r.qValue)}</td><td>${r.p99DropMs === null ? '–' : ms(r.p99DropMs)}</td><td>${r.cause ? 'cause' : ''}</td></tr>`,
+      `<tr${r.cause ? ' class="cause"' : ''}><td class="t">${esc(r.dimension)}</td><td class="t">${esc(r.value)}</td><td>${pct(r.trafficShare)}</td><td>${pct(r.stragglerShare)}</td><td>${num(r.riskRatio)} (${num(r.riskRatioLow)}–${num(r.riskRatioHigh)})</td><td>${esc(formatPValue(r.qValue))}</td><td>${r.p99DropMs === null ? '–' : ms(r.p99DropMs)}</td><td>${r.cause ? 'cause' : ''}</td></tr>`,
   )
   .join('\n')}
 </tbody></table>`;
