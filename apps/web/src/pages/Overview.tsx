@@ -20,6 +20,7 @@ import type { FanoutOp } from '../api/contracts';
 import { distinctLeaves, topCauses } from '../model/causes';
 import { nanoToMs, type TimeRange } from '../state/filters';
 import { operationId, operationLabel, tailAmplification, verdictKind } from '../model/operations';
+import { QUANTITIES } from '../model/definitions';
 import { opSearch } from './links';
 import { WorstEpisodes } from './overview/WorstEpisodes';
 
@@ -68,7 +69,7 @@ function WorstOperations({ ops }: { ops: FanoutOp[] }) {
     <Panel
       id="worst-ops"
       title="Worst operations by tail amplification"
-      hint="how much more often a request is slow than a single call"
+      hint={`${QUANTITIES.tailAmplification.name}: ${QUANTITIES.tailAmplification.definition} The chart's ${QUANTITIES.p99Ratio.name}: ${QUANTITIES.p99Ratio.definition}`}
     >
       <ChartBox>
         {(w) => (
@@ -99,7 +100,9 @@ function WorstOperations({ ops }: { ops: FanoutOp[] }) {
               <th className="n">Requests</th>
               <th className="n">Width p50 / max</th>
               <th className="n">Request slower than t</th>
-              <th className="n">Amplification</th>
+              <th className="n" title={QUANTITIES.tailAmplification.definition}>
+                {QUANTITIES.tailAmplification.name}
+              </th>
               <th>Slowness</th>
             </tr>
           </thead>
