@@ -11,6 +11,7 @@ import {
   compareBands,
   emptyBand,
   markSyncAnswers,
+  nameClientWaits,
   type BandTotals,
   type NamedPathSpan,
 } from '@tailscope/analysis';
@@ -61,7 +62,7 @@ function byTrace(roots: readonly Root[], rows: readonly PathSpanRow[]): NamedPat
     if (list) list.push(span);
     else out.set(r.traceId, [span]);
   }
-  return roots.map((r) => markSyncAnswers(out.get(r.traceId) ?? []));
+  return roots.map((r) => nameClientWaits(markSyncAnswers(out.get(r.traceId) ?? [])));
 }
 
 /** Spans walked between yields to the event loop (about 10 ms of work), so ingest keeps up. */
