@@ -182,7 +182,10 @@ extraCommands.push((program: Command) => {
       new Option('--shape <shape>', 'span shape').choices(['client-server', 'server-only']),
     )
     .option('--correlated', 'draw the slow component once per request, not once per call')
-    .option('--otlp <url>', 'POST to this OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318/v1/traces')
+    .option(
+      '--otlp <url>',
+      'POST to this OTLP/HTTP endpoint, e.g. http://127.0.0.1:4318 (/v1/traces is added to a bare base URL)',
+    )
     .option('--out <dir>', 'write batch files and truth.json into this directory')
     .addOption(
       new Option('--format <format>', 'OTLP encoding')

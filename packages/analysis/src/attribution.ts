@@ -20,7 +20,12 @@ import type { AttributeColumn, LeafCalls } from './types';
  *   call has not v           c          n2 - c
  *
  * risk ratio (a/n1)/(c/n2) with the Katz 95% interval, Fisher's exact two-sided p, and a
- * Benjamini-Hochberg q over every value of every dimension tested. cause = q < 0.05 and RR > 1.
+ * Benjamini-Hochberg q over every value of every dimension tested.
+ *
+ * A value is a cause only when it explains time, once: q < alpha (0.05), RR > 1, at least one
+ * tail straggler has it, and the operation's p99 would drop (> 0 ms) without it. A value with no
+ * tail straggler has the observed risk ratio 0 (the Haldane-corrected ratio, which could read
+ * x2.2 for a small host with no straggler, stays only in its interval).
  */
 
 export interface AttributionRow {
@@ -54,7 +59,7 @@ export interface AttributionOptions {
   seed?: number;
   /** Rows kept per dimension, those with the smallest p-values (default 100); BH uses all. */
   maxValuesPerDimension?: number;
-  /** q below which a value with RR > 1 is a cause (default 0.05). */
+  /** q below which a value with RR > 1, stragglers and a positive p99 drop is a cause (default 0.05). */
   alpha?: number;
 }
 
@@ -129,7 +134,6 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
   const alpha = opts.alpha ?? 0.05;
   tested.forEach((t, i) => {
     t.row.qValue = q[i] as number;
-    t.row.cause = t.row.qValue < alpha && t.row.riskRatio !== null && t.row.riskRatio > 1;
   });
   const memberCache = new Map<number, Uint32Array[]>();
   const members = (c: number): Uint32Array[] => {
@@ -137,6 +141,22 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
     if (!m) memberCache.set(c, (m = callsByValue(cols[c] as AttributeColumn)));
     return m;
   };
+  // p99 drops first: a cause must explain time (a positive drop), so the drop decides the
+  // cause flag, and explainCauses then weighs only real causes against each other.
+  const keep = opts.maxValuesPerDimension ?? 100;
+  const ctx = dropContext(calls, allLeavesMs, straggler, 1, w?.fanout);
+  const rows: AttributionRow[] = [];
+  let omittedRows = 0;
+  cols.forEach((col, colIndex) => {
+    const mine = tested.filter((t) => t.colIndex === colIndex).sort(byEvidence);
+    omittedRows += Math.max(0, mine.length - keep);
+    for (const t of mine.slice(0, keep)) {
+      const seed = `${opts.seed ?? 1}|${t.row.dimension}=${t.row.value}`;
+      t.row.p99DropMs = p99Drop(ctx, col, t.v, members(colIndex)[t.v] ?? new Uint32Array(0), seed);
+      t.row.cause = isCause(t.row, alpha);
+      rows.push(t.row);
+    }
+  });
   const causes = tested.filter((t) => t.row.cause);
   const explained = explainCauses(
     cols,
@@ -166,19 +186,6 @@ export function attributeStragglers(calls: LeafCalls, opts: AttributionOptions):
         });
     }
   }
-  const keep = opts.maxValuesPerDimension ?? 100;
-  const ctx = dropContext(calls, allLeavesMs, straggler, 1, w?.fanout);
-  const rows: AttributionRow[] = [];
-  let omittedRows = 0;
-  cols.forEach((col, colIndex) => {
-    const mine = tested.filter((t) => t.colIndex === colIndex).sort(byEvidence);
-    omittedRows += Math.max(0, mine.length - keep);
-    for (const t of mine.slice(0, keep)) {
-      const seed = `${opts.seed ?? 1}|${t.row.dimension}=${t.row.value}`;
-      t.row.p99DropMs = p99Drop(ctx, col, t.v, members(colIndex)[t.v] ?? new Uint32Array(0), seed);
-      rows.push(t.row);
-    }
-  });
   if (!w)
     return { tailThresholdMs: threshold, tailFanouts, fanouts, calls: total, rows, omittedRows };
   let fanoutWeight = 0;
@@ -211,7 +218,8 @@ function countsRow(
     stragglers: a,
     trafficShare: total === 0 ? 0 : n1 / total,
     stragglerShare: tail === 0 ? 0 : a / tail,
-    riskRatio: rr.ratio,
+    // With no straggler the observed ratio is 0; the +0.5 correction is for the interval only.
+    riskRatio: a === 0 && rr.ratio !== null ? 0 : rr.ratio,
     riskRatioLow: rr.low,
     riskRatioHigh: rr.high,
     pValue: fisherExactTwoSided(a, n1 - a, c, n2 - c),
@@ -220,6 +228,18 @@ function countsRow(
     p99DropMs: null,
     explainedBy: null,
   };
+}
+
+/** The cause rule (see the module comment). */
+function isCause(row: AttributionRow, alpha: number): boolean {
+  return (
+    row.qValue < alpha &&
+    row.riskRatio !== null &&
+    row.riskRatio > 1 &&
+    row.stragglers > 0 &&
+    row.p99DropMs !== null &&
+    row.p99DropMs > 0
+  );
 }
 
 function byEvidence(x: Tested, y: Tested): number {

@@ -1,5 +1,6 @@
 import {
   ABSENT_ATTRIBUTE,
+  BACKGROUND_KEY,
   CALL_SYSTEM_KEYS,
   CLIENT_KINDS,
   CONSUMER_KINDS,
@@ -38,6 +39,8 @@ import { resourceHost, type SpanRecord } from './span-record';
  *   largest distance outside) stays timed by the caller; the pair (clientHost, serverHost) is
  *   counted (skew.ts `skewPairs`).
  * - Spans with an empty parent span id are roots, never calls.
+ * - A `background.activity` span (GC, compaction) is evidence about its host, not traffic: never
+ *   a call, so never part of a fan-out, even when an SDK nested it under a request's span.
  */
 
 export type CallVia = 'client' | 'producer' | 'internal' | 'server' | 'cross-service';
@@ -194,7 +197,7 @@ export function extractCalls(spans: readonly SpanRecord[], opts: CallOptions = {
   const keys = opts.attributeKeys ?? [];
   const out: Call[] = [];
   for (const s of spans) {
-    if (s.parentSpanId === '') continue;
+    if (s.parentSpanId === '' || BACKGROUND_KEY in s.attributes) continue;
     const call = callOf(t, s, keys);
     if (call) out.push(call);
   }

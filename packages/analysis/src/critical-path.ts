@@ -261,3 +261,31 @@ export function markSyncAnswers<T extends PathSpan & { kind: string }>(spans: re
       : s,
   );
 }
+
+/**
+ * What a client span's own time on the path is: the caller waiting while its callee's SERVER span
+ * was not running (before it started or after it ended): the network, a queue in front of the
+ * callee, or a callee starved of CPU. Named so rather than by the client span's own name, which
+ * reads as if the caller worked (issue 24).
+ */
+export function waitingLabel(calleeService: string): string {
+  return `waiting on ${calleeService}: network, queueing or a CPU-starved callee`;
+}
+
+/**
+ * Renames every CLIENT span answered by a SERVER span to `waitingLabel(callee service)`, so the
+ * aggregate groups its self time as waiting on that callee. A client span with no SERVER child
+ * (an uninstrumented callee) keeps its name: its whole time is the call. O(n).
+ */
+export function nameClientWaits<T extends NamedPathSpan & { kind: string }>(
+  spans: readonly T[],
+): T[] {
+  const callee = new Map<string, string>();
+  for (const s of spans)
+    if (kindName(s.kind) === 'server' && !callee.has(s.parentSpanId))
+      callee.set(s.parentSpanId, s.service);
+  return spans.map((s) => {
+    const service = kindName(s.kind) === 'client' ? callee.get(s.spanId) : undefined;
+    return service === undefined ? s : { ...s, operation: waitingLabel(service) };
+  });
+}

@@ -55,4 +55,5 @@ export * from './critical-path';
 export * from './critical-path-bands';
 export * from './sampling';
 export * from './episodes';
+export * from './episodes-merge';
 export * from './episode-histogram';

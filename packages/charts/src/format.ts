@@ -46,10 +46,21 @@ export function formatChange(from: number, to: number): string {
   return s.replace('-', '−');
 }
 
+/**
+ * A p- or q-value. Below 1e-6 the computed value is only a bound (the tests round to 0), so it
+ * reads "< 1e-6", never "0.0e+0".
+ */
 export function formatPValue(p: number): string {
   if (!Number.isFinite(p)) return '–';
-  if (p < 0.001) return '<0.001';
+  if (p < 1e-6) return '< 1e-6';
+  if (p < 0.001) return '< 0.001';
   return format('.2~r')(p);
+}
+
+/** "q = 0.02", "q < 1e-6": a named p- or q-value. */
+export function formatPValueNamed(name: string, p: number): string {
+  const v = formatPValue(p);
+  return v.startsWith('<') ? `${name} ${v}` : `${name} = ${v}`;
 }
 
 export function formatRate(perSecond: number): string {

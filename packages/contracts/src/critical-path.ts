@@ -18,6 +18,8 @@ export type CriticalPathBand = Static<typeof CriticalPathBand>;
 export const CRITICAL_PATH_SAMPLE = 500;
 /** Below this many slow requests the slow band's means are noise; the answer says so. */
 export const CRITICAL_PATH_MIN_SLOW = 20;
+/** Root operations listed for the page's root selector at most. */
+export const CRITICAL_PATH_MAX_ROOTS = 50;
 
 export const CriticalPathQuery = Type.Object({
   ...RangeQuery,
@@ -72,6 +74,18 @@ export const CriticalPathResponse = Type.Object({
   ),
   warning: Type.Optional(Type.String({ description: 'Why the numbers cannot be trusted' })),
   sampling: Type.Optional(SamplingInfo),
+  roots: Type.Optional(
+    Type.Array(
+      Type.Object({
+        service: Type.String(),
+        operation: Type.String(),
+        requests: Type.Integer({ description: 'Root spans of the operation in the range' }),
+      }),
+      {
+        description: `The range's request root operations, busiest first (at most ${CRITICAL_PATH_MAX_ROOTS}); background-activity spans are not requests`,
+      },
+    ),
+  ),
 });
 export type CriticalPathResponse = Static<typeof CriticalPathResponse>;
 

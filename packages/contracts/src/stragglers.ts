@@ -69,7 +69,9 @@ export const StragglerRow = Type.Object({
   qValue: Type.Number({
     description: 'Benjamini-Hochberg over every value of every dimension asked',
   }),
-  cause: Type.Boolean({ description: 'qValue < 0.05 and riskRatio > 1' }),
+  cause: Type.Boolean({
+    description: 'qValue < 0.05, riskRatio > 1, stragglers > 0 and p99DropMs > 0: it explains time',
+  }),
   p99DropMs: Type.Union([Type.Number(), Type.Null()]),
   explainedBy: Type.Union([Type.String(), Type.Null()], {
     description:

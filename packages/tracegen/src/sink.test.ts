@@ -158,3 +158,66 @@ describe('writeOtlpFiles', () => {
     await expect(writeOtlpFiles(gen, out)).rejects.toThrow(/already holds batch files/);
   });
 });
+
+describe('postOtlp against a receiver that checks the path', () => {
+  /** Answers 404 with a protobuf google.rpc.Status (code 5, message) off /v1/traces, as ours does. */
+  function strictReceiver() {
+    const paths: string[] = [];
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        paths.push(req.url ?? '');
+        if (req.url === '/v1/traces') {
+          res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+          return;
+        }
+        const message = Buffer.from(
+          `no OTLP endpoint at ${req.url ?? ''}: traces go to POST /v1/traces`,
+        );
+        const status = Buffer.concat([Buffer.from([0x08, 5, 0x12, message.length]), message]);
+        res.writeHead(404, { 'content-type': 'application/x-protobuf' }).end(status);
+      });
+    });
+    return {
+      paths,
+      start: () =>
+        new Promise<string>((resolve) =>
+          server.listen(0, '127.0.0.1', () => {
+            resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+          }),
+        ),
+      stop: () =>
+        new Promise<void>((resolve) =>
+          server.close(() => {
+            resolve();
+          }),
+        ),
+    };
+  }
+  const small = createGenerator(presetSpec('sick-host'), { requests: 20, seed: 1 });
+
+  it('takes a base URL as SDKs do, adding /v1/traces', async () => {
+    const r = strictReceiver();
+    const base = await r.start();
+    try {
+      await postOtlp(small, base, { concurrency: 1 });
+      await postOtlp(small, `${base}/`, { concurrency: 1 });
+      expect(r.paths.length).toBeGreaterThan(0);
+      expect(new Set(r.paths)).toEqual(new Set(['/v1/traces']));
+    } finally {
+      await r.stop();
+    }
+  });
+
+  it('prints a protobuf error answer as its message, not as bytes', async () => {
+    const r = strictReceiver();
+    const base = await r.start();
+    try {
+      await expect(postOtlp(small, `${base}/otlp`, { concurrency: 1 })).rejects.toThrow(
+        'HTTP 404: no OTLP endpoint at /otlp: traces go to POST /v1/traces',
+      );
+    } finally {
+      await r.stop();
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { encodeOtlpJson } from './otlp-json';
 import { encodeOtlpProtobuf } from './otlp-protobuf';
 import { stream } from './random';
 import { TracegenError } from './spec';
+import { otlpTracesUrl, statusText } from './status-text';
 
 const gzip = promisify(gzipCallback);
 
@@ -98,7 +99,10 @@ export interface PostOptions {
 
 const RETRY_STATUS = new Set([429, 502, 503, 504]);
 
-/** POSTs every batch to an OTLP/HTTP traces endpoint (e.g. http://127.0.0.1:4318/v1/traces). */
+/**
+ * POSTs every batch to an OTLP/HTTP traces endpoint (e.g. http://127.0.0.1:4318/v1/traces, or the
+ * base URL http://127.0.0.1:4318, to which `/v1/traces` is added as SDKs do).
+ */
 export async function postOtlp(
   gen: TraceGenerator,
   url: string,
@@ -112,6 +116,7 @@ export async function postOtlp(
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new TracegenError(`--otlp must be an http(s) URL, got '${url}'`);
+  target = otlpTracesUrl(target);
   const format = options.format ?? 'protobuf';
   const concurrency = Math.max(1, options.concurrency ?? 2);
   const progress: Progress = { batches: 0, requests: 0, spans: 0, bytes: 0 };
@@ -165,9 +170,9 @@ async function send(
         body,
         signal: AbortSignal.timeout(o.timeoutMs ?? 30_000),
       });
-      const text = await res.text();
+      const answer = new Uint8Array(await res.arrayBuffer());
       if (res.ok) return;
-      last = `HTTP ${res.status}: ${text.slice(0, 200)}`;
+      last = `HTTP ${res.status}: ${statusText(res.headers.get('content-type'), answer).slice(0, 200)}`;
       if (!RETRY_STATUS.has(res.status))
         throw new TracegenError(`POST ${url.href} failed with ${last}`);
       retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), o.maxRetryAfterMs ?? 60_000);

@@ -1,3 +1,4 @@
+import { formatPValue } from '@tailscope/charts';
 import type { OperationReport, Report, StragglerRow } from './types';
 import { summarizeReport } from './summary';
 import { summaryHtml } from './summary-html';
@@ -39,10 +40,6 @@ function num(v: number | null): string {
   return v >= 100 ? v.toFixed(0) : v.toFixed(2);
 }
 
-function pvalue(v: number): string {
-  return v < 0.001 ? v.toExponential(1) : v.toFixed(3);
-}
-
 function isoRange(r: Report['range']): string {
   return `${new Date(r.fromMs).toISOString()} – ${new Date(r.toMs).toISOString()}`;
 }
@@ -72,12 +69,12 @@ function stragglerTable(rows: StragglerRow[]): string {
     .sort((a, b) => a.qValue - b.qValue || b.stragglerShare - a.stragglerShare)
     .slice(0, 12);
   if (shown.length === 0) return '<p>No stragglers in this range.</p>';
-  return `<table class="num"><caption>Straggler attribution (cause: q &lt; 0.05 and risk ratio &gt; 1)</caption>
+  return `<table class="num"><caption>Straggler attribution (cause: q &lt; 0.05, risk ratio &gt; 1, stragglers, and a p99 that would drop without it)</caption>
 <thead><tr><th>dimension</th><th>value</th><th>traffic</th><th>stragglers</th><th>risk ratio (95% CI)</th><th>q</th><th>p99 drop</th><th></th></tr></thead><tbody>
 ${shown
   .map(
     (r) =>
-      `<tr${r.cause ? ' class="cause"' : ''}><td class="t">${esc(r.dimension)}</td><td class="t">${esc(r.value)}</td><td>${pct(r.trafficShare)}</td><td>${pct(r.stragglerShare)}</td><td>${num(r.riskRatio)} (${num(r.riskRatioLow)}–${num(r.riskRatioHigh)})</td><td>${pvalue(r.qValue)}</td><td>${r.p99DropMs === null ? '–' : ms(r.p99DropMs)}</td><td>${r.cause ? 'cause' : ''}</td></tr>`,
+      `<tr${r.cause ? ' class="cause"' : ''}><td class="t">${esc(r.dimension)}</td><td class="t">${esc(r.value)}</td><td>${pct(r.trafficShare)}</td><td>${pct(r.stragglerShare)}</td><td>${num(r.riskRatio)} (${num(r.riskRatioLow)}–${num(r.riskRatioHigh)})</td><td>${esc(formatPValue(r.qValue))}</td><td>${r.p99DropMs === null ? '–' : ms(r.p99DropMs)}</td><td>${r.cause ? 'cause' : ''}</td></tr>`,
   )
   .join('\n')}
 </tbody></table>`;
@@ -125,7 +122,11 @@ h1 { font-size: 22px; margin: 0 0 4px; } h3 { font-size: 13px; margin: 14px 0 2p
 h2 { font-size: 16px; margin: 28px 0 4px; border-top: 1px solid var(--border, #e2e2dd); padding-top: 16px; }
 .meta, caption { color: var(--muted, #62625d); } caption { text-align: left; padding: 6px 0; caption-side: top; }
 table { border-collapse: collapse; margin: 8px 0 12px; width: 100%; }
-th, td { border-bottom: 1px solid var(--border, #e2e2dd); padding: 4px 8px; text-align: left; vertical-align: top; }
+th, td { border-bottom: 1px solid var(--border, #e2e2dd); padding: 4px 8px; text-align: left; vertical-align: top;
+  white-space: normal; overflow-wrap: break-word; }
+/* The dashboard stylesheet (inlined for the charts) keeps cells on one line, which pushed the
+   summary's recommendation column off the page ("ado" at 1280 px, "a" in the PDF). */
+table.num td:not(.t) { white-space: nowrap; } table.num td.t, table.num td small { white-space: normal; }
 table.num td, table.num thead th { font-variant-numeric: tabular-nums; text-align: right; }
 table.num td.t, table.num thead th:first-child { text-align: left; }
 tr.cause td, tr.cause th { color: var(--accent, #c2410c); font-weight: 600; }

@@ -1,4 +1,5 @@
 import {
+  CRITICAL_PATH_MAX_ROOTS,
   CRITICAL_PATH_MIN_SLOW,
   CRITICAL_PATH_SAMPLE,
   CriticalPathRoute,
@@ -10,6 +11,7 @@ import {
   compareBands,
   emptyBand,
   markSyncAnswers,
+  nameClientWaits,
   type BandTotals,
   type NamedPathSpan,
 } from '@tailscope/analysis';
@@ -20,6 +22,7 @@ import type { Store } from '../store';
 import {
   sampleRoots,
   selectBusiestRoot,
+  selectRootOperations,
   selectRootQuantiles,
   type RootFilter,
 } from '../store/traces-roots';
@@ -59,7 +62,7 @@ function byTrace(roots: readonly Root[], rows: readonly PathSpanRow[]): NamedPat
     if (list) list.push(span);
     else out.set(r.traceId, [span]);
   }
-  return roots.map((r) => markSyncAnswers(out.get(r.traceId) ?? []));
+  return roots.map((r) => nameClientWaits(markSyncAnswers(out.get(r.traceId) ?? [])));
 }
 
 /** Spans walked between yields to the event loop (about 10 ms of work), so ingest keeps up. */
@@ -86,14 +89,24 @@ async function fillBand(
   return band;
 }
 
-/** Which root operation: as asked, else the busiest (of the service / with the name). */
+type RootOperations = CriticalPathResponse['roots'];
+
+/**
+ * Which root operation: as asked, else the busiest (of the service / with the name); with
+ * neither, the busiest of the range's request roots (the list the page's selector shows).
+ */
 async function chooseRoot(
   store: Store,
   range: TimeRange,
   service: string | undefined,
   operation: string | undefined,
+  roots: Promise<RootOperations>,
 ): Promise<{ service: string; operation: string } | null> {
   if (service !== undefined && operation !== undefined) return { service, operation };
+  if (service === undefined && operation === undefined) {
+    const top = (await roots)?.[0];
+    return top ? { service: top.service, operation: top.operation } : null;
+  }
   return selectBusiestRoot(store, { fromNs: range.fromNs, toNs: range.toNs, service, operation });
 }
 
@@ -105,11 +118,20 @@ export function criticalPathRoutes(app: RouteApp, ctx: ApiContext): void {
     const band = q.band ?? 'p99';
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     // Independent reads of the range, side by side on two cores.
-    const [sampling, root] = await Promise.all([
+    const rootList: Promise<RootOperations> =
+      range.fromNs < range.toNs
+        ? selectRootOperations(
+            ctx.store,
+            { fromNs: range.fromNs, toNs: range.toNs },
+            CRITICAL_PATH_MAX_ROOTS,
+          )
+        : Promise.resolve([]);
+    const [sampling, root, roots] = await Promise.all([
       rangeSampling(ctx.store, range),
       range.fromNs < range.toNs
-        ? chooseRoot(ctx.store, range, nonEmpty(q.service), nonEmpty(q.operation))
+        ? chooseRoot(ctx.store, range, nonEmpty(q.service), nonEmpty(q.operation), rootList)
         : null,
+      rootList,
     ]);
     const answer = (over: Partial<CriticalPathResponse>): CriticalPathResponse => ({
       service: root?.service ?? '',
@@ -124,6 +146,7 @@ export function criticalPathRoutes(app: RouteApp, ctx: ApiContext): void {
       exemplars: { slow: [], typical: [] },
       trusted: false,
       sampling,
+      roots: roots ?? [],
       ...over,
     });
     const none = { warning: 'no request of this operation in the range' };

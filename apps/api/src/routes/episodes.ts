@@ -2,6 +2,7 @@ import { EpisodesRoute, type ServiceEpisode } from '@tailscope/contracts';
 import {
   detectEpisodes,
   episodeWindowSeconds,
+  mergeSameFault,
   type DetectedEpisode,
   type Series,
 } from '@tailscope/analysis';
@@ -99,10 +100,12 @@ export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
     const sampling = await selectSamplingInfo(ctx.store, range);
     const { series, names } = toSeries(rows);
     const found = detectEpisodes(series, { windowMs });
-    const episodes = found.episodes.flatMap((e) => {
-      const n = names.get(e.key);
-      return n ? [toApiEpisode(e, n)] : [];
-    });
+    const episodes = mergeSameFault(
+      found.episodes.flatMap((e) => {
+        const n = names.get(e.key);
+        return n ? [toApiEpisode(e, n)] : [];
+      }),
+    );
     return {
       windowSeconds,
       episodes,

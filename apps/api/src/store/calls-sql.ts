@@ -1,5 +1,6 @@
 import {
   ABSENT_ATTRIBUTE,
+  BACKGROUND_KEY,
   CALL_SYSTEM_KEYS,
   CLIENT_KINDS,
   CONSUMER_KINDS,
@@ -101,7 +102,8 @@ function spans(s: CallScope, attributeKeys: readonly string[], weighted: boolean
     ${hostOf('ResourceAttributes')} AS host,
     ResourceAttributes[${SHARING_MODE_KEY}] AS mode,
     if(isCallSpan, SpanAttributes[${PEER_SERVICE_KEY}], '') AS peerService,
-    if(isCallSpan, SpanAttributes[${SERVER_ADDRESS_KEY}], '') AS serverAddress${join(attrs, '')}
+    if(isCallSpan, SpanAttributes[${SERVER_ADDRESS_KEY}], '') AS serverAddress,
+    mapContains(SpanAttributes, ${BACKGROUND_KEY}) AS background${join(attrs, '')}
   FROM ${TRACES}
   WHERE ${inWindow(s.fromNs - EDGE_SLACK_NS, s.toNs + EDGE_SLACK_NS)}
   LIMIT 1 BY key`;
@@ -161,7 +163,7 @@ function hops(attributeKeys: readonly string[], weighted: boolean): Sql {
     ${raw(callerSpanId)} AS callerSpanId,
     toUInt8(${raw(wrappers)}) AS wrappers
   FROM ts_spans AS c${raw(joins)}
-  WHERE c.parentSpanId != ''
+  WHERE c.parentSpanId != '' AND NOT c.background
     AND (c.isCallSpan
       OR (c.kind = ${KIND.server} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
       OR (c.kind = ${KIND.internal} AND c.key NOT IN (SELECT key FROM ts_wrappers)))`;

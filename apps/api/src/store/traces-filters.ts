@@ -1,3 +1,4 @@
+import { BACKGROUND_KEY } from '@tailscope/analysis';
 import { param, join, sql, type Sql } from './sql';
 
 /**
@@ -40,8 +41,16 @@ export function spanWhere(f: RootFilter): Sql {
   return join(parts, ' AND ');
 }
 
-/** The same filters on root spans (the critical path's requests). */
-export const rootWhere = (f: RootFilter): Sql => sql`ParentSpanId = '' AND ${spanWhere(f)}`;
+/**
+ * A request's root: a span without a parent that is not background activity. A GC pause or a
+ * compaction reported as a `background.activity` span (8 copies per event in the demo, one per
+ * virtual host) is evidence about a host, not traffic: it filled most of the newest trace-search
+ * rows and was the busiest "root" of the critical path (issue 24).
+ */
+export const isRequestRoot = sql`ParentSpanId = '' AND NOT mapContains(SpanAttributes, ${BACKGROUND_KEY})`;
+
+/** The same filters on request roots (the critical path's requests, trace search). */
+export const rootWhere = (f: RootFilter): Sql => sql`${isRequestRoot} AND ${spanWhere(f)}`;
 
 export interface RootRow {
   traceId: string;

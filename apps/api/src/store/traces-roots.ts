@@ -18,13 +18,26 @@ export async function selectBusiestRoot(
   store: Store,
   f: RootFilter,
 ): Promise<{ service: string; operation: string } | null> {
-  const rows = await store.query<{ service: string; operation: string }>(sql`
-    SELECT ServiceName AS service, SpanName AS operation
+  const [top] = await selectRootOperations(store, f, 1);
+  return top ? { service: top.service, operation: top.operation } : null;
+}
+
+/**
+ * The request root operations of a range (of one service when given), busiest first, at most
+ * `limit`: the critical path's root selector. Background-activity roots are not requests.
+ */
+export async function selectRootOperations(
+  store: Store,
+  f: RootFilter,
+  limit: number,
+): Promise<{ service: string; operation: string; requests: number }[]> {
+  const rows = await store.query<{ service: string; operation: string; requests: string }>(sql`
+    SELECT ServiceName AS service, SpanName AS operation, toString(uniqExact(TraceId)) AS requests
     FROM ${TRACES} WHERE ${rootWhere(f)}
     GROUP BY ServiceName, SpanName
     ORDER BY count() DESC, ServiceName, SpanName
-    LIMIT 1`);
-  return rows[0] ?? null;
+    LIMIT ${param(limit, 'UInt32')}`);
+  return rows.map((r) => ({ ...r, requests: Number(r.requests) }));
 }
 
 export interface RootQuantiles {

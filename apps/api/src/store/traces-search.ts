@@ -5,6 +5,7 @@ import {
   inWindow,
   isError,
   rootsWindow,
+  isRequestRoot,
   rootWhere,
   spanWhere,
   TRACE_SLACK_NS,
@@ -131,7 +132,7 @@ async function rootsInRange(store: Store, s: TraceSearch, errorFilter: Sql): Pro
 async function matchingRoots(store: Store, s: TraceSearch, fromNs: bigint): Promise<RootRow[]> {
   const orderBy = s.order === 'slowest' ? sql`duration DESC` : sql`start DESC`;
   const match = spanWhere({ ...s, fromNs });
-  const root = sql`ParentSpanId = ''`;
+  const root = isRequestRoot;
   return store.query<RootRow>(sql`
     SELECT traceId, rootService, rootOperation, toString(start) AS startNs,
       toString(duration) AS durationNs

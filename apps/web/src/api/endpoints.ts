@@ -22,6 +22,14 @@ export interface OperationKey {
   leafOperation: string;
 }
 
+/**
+ * The operation's query parameters, and only those: callers pass a whole fan-out operation
+ * (it is an OperationKey by shape), whose nested objects became `[object Object]` parameters.
+ */
+export function operationParams(op: OperationKey): OperationKey {
+  return { leafService: op.leafService, leafOperation: op.leafOperation };
+}
+
 const range = (r: TimeRange) => ({ from: Math.floor(r.fromMs), to: Math.ceil(r.toMs) });
 
 export function fetchStats(signal: AbortSignal): Promise<Stats> {
@@ -53,7 +61,12 @@ export function fetchStragglers(
   by: string,
   signal: AbortSignal,
 ): Promise<Stragglers> {
-  return getJson('/api/v1/stragglers', { ...range(r), ...op, by }, decodeStragglers, signal);
+  return getJson(
+    '/api/v1/stragglers',
+    { ...range(r), ...operationParams(op), by },
+    decodeStragglers,
+    signal,
+  );
 }
 
 export function fetchHosts(
@@ -62,7 +75,12 @@ export function fetchHosts(
   windowSeconds: number | undefined,
   signal: AbortSignal,
 ): Promise<HostWindows> {
-  return getJson('/api/v1/hosts', { ...range(r), ...op, windowSeconds }, decodeHosts, signal);
+  return getJson(
+    '/api/v1/hosts',
+    { ...range(r), ...operationParams(op), windowSeconds },
+    decodeHosts,
+    signal,
+  );
 }
 
 /**

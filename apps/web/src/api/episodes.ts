@@ -68,10 +68,12 @@ export function timesSlower(ratio: number): string {
  * 05:21 (UTC)"; an edge names its caller.
  */
 export function describeEpisode(e: Episode): string {
+  const on = e.host !== '' && e.host !== '*' ? ` on ${e.host}` : '';
+  // A host episode may also name its edge (the same calls: one entry per fault).
   const into =
     e.kind === 'edge' || e.parentService !== undefined
-      ? `calls from ${e.parentService ?? '?'} into ${e.service}${e.operation ? ` ${e.operation}` : ''}`
-      : `calls into ${e.service}${e.host !== '' && e.host !== '*' ? ` on ${e.host}` : ''}`;
+      ? `calls from ${e.parentService ?? '?'} into ${e.service}${e.operation ? ` ${e.operation}` : ''}${on}`
+      : `calls into ${e.service}${on}`;
   // Seconds only when a bound is not on a whole minute (windows under a minute).
   const s = e.fromMs % 60_000 !== 0 || e.toMs % 60_000 !== 0;
   return `${into} were ${timesSlower(e.ratio)} slower from ${clock(e.fromMs, s)} to ${clock(e.toMs, s)} UTC`;

@@ -103,6 +103,16 @@ export const decodeCriticalPath: Decoder<CriticalPath> = obj<CriticalPath>({
   trusted: optional(bool),
   warning: optional(str),
   sampling: optional(decodeSampling),
+  // Absent from servers before the root selector (issue 24).
+  roots: optional(
+    arr(
+      obj<NonNullable<CriticalPath['roots']>[number]>({
+        service: str,
+        operation: str,
+        requests: num,
+      }),
+    ),
+  ),
 });
 
 export function fetchCriticalPath(

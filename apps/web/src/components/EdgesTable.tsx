@@ -3,6 +3,8 @@ import { fetchEdges, requestKey } from '../api/endpoints';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
 import { edgeRows } from '../model/structure';
+import { QUANTITIES } from '../model/definitions';
+import { skewNote } from '../model/skew-note';
 import { Panel } from './Panel';
 import { ErrorState, Loading } from './states';
 
@@ -36,8 +38,12 @@ export function EdgesTable({ range, rangeKey }: { range: TimeRange; rangeKey: st
                   <th className="n">Calls / request p50 / max</th>
                   <th>Structure</th>
                   <th className="n">Concurrency p50 / max</th>
-                  <th className="n">Call p50</th>
-                  <th className="n">Call p99</th>
+                  <th className="n" title={QUANTITIES.callLatency.definition}>
+                    Call p50
+                  </th>
+                  <th className="n" title={QUANTITIES.callLatency.definition}>
+                    {QUANTITIES.callLatency.name}
+                  </th>
                   <th className="n">Share of caller p50</th>
                 </tr>
               </thead>
@@ -60,11 +66,7 @@ export function EdgesTable({ range, rangeKey }: { range: TimeRange; rangeKey: st
           </div>
           <p className="caption">
             {formatCount(edges.data.duplicates)} duplicated spans counted once
-            {edges.data.skew.length > 0 &&
-              `; clock skew on ${edges.data.skew
-                .map((s) => `${s.clientHost} → ${s.serverHost} (${formatCount(s.calls)} calls)`)
-                .join(', ')}`}
-            .
+            {skewNote(edges.data.skew) !== null && `; ${skewNote(edges.data.skew) ?? ''}`}.
           </p>
         </>
       )}

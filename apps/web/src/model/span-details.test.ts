@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventRows, pathRows } from './span-details';
+import { eventRows, pathLabel, pathRows } from './span-details';
 import { buildTraceTree } from './trace-tree';
 import type { TraceSpan } from '../api/contracts';
 
@@ -60,5 +60,23 @@ describe('span details', () => {
       ['sql', 0.9],
       ['root', 0.1],
     ]);
+  });
+
+  it('names a client span answered by a server as waiting on the callee', () => {
+    const tree = buildTraceTree([
+      span('root', '', 0, 100),
+      { ...span('call', 'root', 0, 90), kind: 'client', service: 'frontend' },
+      { ...span('answer', 'call', 5, 80), kind: 'server', service: 'demo-leaf' },
+      { ...span('bare', 'root', 95, 2), kind: 'client', service: 'frontend' },
+    ]);
+    const label = (id: string) => {
+      const t = tree.byId.get(id);
+      return t ? pathLabel(t) : '';
+    };
+    expect(label('call')).toBe(
+      'frontend: waiting on demo-leaf: network, queueing or a CPU-starved callee',
+    );
+    expect(label('bare')).toBe('frontend: bare');
+    expect(label('answer')).toBe('demo-leaf: answer');
   });
 });

@@ -1,3 +1,4 @@
+import { waitingLabel } from '@tailscope/analysis';
 import type { TraceSpan } from '../api/contracts';
 import type { TimedSpan } from './trace-tree';
 
@@ -42,6 +43,23 @@ export function attributeText(v: unknown): string {
 }
 
 /** Path spans by self time (largest first) with where each starts, for the path table. */
+const kindOf = (k: string): string => k.toLowerCase().replace(/^span_kind_/, '');
+
+/**
+ * How a span on the path is named: a CLIENT span answered by a SERVER span holds the path only
+ * while its callee's server span is not running, so its self time is waiting (analysis
+ * `waitingLabel`), not the caller's work.
+ */
+export function pathLabel(t: TimedSpan): string {
+  const server =
+    kindOf(t.span.kind) === 'client'
+      ? t.children.find((c) => kindOf(c.span.kind) === 'server')
+      : undefined;
+  return server
+    ? `${t.span.service}: ${waitingLabel(server.span.service)}`
+    : `${t.span.service}: ${t.span.name}`;
+}
+
 export function pathRows(
   path: readonly { spanId: string; selfMs: number }[],
   byId: ReadonlyMap<string, TimedSpan>,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { attributeDimension, orderRows, parseBy, ratioWithInterval } from './stragglers';
+import {
+  attributeDimension,
+  forestEmptyText,
+  orderRows,
+  parseBy,
+  ratioWithInterval,
+} from './stragglers';
 import { sickHostStragglers } from '../test-fixtures';
 
 describe('straggler helpers', () => {
@@ -35,5 +41,14 @@ describe('ratioWithInterval', () => {
       ratioWithInterval({ ...row, riskRatio: NaN, riskRatioLow: 0, riskRatioHigh: Infinity }),
     ).toBe('–');
     expect(ratioWithInterval({ ...row, riskRatioHigh: Infinity })).toBe('×22.4 [×18.1, ∞]');
+  });
+});
+
+describe('forestEmptyText', () => {
+  it('says "no tail stragglers" only when there are none', () => {
+    expect(forestEmptyText(0, ['host']).title).toBe('No tail stragglers in this range');
+    const some = forestEmptyText(200, ['host', 'sharing_mode']);
+    expect(some.title).toBe('200 tail stragglers, nothing to compare');
+    expect(some.detail).toContain('same host, sharing mode');
   });
 });

@@ -1,5 +1,5 @@
 import type { StragglerRow } from '../api/contracts';
-import { formatRatio } from '@tailscope/charts';
+import { formatCount, formatRatio } from '@tailscope/charts';
 
 export const BASE_DIMENSIONS = [
   { key: 'host', label: 'Host' },
@@ -50,4 +50,24 @@ export function orderRows(rows: readonly StragglerRow[]): StragglerRow[] {
 export function ratioWithInterval(r: StragglerRow): string {
   if (Number.isNaN(r.riskRatio)) return '–';
   return `${formatRatio(r.riskRatio)} [${formatRatio(r.riskRatioLow)}, ${formatRatio(r.riskRatioHigh)}]`;
+}
+
+/**
+ * The forest's empty state, agreeing with the summary above it: "No tail stragglers" only when
+ * there are none; with tail requests but no ratio to draw, why (every call has the same value
+ * of the dimensions asked, so there is no "without it" to compare with).
+ */
+export function forestEmptyText(
+  tailFanouts: number,
+  dimensions: readonly string[],
+): {
+  title: string;
+  detail?: string;
+} {
+  if (tailFanouts === 0) return { title: 'No tail stragglers in this range' };
+  const n = formatCount(tailFanouts);
+  return {
+    title: `${n} tail ${tailFanouts === 1 ? 'straggler' : 'stragglers'}, nothing to compare`,
+    detail: `Every call has the same ${dimensions.join(', ').replace(/sharing_mode/g, 'sharing mode')}: a risk ratio needs calls with and without a value. Add a dimension.`,
+  };
 }

@@ -21,6 +21,7 @@ import {
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
 import { tracesSearch } from '../state/trace-filters';
+import { RootPicker } from './critical-path/RootPicker';
 
 /** Shown at most in the chart; the table lists every entry. */
 const CHART_ROWS = 15;
@@ -42,7 +43,9 @@ function Exemplars({ label, ids }: { label: string; ids: readonly string[] }) {
   );
 }
 
-function Answer({ data }: { data: CriticalPathData }) {
+type PickRoot = (root: { service: string; operation: string }) => void;
+
+function Answer({ data, onPickRoot }: { data: CriticalPathData; onPickRoot: PickRoot }) {
   const rows = useMemo(
     () =>
       data.entries.slice(0, CHART_ROWS).map((e) => ({
@@ -56,9 +59,12 @@ function Answer({ data }: { data: CriticalPathData }) {
   );
   if (data.requests === 0)
     return (
-      <Empty title="No request in the range">
-        <p>{data.warning ?? 'Widen the time range.'}</p>
-      </Empty>
+      <>
+        <RootPicker data={data} onPick={onPickRoot} />
+        <Empty title="No request in the range">
+          <p>{data.warning ?? 'Widen the time range.'}</p>
+        </Empty>
+      </>
     );
   const top = data.entries[0];
   const slowLink = tracesSearch({
@@ -75,6 +81,7 @@ function Answer({ data }: { data: CriticalPathData }) {
   });
   return (
     <>
+      <RootPicker data={data} onPick={onPickRoot} />
       <p
         className={`verdict${data.trusted === false ? ' independent' : ''}`}
         data-testid="critical-path-summary"
@@ -159,14 +166,15 @@ function Load(props: {
   service: string | undefined;
   operation: string | undefined;
   band: CriticalPathBand;
+  onPickRoot: PickRoot;
 }) {
-  const { range, rangeKey, ...q } = props;
+  const { range, rangeKey, onPickRoot, ...q } = props;
   const res = useResource(requestKey('criticalpath', { rangeKey, ...q }), (signal) =>
     fetchCriticalPath(range, q, signal),
   );
   if (res.state === 'error') return <ErrorState error={res.error} what="the critical path" />;
   if (res.state !== 'ready') return <Loading label="Computing critical paths" />;
-  return <Answer data={res.data} />;
+  return <Answer data={res.data} onPickRoot={onPickRoot} />;
 }
 
 /** The aggregated critical path of one root operation: slow requests against typical ones. */
@@ -189,7 +197,7 @@ export function CriticalPath() {
         <h1>Critical path</h1>
         <p>
           What makes slow requests slow: per operation on the critical path, its mean time in slow
-          requests against typical ones (p40–p60). Default: the busiest root operation.
+          requests against typical ones (p40–p60). Default: the busiest request root operation.
         </p>
       </div>
       <div
@@ -220,6 +228,14 @@ export function CriticalPath() {
               service={service === '' ? undefined : service}
               operation={operation === '' ? undefined : operation}
               band={band}
+              onPickRoot={(root) => {
+                setParams((p) => {
+                  const n = new URLSearchParams(p);
+                  n.set('service', root.service);
+                  n.set('operation', root.operation);
+                  return n;
+                });
+              }}
             />
           </div>
         )}

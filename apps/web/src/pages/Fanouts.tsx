@@ -26,6 +26,7 @@ import { structureSummary } from '../model/structure';
 import { useLeafData, useOpenExample, type LeafData } from '../whatif/use-leaves';
 import type { ExampleQuery } from '../whatif/dataset';
 import { leafClient } from '../whatif/leaf-client';
+import { QUANTITIES } from '../model/definitions';
 import { opSearch } from './links';
 
 const ROWS: { key: keyof Quantiles; label: string }[] = [
@@ -51,14 +52,22 @@ function BandTraces({ op, minMs }: { op: FanoutOp; minMs: number }) {
 function Table1({ op }: { op: FanoutOp }) {
   const t = op.table1;
   return (
-    <Panel id="table1" title="Table 1" hint="latency across requests, as in The Tail at Scale">
+    <Panel
+      id="table1"
+      title="Table 1"
+      hint="finishing times across requests, from the fan-out's first call start, as in The Tail at Scale"
+    >
       <table data-testid="table1">
         <thead>
           <tr>
             <th />
-            <th className="n">One random leaf finishes</th>
+            <th className="n" title={QUANTITIES.oneLeafFinishing.definition}>
+              One random leaf finishes
+            </th>
             <th className="n">95% of leaves finish</th>
-            <th className="n">All leaves finish</th>
+            <th className="n" title={QUANTITIES.requestAllLeaves.definition}>
+              All leaves finish
+            </th>
             <th>Requests</th>
           </tr>
         </thead>
@@ -97,7 +106,7 @@ function Amplification({ op, open }: { op: FanoutOp; open: Open }) {
     <Panel
       id="amplification"
       title="Tail amplification against width"
-      hint={`P(request slower than ${formatMs(op.amplification.thresholdMs)})`}
+      hint={`P(request slower than t = ${formatMs(op.amplification.thresholdMs)}, the call-latency p99 unless set)`}
     >
       {op.curve.length === 0 ? (
         <p className="caption">The API sent no curve for this operation.</p>
@@ -217,9 +226,15 @@ function AllOperations({ selected }: { selected: FanoutOp }) {
               <th className="n">Requests</th>
               <th className="n">Width p50</th>
               <th>Structure</th>
-              <th className="n">Call p99</th>
-              <th className="n">Request p99</th>
-              <th className="n">Amplification</th>
+              <th className="n" title={QUANTITIES.oneLeafFinishing.definition}>
+                {QUANTITIES.oneLeafFinishing.name}
+              </th>
+              <th className="n" title={QUANTITIES.requestAllLeaves.definition}>
+                {QUANTITIES.requestAllLeaves.name}
+              </th>
+              <th className="n" title={QUANTITIES.tailAmplification.definition}>
+                {QUANTITIES.tailAmplification.name}
+              </th>
             </tr>
           </thead>
           <tbody>

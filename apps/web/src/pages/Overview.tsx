@@ -16,9 +16,11 @@ import {
 import { useFanoutsAnswer, useOperations } from '../state/use-operations';
 import { useResource } from '../state/use-resource';
 import { fetchStragglers, requestKey } from '../api/endpoints';
-import type { FanoutOp, StragglerRow } from '../api/contracts';
+import type { FanoutOp } from '../api/contracts';
+import { distinctLeaves, topCauses } from '../model/causes';
 import { nanoToMs, type TimeRange } from '../state/filters';
 import { operationId, operationLabel, tailAmplification, verdictKind } from '../model/operations';
+import { QUANTITIES } from '../model/definitions';
 import { opSearch } from './links';
 import { WorstEpisodes } from './overview/WorstEpisodes';
 
@@ -67,7 +69,7 @@ function WorstOperations({ ops }: { ops: FanoutOp[] }) {
     <Panel
       id="worst-ops"
       title="Worst operations by tail amplification"
-      hint="how much more often a request is slow than a single call"
+      hint={`${QUANTITIES.tailAmplification.name}: ${QUANTITIES.tailAmplification.definition} The chart's ${QUANTITIES.p99Ratio.name}: ${QUANTITIES.p99Ratio.definition}`}
     >
       <ChartBox>
         {(w) => (
@@ -98,7 +100,9 @@ function WorstOperations({ ops }: { ops: FanoutOp[] }) {
               <th className="n">Requests</th>
               <th className="n">Width p50 / max</th>
               <th className="n">Request slower than t</th>
-              <th className="n">Amplification</th>
+              <th className="n" title={QUANTITIES.tailAmplification.definition}>
+                {QUANTITIES.tailAmplification.name}
+              </th>
               <th>Slowness</th>
             </tr>
           </thead>
@@ -136,10 +140,6 @@ function WorstOperations({ ops }: { ops: FanoutOp[] }) {
   );
 }
 
-interface CauseRow extends StragglerRow {
-  op: FanoutOp;
-}
-
 function TopCauses({
   ops,
   range,
@@ -149,27 +149,25 @@ function TopCauses({
   range: TimeRange;
   rangeKey: string;
 }) {
-  const top = ops.slice(0, 3);
+  const top = distinctLeaves(ops).slice(0, 3);
   const key =
     top.length === 0
       ? null
       : requestKey('overview-causes', { rangeKey, ops: top.map(operationId) });
   const res = useResource(key, async (signal) => {
-    const all = await Promise.all(
-      top.map(async (op) => {
-        const s = await fetchStragglers(range, op, 'host,sharing_mode,background', signal);
-        return s.rows.filter((r) => r.cause).map((r): CauseRow => ({ ...r, op }));
-      }),
+    const answers = await Promise.all(
+      top.map(async (op) => ({
+        op,
+        rows: (await fetchStragglers(range, op, 'host,sharing_mode,background', signal)).rows,
+      })),
     );
-    return all
-      .flat()
-      .sort((a, b) => (b.p99DropMs || 0) - (a.p99DropMs || 0) || b.riskRatio - a.riskRatio);
+    return topCauses(answers);
   });
   return (
     <Panel
       id="top-causes"
       title="Top straggler causes"
-      hint="host, sharing mode and background activity; q < 0.05"
+      hint="host, sharing mode and background activity that make stragglers more likely (q < 0.05) and whose removal would lower the p99"
     >
       {res.state === 'error' ? (
         <ErrorState error={res.error} what="straggler attribution" />

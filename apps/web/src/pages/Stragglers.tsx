@@ -18,7 +18,7 @@ import { fetchStragglers, requestKey } from '../api/endpoints';
 import type { FanoutOp, StragglerRow, Stragglers as StragglersData } from '../api/contracts';
 import type { TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
-import { orderRows, parseBy, ratioWithInterval } from '../model/stragglers';
+import { forestEmptyText, orderRows, parseBy, ratioWithInterval } from '../model/stragglers';
 import { operationLabel } from '../model/operations';
 import { useLeafData, useOpenExample } from '../whatif/use-leaves';
 import { DimensionPicker } from './stragglers/DimensionPicker';
@@ -148,7 +148,11 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
         }
       >
         {plotted.length === 0 ? (
-          <Empty title="No tail stragglers in this range" />
+          <Empty title={forestEmptyText(res.data.tailFanouts, by).title}>
+            {forestEmptyText(res.data.tailFanouts, by).detail !== undefined && (
+              <p>{forestEmptyText(res.data.tailFanouts, by).detail}</p>
+            )}
+          </Empty>
         ) : (
           <ChartBox minWidth={560}>
             {(w) => (
@@ -167,7 +171,8 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
         <p className="caption">
           Risk ratio: how much more likely a call with this value is to be its request's straggler
           (the last leaf to finish in a tail request) than a call without it. A cause has q &lt;
-          0.05 (Benjamini-Hochberg over every value tested) and a ratio above 1.
+          0.05 (Benjamini-Hochberg over every value tested), a ratio above 1, tail stragglers, and a
+          p99 that would drop without it.
         </p>
       </Panel>
       <Panel id="attribution" title="Attribution table">

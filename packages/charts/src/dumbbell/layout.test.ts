@@ -26,8 +26,16 @@ describe('layoutDumbbell', () => {
     expect(labels).toContain('1 s');
   });
 
-  it('prints the request-to-call p99 ratio', () => {
+  it('prints the request-to-one-leaf p99 ratio', () => {
     expect(l.rows.map((r) => r.ratio)).toEqual(['×20', '×2']);
+  });
+
+  it('names its points as Table 1 does: one leaf finishing, not call latency (issue 24)', () => {
+    expect(l.legend.map((i) => i.label)).toEqual([
+      'one leaf p50',
+      'one leaf p99',
+      'request (all leaves) p99',
+    ]);
   });
 
   it('keeps zero latencies on the axis instead of at -Infinity', () => {

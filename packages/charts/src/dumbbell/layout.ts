@@ -40,8 +40,10 @@ function clip(s: string, n: number): string {
 }
 
 /**
- * Tail amplification per fan-out operation: on one log ms axis, a call's p50 and p99 and the
- * request's (all leaves) p99, joined, with the p99 ratio printed. The wider the gap, the more
+ * Tail amplification per fan-out operation: on one log ms axis, one leaf's finishing time p50
+ * and p99 (Table 1's first column: from the fan-out's first call start, so a pool's wait is in
+ * it; not the call latency of the edges table) and the request's (all leaves) p99, joined, with
+ * the p99 ratio printed. The wider the gap, the more
  * the fan-out turns rare slow calls into common slow requests.
  */
 export function layoutDumbbell(rows: readonly DumbbellInput[], width: number): DumbbellLayout {
@@ -78,8 +80,8 @@ export function layoutDumbbell(rows: readonly DumbbellInput[], width: number): D
     xTitle: 'latency (ms, log scale)',
     legend: legendRow(
       [
-        { key: 'p50', label: 'call p50', tone: 'muted', mark: 'dot' },
-        { key: 'p99', label: 'call p99', tone: 'base', mark: 'dot' },
+        { key: 'p50', label: 'one leaf p50', tone: 'muted', mark: 'dot' },
+        { key: 'p99', label: 'one leaf p99', tone: 'base', mark: 'dot' },
         { key: 'all', label: 'request (all leaves) p99', tone: 'accent', mark: 'dot' },
       ],
       f.left,
@@ -93,7 +95,7 @@ export function layoutDumbbell(rows: readonly DumbbellInput[], width: number): D
       xLeafP99: at(r.leafP99),
       xAllP99: at(r.allP99),
       ratio: r.leafP99 > 0 ? formatRatio(r.allP99 / r.leafP99) : '–',
-      title: `${r.label}: call p50 ${formatMs(r.leafP50)}, call p99 ${formatMs(r.leafP99)}, request p99 ${formatMs(r.allP99)}`,
+      title: `${r.label}: one leaf finishes p50 ${formatMs(r.leafP50)}, p99 ${formatMs(r.leafP99)}, request p99 ${formatMs(r.allP99)}`,
     })),
   };
 }

@@ -39,7 +39,8 @@ describe('layoutForest', () => {
       'compaction',
     ]);
     expect(l.rows[0]?.estimate).toBe('×22.4 [18.1–27.6]');
-    expect(l.rows[0]?.detail).toBe('q <0.001');
+    expect(l.rows[0]?.detail).toBe('q < 1e-6');
+    expect(l.rows[2]?.detail).toBe('q < 0.001');
     expect(l.rows[1]?.label).toBe('sharing mode: contended');
     expect(l.rows[4]?.label).toBe('deploy.color: blue');
   });

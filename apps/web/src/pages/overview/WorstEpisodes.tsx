@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { formatCount, formatMs } from '@tailscope/charts';
+import { formatCount, formatMs, formatPValueNamed } from '@tailscope/charts';
 import { Panel } from '../../components/Panel';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { requestKey } from '../../api/endpoints';
@@ -55,7 +55,7 @@ export function WorstEpisodes({ range, rangeKey }: { range: TimeRange; rangeKey:
                 <strong>{describeEpisode(e)}</strong>{' '}
                 <span className="muted">
                   (p99 {formatMs(e.p99Ms)} against {formatMs(e.baselineP99Ms)},{' '}
-                  {formatCount(e.calls)} calls, q = {e.qValue.toExponential(1)})
+                  {formatCount(e.calls)} calls, {formatPValueNamed('q', e.qValue)})
                 </span>{' '}
                 <Link to={links.stragglers}>hosts</Link> · <Link to={links.traces}>traces</Link>
               </li>

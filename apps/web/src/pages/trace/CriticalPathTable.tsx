@@ -1,6 +1,6 @@
 import { formatMs, formatPct } from '@tailscope/charts';
 import type { TraceTree } from '../../model/trace-tree';
-import { pathRows } from '../../model/span-details';
+import { pathLabel, pathRows } from '../../model/span-details';
 
 /** Rows listed at most: a big trace can have thousands of spans on its path. */
 const MAX_ROWS = 50;
@@ -40,7 +40,7 @@ export function CriticalPathTable({
                     onSelect(r.span.span.spanId);
                   }}
                 >
-                  {r.span.span.service}: {r.span.span.name}
+                  {pathLabel(r.span)}
                 </button>
               </td>
               <td className="n">{formatMs(r.selfMs)}</td>

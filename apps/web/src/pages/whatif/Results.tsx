@@ -13,21 +13,30 @@ import {
   formatPct,
 } from '@tailscope/charts';
 import type { WhatIfRun } from '../../whatif/use-whatif';
+import { whatIfHeadline } from '../../model/whatif-headline';
 
 function Headline({ r }: { r: WhatIfResult }) {
-  const b = r.baseline.p99;
-  const w = r.whatIf.p99;
+  const h = whatIfHeadline(r);
   return (
     <p className="verdict independent" data-testid="whatif-headline">
       <strong>
-        p99 {formatMs(b)} →{' '}
-        <span data-testid="whatif-p99" data-value={w.value}>
-          {formatMs(w.value)}
+        p99 {formatMs(h.baselineMs)} →{' '}
+        <span data-testid="whatif-p99" data-value={h.whatIfMs}>
+          {formatMs(h.whatIfMs)}
         </span>{' '}
-        ({formatChange(b, w.value)})
-      </strong>{' '}
-      with 95% interval {formatMs(w.low)} – {formatMs(w.high)}, over {formatCount(r.requests)}{' '}
-      recorded requests.
+        (
+        {h.changed
+          ? formatChange(h.baselineMs, h.whatIfMs)
+          : 'no change: the policy does not apply'}
+        )
+      </strong>
+      {h.changed && (
+        <>
+          {' '}
+          with 95% interval {formatMs(h.lowMs)} – {formatMs(h.highMs)}
+        </>
+      )}
+      , over {formatCount(r.requests)} recorded requests.
     </p>
   );
 }
@@ -59,8 +68,12 @@ function Costs({ r }: { r: WhatIfResult }) {
       )}
       <Card
         label="p50 change"
-        value={formatMs(r.whatIf.p50.value - r.baseline.p50)}
-        sub={`${formatMs(r.baseline.p50)} → ${formatMs(r.whatIf.p50.value)}`}
+        value={r.applicable ? formatMs(r.whatIf.p50.value - r.baseline.p50) : 'none'}
+        sub={
+          r.applicable
+            ? `${formatMs(r.baseline.p50)} → ${formatMs(r.whatIf.p50.value)}`
+            : 'the policy does not apply'
+        }
       />
     </div>
   );
