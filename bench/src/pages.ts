@@ -9,6 +9,9 @@
 //   none), PAGES_TRACE_SPANS (10000), PAGES_ROUTES (comma list, default every route),
 //   DATA_DIR (default a temp dir per scenario and size; loaded fresh each run, since the spans are
 //   stamped just before now so the server's background materializers see them),
+//   PAGES_RANGE=loaded (the pages over the loaded spans' closed range, not "all data" up to now),
+//   PAGES_COMPARE=1 (measure twice on the same store: answer cache off, then on),
+//   PAGES_LIMIT_MS (60000: a page still waiting on /api/ then is reported as timed out),
 //   CHROMIUM_PATH (/usr/bin/chromium). The dashboard must be built: npm run build:web.
 import { existsSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -58,7 +61,7 @@ function requestsOf(spec: ReturnType<typeof presetSpec>): number {
  * the server's background materializers build once ingest settles (stored fan-outs, episode
  * series), so the pages meet the store as a running server keeps it.
  */
-async function load(dataDir: string): Promise<number> {
+async function load(dataDir: string): Promise<{ spans: number; fromMs: number; toMs: number }> {
   const spec = presetSpec(SCENARIO);
   const requests = requestsOf(spec);
   const probe = createGenerator(spec, { requests, seed: 1 });
@@ -85,7 +88,7 @@ async function load(dataDir: string): Promise<number> {
     console.log(
       `materialized ${f.chunks} fan-out chunks, ${b.chunks} episode chunks in ${((performance.now() - t) / 1000).toFixed(0)} s`,
     );
-    return spans;
+    return { spans, fromMs: start, toMs: start + gen.truth.durationMs + 30_000 };
   } finally {
     await store.close();
   }
@@ -101,14 +104,16 @@ interface Row {
   inApp?: PageTime;
 }
 
-async function measure(base: string, traceId: string): Promise<Row[]> {
+async function measure(base: string, traceId: string, query: string): Promise<Row[]> {
+  const url = (route: string) =>
+    `${base}${route}${query !== '' && !route.startsWith('/traces/') ? `?${query}` : ''}`;
   const browser = await launch();
   const rows: Row[] = [];
   try {
     for (const route of [...ROUTES, `/traces/${traceId}`]) {
       const { ctx, page } = await coldPage(browser);
-      const cold = await timePage(page, () => page.goto(`${base}${route}`));
-      const second = await timePage(page, () => page.goto(`${base}${route}`));
+      const cold = await timePage(page, () => page.goto(url(route)));
+      const second = await timePage(page, () => page.goto(url(route)));
       await ctx.close();
       rows.push({ route, cold, second });
       console.log(`${route.padEnd(14)} cold ${fmt(cold)}  [${describeAnswers(cold.answers)}]`);
@@ -117,9 +122,9 @@ async function measure(base: string, traceId: string): Promise<Row[]> {
     // One session moving through every page, as a person clicks the navigation.
     const { ctx, page } = await coldPage(browser);
     const first = ROUTES[0] ?? '/';
-    await timePage(page, () => page.goto(`${base}${first}`));
+    await timePage(page, () => page.goto(url(first)));
     for (const route of [...ROUTES.slice(1), first]) {
-      const t = await timePage(page, () => navigateInApp(page, route));
+      const t = await timePage(page, () => navigateInApp(page, url(route).slice(base.length)));
       const row = rows.find((r) => r.route === route && r.inApp === undefined);
       if (row) row.inApp = t;
       console.log(`${route.padEnd(14)} in-app ${fmt(t)}  [${describeAnswers(t.answers)}]`);
@@ -140,19 +145,25 @@ function table(rows: readonly Row[]): void {
     );
 }
 
-async function main(): Promise<void> {
-  if (!existsSync(CHROMIUM) || !existsSync(WEB_DIST))
-    throw new Error(`needs ${CHROMIUM} and a built dashboard (npm run build:web)`);
-  const dataDir = resolve(
-    process.env.DATA_DIR ?? join(tmpdir(), `tailscope-bench-pages-${SCENARIO}`),
-  );
-  const spans = await load(dataDir);
+/** One server on the loaded store, measured under ingest; `env` is set for its process. */
+async function run(
+  dataDir: string,
+  spans: number,
+  query: string,
+  mode: { name: string; env: Record<string, string | undefined> },
+): Promise<void> {
+  // Empty means unset to the server's settings.
+  for (const [k, v] of Object.entries(mode.env)) process.env[k] = v ?? '';
   const port = await freePort();
   const otlpPort = await freePort();
   const server = await startServer(port, dataDir, otlpPort);
   const pid = server.pid ?? 0;
   const base = `http://127.0.0.1:${port}`;
   const otlp = `http://127.0.0.1:${otlpPort}/v1/traces`;
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ');
   try {
     const big = bigTrace(TRACE_SPANS, BigInt(Date.now() - 120_000) * 1_000_000n);
     await sendBigTrace(base, otlp, big, TRACE_SPANS);
@@ -160,27 +171,47 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const cpu0 = procStats(pid).cpuMs;
     console.log(
-      `\nserver pid ${pid}; ${spans.toLocaleString()} spans of ${SCENARIO}; ingest ${INGEST_RATE} spans/s; load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}\n`,
+      `\n== ${mode.name}: server pid ${pid}; ${spans.toLocaleString()} spans of ${SCENARIO}; ingest ${INGEST_RATE} spans/s; range ${query === '' ? 'all data' : query}; load average ${load()}\n`,
     );
     let rows: Row[];
     try {
-      rows = await measure(base, big.traceId);
+      rows = await measure(base, big.traceId, query);
     } finally {
       await ingest?.stop();
     }
     const s = (performance.now() - t0) / 1000;
+    console.log(`\n${mode.name}:`);
     table(rows);
+    const sent = ingest?.sent() ?? 0;
     console.log(
-      `\nover ${s.toFixed(0)} s: ingest sent ${(ingest?.sent() ?? 0).toLocaleString()} spans (${((ingest?.sent() ?? 0) / s).toFixed(0)}/s, ${ingest?.refused() ?? 0} requests refused); server CPU ${((procStats(pid).cpuMs - cpu0) / 1000).toFixed(0)} s, RSS ${procStats(pid).rss.toFixed(0)} MiB; load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
+      `\nover ${s.toFixed(0)} s: ingest sent ${sent.toLocaleString()} spans (${(sent / s).toFixed(0)}/s, ${ingest?.refused() ?? 0} requests refused); server CPU ${((procStats(pid).cpuMs - cpu0) / 1000).toFixed(0)} s, RSS ${procStats(pid).rss.toFixed(0)} MiB; load average ${load()}`,
     );
   } finally {
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
   }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(CHROMIUM) || !existsSync(WEB_DIST))
+    throw new Error(`needs ${CHROMIUM} and a built dashboard (npm run build:web)`);
+  const dataDir = resolve(
+    process.env.DATA_DIR ?? join(tmpdir(), `tailscope-bench-pages-${SCENARIO}`),
+  );
+  const loaded = await load(dataDir);
+  // PAGES_RANGE=loaded: the pages over the loaded spans' own range (a closed window, as a
+  // person looking at an incident has it) instead of the default "all data" up to now.
+  const query =
+    process.env.PAGES_RANGE === 'loaded' ? `from=${loaded.fromMs}&to=${loaded.toMs}` : '';
+  // PAGES_COMPARE=1: the same store and conditions, the answer cache off then on.
+  const modes =
+    process.env.PAGES_COMPARE === '1'
+      ? [
+          { name: 'answer cache off', env: { TAILSCOPE_ANSWER_CACHE_MB: '0' } },
+          { name: 'answer cache on', env: { TAILSCOPE_ANSWER_CACHE_MB: undefined } },
+        ]
+      : [{ name: 'as configured', env: {} }];
+  for (const mode of modes) await run(dataDir, loaded.spans, query, mode);
 }
 
 await main();
