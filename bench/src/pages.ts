@@ -11,9 +11,11 @@
 //   stamped just before now so the server's background materializers see them),
 //   PAGES_RANGE=loaded (the pages over the loaded spans' closed range, not "all data" up to now),
 //   PAGES_COMPARE=1 (measure twice on the same store: answer cache off, then on),
+//   PAGES_BEFORE_DIST (with PAGES_COMPARE: a copy of an older apps/web/dist served in the first
+//   pass; apps/web/dist is left as the newer build at the end),
 //   PAGES_LIMIT_MS (60000: a page still waiting on /api/ then is reported as timed out),
 //   CHROMIUM_PATH (/usr/bin/chromium). The dashboard must be built: npm run build:web.
-import { existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createGenerator, presetSpec } from '@tailscope/tracegen';
@@ -46,7 +48,14 @@ const ROUTES = (
 )
   .split(',')
   .filter((r) => r !== '');
-const WEB_DIST = resolve(import.meta.dirname, '../../apps/web/dist/index.html');
+const DIST = resolve(import.meta.dirname, '../../apps/web/dist');
+const WEB_DIST = join(DIST, 'index.html');
+
+/** Serves the dashboard build in `dir` (copied over apps/web/dist; no server is running). */
+function swapDist(dir: string): void {
+  rmSync(DIST, { recursive: true, force: true });
+  cpSync(dir, DIST, { recursive: true });
+}
 
 /** Requests of the scenario: PAGES_REQUESTS, else ~10M spans (big) or the preset's 20,000. */
 function requestsOf(spec: ReturnType<typeof presetSpec>): number {
@@ -150,10 +159,11 @@ async function run(
   dataDir: string,
   spans: number,
   query: string,
-  mode: { name: string; env: Record<string, string | undefined> },
+  mode: { name: string; env: Record<string, string | undefined>; dist?: string },
 ): Promise<void> {
   // Empty means unset to the server's settings.
   for (const [k, v] of Object.entries(mode.env)) process.env[k] = v ?? '';
+  if (mode.dist !== undefined) swapDist(mode.dist);
   const port = await freePort();
   const otlpPort = await freePort();
   const server = await startServer(port, dataDir, otlpPort);
@@ -203,12 +213,21 @@ async function main(): Promise<void> {
   // person looking at an incident has it) instead of the default "all data" up to now.
   const query =
     process.env.PAGES_RANGE === 'loaded' ? `from=${loaded.fromMs}&to=${loaded.toMs}` : '';
-  // PAGES_COMPARE=1: the same store and conditions, the answer cache off then on.
+  // PAGES_COMPARE=1: the same store and conditions, the answer cache off then on; with
+  // PAGES_BEFORE_DIST (a copy of an older apps/web/dist) the first pass serves that dashboard.
+  const keep = resolve(tmpdir(), 'tailscope-bench-pages-dist-after');
+  const beforeDist = process.env.PAGES_BEFORE_DIST;
+  const before = beforeDist !== undefined ? { dist: beforeDist } : {};
+  const after = beforeDist !== undefined ? { dist: keep } : {};
+  if (beforeDist !== undefined) {
+    rmSync(keep, { recursive: true, force: true });
+    cpSync(DIST, keep, { recursive: true });
+  }
   const modes =
     process.env.PAGES_COMPARE === '1'
       ? [
-          { name: 'answer cache off', env: { TAILSCOPE_ANSWER_CACHE_MB: '0' } },
-          { name: 'answer cache on', env: { TAILSCOPE_ANSWER_CACHE_MB: undefined } },
+          { name: 'answer cache off', env: { TAILSCOPE_ANSWER_CACHE_MB: '0' }, ...before },
+          { name: 'answer cache on', env: { TAILSCOPE_ANSWER_CACHE_MB: undefined }, ...after },
         ]
       : [{ name: 'as configured', env: {} }];
   for (const mode of modes) await run(dataDir, loaded.spans, query, mode);
