@@ -21,6 +21,7 @@ const URLS = [
   `/api/v1/hosts?${range}&${op}&windowSeconds=5`,
   `/api/v1/leaves?${range}&${op}`,
   `/api/v1/episodes?${range}`,
+  '/api/v1/stats',
 ];
 
 describe('answer cache', () => {
