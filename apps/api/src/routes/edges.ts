@@ -5,6 +5,7 @@ import type { RouteApp } from '../server/route-app';
 import { edgeCoverage, selectDuplicates, selectEdges, selectSkew } from '../store/edges';
 import { clampRange, parseRange } from './fanouts';
 import { rangeSampling } from './sampling';
+import { cachedAnswer } from '../cache';
 
 /** The API record of one edge (queue wait and pool size only for pools). */
 export function toApiEdge(e: EdgeSummary): Edge {
@@ -33,34 +34,41 @@ export function edgeRoutes(app: RouteApp, ctx: ApiContext): void {
     const q = req.query;
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const scope = { fromNs: range.fromNs, toNs: range.toNs };
-    // First: whether any span carries a threshold decides which aggregate runs.
-    const sampling = await rangeSampling(ctx.store, range);
-    // Which stored chunks serve the range: read once for all three queries.
-    const cov = await edgeCoverage(ctx.store, scope);
-    const [edges, duplicates, skew] = await Promise.all([
-      selectEdges(
-        ctx.store,
-        {
-          ...scope,
-          parentService: q.parentService,
-          leafService: q.leafService,
-          ...(sampling.weighted ? { weighted: true } : {}),
-        },
-        { cov },
-      ),
-      selectDuplicates(ctx.store, scope, { cov }),
-      selectSkew(ctx.store, scope, { cov }),
-    ]);
-    return {
-      from: range.fromMs,
-      to: range.toMs,
-      edges: edges.map(toApiEdge),
-      duplicates,
-      skew,
-      sampling,
-      ...(edges.length === 0
-        ? { hint: 'No calls in this range (no span has a parent span).' }
-        : {}),
+    const params = {
+      parentService: q.parentService,
+      leafService: q.leafService,
+      asked: [range.fromMs, range.toMs],
     };
+    return cachedAnswer(ctx.store, 'edges', params, range, async (): Promise<EdgesResponse> => {
+      // First: whether any span carries a threshold decides which aggregate runs.
+      const sampling = await rangeSampling(ctx.store, range);
+      // Which stored chunks serve the range: read once for all three queries.
+      const cov = await edgeCoverage(ctx.store, scope);
+      const [edges, duplicates, skew] = await Promise.all([
+        selectEdges(
+          ctx.store,
+          {
+            ...scope,
+            parentService: q.parentService,
+            leafService: q.leafService,
+            ...(sampling.weighted ? { weighted: true } : {}),
+          },
+          { cov },
+        ),
+        selectDuplicates(ctx.store, scope, { cov }),
+        selectSkew(ctx.store, scope, { cov }),
+      ]);
+      return {
+        from: range.fromMs,
+        to: range.toMs,
+        edges: edges.map(toApiEdge),
+        duplicates,
+        skew,
+        sampling,
+        ...(edges.length === 0
+          ? { hint: 'No calls in this range (no span has a parent span).' }
+          : {}),
+      };
+    });
   });
 }

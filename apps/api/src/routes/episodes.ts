@@ -11,6 +11,7 @@ import type { RouteApp } from '../server/route-app';
 import { selectEpisodeWindows, type EpisodeWindowRow } from '../store/episodes-read';
 import { selectSamplingInfo } from '../store/sampling';
 import { clampRange, parseRange } from './fanouts';
+import { cachedAnswer } from '../cache';
 
 /** The identity of a series: what an episode names. */
 type SeriesName = Pick<
@@ -96,23 +97,26 @@ export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
       clampedFrom: range.fromNs !== asked.fromNs,
       clampedTo: range.toNs !== asked.toNs,
     };
-    const rows = await selectEpisodeWindows(ctx.store, scope);
-    const sampling = await selectSamplingInfo(ctx.store, range);
-    const { series, names } = toSeries(rows);
-    const found = detectEpisodes(series, { windowMs });
-    const episodes = mergeSameFault(
-      found.episodes.flatMap((e) => {
-        const n = names.get(e.key);
-        return n ? [toApiEpisode(e, n)] : [];
-      }),
-    );
-    return {
-      windowSeconds,
-      episodes,
-      from: asked.fromMs,
-      to: asked.toMs,
-      windowsTested: found.windowsTested,
-      sampling,
-    };
+    const params = { service: q.service, asked: [asked.fromMs, asked.toMs] };
+    return cachedAnswer(ctx.store, 'episodes', params, range, async () => {
+      const rows = await selectEpisodeWindows(ctx.store, scope);
+      const sampling = await selectSamplingInfo(ctx.store, range);
+      const { series, names } = toSeries(rows);
+      const found = detectEpisodes(series, { windowMs });
+      const episodes = mergeSameFault(
+        found.episodes.flatMap((e) => {
+          const n = names.get(e.key);
+          return n ? [toApiEpisode(e, n)] : [];
+        }),
+      );
+      return {
+        windowSeconds,
+        episodes,
+        from: asked.fromMs,
+        to: asked.toMs,
+        windowsTested: found.windowsTested,
+        sampling,
+      };
+    });
   });
 }

@@ -14,6 +14,7 @@ import { selectFanoutOperations, type FanoutOperationRow } from '../store/fanout
 import { emptyFanoutsHint } from './empty-hint';
 import { selectStoredBounds, type Store } from '../store';
 import { rangeSampling } from './sampling';
+import { cachedAnswer } from '../cache';
 
 const HOUR_MS = 3_600_000;
 
@@ -165,28 +166,49 @@ export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/fanouts', { schema: FanoutsRoute }, async (req) => {
     const q = req.query;
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
-    // First: whether any span carries a threshold decides which aggregate runs.
-    const sampling = await rangeSampling(ctx.store, range);
-    const rows = await selectFanoutOperations(
+    return cachedAnswer(
       ctx.store,
-      {
-        fromNs: range.fromNs,
-        toNs: range.toNs,
-        parentService: q.parentService,
-        leafService: q.leafService,
-        leafOperation: q.leafOperation,
-      },
-      { thresholdMs: q.thresholdMs, seed: q.seed ?? 1, weighted: sampling.weighted },
+      'fanouts',
+      { ...q, asked: [range.fromMs, range.toMs] },
+      range,
+      () => answerFanouts(ctx.store, range, q),
     );
-    const fanouts = rows.map(toApiFanout);
-    if (fanouts.length > 0) return { from: range.fromMs, to: range.toMs, fanouts, sampling };
-    // None: say why, from the edges of the same range and services.
-    const edges = await selectEdges(ctx.store, {
+  });
+}
+
+/** The /api/v1/fanouts answer over the clamped `range` (kept by the answer cache). */
+async function answerFanouts(
+  store: Store,
+  range: TimeRange,
+  q: {
+    parentService?: string | undefined;
+    leafService?: string | undefined;
+    leafOperation?: string | undefined;
+    thresholdMs?: number | undefined;
+    seed?: number | undefined;
+  },
+) {
+  // First: whether any span carries a threshold decides which aggregate runs.
+  const sampling = await rangeSampling(store, range);
+  const rows = await selectFanoutOperations(
+    store,
+    {
       fromNs: range.fromNs,
       toNs: range.toNs,
       parentService: q.parentService,
       leafService: q.leafService,
-    });
-    return { from: range.fromMs, to: range.toMs, fanouts, sampling, ...emptyFanoutsHint(edges) };
+      leafOperation: q.leafOperation,
+    },
+    { thresholdMs: q.thresholdMs, seed: q.seed ?? 1, weighted: sampling.weighted },
+  );
+  const fanouts = rows.map(toApiFanout);
+  if (fanouts.length > 0) return { from: range.fromMs, to: range.toMs, fanouts, sampling };
+  // None: say why, from the edges of the same range and services.
+  const edges = await selectEdges(store, {
+    fromNs: range.fromNs,
+    toNs: range.toNs,
+    parentService: q.parentService,
+    leafService: q.leafService,
   });
+  return { from: range.fromMs, to: range.toMs, fanouts, sampling, ...emptyFanoutsHint(edges) };
 }

@@ -6,6 +6,7 @@ import { selectHostWindows } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
 import { clampRange, optionalNumber, parseRange, requireText } from './fanouts';
 import { rangeSampling } from './sampling';
+import { cachedAnswer } from '../cache';
 
 export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/hosts', { schema: HostsRoute }, async (req) => {
@@ -23,31 +24,40 @@ export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
     const factor = optionalNumber('factor', q.factor, 1, 1000) ?? 2;
     const minCalls = optionalNumber('minCalls', q.minCalls, 1, 1e9) ?? 10;
     const windowMs = windowSeconds * 1000;
-    // Weighted by each call's fan-out adjusted count when some span in range carries one.
-    const sampling = await rangeSampling(ctx.store, range);
-    const rows = await selectHostWindows(
+    const params = { leafService, leafOperation, windowSeconds, factor, minCalls };
+    return cachedAnswer(
       ctx.store,
-      { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      windowMs,
-      { weighted: sampling.weighted },
+      'hosts',
+      { ...params, asked: [range.fromMs, range.toMs] },
+      range,
+      async () => {
+        // Weighted by each call's fan-out adjusted count when some span in range carries one.
+        const sampling = await rangeSampling(ctx.store, range);
+        const rows = await selectHostWindows(
+          ctx.store,
+          { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
+          windowMs,
+          { weighted: sampling.weighted },
+        );
+        const cells: WindowStats[] = rows.map((r) => ({
+          host: r.host,
+          startMs: r.startMs,
+          calls: r.calls,
+          p50Ms: r.p50Ms,
+          p99Ms: r.p99Ms,
+          maxMs: r.maxMs,
+        }));
+        const episodes = hostEpisodes(cells, { windowMs, factor, minCalls });
+        return {
+          from: range.fromMs,
+          to: range.toMs,
+          windowSeconds,
+          ...groupByHost(rows, cells, minCalls),
+          episodes,
+          sampling,
+        };
+      },
     );
-    const cells: WindowStats[] = rows.map((r) => ({
-      host: r.host,
-      startMs: r.startMs,
-      calls: r.calls,
-      p50Ms: r.p50Ms,
-      p99Ms: r.p99Ms,
-      maxMs: r.maxMs,
-    }));
-    const episodes = hostEpisodes(cells, { windowMs, factor, minCalls });
-    return {
-      from: range.fromMs,
-      to: range.toMs,
-      windowSeconds,
-      ...groupByHost(rows, cells, minCalls),
-      episodes,
-      sampling,
-    };
   });
 }
 

@@ -6,6 +6,7 @@ import { loadLeafCalls } from '../store/fanouts';
 import type { RouteApp } from '../server/route-app';
 import { clampRange, parseRange, requireText } from './fanouts';
 import { rangeSampling } from './sampling';
+import { cachedAnswer } from '../cache';
 
 /** `a,b,c` -> distinct non-empty keys, at most MAX_ATTRIBUTE_KEYS (400 names `name`). */
 function parseAttributeKeys(name: string, raw: string | undefined): string[] {
@@ -25,25 +26,34 @@ export function leavesRoutes(app: RouteApp, ctx: ApiContext): void {
     const leafOperation = requireText('leafOperation', q.leafOperation);
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const attributeKeys = parseAttributeKeys('attrs', q.attrs);
-    // With sampled spans in range, the packed calls carry a `weights` column (per fan-out
-    // adjusted count), which the browser's simulateWhatIf weights its percentiles by.
-    const sampling = await rangeSampling(ctx.store, range);
-    const loaded = await loadLeafCalls(
-      ctx.store,
-      { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      { attributeKeys, maxFanouts: q.maxFanouts ?? 200_000, weights: sampling.weighted },
-    );
-    const meta = {
+    const params = {
       leafService,
       leafOperation,
-      from: range.fromMs,
-      to: range.toMs,
-      sampled: loaded.sampled,
-      sampling,
+      attributeKeys,
+      maxFanouts: q.maxFanouts ?? 200_000,
+      f32: q.precision === 'f32',
+      asked: [range.fromMs, range.toMs],
     };
-    const body = packLeafCalls(loaded.calls, meta, { float32: q.precision === 'f32' });
-    return reply
-      .header('content-type', LEAVES_CONTENT_TYPE)
-      .send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    const packed = await cachedAnswer(ctx.store, 'leaves', params, range, async () => {
+      // With sampled spans in range, the packed calls carry a `weights` column (per fan-out
+      // adjusted count), which the browser's simulateWhatIf weights its percentiles by.
+      const sampling = await rangeSampling(ctx.store, range);
+      const loaded = await loadLeafCalls(
+        ctx.store,
+        { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
+        { attributeKeys, maxFanouts: params.maxFanouts, weights: sampling.weighted },
+      );
+      const meta = {
+        leafService,
+        leafOperation,
+        from: range.fromMs,
+        to: range.toMs,
+        sampled: loaded.sampled,
+        sampling,
+      };
+      const body = packLeafCalls(loaded.calls, meta, { float32: params.f32 });
+      return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    });
+    return reply.header('content-type', LEAVES_CONTENT_TYPE).send(packed);
   });
 }

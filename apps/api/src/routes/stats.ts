@@ -4,18 +4,24 @@ import type { RouteApp } from '../server/route-app';
 import { selectStats } from '../store';
 import { retentionOf } from '../store/retention';
 import { selectSamplingInfo } from '../store/sampling';
+import { cachedStoreAnswer } from '../cache';
 
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/stats', { schema: StatsRoute }, async () => {
     const ingest = ctx.ingestStatus?.();
     const listen = ctx.listen?.();
+    // What the store holds is kept while no span arrives (the answer cache); the ingest
+    // figures below are read each time.
+    const [stats, sampling] = await cachedStoreAnswer(ctx.store, 'stats', () =>
+      Promise.all([selectStats(ctx.store), selectSamplingInfo(ctx.store)]),
+    );
     return {
-      ...(await selectStats(ctx.store)),
+      ...stats,
       ingestSpansPerSecond: ctx.ingestRate(),
       readOnly: ctx.store.readOnly,
       accelerators: ctx.store.accelerators,
       retentionDays: retention(ctx),
-      sampling: await selectSamplingInfo(ctx.store),
+      sampling,
       ...(ingest
         ? {
             replayBacklogSpans: ingest.replayBacklogSpans,

@@ -11,6 +11,7 @@ import type { RouteApp } from '../server/route-app';
 import { analysisPool, clientGone } from '../whatif-worker/pool';
 import { clampRange, optionalNumber, parseRange, requireText } from './fanouts';
 import { rangeSampling } from './sampling';
+import { cachedAnswer } from '../cache';
 
 const MAX_DIMENSIONS = 12;
 
@@ -45,42 +46,54 @@ export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
     const { thresholdMs } = q;
     const tailQuantile = optionalNumber('tailQuantile', q.tailQuantile, 0.5, 0.9999);
     const attributeKeys = dimensions.map(attributeKey).filter((k): k is string => k !== null);
-    // Weighted by each fan-out's adjusted count when some span in range carries a threshold.
-    const sampling = await rangeSampling(ctx.store, range);
-    const loaded = await loadLeafCalls(
-      ctx.store,
-      { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
-      {
-        attributeKeys,
-        maxFanouts: q.maxFanouts ?? DEFAULT_MAX_FANOUTS,
-        weights: sampling.weighted,
-      },
-    );
-    // Off the main thread: up to maxFanouts (1M) fan-outs of Fisher tests and re-draws.
-    const a = await pool.run(
-      {
-        kind: 'stragglers',
-        calls: loaded.calls,
-        options: {
-          dimensions,
-          ...(thresholdMs !== undefined ? { thresholdMs } : {}),
-          ...(tailQuantile !== undefined ? { tailQuantile } : {}),
-          seed: q.seed ?? 1,
-        },
-      },
-      cancel,
-    );
-    return {
-      from: range.fromMs,
-      to: range.toMs,
-      tailThresholdMs: Number.isFinite(a.tailThresholdMs) ? a.tailThresholdMs : null,
-      tailFanouts: a.tailFanouts,
-      fanouts: a.fanouts,
-      calls: a.calls,
-      sampled: loaded.sampled,
-      omittedRows: a.omittedRows,
-      rows: a.rows,
-      sampling,
+    const params = {
+      leafService,
+      leafOperation,
+      dimensions,
+      thresholdMs,
+      tailQuantile,
+      maxFanouts: q.maxFanouts ?? DEFAULT_MAX_FANOUTS,
+      seed: q.seed ?? 1,
+      asked: [range.fromMs, range.toMs],
     };
+    return cachedAnswer(ctx.store, 'stragglers', params, range, async () => {
+      // Weighted by each fan-out's adjusted count when some span in range carries a threshold.
+      const sampling = await rangeSampling(ctx.store, range);
+      const loaded = await loadLeafCalls(
+        ctx.store,
+        { fromNs: range.fromNs, toNs: range.toNs, leafService, leafOperation },
+        {
+          attributeKeys,
+          maxFanouts: params.maxFanouts,
+          weights: sampling.weighted,
+        },
+      );
+      // Off the main thread: up to maxFanouts (1M) fan-outs of Fisher tests and re-draws.
+      const a = await pool.run(
+        {
+          kind: 'stragglers',
+          calls: loaded.calls,
+          options: {
+            dimensions,
+            ...(thresholdMs !== undefined ? { thresholdMs } : {}),
+            ...(tailQuantile !== undefined ? { tailQuantile } : {}),
+            seed: params.seed,
+          },
+        },
+        cancel,
+      );
+      return {
+        from: range.fromMs,
+        to: range.toMs,
+        tailThresholdMs: Number.isFinite(a.tailThresholdMs) ? a.tailThresholdMs : null,
+        tailFanouts: a.tailFanouts,
+        fanouts: a.fanouts,
+        calls: a.calls,
+        sampled: loaded.sampled,
+        omittedRows: a.omittedRows,
+        rows: a.rows,
+        sampling,
+      };
+    });
   });
 }

@@ -1,5 +1,6 @@
 import type { Decoder } from './decode';
 import { announceUnauthorized } from './session';
+import { isShared, sharedAnswer } from './shared-answers';
 
 /** A failed API call, with the server's own message (it names the bad parameter on a 400). */
 export class ApiError extends Error {
@@ -41,6 +42,14 @@ export async function getJson<T>(
   signal?: AbortSignal,
 ): Promise<T> {
   const url = apiUrl(path, params);
+  // Analysis answers are shared by URL between pages (shared-answers.ts); the rest is asked.
+  const body = isShared(url)
+    ? await sharedAnswer(url, (s) => readJson(url, s), signal)
+    : await readJson(url, signal);
+  return decode(body, '');
+}
+
+async function readJson(url: string, signal?: AbortSignal): Promise<unknown> {
   let res = await fetch(url, signal ? { signal } : {});
   // public/preload.js asks for /api/v1/stats (or a trace page its trace) before the log-in:
   // that 401 is stale once logged in.
@@ -48,7 +57,7 @@ export async function getJson<T>(
     res = await fetch(url, { cache: 'no-store', ...(signal ? { signal } : {}) });
   if (res.status === 401) announceUnauthorized();
   if (!res.ok) throw await readError(res, url);
-  return decode(await res.json(), '');
+  return (await res.json()) as unknown;
 }
 
 /** POSTs a JSON body (the what-if replay); errors as getJson. */

@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { fetchStats } from '../api/endpoints';
+import { forgetAnswers } from '../api/shared-answers';
 import type { Stats } from '../api/contracts';
 import { GenerationContext, useResource, type Resource } from './use-resource';
 import {
@@ -29,6 +30,7 @@ export function StoreProvider({ children }: { children: ReactNode }) {
   const [nowMs, setNowMs] = useState(() => Date.now());
   const stats = useResource(`stats:${generation}`, fetchStats);
   const refresh = useCallback(() => {
+    forgetAnswers();
     setNowMs(Date.now());
     setGeneration((g) => g + 1);
   }, []);

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { AnswerCache, answerBytes, questionKey } from './answer-cache';
+
+const size = () => 10;
+
+describe('AnswerCache', () => {
+  it('keeps an answer for its version only', async () => {
+    const c = new AnswerCache();
+    let runs = 0;
+    const compute = () => Promise.resolve(++runs);
+    expect(await c.answer('q', 'v1', compute, size)).toBe(1);
+    expect(await c.answer('q', 'v1', compute, size)).toBe(1);
+    expect(await c.answer('q', 'v2', compute, size)).toBe(2);
+    expect(await c.answer('q', 'v1', compute, size)).toBe(3);
+    expect(c.stats()).toMatchObject({ hits: 1, misses: 3, entries: 1, bytes: 10 });
+  });
+
+  it('runs concurrent identical questions once', async () => {
+    const c = new AnswerCache();
+    let runs = 0;
+    let release: (v: number) => void = () => undefined;
+    const compute = () => {
+      runs++;
+      return new Promise<number>((ok) => (release = ok));
+    };
+    const a = c.answer('q', 'v', compute, size);
+    const b = c.answer('q', 'v', compute, size);
+    release(7);
+    expect(await Promise.all([a, b])).toEqual([7, 7]);
+    expect(runs).toBe(1);
+    expect(c.stats().joined).toBe(1);
+  });
+
+  it('keeps no failure; a joiner of a failed computation computes on its own', async () => {
+    const c = new AnswerCache();
+    let fail: (e: Error) => void = () => undefined;
+    const a = c.answer('q', 'v', () => new Promise<number>((_, no) => (fail = no)), size);
+    const b = c.answer('q', 'v', () => Promise.resolve(5), size);
+    fail(new Error('cancelled'));
+    await expect(a).rejects.toThrow('cancelled');
+    expect(await b).toBe(5);
+    expect(await c.answer('q', 'v', () => Promise.resolve(6), size)).toBe(5);
+  });
+
+  it('is bounded in entries and bytes, least recently used first', async () => {
+    const c = new AnswerCache({ maxEntries: 2, maxBytes: 25 });
+    const put = (k: string, n: number) => c.answer(k, 'v', () => Promise.resolve(n), size);
+    await put('a', 1);
+    await put('b', 2);
+    await put('a', 0); // a is now the most recent
+    await put('c', 3); // b goes
+    expect(c.stats()).toMatchObject({ entries: 2, bytes: 20 });
+    expect(await put('b', 9)).toBe(9);
+    expect(await put('a', 8)).toBe(8); // a went when b came back
+    const big = await c.answer(
+      'd',
+      'v',
+      () => Promise.resolve(4),
+      () => 26,
+    );
+    expect(big).toBe(4);
+    expect(c.stats().bytes).toBeLessThanOrEqual(25);
+  });
+});
+
+describe('questionKey and answerBytes', () => {
+  it('ignores parameter order and absent parameters', () => {
+    expect(questionKey('r', { a: 1, b: 'x', c: undefined })).toBe(
+      questionKey('r', { b: 'x', a: 1 }),
+    );
+    expect(questionKey('r', { a: 1n })).not.toBe(questionKey('r', { a: 2n }));
+    expect(questionKey('r', { a: 1 })).not.toBe(questionKey('s', { a: 1 }));
+  });
+
+  it('measures JSON and buffers', () => {
+    expect(answerBytes({ a: 'é' })).toBe(Buffer.byteLength('{"a":"é"}'));
+    expect(answerBytes(Buffer.alloc(12))).toBe(12);
+  });
+});

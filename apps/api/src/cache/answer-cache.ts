@@ -1,0 +1,144 @@
+/**
+ * The answer cache: finished answers of the analysis routes, keyed by the question (route and
+ * normalized parameters, the stored part of the range) and valid for one data version of that
+ * range (store/answer-cache.ts `rangeVersion`: what the store holds in and around it). A
+ * dashboard asks the same questions again on every page and visit; over a range whose data did
+ * not change the answer is the same, so it is read here instead of computed again.
+ *
+ * Single-flight: concurrent identical questions (two pages, two tabs, the filter bar and the
+ * page) share one computation. Bounded in entries and in bytes (least recently used goes
+ * first). A failed computation is not kept. Pure: no I/O, the version comes in as an argument.
+ */
+
+export interface AnswerCacheOptions {
+  /** Answers kept at most (default 256). */
+  maxEntries?: number;
+  /** Their summed size at most, bytes (default 64 MiB); a bigger answer is not kept. */
+  maxBytes?: number;
+}
+
+export interface AnswerCacheStats {
+  hits: number;
+  misses: number;
+  /** Questions that joined a computation already running. */
+  joined: number;
+  entries: number;
+  bytes: number;
+}
+
+interface Entry {
+  version: string;
+  value: unknown;
+  bytes: number;
+}
+
+export class AnswerCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly running = new Map<string, Promise<unknown>>();
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+  private bytes = 0;
+  private counts = { hits: 0, misses: 0, joined: 0 };
+
+  constructor(opts: AnswerCacheOptions = {}) {
+    this.maxEntries = Math.max(1, opts.maxEntries ?? 256);
+    this.maxBytes = Math.max(1, opts.maxBytes ?? 64 * 1024 * 1024);
+  }
+
+  /**
+   * The answer to `key` at `version`: kept, being computed, or computed now by `compute`.
+   * `size` gives an answer's size in bytes for the byte bound.
+   */
+  async answer<T>(
+    key: string,
+    version: string,
+    compute: () => Promise<T>,
+    size: (value: T) => number,
+  ): Promise<T> {
+    const kept = this.entries.get(key);
+    if (kept && kept.version === version) {
+      // Most recently used moves to the end.
+      this.entries.delete(key);
+      this.entries.set(key, kept);
+      this.counts.hits++;
+      return kept.value as T;
+    }
+    const flight = `${version}\u0000${key}`;
+    const running = this.running.get(flight);
+    if (running) {
+      this.counts.joined++;
+      // The computation belongs to the first asker: when it fails (that asker left and its
+      // work was cancelled, or the engine refused it), a joiner asks again: its own computation,
+      // or one started by another joiner meanwhile.
+      return (running as Promise<T>).catch(() => this.answer(key, version, compute, size));
+    }
+    return this.start(key, version, compute, size);
+  }
+
+  private start<T>(
+    key: string,
+    version: string,
+    compute: () => Promise<T>,
+    size: (value: T) => number,
+  ): Promise<T> {
+    const flight = `${version}\u0000${key}`;
+    this.counts.misses++;
+    const p = compute().then(
+      (value) => {
+        this.running.delete(flight);
+        this.keep(key, { version, value, bytes: size(value) });
+        return value;
+      },
+      (err: unknown) => {
+        this.running.delete(flight);
+        throw err;
+      },
+    );
+    this.running.set(flight, p);
+    return p;
+  }
+
+  stats(): AnswerCacheStats {
+    return { ...this.counts, entries: this.entries.size, bytes: this.bytes };
+  }
+
+  private keep(key: string, e: Entry): void {
+    this.drop(key);
+    if (e.bytes > this.maxBytes) return;
+    this.entries.set(key, e);
+    this.bytes += e.bytes;
+    for (const k of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.drop(k);
+    }
+  }
+
+  private drop(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.bytes -= e.bytes;
+  }
+}
+
+/** Bytes of a JSON answer as sent (a Buffer: its length). */
+export function answerBytes(value: unknown): number {
+  if (Buffer.isBuffer(value)) return value.length;
+  // undefined for an undefined answer, whatever the declared type says.
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? 0 : Buffer.byteLength(text);
+}
+
+/**
+ * A question's key: the route and its parameters in a fixed order (absent ones left out), so
+ * the same question asked with its parameters in another order meets the same answer.
+ */
+export function questionKey(route: string, params: Record<string, unknown>): string {
+  const keys = Object.keys(params)
+    .filter((k) => params[k] !== undefined)
+    .sort();
+  return `${route}?${JSON.stringify(
+    keys.map((k) => [k, params[k]]),
+    (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v),
+  )}`;
+}
