@@ -5,7 +5,7 @@
 export { type LeafCalls, type Quantiles, type Random } from './types';
 export * from './whatif';
 export { quantileInclusive, sortAscending } from './quantile';
-export { randomFromSeed } from './hash';
+export { murmurHash3, randomFromSeed } from './hash';
 export { SeededRandom } from './random';
 export {
   ABSENT_ATTRIBUTE,
