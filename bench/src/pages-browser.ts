@@ -11,9 +11,10 @@ import {
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export function launch(): Promise<Browser> {
+/** Chromium, headless; `executablePath` to start it through a wrapper (e.g. `nice`). */
+export function launch(executablePath = CHROMIUM): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     headless: true,
     args: [
       '--no-sandbox',

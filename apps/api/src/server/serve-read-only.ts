@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config';
 import { openStore, type Store } from '../store';
 import { detectAccelerators } from '../store/accelerators';
+import { engineNiceFromEnv, niceEngineThreads } from '../store/engine-nice';
 import { buildApi } from './app';
 import { storeOptions } from './store-options';
 import { checkExposure } from './exposure';
@@ -31,7 +32,10 @@ export async function serveReadOnly(
   // No OTLP listener here, so only the API must not be open beyond this machine.
   checkExposure(settings, { ingest: false });
   const { tls } = await readTls(settings);
+  const engineNice = engineNiceFromEnv(process.env);
   const store = openStore(storeOptions(settings, { readOnly: true }));
+  // The embedded engine's threads yield to the machine's other work (engine-nice.ts).
+  if (store.embedded) await niceEngineThreads(engineNice);
   let accelerators;
   try {
     accelerators = await detectAccelerators(store);

@@ -9,6 +9,7 @@ import { startCallBucketMaterializer } from '../store/call-buckets-cache';
 import { startOpenBucketMaterializer } from '../store/call-buckets-open';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
 import { applyRetention } from '../store/retention';
+import { engineNiceFromEnv, niceEngineThreads } from '../store/engine-nice';
 import { prettyLogStream } from './log-stream';
 import { checkExposure } from './exposure';
 import { ServerMetrics } from './metrics';
@@ -65,7 +66,16 @@ export async function serve(
   checkExposure(settings);
   const { tls } = await readTls(settings);
   const metrics = new ServerMetrics({ processMetrics: true });
+  const engineNice = engineNiceFromEnv(process.env);
   const store = openStore(storeOptions(settings));
+  // The embedded engine's threads yield to the machine's other work (engine-nice.ts).
+  if (store.embedded) {
+    const niced = await niceEngineThreads(engineNice);
+    if (log && niced.skipped === undefined)
+      console.log(
+        `tailscope: the engine's ${niced.threads.length} threads run at nice ${niced.nice}`,
+      );
+  }
   let ready = false;
   await migrate(store);
   await applyRetention(store, settings);
