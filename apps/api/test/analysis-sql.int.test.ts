@@ -335,6 +335,45 @@ describe('fan-out SQL pushdown equals the TypeScript reference', () => {
     }
   });
 
+  it('stores older chunks that were never stored, after the recent ones', async () => {
+    // Spans from 5 and 7 hours before the data: outside a 30-minute lookback, never stored.
+    const HOUR = 3_600_000_000_000n;
+    const old = [5n, 7n].flatMap((h) =>
+      mixedSpans(SEED + 3, 2).map((x) => ({
+        ...x,
+        traceId: `${h}${x.traceId.slice(1)}`,
+        startNs: x.startNs - h * HOUR,
+      })),
+    );
+    await insertSpans(store, old);
+    const ranges = [5n, 7n].map((h) => ({ fromNs: FROM - h * HOUR, toNs: TO - h * HOUR }));
+    for (const r of ranges) expect(await cacheCovers(store, r)).toBe(false);
+    const nowMs = Number((TO + 10n ** 12n) / 1_000_000n);
+    // No time for history: the recent pass only.
+    const none = startFanoutMaterializer(store, {
+      now: () => nowMs,
+      intervalMs: 3_600_000,
+      lookbackMs: 30 * 60_000,
+      historyMs: 0,
+    });
+    await none.runOnce();
+    await none.stop();
+    for (const r of ranges) expect(await cacheCovers(store, r)).toBe(false);
+    const m = startFanoutMaterializer(store, {
+      now: () => nowMs,
+      intervalMs: 3_600_000,
+      lookbackMs: 30 * 60_000,
+    });
+    try {
+      expect(await m.runOnce()).toBeGreaterThanOrEqual(2);
+      for (const r of ranges) expect(await cacheCovers(store, r)).toBe(true);
+      // Nothing is left for the next pass.
+      expect(await m.runOnce()).toBe(0);
+    } finally {
+      await m.stop();
+    }
+  });
+
   it('notices spans arriving in a stored chunk and rebuilds only that chunk', async () => {
     const late = mixedSpans(SEED + 1, 3).map((x) => ({ ...x, traceId: `f${x.traceId.slice(1)}` }));
     await insertSpans(store, late);

@@ -15,6 +15,7 @@ import {
   recordedChunks,
   runs,
   startChunkMaterializer,
+  unrecordedHistory,
   type MaterializerOptions,
 } from './fanouts-cache';
 import type { Coverage } from './fanouts-stored';
@@ -145,5 +146,11 @@ export function startCallBucketMaterializer(
   store: Store,
   opts: MaterializerOptions = {},
 ): { stop: () => Promise<void>; runOnce: () => Promise<number> } {
-  return startChunkMaterializer((range) => materializeCallBuckets(store, range), opts);
+  return startChunkMaterializer((range) => materializeCallBuckets(store, range), {
+    ...opts,
+    history: (beforeNs) =>
+      bucketsOn(store) && !store.readOnly
+        ? unrecordedHistory(store, beforeNs, CALL_BUCKET_CHUNKS_TABLE)
+        : Promise.resolve([]),
+  });
 }

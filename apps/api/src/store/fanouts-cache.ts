@@ -265,6 +265,14 @@ export interface MaterializerOptions {
   lookbackMs?: number;
   /** Called with errors of a pass (the next pass retries). */
   onError?: (err: unknown) => void;
+  /**
+   * Wall time a pass may spend after the recent chunks on older chunks that hold spans and were
+   * never stored (default 20 s; 0: none). Spans loaded from the past (a preset, a backfill, a
+   * table a Collector wrote before) are otherwise never stored, and every page over them
+   * detects them live: 3-7 s per answer over 1.2M spans of the preset on 2 quiet cores, against
+   * 0.3-0.6 s once stored.
+   */
+  historyMs?: number;
   /** The clock, epoch ms (tests pass their own). */
   now?: () => number;
 }
@@ -277,7 +285,38 @@ export function startFanoutMaterializer(
   store: Store,
   opts: MaterializerOptions = {},
 ): { stop: () => Promise<void>; runOnce: () => Promise<number> } {
-  return startChunkMaterializer((range) => materializeFanouts(store, range), opts);
+  return startChunkMaterializer((range) => materializeFanouts(store, range), {
+    ...opts,
+    history: (beforeNs) =>
+      cacheWritable(store) ? unrecordedHistory(store, beforeNs, CHUNKS_TABLE) : Promise.resolve([]),
+  });
+}
+
+/** Chunks listed by one history query at most (the newest first). */
+const HISTORY_LIST = 10_000;
+/** A history list is not taken again sooner than this after the last one ran out, ms. */
+const HISTORY_RELIST_MS = 10 * 60_000;
+
+/**
+ * Chunks ending before `beforeNs` that hold spans and have no record in `table`, newest first
+ * (spans before 1970 are left out: a chunk id is floor(t / chunk) only for t >= 0 here).
+ */
+export async function unrecordedHistory(
+  store: Store,
+  beforeNs: bigint,
+  table: string,
+): Promise<bigint[]> {
+  const end = chunkOf(beforeNs) * CHUNK_NS;
+  if (end <= 0n) return [];
+  const rows = await store.query<{ c: string }>(sql`
+    SELECT toString(c) AS c FROM (
+      SELECT DISTINCT intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(CHUNK_NS)}) AS c
+      FROM ${TRACES} WHERE ${inWindow(0n, end)}
+    )
+    WHERE c NOT IN (SELECT chunk FROM ${raw(table)})
+    ORDER BY c DESC
+    LIMIT ${param(HISTORY_LIST, 'UInt32')}`);
+  return rows.map((r) => BigInt(r.c));
 }
 
 /**
@@ -289,18 +328,40 @@ export function startChunkMaterializer(
   materialize: (range: { fromNs: bigint; toNs: bigint; nowNs: bigint }) => Promise<{
     chunks: number;
   }>,
-  opts: MaterializerOptions = {},
+  opts: MaterializerOptions & {
+    /** Older chunks to store after the recent ones, newest first (unrecordedHistory). */
+    history?: (beforeNs: bigint) => Promise<bigint[]>;
+  } = {},
 ): { stop: () => Promise<void>; runOnce: () => Promise<number> } {
   const interval = opts.intervalMs ?? 60_000;
   const lookback = BigInt(Math.round(opts.lookbackMs ?? 6 * 3_600_000)) * 1_000_000n;
+  const historyMs = opts.historyMs ?? 20_000;
   const clock = opts.now ?? (() => Date.now());
   let running: Promise<number> | null = null;
   let stopped = false;
+  // The older chunks still to store, and when the last list ran out.
+  let backlog: bigint[] = [];
+  let listedAt = -Infinity;
+  const older = async (nowNs: bigint): Promise<number> => {
+    if (!opts.history || historyMs <= 0) return 0;
+    const started = performance.now();
+    if (backlog.length === 0 && clock() - listedAt >= HISTORY_RELIST_MS) {
+      backlog = await opts.history(nowNs - lookback);
+      listedAt = backlog.length === 0 ? clock() : -Infinity;
+    }
+    let built = 0;
+    while (backlog.length > 0 && !stopped && performance.now() - started < historyMs) {
+      const c = backlog.shift() as bigint;
+      built += (await materialize({ fromNs: c * CHUNK_NS, toNs: (c + 1n) * CHUNK_NS, nowNs }))
+        .chunks;
+    }
+    return built;
+  };
   const runOnce = (): Promise<number> => {
     if (running) return running;
     const nowNs = BigInt(Math.round(clock())) * 1_000_000n;
     running = materialize({ fromNs: nowNs - lookback, toNs: nowNs, nowNs })
-      .then((r) => r.chunks)
+      .then(async (r) => r.chunks + (await older(nowNs)))
       .finally(() => {
         running = null;
       });
