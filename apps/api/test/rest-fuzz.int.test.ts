@@ -138,7 +138,7 @@ function busy(status: number, answer: string): boolean {
 }
 
 /** Routes that run an analysis over calls: each case costs the engine's plan of a large query. */
-const ANALYSES = /^\/api\/v1\/(fanouts|edges|stragglers|hosts|leaves|episodes)$/;
+const ANALYSES = /^\/api\/v1\/(fanouts|edges|stragglers|hosts|leaves|episodes|incidents)$/;
 /** `REST_FUZZ_SCALE=4` (say) runs four times the cases, for a deeper run by hand. */
 const SCALE = Math.max(1, Number(process.env.REST_FUZZ_SCALE ?? 1) || 1);
 
