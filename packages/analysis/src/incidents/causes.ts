@@ -147,14 +147,14 @@ const fmt = (ms: number): string => (ms >= 10 ? ms.toFixed(0) : ms.toPrecision(2
 
 function describe(c: Component, e: Omit<CauseEvidence, 'tiedWith'>): string {
   const on = c.host !== '' ? ` on ${c.host}` : '';
-  const rise = `${fmt(e.deltaMs)} ms more per slow request on the critical path (${fmt(e.typicalMs)} -> ${fmt(e.slowMs)} ms, x${e.ratio.toFixed(1)})`;
+  const rise = `${fmt(e.deltaMs)} ms per slow request on the critical path (${fmt(e.typicalMs)} -> ${fmt(e.slowMs)} ms, x${e.ratio.toFixed(1)})`;
   switch (c.kind) {
     case 'network':
-      return `network or queueing before ${c.service}${on}: callers waited ${rise} outside ${c.service}'s server span, which did not account for it`;
+      return `network or queueing before ${c.service}${on}: callers' wait outside ${c.service}'s server span rose by ${rise}; the server span did not account for it`;
     case 'uninstrumented':
-      return `calls to ${c.service} (no server span; timed by ${c.host || 'the caller'}): ${rise}; the callee, the network to it or the caller's process`;
+      return `calls to ${c.service} (no server span; timed by ${c.host || 'the caller'}) rose by ${rise}: the callee, the network to it or the caller's process`;
     default:
-      return `${c.service}${on} ${c.operation}: its own time (no callee running) rose by ${rise}${e.foldedMs > 0 ? `, with ${fmt(e.foldedMs)} ms of its uninstrumented calls that rose with it` : ''}`;
+      return `${c.service}${on} (${c.operation}): its own time, no callee running, rose by ${rise}${e.foldedMs > 0 ? `, counting ${fmt(e.foldedMs)} ms of its uninstrumented calls, which rose with it` : ''}`;
   }
 }
 
