@@ -15,6 +15,8 @@ import { sampleRoots, selectRootQuantiles } from '../store/traces-roots';
 export const INCIDENT_SAMPLE = 100;
 /** Spans read for both bands together at most. */
 const MAX_CAUSE_SPANS = 200_000;
+/** The baseline reaches this many times the incident's length before (or after) it. */
+const BASELINE_SPANS = 3;
 /** Fewest baseline requests that make a typical band. */
 const MIN_BASELINE = 10;
 
@@ -61,11 +63,15 @@ export async function analyseIncident(
     rootCauses,
   });
   if (!analyse || !touched.root) return done([]);
-  // Typical requests before the incident; with too few (it starts the range), after it.
-  let baseline = { fromNs: range.fromNs, toNs: fromNs };
+  // Typical requests just before the incident (at most BASELINE_SPANS times its length: recent
+  // history, and a narrower read); with too few (it starts the range), just after it.
+  const reach = BigInt(BASELINE_SPANS) * (toNs - fromNs);
+  const lo = fromNs - reach > range.fromNs ? fromNs - reach : range.fromNs;
+  const hi = toNs + reach < range.toNs ? toNs + reach : range.toNs;
+  let baseline = { fromNs: lo, toNs: fromNs };
   let qs = await selectRootQuantiles(store, { ...baseline, ...touched.root }, 0.9);
   if (qs.requests < MIN_BASELINE && toNs < range.toNs) {
-    baseline = { fromNs: toNs, toNs: range.toNs };
+    baseline = { fromNs: toNs, toNs: hi };
     qs = await selectRootQuantiles(store, { ...baseline, ...touched.root }, 0.9);
   }
   if (qs.requests < MIN_BASELINE) return done([]);
