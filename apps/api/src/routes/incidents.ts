@@ -1,18 +1,10 @@
-import { IncidentsRoute, type IncidentsResponse, type ServiceEpisode } from '@tailscope/contracts';
-import {
-  CAUSE_TIE_MARGIN,
-  detectEpisodes,
-  episodeWindowSeconds,
-  groupEpisodes,
-  mergeSameFault,
-} from '@tailscope/analysis';
+import { IncidentsRoute, type IncidentsResponse } from '@tailscope/contracts';
+import { CAUSE_TIE_MARGIN, episodeWindowSeconds, groupEpisodes } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
-import { selectEpisodeWindows } from '../store/episodes-read';
 import { cachedAnswer } from '../cache';
-import { toApiEpisode, toSeries } from './episodes';
+import { judgeEpisodes } from './episodes';
 import { clampRange, parseRange } from './fanouts';
-import { rangeSampling } from './sampling';
 import { analyseIncident } from './incidents-analysis';
 
 /**
@@ -50,21 +42,9 @@ export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
     };
     const params = { service: q.service, asked: [asked.fromMs, asked.toMs] };
     return cachedAnswer(ctx.store, 'incidents', params, range, async () => {
-      const [rows, sampling] = await Promise.all([
-        selectEpisodeWindows(ctx.store, scope),
-        rangeSampling(ctx.store, range),
-      ]);
-      const { series, names } = toSeries(rows);
-      const edges = [...names.values()]
-        .filter((n) => n.kind === 'edge')
-        .map((n) => ({ caller: n.parentService, callee: n.service }));
-      const found = detectEpisodes(series, { windowMs });
-      const episodes: ServiceEpisode[] = mergeSameFault(
-        found.episodes.flatMap((e) => {
-          const n = names.get(e.key);
-          return n ? [toApiEpisode(e, n)] : [];
-        }),
-      );
+      // The same judgement as /api/v1/episodes over every series (shared in the answer cache).
+      const judged = await judgeEpisodes(ctx.store, scope, [asked.fromMs, asked.toMs]);
+      const { episodes, edges, sampling } = judged;
       const groups = groupEpisodes(episodes, edges)
         .filter((g) => q.service === undefined || g.services.includes(q.service))
         .slice(0, MAX_INCIDENTS);
