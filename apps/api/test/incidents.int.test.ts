@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IncidentsResponse } from '@tailscope/contracts';
+import type { EpisodesResponse, IncidentsResponse } from '@tailscope/contracts';
 import { presetSpec } from '@tailscope/tracegen';
 import { buildStoreApi } from '../src/server/app';
 import type { Store } from '../src/store';
@@ -70,6 +70,21 @@ describe('incidents on the microservices preset', () => {
     expect(top?.score).toBeGreaterThan((second?.score ?? 0) + (body.tieMargin ?? 0.1));
     expect(top?.evidence.tiedWith).toEqual([]);
     expect(new Set(inc.affected.map((a) => a.service))).toEqual(new Set(['customer', 'mysql']));
+    // The incident is made of exactly the range's episodes (the same judgement, shared).
+    const api = await buildStoreApi(store);
+    try {
+      const res = await api.inject({
+        method: 'GET',
+        url: `/api/v1/episodes?from=${START_MS}&to=${START_MS + 10 * MIN}`,
+      });
+      const episodes = res.json<EpisodesResponse>().episodes;
+      expect(episodes.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(episodes.map((e) => `${e.service} ${e.operation ?? '*'}`))).toEqual(
+        new Set(inc.affected.map((a) => `${a.service} ${a.operation}`)),
+      );
+    } finally {
+      await api.close();
+    }
   });
 
   it('filters by service', async () => {
