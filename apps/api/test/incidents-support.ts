@@ -5,7 +5,8 @@ import { randomFromSeed, type SpanRecord } from '@tailscope/analysis';
  * -> api SERVER `GET /api` on api-0 -> CLIENT `query` -> db SERVER `query` on db-0. With
  * `netFault`, requests starting in [from, to) of the run wait `U(15, 30)` ms more between the
  * client's start and the api server span's start (network or a queue before the server); the
- * server span itself is unchanged. Seeded; times in integer ns.
+ * server span itself is unchanged. With `dbFault`, db's own time is 10x in [from, to) (a slow
+ * callee two hops down). Seeded; times in integer ns.
  */
 export interface NetworkRun {
   startMs: number;
@@ -14,6 +15,7 @@ export interface NetworkRun {
   seed: number;
   /** Fault window as fractions of the run; absent: no fault. */
   netFault?: { from: number; to: number };
+  dbFault?: { from: number; to: number };
 }
 
 const MS = 1_000_000n;
@@ -39,9 +41,10 @@ export function networkRun(o: NetworkRun): SpanRecord[] {
     const traceId = hex(32);
     const start = t0 + BigInt(Math.round(((i + r()) / o.ratePerSecond) * 1e9));
     const at = Number(start - t0) / Number(runNs);
-    const faulty = o.netFault !== undefined && at >= o.netFault.from && at < o.netFault.to;
-    const extra = faulty ? BigInt(Math.round((15 + 15 * r()) * 1e6)) : 0n;
-    const dbNs = lognormalNs(2, 0.3);
+    const inside = (w: { from: number; to: number } | undefined): boolean =>
+      w !== undefined && at >= w.from && at < w.to;
+    const extra = inside(o.netFault) ? BigInt(Math.round((15 + 15 * r()) * 1e6)) : 0n;
+    const dbNs = lognormalNs(2, 0.3) * (inside(o.dbFault) ? 10n : 1n);
     const apiSelfNs = lognormalNs(3, 0.3);
     const netNs = BigInt(Math.round((0.1 + 0.1 * r()) * 1e6));
     const ids = { root: hex(16), call: hex(16), api: hex(16), dbc: hex(16), db: hex(16) };

@@ -10,7 +10,8 @@ import { networkRun } from './incidents-support';
  * GET /api/v1/incidents on the real embedded engine: the planted `microservices` fault (customer,
  * one pod, 10-40x slower in [40%, 60%) of the run) is one incident naming customer-00; a
  * network-shaped fault (the client waits outside a steady server span) is named as network or
- * queueing before the server; a fault-free run has no incident.
+ * queueing before the server, and a later fault two hops down is another incident naming that
+ * callee; a fault-free run has no incident.
  */
 
 const START = '2024-03-01T05:00:00Z';
@@ -95,9 +96,11 @@ describe('incidents on the microservices preset', () => {
 });
 
 describe('incidents on hand-made requests', () => {
-  it('names network or queueing before the server when only the wait outside it grows', async () => {
+  it('names network or queueing before a steady server, and a slow callee two hops down', async () => {
     const { store, close } = await openTempStore('incidents-net');
     try {
+      // Two faults apart in time: the client waits outside api-0's server span from 2:00 to
+      // 3:30; db-0's own time is 10x from 6:00 to 7:30 (api's calls slow with it).
       await insertSpans(
         store,
         networkRun({
@@ -105,21 +108,29 @@ describe('incidents on hand-made requests', () => {
           requests: 3000,
           ratePerSecond: 5,
           seed: 5,
-          netFault: { from: 0.4, to: 0.6 },
+          netFault: { from: 0.2, to: 0.35 },
+          dbFault: { from: 0.6, to: 0.75 },
         }),
       );
       const body = await incidents(store, `from=${START_MS}&to=${START_MS + 10 * MIN}`);
-      expect(body.incidents).toHaveLength(1);
-      const top = body.incidents[0]?.rootCauses[0];
+      expect(body.incidents).toHaveLength(2);
+      const [net, db] = body.incidents;
+      const top = net?.rootCauses[0];
       expect(top).toMatchObject({ service: 'api', host: 'api-0' });
       expect(top?.evidence.kind).toBe('network');
       expect(top?.cause).toMatch(/^network or queueing before api on api-0/);
       // The server span did not grow: api's own time is no candidate.
-      expect(
-        body.incidents[0]?.rootCauses.some(
-          (c) => c.service === 'api' && c.evidence.kind === 'self',
-        ),
-      ).toBe(false);
+      expect(net?.rootCauses.some((c) => c.service === 'api' && c.evidence.kind === 'self')).toBe(
+        false,
+      );
+      // The db fault: one incident with api's slowed calls, db-0's own time its cause.
+      expect(db?.fromMs).toBeGreaterThanOrEqual(START_MS + 6 * MIN - 10_000);
+      expect(new Set(db?.affected.map((a) => a.service))).toEqual(new Set(['api', 'db']));
+      expect(db?.rootCauses[0]).toMatchObject({ service: 'db', host: 'db-0', operation: 'query' });
+      expect(db?.rootCauses[0]?.evidence.kind).toBe('self');
+      // Its typical requests come from after the network incident, not from inside it: every
+      // request of the db fault is slower than their p90, so the slow sample is full.
+      expect(db?.rootCauses[0]?.evidence.slowRequests).toBe(100);
     } finally {
       await close();
     }

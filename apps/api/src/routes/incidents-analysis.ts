@@ -41,7 +41,10 @@ function affectedOf(g: EpisodeGroup<ServiceEpisode>): Incident['affected'] {
   return [...best.values()].sort((a, b) => b.ratio - a.ratio);
 }
 
-/** The incident with its requests and ranked root causes, read within [range.fromNs, toNs). */
+/**
+ * The incident with its requests and ranked root causes; its typical requests are read within
+ * `range` (the stored range, cut at the neighbouring incidents).
+ */
 export async function analyseIncident(
   store: Store,
   g: EpisodeGroup<ServiceEpisode>,
