@@ -21,6 +21,8 @@ const BASELINE_SPANS = 3;
 const MIN_BASELINE = 10;
 
 const ns = (v: number): bigint => BigInt(Math.round(v));
+/** Epoch ms (whole: episode windows start on whole ms) to ns, exactly: no 1e6 float product. */
+export const msToNs = (ms: number): bigint => BigInt(Math.round(ms)) * 1_000_000n;
 
 /** The stable id of an incident: its start and callee services. */
 export function incidentId(g: EpisodeGroup<ServiceEpisode>): string {
@@ -51,8 +53,8 @@ export async function analyseIncident(
   range: { fromNs: bigint; toNs: bigint },
   analyse: boolean,
 ): Promise<Incident> {
-  const fromNs = ns(g.fromMs * 1e6);
-  const toNs = ns(g.toMs * 1e6);
+  const fromNs = msToNs(g.fromMs);
+  const toNs = msToNs(g.toMs);
   const head = { id: incidentId(g), fromMs: g.fromMs, toMs: g.toMs, affected: affectedOf(g) };
   // Touched: calls into the callees (their spans); an uninstrumented callee (no spans of its
   // own) is touched through its callers' spans.

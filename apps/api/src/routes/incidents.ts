@@ -5,7 +5,7 @@ import type { RouteApp } from '../server/route-app';
 import { cachedAnswer } from '../cache';
 import { judgeEpisodes } from './episodes';
 import { clampRange, parseRange } from './fanouts';
-import { analyseIncident } from './incidents-analysis';
+import { analyseIncident, msToNs } from './incidents-analysis';
 
 /**
  * GET /api/v1/incidents (docs/analysis.md "Incidents"): the episodes of the range (as
@@ -15,8 +15,6 @@ import { analyseIncident } from './incidents-analysis';
  */
 const MAX_ANALYSED = 5;
 const MAX_INCIDENTS = 50;
-
-const msToNs = (ms: number): bigint => BigInt(Math.round(ms)) * 1_000_000n;
 
 export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/incidents', { schema: IncidentsRoute }, async (req) => {
