@@ -138,7 +138,7 @@ function busy(status: number, answer: string): boolean {
 }
 
 /** Routes that run an analysis over calls: each case costs the engine's plan of a large query. */
-const ANALYSES = /^\/api\/v1\/(fanouts|edges|stragglers|hosts|leaves|episodes)$/;
+const ANALYSES = /^\/api\/v1\/(fanouts|edges|stragglers|hosts|leaves|episodes|incidents)$/;
 /** `REST_FUZZ_SCALE=4` (say) runs four times the cases, for a deeper run by hand. */
 const SCALE = Math.max(1, Number(process.env.REST_FUZZ_SCALE ?? 1) || 1);
 
@@ -150,6 +150,9 @@ const SCALE = Math.max(1, Number(process.env.REST_FUZZ_SCALE ?? 1) || 1);
 function runsFor(op: Operation): number {
   if (op.body) return SCALE * (op.path.endsWith('/whatif') ? 200 : 400);
   if (op.parameters.length === 0) return SCALE * 10;
+  // Incidents judge the range as episodes do (the same code, fuzzed above), then read a few
+  // bounded samples: 12 cases cover its own parameters at half an analysis' cost.
+  if (op.path.endsWith('/incidents')) return SCALE * 12;
   return SCALE * (ANALYSES.test(op.path) ? 24 : 60);
 }
 

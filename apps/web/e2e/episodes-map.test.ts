@@ -56,6 +56,28 @@ describe.skipIf(!haveBrowser && !process.env.CI)('episodes and the service map',
     await page.close();
   });
 
+  it('overview: leads with one incident, customer-00 its most likely cause', async () => {
+    const page = await newPage(browser());
+    await page.goto(`${server().url}/`);
+    const list = page.getByTestId('incidents-overview');
+    await list.waitFor({ timeout: 30_000 });
+    const items = await list.locator('li').allInnerTexts();
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatch(
+      /customer[^\n]* slowed \(up to \d+(\.\d)?x\) from \d\d:\d\d(:\d\d)? to/,
+    );
+    expect(items[0]).toMatch(/Most likely: customer on customer-00/);
+    // The incidents lead the page: above the store's cards and the episodes.
+    const ids = await page
+      .locator('[data-panel], [data-testid="store-cards"]')
+      .evaluateAll((els) =>
+        els.map((e) => e.getAttribute('data-panel') ?? e.getAttribute('data-testid')),
+      );
+    expect(ids[0]).toBe('incidents');
+    await page.screenshot({ path: artifactPath('incidents-overview.png'), fullPage: true });
+    await page.close();
+  });
+
   it('service map: the application edges; a click opens that edge on the Fan-outs page', async () => {
     const page = await newPage(browser());
     await page.goto(`${server().url}/map`);

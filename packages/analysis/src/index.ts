@@ -57,3 +57,4 @@ export * from './sampling';
 export * from './episodes';
 export * from './episodes-merge';
 export * from './episode-histogram';
+export * from './incidents';

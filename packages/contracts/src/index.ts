@@ -5,6 +5,7 @@
 export * from './bounds';
 export * from './edges';
 export * from './episodes';
+export * from './incidents';
 export * from './sampling';
 export * from './fanouts';
 export * from './stragglers';

@@ -1,4 +1,4 @@
-import { EpisodesRoute, type ServiceEpisode } from '@tailscope/contracts';
+import { EpisodesRoute, type SamplingInfo, type ServiceEpisode } from '@tailscope/contracts';
 import {
   detectEpisodes,
   episodeWindowSeconds,
@@ -8,7 +8,12 @@ import {
 } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
-import { selectEpisodeWindows, type EpisodeWindowRow } from '../store/episodes-read';
+import {
+  selectEpisodeWindows,
+  type EpisodeScope,
+  type EpisodeWindowRow,
+} from '../store/episodes-read';
+import type { Store } from '../store';
 import { selectSamplingInfo } from '../store/sampling';
 import { clampRange, parseRange } from './fanouts';
 import { cachedAnswer } from '../cache';
@@ -70,6 +75,43 @@ export function toApiEpisode(e: DetectedEpisode, n: SeriesName): ServiceEpisode 
   };
 }
 
+/** The episodes of a scope and the call graph its rows show (caller -> callee services). */
+export interface JudgedEpisodes {
+  episodes: ServiceEpisode[];
+  windowsTested: number;
+  sampling: SamplingInfo;
+  edges: { caller: string; callee: string }[];
+}
+
+/**
+ * The episodes of the stored part of a range, as /api/v1/episodes answers them, with the call
+ * graph of the same rows: kept in the answer cache under one key, so /api/v1/incidents (which
+ * the Overview asks beside /api/v1/episodes) reuses the same judgement instead of redoing it.
+ */
+export function judgeEpisodes(
+  store: Store,
+  scope: EpisodeScope,
+  asked: [number, number],
+): Promise<JudgedEpisodes> {
+  const params = { service: scope.service, asked };
+  return cachedAnswer(store, 'episodes', params, scope, async () => {
+    const rows = await selectEpisodeWindows(store, scope);
+    const sampling = await selectSamplingInfo(store, scope);
+    const { series, names } = toSeries(rows);
+    const found = detectEpisodes(series, { windowMs: scope.windowMs });
+    const episodes = mergeSameFault(
+      found.episodes.flatMap((e) => {
+        const n = names.get(e.key);
+        return n ? [toApiEpisode(e, n)] : [];
+      }),
+    );
+    const edges = [...names.values()]
+      .filter((n) => n.kind === 'edge')
+      .map((n) => ({ caller: n.parentService, callee: n.service }));
+    return { episodes, windowsTested: found.windowsTested, sampling, edges };
+  });
+}
+
 export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get('/api/v1/episodes', { schema: EpisodesRoute }, async (req) => {
     const q = req.query;
@@ -97,26 +139,14 @@ export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
       clampedFrom: range.fromNs !== asked.fromNs,
       clampedTo: range.toNs !== asked.toNs,
     };
-    const params = { service: q.service, asked: [asked.fromMs, asked.toMs] };
-    return cachedAnswer(ctx.store, 'episodes', params, range, async () => {
-      const rows = await selectEpisodeWindows(ctx.store, scope);
-      const sampling = await selectSamplingInfo(ctx.store, range);
-      const { series, names } = toSeries(rows);
-      const found = detectEpisodes(series, { windowMs });
-      const episodes = mergeSameFault(
-        found.episodes.flatMap((e) => {
-          const n = names.get(e.key);
-          return n ? [toApiEpisode(e, n)] : [];
-        }),
-      );
-      return {
-        windowSeconds,
-        episodes,
-        from: asked.fromMs,
-        to: asked.toMs,
-        windowsTested: found.windowsTested,
-        sampling,
-      };
-    });
+    const judged = await judgeEpisodes(ctx.store, scope, [asked.fromMs, asked.toMs]);
+    return {
+      windowSeconds,
+      episodes: judged.episodes,
+      from: asked.fromMs,
+      to: asked.toMs,
+      windowsTested: judged.windowsTested,
+      sampling: judged.sampling,
+    };
   });
 }

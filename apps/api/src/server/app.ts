@@ -26,6 +26,7 @@ import { criticalPathRoutes } from '../routes/critical-path';
 import { admitted, workClassOf } from './admit';
 import { BusyError } from '../store/admission';
 import { episodeRoutes } from '../routes/episodes';
+import { incidentRoutes } from '../routes/incidents';
 
 export type Api = FastifyInstance;
 
@@ -52,6 +53,7 @@ routeGroups.push(whatIfRoutes);
 routeGroups.push(sessionRoutes);
 routeGroups.push(criticalPathRoutes);
 routeGroups.push(episodeRoutes);
+routeGroups.push(incidentRoutes);
 
 export async function buildApi(
   ctx: ApiContext,

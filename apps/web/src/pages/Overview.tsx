@@ -23,6 +23,7 @@ import { operationId, operationLabel, tailAmplification, verdictKind } from '../
 import { QUANTITIES } from '../model/definitions';
 import { opSearch } from './links';
 import { WorstEpisodes } from './overview/WorstEpisodes';
+import { Incidents } from './overview/Incidents';
 
 const when = utcFormat('%Y-%m-%d %H:%M:%S');
 
@@ -243,6 +244,7 @@ export function Overview() {
       <WithRange>
         {(r) => (
           <div className="grid">
+            <Incidents range={r.range} rangeKey={r.key} />
             <StoreCards stats={r.stats} ops={ops.state === 'ready' ? ops.data.length : undefined} />
             <WorstEpisodes range={r.range} rangeKey={r.key} />
             {ops.state === 'error' ? (

@@ -1,0 +1,101 @@
+import type { Incident, RootCause as ApiRootCause, ServiceEpisode } from '@tailscope/contracts';
+import { murmurHash3, rankRootCauses, type EpisodeGroup } from '@tailscope/analysis';
+import type { Store } from '../store';
+import { selectCauseSpans, selectIncidentRequests } from '../store/incidents';
+import { sampleRoots, selectRootQuantiles } from '../store/traces-roots';
+
+/**
+ * One incident's requests and root causes (docs/analysis.md "Incidents"): the busiest request
+ * root operation among the requests it touched; its slow requests (in the incident's window,
+ * slower than that operation's p90 before it) against its typical ones before it (p40-p60), at
+ * most INCIDENT_SAMPLE of each, their spans at most MAX_CAUSE_SPANS: four bounded queries.
+ */
+
+/** Requests per band whose critical paths are compared. */
+export const INCIDENT_SAMPLE = 100;
+/** Spans read for both bands together at most. */
+const MAX_CAUSE_SPANS = 200_000;
+/** The baseline reaches this many times the incident's length before (or after) it. */
+const BASELINE_SPANS = 3;
+/** Fewest baseline requests that make a typical band. */
+const MIN_BASELINE = 10;
+
+const ns = (v: number): bigint => BigInt(Math.round(v));
+/** Epoch ms (whole: episode windows start on whole ms) to ns, exactly: no 1e6 float product. */
+export const msToNs = (ms: number): bigint => BigInt(Math.round(ms)) * 1_000_000n;
+
+/** The stable id of an incident: its start and callee services. */
+export function incidentId(g: EpisodeGroup<ServiceEpisode>): string {
+  const h = murmurHash3(JSON.stringify([g.fromMs, g.services]), 28);
+  return `inc-${Math.round(g.fromMs)}-${h.toString(16).padStart(8, '0')}`;
+}
+
+/** affected: per (service, operation) its worst episode's ratio, worst first. */
+function affectedOf(g: EpisodeGroup<ServiceEpisode>): Incident['affected'] {
+  const best = new Map<string, Incident['affected'][number]>();
+  for (const e of g.episodes) {
+    const operation = e.operation ?? '*';
+    const key = `${e.service}\u0000${operation}`;
+    const seen = best.get(key);
+    if (!seen || e.ratio > seen.ratio)
+      best.set(key, { service: e.service, operation, ratio: e.ratio });
+  }
+  return [...best.values()].sort((a, b) => b.ratio - a.ratio);
+}
+
+/**
+ * The incident with its requests and ranked root causes; its typical requests are read within
+ * `range` (the stored range, cut at the neighbouring incidents).
+ */
+export async function analyseIncident(
+  store: Store,
+  g: EpisodeGroup<ServiceEpisode>,
+  range: { fromNs: bigint; toNs: bigint },
+  analyse: boolean,
+): Promise<Incident> {
+  const fromNs = msToNs(g.fromMs);
+  const toNs = msToNs(g.toMs);
+  const head = { id: incidentId(g), fromMs: g.fromMs, toMs: g.toMs, affected: affectedOf(g) };
+  // Touched: calls into the callees (their spans); an uninstrumented callee (no spans of its
+  // own) is touched through its callers' spans.
+  const parents = g.episodes.flatMap((e) => (e.parentService ? [e.parentService] : []));
+  let touched = await selectIncidentRequests(store, { fromNs, toNs, services: g.services });
+  if (touched.requests === 0 && parents.length > 0)
+    touched = await selectIncidentRequests(store, { fromNs, toNs, services: parents });
+  const done = (rootCauses: ApiRootCause[]): Incident => ({
+    ...head,
+    requests: touched.requests,
+    rootCauses,
+  });
+  if (!analyse || !touched.root) return done([]);
+  // Typical requests just before the incident (at most BASELINE_SPANS times its length: recent
+  // history, and a narrower read); with too few (it starts the range), just after it.
+  const reach = BigInt(BASELINE_SPANS) * (toNs - fromNs);
+  const lo = fromNs - reach > range.fromNs ? fromNs - reach : range.fromNs;
+  const hi = toNs + reach < range.toNs ? toNs + reach : range.toNs;
+  let baseline = { fromNs: lo, toNs: fromNs };
+  let qs = await selectRootQuantiles(store, { ...baseline, ...touched.root }, 0.9);
+  if (qs.requests < MIN_BASELINE && toNs < range.toNs) {
+    baseline = { fromNs: toNs, toNs: hi };
+    qs = await selectRootQuantiles(store, { ...baseline, ...touched.root }, 0.9);
+  }
+  if (qs.requests < MIN_BASELINE) return done([]);
+  const [slow, typical] = await Promise.all([
+    sampleRoots(
+      store,
+      { fromNs, toNs, ...touched.root, minDurationNs: ns(qs.slowNs) },
+      INCIDENT_SAMPLE,
+    ),
+    sampleRoots(
+      store,
+      { ...baseline, ...touched.root, minDurationNs: ns(qs.p40Ns), maxDurationNs: ns(qs.p60Ns) },
+      INCIDENT_SAMPLE,
+    ),
+  ]);
+  const traces = await selectCauseSpans(store, [...slow.roots, ...typical.roots], MAX_CAUSE_SPANS);
+  const causes = rankRootCauses(
+    traces.slice(0, slow.roots.length),
+    traces.slice(slow.roots.length),
+  );
+  return done(causes);
+}

@@ -1,0 +1,73 @@
+import { IncidentsRoute, type IncidentsResponse } from '@tailscope/contracts';
+import { CAUSE_TIE_MARGIN, episodeWindowSeconds, groupEpisodes } from '@tailscope/analysis';
+import type { ApiContext } from '../server/context';
+import type { RouteApp } from '../server/route-app';
+import { cachedAnswer } from '../cache';
+import { judgeEpisodes } from './episodes';
+import { clampRange, parseRange } from './fanouts';
+import { analyseIncident, msToNs } from './incidents-analysis';
+
+/**
+ * GET /api/v1/incidents (docs/analysis.md "Incidents"): the episodes of the range (as
+ * /api/v1/episodes finds them, over every series), grouped along the call edges the same rows
+ * show, each group ranked for root causes. Bounded: the episodes' cost, plus for at most
+ * MAX_ANALYSED incidents (the worst) four bounded queries each; at most MAX_INCIDENTS listed.
+ */
+const MAX_ANALYSED = 5;
+const MAX_INCIDENTS = 50;
+
+export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
+  app.get('/api/v1/incidents', { schema: IncidentsRoute }, async (req) => {
+    const q = req.query;
+    const asked = parseRange(q, Date.now());
+    const range = await clampRange(ctx.store, asked);
+    const windowSeconds = episodeWindowSeconds(asked.toMs - asked.fromMs);
+    const windowMs = windowSeconds * 1000;
+    const answer = (over: Partial<IncidentsResponse>): IncidentsResponse => ({
+      incidents: [],
+      from: asked.fromMs,
+      to: asked.toMs,
+      windowSeconds,
+      tieMargin: CAUSE_TIE_MARGIN,
+      sampling: { weighted: false, spansWithoutSamplingInfo: 0 },
+      ...over,
+    });
+    if (range.fromNs >= range.toNs) return answer({});
+    const scope = {
+      fromNs: range.fromNs,
+      toNs: range.toNs,
+      windowMs,
+      clampedFrom: range.fromNs !== asked.fromNs,
+      clampedTo: range.toNs !== asked.toNs,
+    };
+    const params = { service: q.service, asked: [asked.fromMs, asked.toMs] };
+    return cachedAnswer(ctx.store, 'incidents', params, range, async () => {
+      // The same judgement as /api/v1/episodes over every series (shared in the answer cache).
+      const judged = await judgeEpisodes(ctx.store, scope, [asked.fromMs, asked.toMs]);
+      const { episodes, edges, sampling } = judged;
+      const groups = groupEpisodes(episodes, edges)
+        .filter((g) => q.service === undefined || g.services.includes(q.service))
+        .slice(0, MAX_INCIDENTS);
+      const worst = new Set(
+        [...groups]
+          .sort((a, b) => (b.episodes[0]?.ratio ?? 0) - (a.episodes[0]?.ratio ?? 0))
+          .slice(0, MAX_ANALYSED),
+      );
+      // One incident after another: each runs its queries under the request's budget, and
+      // two cores are better spent on one incident's parallel reads than on several at once.
+      const incidents = [];
+      for (const g of groups) {
+        // Typical requests come from outside every other incident: the baseline stops at the
+        // end of the one before and the start of the one after.
+        const before = groups.filter((o) => o.toMs <= g.fromMs).map((o) => o.toMs);
+        const after = groups.filter((o) => o.fromMs >= g.toMs).map((o) => o.fromMs);
+        const clear = {
+          fromNs: before.length > 0 ? msToNs(Math.max(...before)) : range.fromNs,
+          toNs: after.length > 0 ? msToNs(Math.min(...after)) : range.toNs,
+        };
+        incidents.push(await analyseIncident(ctx.store, g, clear, worst.has(g)));
+      }
+      return answer({ incidents, sampling });
+    });
+  });
+}

@@ -1,0 +1,110 @@
+import { PEER_SERVICE_KEY, SERVER_ADDRESS_KEY, type CauseSpan } from '@tailscope/analysis';
+import type { Store } from './client';
+import { hostOf } from './sql-ctes';
+import { param, sql } from './sql';
+import { TRACES } from './tables';
+import {
+  inWindow,
+  isRequestRoot,
+  rootsWindow,
+  TRACE_SLACK_NS,
+  type RootRow,
+} from './traces-filters';
+
+/**
+ * The reads of an incident's root-cause ranking (routes/incidents.ts): which requests it
+ * touched and their root operation, and the spans of a bounded sample of slow and typical
+ * requests with the host and peer the ranking names. Every value is bound; every query runs
+ * under the store's budget. The roots themselves are sampled with traces-roots.ts.
+ */
+
+export interface IncidentScope {
+  fromNs: bigint;
+  toNs: bigint;
+  /** Services whose spans in [fromNs, toNs) mark a request as touched. */
+  services: readonly string[];
+}
+
+/**
+ * Requests touched (distinct traces with a span of the services starting in the window) and
+ * the busiest request root operation among them (its root may start up to the trace slack
+ * before the window), or null when none has a stored root.
+ */
+export async function selectIncidentRequests(
+  store: Store,
+  s: IncidentScope,
+): Promise<{ requests: number; root: { service: string; operation: string } | null }> {
+  const touched = sql`SELECT DISTINCT TraceId FROM ${TRACES}
+      WHERE ${inWindow(s.fromNs, s.toNs)} AND ServiceName IN ${param([...s.services], 'Array(String)')}`;
+  const [count, roots] = await Promise.all([
+    store.query<{ n: string }>(sql`SELECT toString(count()) AS n FROM (${touched})`),
+    store.query<{ service: string; operation: string }>(sql`
+    SELECT ServiceName AS service, SpanName AS operation FROM ${TRACES}
+    WHERE ${isRequestRoot} AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs)}
+      AND TraceId IN (${touched})
+    GROUP BY ServiceName, SpanName
+    ORDER BY count() DESC, ServiceName, SpanName
+    LIMIT 1`),
+  ]);
+  const top = roots[0];
+  return { requests: Number(count[0]?.n ?? 0), root: top ?? null };
+}
+
+interface SpanRow {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  service: string;
+  operation: string;
+  kind: string;
+  host: string;
+  peer: string;
+  startNs: string;
+  durationNs: string;
+}
+
+/**
+ * The spans of the given traces as the ranking reads them (times in ms from each trace's root
+ * start), grouped per trace in the order of `roots`; at most `maxSpans` in all.
+ */
+export async function selectCauseSpans(
+  store: Store,
+  roots: readonly RootRow[],
+  maxSpans: number,
+): Promise<CauseSpan[][]> {
+  if (roots.length === 0) return [];
+  const rows = await store.query<SpanRow>(sql`
+    SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
+      CAST(ServiceName, 'String') AS service, CAST(SpanName, 'String') AS operation,
+      CAST(SpanKind, 'String') AS kind, ${hostOf('ResourceAttributes')} AS host,
+      if(SpanAttributes[${PEER_SERVICE_KEY}] != '', SpanAttributes[${PEER_SERVICE_KEY}],
+        SpanAttributes[${SERVER_ADDRESS_KEY}]) AS peer,
+      toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
+    FROM ${TRACES}
+    WHERE TraceId IN ${param(
+      roots.map((r) => r.traceId),
+      'Array(String)',
+    )} AND ${rootsWindow(roots)}
+    LIMIT ${param(maxSpans, 'UInt64')}`);
+  const base = new Map(roots.map((r) => [r.traceId, BigInt(r.startNs)]));
+  const byTrace = new Map<string, CauseSpan[]>();
+  for (const r of rows) {
+    const t0 = base.get(r.traceId);
+    if (t0 === undefined) continue;
+    const span: CauseSpan = {
+      spanId: r.spanId,
+      parentSpanId: r.parentSpanId,
+      service: r.service,
+      operation: r.operation,
+      kind: r.kind,
+      host: r.host,
+      peer: r.peer,
+      startMs: Number(BigInt(r.startNs) - t0) / 1e6,
+      durationMs: Number(r.durationNs) / 1e6,
+    };
+    const list = byTrace.get(r.traceId);
+    if (list) list.push(span);
+    else byTrace.set(r.traceId, [span]);
+  }
+  return roots.map((r) => byTrace.get(r.traceId) ?? []);
+}

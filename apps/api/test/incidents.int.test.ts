@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EpisodesResponse, IncidentsResponse } from '@tailscope/contracts';
+import { presetSpec } from '@tailscope/tracegen';
+import { buildStoreApi } from '../src/server/app';
+import type { Store } from '../src/store';
+import { ingestScenario, insertSpans, openTempStore } from './analysis-support';
+import { networkRun } from './incidents-support';
+
+/**
+ * GET /api/v1/incidents on the real embedded engine: the planted `microservices` fault (customer,
+ * one pod, 10-40x slower in [40%, 60%) of the run) is one incident naming customer-00; a
+ * network-shaped fault (the client waits outside a steady server span) is named as network or
+ * queueing before the server, and a later fault two hops down is another incident naming that
+ * callee; a fault-free run has no incident.
+ */
+
+const START = '2024-03-01T05:00:00Z';
+const START_MS = Date.parse(START);
+const MIN = 60_000;
+
+async function incidents(store: Store, query: string): Promise<IncidentsResponse> {
+  const api = await buildStoreApi(store);
+  try {
+    const t = performance.now();
+    const res = await api.inject({ method: 'GET', url: `/api/v1/incidents?${query}` });
+    if (process.env.INCIDENTS_PRINT)
+      console.log(`${query}: ${(performance.now() - t).toFixed(0)} ms\n${res.body}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json<IncidentsResponse>();
+  } finally {
+    await api.close();
+  }
+}
+
+describe('incidents on the microservices preset', () => {
+  let store: Store;
+  let close: () => Promise<void>;
+  let fault: { startMs: number; endMs: number; host: string; service: string } | undefined;
+
+  beforeAll(async () => {
+    ({ store, close } = await openTempStore('incidents-micro'));
+    // 2,400 requests at 4/s: 10 minutes, ~140,000 spans; the fault from 4:00 to 6:00.
+    const { truth } = await ingestScenario(
+      store,
+      presetSpec('microservices', { ratePerSecond: 4 }),
+      { requests: 2400, seed: 3, start: START },
+    );
+    fault = truth.app?.fault;
+  }, 120_000);
+  afterAll(async () => close());
+
+  it('is one incident, customer-00 its top root cause', async () => {
+    expect(fault).toBeDefined();
+    if (!fault) return;
+    const body = await incidents(store, `from=${START_MS}&to=${START_MS + 10 * MIN}`);
+    expect(body.incidents).toHaveLength(1);
+    const [inc] = body.incidents;
+    if (!inc) return;
+    const windowMs = (body.windowSeconds ?? 10) * 1000;
+    expect(Math.abs(inc.fromMs - (START_MS + fault.startMs))).toBeLessThanOrEqual(windowMs);
+    expect(Math.abs(inc.toMs - (START_MS + fault.endMs))).toBeLessThanOrEqual(windowMs);
+    // Every request in the fault's 2 minutes calls customer once: about 480.
+    expect(inc.requests).toBeGreaterThan(400);
+    expect(inc.requests).toBeLessThan(560);
+    const [top, second] = inc.rootCauses;
+    expect(top).toMatchObject({ service: fault.service, host: fault.host });
+    expect(top?.evidence.kind).toBe('self');
+    // Its MySQL calls rose with its own time: counted for it, not a candidate of their own.
+    expect(top?.evidence.foldedMs).toBeGreaterThan(0);
+    expect(inc.rootCauses.some((c) => c.service === 'mysql')).toBe(false);
+    expect(top?.score).toBeGreaterThan((second?.score ?? 0) + (body.tieMargin ?? 0.1));
+    expect(top?.evidence.tiedWith).toEqual([]);
+    expect(new Set(inc.affected.map((a) => a.service))).toEqual(new Set(['customer', 'mysql']));
+    // The incident is made of exactly the range's episodes (the same judgement, shared).
+    const api = await buildStoreApi(store);
+    try {
+      const res = await api.inject({
+        method: 'GET',
+        url: `/api/v1/episodes?from=${START_MS}&to=${START_MS + 10 * MIN}`,
+      });
+      const episodes = res.json<EpisodesResponse>().episodes;
+      expect(episodes.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(episodes.map((e) => `${e.service} ${e.operation ?? '*'}`))).toEqual(
+        new Set(inc.affected.map((a) => `${a.service} ${a.operation}`)),
+      );
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('filters by service', async () => {
+    const range = `from=${START_MS}&to=${START_MS + 10 * MIN}`;
+    expect((await incidents(store, `${range}&service=customer`)).incidents).toHaveLength(1);
+    expect((await incidents(store, `${range}&service=route`)).incidents).toEqual([]);
+  });
+});
+
+describe('incidents on hand-made requests', () => {
+  it('names network or queueing before a steady server, and a slow callee two hops down', async () => {
+    const { store, close } = await openTempStore('incidents-net');
+    try {
+      // Two faults apart in time: the client waits outside api-0's server span from 2:00 to
+      // 3:30; db-0's own time is 10x from 6:00 to 7:30 (api's calls slow with it).
+      await insertSpans(
+        store,
+        networkRun({
+          startMs: START_MS,
+          requests: 3000,
+          ratePerSecond: 5,
+          seed: 5,
+          netFault: { from: 0.2, to: 0.35 },
+          dbFault: { from: 0.6, to: 0.75 },
+        }),
+      );
+      const body = await incidents(store, `from=${START_MS}&to=${START_MS + 10 * MIN}`);
+      expect(body.incidents).toHaveLength(2);
+      const [net, db] = body.incidents;
+      const top = net?.rootCauses[0];
+      expect(top).toMatchObject({ service: 'api', host: 'api-0' });
+      expect(top?.evidence.kind).toBe('network');
+      expect(top?.cause).toMatch(/^network or queueing before api on api-0/);
+      // The server span did not grow: api's own time is no candidate.
+      expect(net?.rootCauses.some((c) => c.service === 'api' && c.evidence.kind === 'self')).toBe(
+        false,
+      );
+      // The db fault: one incident with api's slowed calls, db-0's own time its cause.
+      expect(db?.fromMs).toBeGreaterThanOrEqual(START_MS + 6 * MIN - 10_000);
+      expect(new Set(db?.affected.map((a) => a.service))).toEqual(new Set(['api', 'db']));
+      expect(db?.rootCauses[0]).toMatchObject({ service: 'db', host: 'db-0', operation: 'query' });
+      expect(db?.rootCauses[0]?.evidence.kind).toBe('self');
+      // Its typical requests come from after the network incident, not from inside it: every
+      // request of the db fault is slower than their p90, so the slow sample is full.
+      expect(db?.rootCauses[0]?.evidence.slowRequests).toBe(100);
+    } finally {
+      await close();
+    }
+  });
+
+  it('finds no incident in a fault-free run', async () => {
+    const { store, close } = await openTempStore('incidents-calm');
+    try {
+      await insertSpans(
+        store,
+        networkRun({ startMs: START_MS, requests: 3000, ratePerSecond: 5, seed: 6 }),
+      );
+      const body = await incidents(store, `from=${START_MS}&to=${START_MS + 10 * MIN}`);
+      expect(body.incidents).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+});

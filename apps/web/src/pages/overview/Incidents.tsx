@@ -1,0 +1,54 @@
+import { Link } from 'react-router';
+import { Panel } from '../../components/Panel';
+import { Empty, ErrorState, Loading } from '../../components/states';
+import { requestKey } from '../../api/endpoints';
+import { describeIncident, describeTopCause, fetchIncidents } from '../../api/incidents';
+import type { TimeRange } from '../../state/filters';
+import { useResource } from '../../state/use-resource';
+
+/** Shown at most. */
+const SHOWN = 5;
+
+/** The range's incidents in words, each with its most likely root cause (issue 28). */
+export function Incidents({ range, rangeKey }: { range: TimeRange; rangeKey: string }) {
+  const res = useResource(requestKey('overview-incidents', { rangeKey }), (signal) =>
+    fetchIncidents(range, signal),
+  );
+  return (
+    <Panel
+      id="incidents"
+      title="Incidents"
+      hint="co-occurring slow episodes joined along call edges; root causes ranked by the share of the extra critical-path time they explain"
+    >
+      {res.state === 'error' ? (
+        <ErrorState error={res.error} what="incidents" />
+      ) : res.state !== 'ready' ? (
+        <Loading height={60} label="Joining episodes into incidents" />
+      ) : res.data.incidents.length === 0 ? (
+        <Empty title="No incident in this range">
+          <p>No service was slower than its own history.</p>
+        </Empty>
+      ) : (
+        <ul className="episode-list" data-testid="incidents-overview">
+          {res.data.incidents.slice(0, SHOWN).map((i) => {
+            const top = i.rootCauses[0];
+            const traces = new URLSearchParams({
+              from: String(Math.floor(i.fromMs)),
+              to: String(Math.ceil(i.toMs)),
+              service: top?.service ?? i.affected[0]?.service ?? '',
+              order: 'slowest',
+            });
+            return (
+              <li key={i.id}>
+                <strong>{describeIncident(i)}</strong>
+                <br />
+                <span>{describeTopCause(i)}</span>{' '}
+                <Link to={`/traces?${traces.toString()}`}>slowest traces</Link>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Panel>
+  );
+}

@@ -1,0 +1,109 @@
+// npm run bench:incidents — the `microservices` preset (its planted fault on the single-pod
+// customer service) loaded into the embedded engine, its stored call buckets built (what the
+// server's materializer does in the background), then GET /api/v1/episodes and
+// GET /api/v1/incidents over the whole range, in process (Fastify inject), with the answer cache
+// off so every run computes. Prints per request the wall time, the process CPU (the engine runs
+// in process: the server's CPU), the load average (the machine is shared) and what was found.
+// Not a test. Issue 28 asks for incidents over the last hour of 10M spans in under 1 s.
+//
+// env: SPANS (default 1000000), RUNS (3), DATA_DIR (a temp dir, reused when it already holds
+// the spans: FRESH=1 rebuilds it).
+process.env.TAILSCOPE_ANSWER_CACHE_MB = '0';
+import { rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createGenerator, presetSpec } from '@tailscope/tracegen';
+import {
+  buildStoreApi,
+  materializeCallBuckets,
+  migrate,
+  openStore,
+  selectStats,
+} from '@tailscope/api';
+import { insertGenerated } from './generated-store';
+
+const SPANS = Number(process.env.SPANS ?? 1_000_000);
+const RUNS = Number(process.env.RUNS ?? 3);
+const DATA_DIR = resolve(
+  process.env.DATA_DIR ?? join(tmpdir(), `tailscope-bench-incidents-${String(SPANS)}`),
+);
+const START = '2025-01-01T00:00:00Z';
+
+interface Found {
+  incidents?: {
+    fromMs: number;
+    toMs: number;
+    requests: number;
+    rootCauses: { service: string; host?: string; score: number }[];
+  }[];
+  episodes?: unknown[];
+  error?: string;
+}
+
+async function main(): Promise<void> {
+  const spec = presetSpec('microservices');
+  const probe = createGenerator(spec, { requests: 1000, seed: 1, start: START });
+  const requests = Math.floor((SPANS * 1000) / probe.expectedSpans);
+  const gen = createGenerator(spec, { requests, seed: 1, start: START });
+  const fromMs = gen.truth.start.epochMs;
+  const toMs = fromMs + gen.truth.durationMs + 60_000;
+  let store = openStore({ dataDir: DATA_DIR });
+  await migrate(store);
+  const have = (await selectStats(store)).spans;
+  if (have < gen.expectedSpans * 0.99 || process.env.FRESH === '1') {
+    await store.close();
+    rmSync(DATA_DIR, { recursive: true, force: true });
+    store = openStore({ dataDir: DATA_DIR });
+    await migrate(store);
+    const t = performance.now();
+    await insertGenerated(store, gen, 'bench-incidents');
+    console.log(`loaded in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+  }
+  const spans = (await selectStats(store)).spans;
+  console.log(
+    `microservices: ${requests.toLocaleString()} requests, ${spans.toLocaleString()} spans, ` +
+      `${((toMs - fromMs) / 60_000).toFixed(0)} min; fault ${JSON.stringify(gen.truth.app?.fault)}`,
+  );
+  const ns = (ms: number): bigint => BigInt(ms) * 1_000_000n;
+  const built = await materializeCallBuckets(store, {
+    fromNs: ns(fromMs),
+    toNs: ns(toMs),
+    nowNs: ns(Date.now()),
+  });
+  console.log(`stored call buckets: ${String(built.chunks)} chunks built`);
+  const api = await buildStoreApi(store);
+  for (const route of ['episodes', 'incidents'])
+    for (let i = 0; i < RUNS; i++) {
+      const t = performance.now();
+      const cpu = process.cpuUsage();
+      const res = await api.inject({
+        method: 'GET',
+        url: `/api/v1/${route}?from=${String(fromMs)}&to=${String(toMs)}`,
+      });
+      const used = process.cpuUsage(cpu);
+      const body = res.json<Found>();
+      const found =
+        body.error ??
+        (body.incidents
+          ? body.incidents
+              .map(
+                (x) =>
+                  `[${new Date(x.fromMs).toISOString().slice(11, 19)}-${new Date(x.toMs).toISOString().slice(11, 19)}, ${String(x.requests)} requests: ` +
+                  x.rootCauses
+                    .map((c) => `${c.service}@${c.host ?? '-'} ${c.score.toFixed(3)}`)
+                    .join(', ') +
+                  ']',
+              )
+              .join(' ')
+          : `${String(body.episodes?.length ?? 0)} episodes`);
+      console.log(
+        `${route} run ${String(i + 1)}: ${String(res.statusCode)} in ` +
+          `${(performance.now() - t).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms, ` +
+          `load ${(loadavg()[0] ?? 0).toFixed(1)}; ${found}`,
+      );
+    }
+  await api.close();
+  await store.close();
+}
+
+await main();

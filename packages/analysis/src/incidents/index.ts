@@ -1,0 +1,11 @@
+// Incidents: co-occurring episodes joined along call edges, and their ranked root causes.
+export { groupEpisodes, type EpisodeGroup, type IncidentEpisode, type ServiceEdge } from './group';
+export {
+  CAUSE_TIE_MARGIN,
+  rankRootCauses,
+  type CauseEvidence,
+  type CauseKind,
+  type CauseSpan,
+  type RankOptions,
+  type RootCause,
+} from './causes';
