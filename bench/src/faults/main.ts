@@ -6,15 +6,13 @@
 // env: FAULTS (kind:target,... default the short schedule of 6), FAULT_S (60), GAP_S (60),
 // RATE (dispatches/s, 2), BURNERS (1), DELAY_MS (100), LOSS_PCT (10), HOTROD_BIN,
 // OUT (JSON results, default faults-<time>.json in the temp dir), LABELS (labels JSON).
-import { accessSync, constants, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { faultsSkipReason, hotrodPath } from './requirements';
 import { runFaults } from './run';
 import { parseSchedule, SHORT_SCHEDULE } from './schedule';
 
-const HOTROD =
-  process.env.HOTROD_BIN ??
-  resolve(import.meta.dirname, '../../../node_modules/.cache/tailscope-bin/hotrod');
 const num = (name: string, dflt: number): number => {
   const v = Number(process.env[name] ?? dflt);
   if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
@@ -25,14 +23,14 @@ const PUBLISHED =
   'published top-1: MicroRank 0.42-0.50 (sampled traces), TraceRCA 0.66 (TrainTicket), Nezha 0.87-0.93 (traces+metrics+logs)';
 
 async function main(): Promise<void> {
-  accessSync(HOTROD, constants.X_OK);
-  if (process.getuid?.() !== 0) throw new Error('needs root (network namespaces, tc)');
+  const skip = faultsSkipReason();
+  if (skip) throw new Error(`cannot run: ${skip}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const out = resolve(process.env.OUT ?? join(tmpdir(), `faults-${stamp}.json`));
   const labelsPath = resolve(process.env.LABELS ?? out.replace(/\.json$/, '') + '-labels.json');
   const schedule = process.env.FAULTS ? parseSchedule(process.env.FAULTS) : SHORT_SCHEDULE;
   const r = await runFaults({
-    hotrod: HOTROD,
+    hotrod: hotrodPath(),
     tag: 'flt',
     schedule,
     faultMs: num('FAULT_S', 60) * 1000,

@@ -32,6 +32,11 @@ export interface RunOptions extends InjectOptions {
   schedule: readonly PlannedFault[];
   faultMs: number;
   gapMs: number;
+  /** The first fault-free stretch (default gapMs) and the last one (default gapMs). */
+  leadMs?: number;
+  tailMs?: number;
+  /** Read the whole run for false incidents (default true). */
+  falsePositives?: boolean;
   /** Load, dispatches per second (open loop). */
   rate: number;
   /** Where the labels go (rewritten after every step), if anywhere. */
@@ -64,15 +69,16 @@ export async function runFaults(o: RunOptions): Promise<RunResult> {
   const cluster = await startCluster({ hotrod: o.hotrod, tag: o.tag });
   try {
     const load = await cluster.startLoad(o.rate);
-    const quiet = async () => {
+    const quiet = async (ms: number) => {
       const startMs = Date.now();
-      await sleep(o.gapMs);
+      await sleep(ms);
       labels.push({ fault: 'none', target: '', startMs, endMs: Date.now(), detail: '' });
       save();
     };
-    log(`load on at ${String(o.rate)}/s; fault-free for ${String(o.gapMs / 1000)} s`);
-    await quiet();
-    for (const p of o.schedule) {
+    const lead = o.leadMs ?? o.gapMs;
+    log(`load on at ${String(o.rate)}/s; fault-free for ${String(lead / 1000)} s`);
+    await quiet(lead);
+    for (const [i, p] of o.schedule.entries()) {
       const startMs = Date.now();
       const fault = await inject(cluster, p.fault, p.target, o);
       try {
@@ -84,7 +90,7 @@ export async function runFaults(o: RunOptions): Promise<RunResult> {
       const endMs = Date.now();
       labels.push({ ...p, startMs, endMs, detail: fault.detail });
       save();
-      await quiet();
+      await quiet(i === o.schedule.length - 1 ? (o.tailMs ?? o.gapMs) : o.gapMs);
     }
     await sleep(FLUSH_MS);
     const loadOut = load.output();
@@ -106,7 +112,10 @@ export async function runFaults(o: RunOptions): Promise<RunResult> {
     }
     const first = labels[0]?.startMs ?? 0;
     const last = labels.at(-1)?.endMs ?? first;
-    const whole = await incidents(first, last);
+    const whole =
+      o.falsePositives === false
+        ? { incidents: [], windowSeconds: answers[0]?.windowSeconds }
+        : await incidents(first, last);
     const settleMs = 2 * (whole.windowSeconds ?? 10) * 1000;
     return {
       labels,
