@@ -1,4 +1,4 @@
-import { StatsRoute } from '@tailscope/contracts';
+import { API_PATHS, StatsRoute } from '@tailscope/contracts';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
 import { selectStats } from '../store';
@@ -7,7 +7,7 @@ import { selectSamplingInfo } from '../store/sampling';
 import { cachedStoreAnswer } from '../cache';
 
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/stats', { schema: StatsRoute }, async () => {
+  app.get(API_PATHS.stats.path, { schema: StatsRoute }, async () => {
     const ingest = ctx.ingestStatus?.();
     const listen = ctx.listen?.();
     // What the store holds is kept while no span arrives (the answer cache); the ingest
