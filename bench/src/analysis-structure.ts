@@ -12,6 +12,7 @@ import {
   withServer,
   type Loaded,
 } from './analysis-support';
+import { parseAnswer } from '@tailscope/contracts';
 
 interface Timing {
   medianMs: number;
@@ -37,11 +38,11 @@ const median = (xs: number[]) => {
 
 function summarize(route: string, body: string): string {
   if (route.startsWith('fanouts')) {
-    const r = JSON.parse(body) as { fanouts: { structure?: string }[]; hint?: string };
+    const r = parseAnswer('fanouts', body);
     const kinds = r.fanouts.map((f) => f.structure ?? '?').join(', ');
     return `${r.fanouts.length} operation(s)${kinds ? ` (${kinds})` : ''}${r.hint ? `; hint: ${r.hint}` : ''}`;
   }
-  const r = JSON.parse(body) as { edges: { structure: string }[]; duplicates: number };
+  const r = parseAnswer('edges', body);
   const by = new Map<string, number>();
   for (const e of r.edges) by.set(e.structure, (by.get(e.structure) ?? 0) + 1);
   return `${r.edges.length} edges (${[...by].map(([k, n]) => `${n} ${k}`).join(', ')}), ${r.duplicates} duplicates`;

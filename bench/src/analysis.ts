@@ -22,6 +22,7 @@ import {
   type Loaded,
 } from './analysis-support';
 import { runStructureBench } from './analysis-structure';
+import { parseAnswer } from '@tailscope/contracts';
 
 /** `--preset NAME` and `--spans N` override SCENARIO and SPANS. */
 function flag(name: string): string | undefined {
@@ -80,13 +81,11 @@ async function measure(op: Op, runs: number, label: string): Promise<void> {
 
 function describe(name: string, body: Buffer): string {
   if (name === 'fanouts') {
-    const f = (
-      JSON.parse(body.toString()) as { fanouts: { requests: number; width: { max: number } }[] }
-    ).fanouts[0];
+    const f = parseAnswer('fanouts', body.toString()).fanouts[0];
     return `${f?.requests ?? 0} fan-outs, width ${f?.width.max ?? 0}`;
   }
   if (name.startsWith('stragglers')) {
-    const s = JSON.parse(body.toString()) as { calls: number; rows: unknown[]; sampled: boolean };
+    const s = parseAnswer('stragglers', body.toString());
     return `${s.calls.toLocaleString()} calls, ${s.rows.length} rows${s.sampled ? ' (uniform sample of fan-outs)' : ''}`;
   }
   return '';

@@ -30,6 +30,7 @@ import {
   type Store,
 } from '@tailscope/api';
 import { insertGenerated } from './generated-store';
+import { endpointUrl } from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 10_000_000);
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
       const cpu = process.cpuUsage();
       const res = await api.inject({
         method: 'GET',
-        url: `/api/v1/episodes?from=${String(from)}&to=${String(to)}`,
+        url: endpointUrl('episodes', { query: { from, to } }),
       });
       const ms = performance.now() - t;
       const used = process.cpuUsage(cpu);

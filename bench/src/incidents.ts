@@ -21,6 +21,7 @@ import {
   selectStats,
 } from '@tailscope/api';
 import { insertGenerated } from './generated-store';
+import { endpointUrl } from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 1_000_000);
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -72,13 +73,13 @@ async function main(): Promise<void> {
   });
   console.log(`stored call buckets: ${String(built.chunks)} chunks built`);
   const api = await buildStoreApi(store);
-  for (const route of ['episodes', 'incidents'])
+  for (const route of ['episodes', 'incidents'] as const)
     for (let i = 0; i < RUNS; i++) {
       const t = performance.now();
       const cpu = process.cpuUsage();
       const res = await api.inject({
         method: 'GET',
-        url: `/api/v1/${route}?from=${String(fromMs)}&to=${String(toMs)}`,
+        url: endpointUrl(route, { query: { from: fromMs, to: toMs } }),
       });
       const used = process.cpuUsage(cpu);
       const body = res.json<Found>();

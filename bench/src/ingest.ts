@@ -28,6 +28,7 @@ import {
 import { insertBench } from './ingest-insert';
 import { cpuSeconds, drive, type LoadOptions } from './ingest-load';
 import { formatsBench, readerBench } from './ingest-formats';
+import { apiClient } from '@tailscope/contracts';
 
 const argv = process.argv.slice(2);
 function flag(name: string, fallback: number): number {
@@ -95,9 +96,7 @@ function startServer(dataDir: string): Promise<Server> {
 }
 
 async function storedSpans(api: string): Promise<number> {
-  const res = await fetch(`${api}/api/v1/stats`);
-  const body = (await res.json()) as { spans: number };
-  return body.spans;
+  return (await apiClient(fetch, api).call('stats', {})).spans;
 }
 
 interface EndToEnd {

@@ -1,6 +1,7 @@
 // For bench:pages: a steady OTLP/HTTP ingest beside the browser (generated spans stamped at the
 // wall clock, posted as protobuf at a fixed rate), and one big trace for the trace page.
 import { createGenerator, encodeOtlpProtobuf, presetSpec } from '@tailscope/tracegen';
+import { apiClient } from '@tailscope/contracts';
 
 export interface SteadyIngest {
   /** Spans the receiver accepted so far. */
@@ -109,10 +110,13 @@ export async function sendBigTrace(
   big: { traceId: string; body: string },
   spans: number,
 ): Promise<void> {
-  const stored = async (): Promise<number> => {
-    const t = await fetch(`${base}/api/v1/traces/${big.traceId}`);
-    return t.ok ? ((await t.json()) as { totalSpans: number }).totalSpans : 0;
-  };
+  const stored = (): Promise<number> =>
+    apiClient(fetch, base)
+      .call('trace', { params: { traceId: big.traceId } })
+      .then(
+        (t) => t.totalSpans,
+        () => 0,
+      );
   // A store measured before holds it already: sent again it would be stored twice.
   if ((await stored()) >= spans) return;
   const res = await fetch(otlpUrl, {

@@ -11,6 +11,7 @@ import {
   selectSamplingInfo,
   selectStoredBounds,
 } from '@tailscope/api';
+import { API_PATHS, type EndpointResponse } from '@tailscope/contracts';
 
 const DATA_DIR = process.env.DATA_DIR ?? '/tmp/sampling-1m';
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -42,9 +43,9 @@ const api = await buildStoreApi(store);
 const range = `from=${from}&to=${to}`;
 const enc = encodeURIComponent;
 // The busiest fan-out's leaf operation, for stragglers, hosts, leaves and what-if.
-const top = (await api.inject({ method: 'GET', url: `/api/v1/fanouts?${range}` })).json<{
-  fanouts: { leafService: string; leafOperation: string }[];
-}>().fanouts[0];
+const top = (await api.inject({ method: 'GET', url: `${API_PATHS.fanouts.path}?${range}` })).json<
+  EndpointResponse<'fanouts'>
+>().fanouts[0];
 const fanLeaf = { s: top?.leafService ?? '', o: top?.leafOperation ?? '' };
 const leafQuery = `leafService=${enc(fanLeaf.s)}&leafOperation=${enc(fanLeaf.o)}`;
 const urls = [

@@ -16,6 +16,7 @@ import { chromium } from 'playwright-core';
 import { createGenerator, presetSpec } from '@tailscope/tracegen';
 import { freePort, procStats, startServer } from './analysis-support';
 import { loadGenerated } from './generated-store';
+import { apiClient, type EndpointResponse } from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 10_000_000);
 const SCENARIO = process.env.SCENARIO ?? 'bigtable-multiget';
@@ -89,7 +90,7 @@ async function timeRoute(pid: number, name: string, url: string): Promise<void> 
     walls.push(performance.now() - t);
     cpus.push(procStats(pid).cpuMs - before);
     if (!res.ok) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
-    summary = describe(JSON.parse(text) as Record<string, unknown>);
+    summary = describe(JSON.parse(text) as Answer);
     bytes = Buffer.byteLength(text);
   }
   console.log(
@@ -97,11 +98,13 @@ async function timeRoute(pid: number, name: string, url: string): Promise<void> 
   );
 }
 
-function describe(body: Record<string, unknown>): string {
-  if (Array.isArray(body.traces)) return `${body.traces.length} traces, more: ${String(body.more)}`;
-  if (Array.isArray(body.entries)) {
-    const slow = body.slow as { requests: number; sampled?: number };
-    const typical = body.typical as { requests: number; sampled?: number };
+/** What the timed routes answer; a trace's or a span's answer has neither key (size only). */
+type Answer = EndpointResponse<'traces'> | EndpointResponse<'criticalPath'>;
+
+function describe(body: Answer): string {
+  if ('traces' in body) return `${body.traces.length} traces, more: ${String(body.more)}`;
+  if ('entries' in body) {
+    const { slow, typical } = body;
     return `${String(body.requests)} requests; slow ${slow.requests} (sampled ${String(slow.sampled)}), typical ${typical.requests} (sampled ${String(typical.sampled)}), ${body.entries.length} entries`;
   }
   return '';
@@ -147,10 +150,13 @@ async function openInBrowser(base: string, traceId: string): Promise<void> {
   }
 }
 
-const storedSpans = async (base: string, traceId: string): Promise<number> => {
-  const t = await fetch(`${base}/api/v1/traces/${traceId}`);
-  return t.ok ? ((await t.json()) as { totalSpans: number }).totalSpans : 0;
-};
+const storedSpans = (base: string, traceId: string): Promise<number> =>
+  apiClient(fetch, base)
+    .call('trace', { params: { traceId } })
+    .then(
+      (t) => t.totalSpans,
+      () => 0,
+    );
 
 /**
  * Sends the big trace over OTLP unless the reused directory already holds it (sent again it

@@ -12,6 +12,7 @@ import { join, resolve } from 'node:path';
 import { createGenerator, presetSpec } from '@tailscope/tracegen';
 import { freePort, startServer } from './analysis-support';
 import { loadGenerated } from './generated-store';
+import { API_PATHS, parseAnswer, type EndpointResponse } from '@tailscope/contracts';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 100_000);
 const DATA_DIR = resolve(
@@ -29,16 +30,11 @@ function load(): Promise<{ fromMs: number; toMs: number }> {
   return loadGenerated(DATA_DIR, gen, 'bench-slider', `microservices: ${REQUESTS} requests`);
 }
 
-interface Answer {
-  requests: number;
-  quality?: string;
-  notes: string[];
-  request?: { whatIf: { p99: { value: number } } };
-}
+type Answer = EndpointResponse<'whatif'>;
 
 async function post(port: number, body: object): Promise<{ ms: number; a: Answer }> {
   const t = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/whatif`, {
+  const res = await fetch(`http://127.0.0.1:${port}${API_PATHS.whatif.path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -46,7 +42,7 @@ async function post(port: number, body: object): Promise<{ ms: number; a: Answer
   const text = await res.text();
   const ms = performance.now() - t;
   if (!res.ok) throw new Error(`${res.status} ${text.slice(0, 300)}`);
-  return { ms, a: JSON.parse(text) as Answer };
+  return { ms, a: parseAnswer('whatif', text) };
 }
 
 const median = (xs: number[]): number =>

@@ -3,6 +3,7 @@
 // inside. Attribution, episodes, critical path, calls and sampling still re-export whole while
 // they are being reworked; the what-if wing's entry (whatif/index.ts) is already trimmed.
 export { type LeafCalls, type Quantiles, type Random } from './types';
+export { at } from './at';
 export * from './whatif';
 export { quantileInclusive, sortAscending } from './quantile';
 export { murmurHash3, randomFromSeed } from './hash';

@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
+import { at } from './at';
 import type { AttributeColumn, LeafCalls } from './types';
 
 /**
@@ -15,22 +15,22 @@ export function selectFanouts(calls: LeafCalls, keep: (fanout: number) => boolea
   for (let f = 0; f < fanouts; f++) {
     if (!keep(f)) continue;
     kept.push(f);
-    n += off[f + 1]! - off[f]!;
+    n += at(off, f + 1) - at(off, f);
   }
   // Source position of each kept call, in order: every per-call column is copied through it.
   const from = new Uint32Array(n);
   const offsets = new Uint32Array(kept.length + 1);
-  let at = 0;
+  let pos = 0;
   for (const [j, f] of kept.entries()) {
-    for (let i = off[f]!; i < off[f + 1]!; i++) from[at++] = i;
-    offsets[j + 1] = at;
+    for (let i = at(off, f); i < at(off, f + 1); i++) from[pos++] = i;
+    offsets[j + 1] = pos;
   }
-  const pickF64 = (a: Float64Array): Float64Array => Float64Array.from(from, (i) => a[i]!);
-  const pickU32 = (a: Uint32Array): Uint32Array => Uint32Array.from(from, (i) => a[i]!);
+  const pickF64 = (a: Float64Array): Float64Array => Float64Array.from(from, (i) => at(a, i));
+  const pickU32 = (a: Uint32Array): Uint32Array => Uint32Array.from(from, (i) => at(a, i));
   const out: LeafCalls = {
     fanoutOffsets: offsets,
-    fanoutStartMs: Float64Array.from(kept, (f) => calls.fanoutStartMs[f]!),
-    traceIds: kept.map((f) => calls.traceIds[f]!),
+    fanoutStartMs: Float64Array.from(kept, (f) => at(calls.fanoutStartMs, f)),
+    traceIds: kept.map((f) => at(calls.traceIds, f)),
     startMs: pickF64(calls.startMs),
     durationMs: pickF64(calls.durationMs),
     host: pickU32(calls.host),
@@ -42,9 +42,9 @@ export function selectFanouts(calls: LeafCalls, keep: (fanout: number) => boolea
   };
   if (calls.queueMs) out.queueMs = pickF64(calls.queueMs);
   const parents = calls.parentSpanIds;
-  if (parents) out.parentSpanIds = kept.map((f) => parents[f]!);
+  if (parents) out.parentSpanIds = kept.map((f) => at(parents, f));
   const weights = calls.weights;
-  if (weights) out.weights = Float64Array.from(kept, (f) => weights[f]!);
+  if (weights) out.weights = Float64Array.from(kept, (f) => at(weights, f));
   if (calls.attributes) {
     // Own properties whatever the key (an attribute named `__proto__` included).
     out.attributes = Object.fromEntries(

@@ -17,3 +17,6 @@ export * from './stats';
 export * from './whatif';
 export * from './report';
 export * from './session';
+export * from './paths';
+export * from './endpoints';
+export * from './client';

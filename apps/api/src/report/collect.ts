@@ -1,3 +1,4 @@
+import { API_PATHS, endpointUrl } from '@tailscope/contracts';
 import type { FastifyInstance } from 'fastify';
 import { Type, type TSchema, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -93,12 +94,6 @@ export const REPORT_POLICIES: readonly { label: string; policy: Record<string, u
   { label: 'probation (defaults)', policy: { kind: 'probation' } },
 ];
 
-function query(params: Record<string, string | number | undefined>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
-  return q.toString();
-}
-
 /** Operations worst first: how much more often the request is slow than one call is. */
 function severity(f: FanoutSummary): number {
   return f.amplification.observedTailProbability;
@@ -106,14 +101,17 @@ function severity(f: FanoutSummary): number {
 
 export async function collectReport(call: ApiCall, opts: ReportOptions): Promise<Report> {
   const range = { from: opts.fromMs, to: opts.toMs };
-  const store = parse(StoreStats, await call('GET', '/api/v1/stats'), '/api/v1/stats');
+  const { stats, fanouts: fanoutsPath, stragglers: stragglersPath, whatif } = API_PATHS;
+  const store = parse(StoreStats, await call(stats.method, endpointUrl('stats', {})), stats.path);
   const fanoutsBody = parse(
     Type.Object({ fanouts: Type.Array(FanoutSummary) }),
     await call(
-      'GET',
-      `/api/v1/fanouts?${query({ ...range, leafService: opts.leafService, leafOperation: opts.leafOperation })}`,
+      fanoutsPath.method,
+      endpointUrl('fanouts', {
+        query: { ...range, leafService: opts.leafService, leafOperation: opts.leafOperation },
+      }),
     ),
-    '/api/v1/fanouts',
+    fanoutsPath.path,
   );
   const fanouts = [...fanoutsBody.fanouts]
     .sort((a, b) => severity(b) - severity(a))
@@ -127,10 +125,12 @@ export async function collectReport(call: ApiCall, opts: ReportOptions): Promise
     const stragglers = parse(
       Stragglers,
       await call(
-        'GET',
-        `/api/v1/stragglers?${query({ ...range, ...op, by: 'host,sharing_mode,background' })}`,
+        stragglersPath.method,
+        endpointUrl('stragglers', {
+          query: { ...range, ...op, by: 'host,sharing_mode,background' },
+        }),
       ),
-      '/api/v1/stragglers',
+      stragglersPath.path,
     );
     done++;
     const whatIf: PolicyRun[] = [];
@@ -138,13 +138,13 @@ export async function collectReport(call: ApiCall, opts: ReportOptions): Promise
       opts.onProgress?.(done, steps, `${op.leafService} ${op.leafOperation}: ${p.label}`);
       const result = parse(
         WhatIfResult,
-        await call('POST', '/api/v1/whatif', {
+        await call(whatif.method, whatif.path, {
           ...op,
           ...range,
           policy: p.policy,
           seed: opts.seed,
         }),
-        '/api/v1/whatif',
+        whatif.path,
       );
       whatIf.push({ label: p.label, policy: p.policy, result });
       done++;

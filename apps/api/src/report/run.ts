@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { API_PATHS, type EndpointResponse } from '@tailscope/contracts';
 import { loadSettings } from '../config';
 import { openStore, migrate } from '../store';
 import { detectAccelerators } from '../store/accelerators';
@@ -84,10 +85,8 @@ export async function runReport(
   const report = await withCaller(run, async (call) => {
     let { fromMs, toMs } = run;
     if (fromMs === undefined || toMs === undefined) {
-      const stats = (await call('GET', '/api/v1/stats')) as {
-        oldestUnixNano: string | null;
-        newestUnixNano: string | null;
-      };
+      const { method, path } = API_PATHS.stats;
+      const stats = (await call(method, path)) as EndpointResponse<'stats'>;
       fromMs ??= stats.oldestUnixNano
         ? Math.floor(Number(BigInt(stats.oldestUnixNano) / 1_000_000n))
         : 0;

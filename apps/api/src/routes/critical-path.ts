@@ -1,4 +1,5 @@
 import {
+  API_PATHS,
   CRITICAL_PATH_MAX_ROOTS,
   CRITICAL_PATH_MIN_SLOW,
   CRITICAL_PATH_SAMPLE,
@@ -113,7 +114,7 @@ async function chooseRoot(
 const nonEmpty = (v: string | undefined): string | undefined => (v === '' ? undefined : v);
 
 export function criticalPathRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/criticalpath', { schema: CriticalPathRoute }, async (req) => {
+  app.get(API_PATHS.criticalPath.path, { schema: CriticalPathRoute }, async (req) => {
     const q = req.query;
     const band = q.band ?? 'p99';
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));

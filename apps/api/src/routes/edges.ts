@@ -1,4 +1,4 @@
-import { EdgesRoute, type Edge, type EdgesResponse } from '@tailscope/contracts';
+import { API_PATHS, EdgesRoute, type Edge, type EdgesResponse } from '@tailscope/contracts';
 import type { EdgeSummary } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
@@ -30,7 +30,7 @@ export function toApiEdge(e: EdgeSummary): Edge {
 
 /** GET /api/v1/edges: every caller -> callee edge, duplicates and skew (docs/analysis.md). */
 export function edgeRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/edges', { schema: EdgesRoute }, async (req): Promise<EdgesResponse> => {
+  app.get(API_PATHS.edges.path, { schema: EdgesRoute }, async (req): Promise<EdgesResponse> => {
     const q = req.query;
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     const scope = { fromNs: range.fromNs, toNs: range.toNs };

@@ -1,4 +1,9 @@
-import { EpisodesRoute, type SamplingInfo, type ServiceEpisode } from '@tailscope/contracts';
+import {
+  API_PATHS,
+  EpisodesRoute,
+  type SamplingInfo,
+  type ServiceEpisode,
+} from '@tailscope/contracts';
 import {
   detectEpisodes,
   episodeWindowSeconds,
@@ -113,7 +118,7 @@ export function judgeEpisodes(
 }
 
 export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/episodes', { schema: EpisodesRoute }, async (req) => {
+  app.get(API_PATHS.episodes.path, { schema: EpisodesRoute }, async (req) => {
     const q = req.query;
     const asked = parseRange(q, Date.now());
     const range = await clampRange(ctx.store, asked);

@@ -1,4 +1,10 @@
-import { FanoutsRoute, TIME_MAX_MS, TIME_MIN_MS, type Fanout } from '@tailscope/contracts';
+import {
+  API_PATHS,
+  FanoutsRoute,
+  TIME_MAX_MS,
+  TIME_MIN_MS,
+  type Fanout,
+} from '@tailscope/contracts';
 import {
   amplificationCurve,
   amplificationFromCounts,
@@ -163,7 +169,7 @@ function toApiFanout(r: FanoutOperationRow): Fanout {
 }
 
 export function fanoutRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/fanouts', { schema: FanoutsRoute }, async (req) => {
+  app.get(API_PATHS.fanouts.path, { schema: FanoutsRoute }, async (req) => {
     const q = req.query;
     const range = await clampRange(ctx.store, parseRange(q, Date.now()));
     return cachedAnswer(

@@ -1,11 +1,11 @@
-import { HealthRoute, ReadyRoute } from '@tailscope/contracts';
+import { API_PATHS, HealthRoute, ReadyRoute } from '@tailscope/contracts';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
 
 export function healthRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/healthz', { schema: HealthRoute }, () => ({ status: 'ok' as const }));
+  app.get(API_PATHS.health.path, { schema: HealthRoute }, () => ({ status: 'ok' as const }));
 
-  app.get('/readyz', { schema: ReadyRoute }, async (_req, reply) => {
+  app.get(API_PATHS.ready.path, { schema: ReadyRoute }, async (_req, reply) => {
     // Ready means a 200 from ingest will reach the store: not while no insert can finish (a
     // full disk, the store down), and that reason is what an operator needs, so it comes first.
     const writer = ctx.ingestStatus?.().writer;

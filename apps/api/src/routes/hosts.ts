@@ -1,4 +1,9 @@
-import { HostsRoute, MAX_HOST_WINDOWS as MAX_WINDOWS, type HostWindow } from '@tailscope/contracts';
+import {
+  API_PATHS,
+  HostsRoute,
+  MAX_HOST_WINDOWS as MAX_WINDOWS,
+  type HostWindow,
+} from '@tailscope/contracts';
 import { hostEpisodes, quantileInclusive, type WindowStats } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
@@ -9,7 +14,7 @@ import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
 
 export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/hosts', { schema: HostsRoute }, async (req) => {
+  app.get(API_PATHS.hosts.path, { schema: HostsRoute }, async (req) => {
     const q = req.query;
     const leafService = requireText('leafService', q.leafService);
     const leafOperation = requireText('leafOperation', q.leafOperation);

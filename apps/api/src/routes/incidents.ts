@@ -1,4 +1,4 @@
-import { IncidentsRoute, type IncidentsResponse } from '@tailscope/contracts';
+import { API_PATHS, IncidentsRoute, type IncidentsResponse } from '@tailscope/contracts';
 import { CAUSE_TIE_MARGIN, episodeWindowSeconds, groupEpisodes } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
@@ -17,7 +17,7 @@ const MAX_ANALYSED = 5;
 const MAX_INCIDENTS = 50;
 
 export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/incidents', { schema: IncidentsRoute }, async (req) => {
+  app.get(API_PATHS.incidents.path, { schema: IncidentsRoute }, async (req) => {
     const q = req.query;
     const asked = parseRange(q, Date.now());
     const range = await clampRange(ctx.store, asked);

@@ -1,4 +1,9 @@
-import { LEAVES_CONTENT_TYPE, LeavesRoute, MAX_ATTRIBUTE_KEYS } from '@tailscope/contracts';
+import {
+  API_PATHS,
+  LEAVES_CONTENT_TYPE,
+  LeavesRoute,
+  MAX_ATTRIBUTE_KEYS,
+} from '@tailscope/contracts';
 import { packLeafCalls } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest } from '../server/errors';
@@ -20,7 +25,7 @@ function parseAttributeKeys(name: string, raw: string | undefined): string[] {
 }
 
 export function leavesRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/leaves', { schema: LeavesRoute }, async (req, reply) => {
+  app.get(API_PATHS.leaves.path, { schema: LeavesRoute }, async (req, reply) => {
     const q = req.query;
     const leafService = requireText('leafService', q.leafService);
     const leafOperation = requireText('leafOperation', q.leafOperation);

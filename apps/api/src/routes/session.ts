@@ -1,4 +1,9 @@
-import { DeleteSessionRoute, GetSessionRoute, PostSessionRoute } from '@tailscope/contracts';
+import {
+  API_PATHS,
+  DeleteSessionRoute,
+  GetSessionRoute,
+  PostSessionRoute,
+} from '@tailscope/contracts';
 import { apiTokenProblem, SESSION_COOKIE } from '../server/access';
 import type { ApiContext } from '../server/context';
 import { HttpError } from '../server/errors';
@@ -17,11 +22,11 @@ export function sessionRoutes(app: RouteApp, ctx: ApiContext): void {
   const secure = ctx.settings.tlsCert !== undefined;
   const state = (authenticated: boolean) => ({ required: !tokens.open, authenticated });
 
-  app.get('/api/v1/session', { schema: GetSessionRoute }, (req) =>
+  app.get(API_PATHS.session.path, { schema: GetSessionRoute }, (req) =>
     state(apiTokenProblem(req, tokens) === undefined),
   );
 
-  app.post('/api/v1/session', { schema: PostSessionRoute }, (req, reply) => {
+  app.post(API_PATHS.logIn.path, { schema: PostSessionRoute }, (req, reply) => {
     if (tokens.open) return state(true);
     if (!tokens.matches(req.body.token))
       throw new HttpError(401, 'that token is not one of TAILSCOPE_API_TOKENS');
@@ -35,7 +40,7 @@ export function sessionRoutes(app: RouteApp, ctx: ApiContext): void {
     return state(true);
   });
 
-  app.delete('/api/v1/session', { schema: DeleteSessionRoute }, (_req, reply) => {
+  app.delete(API_PATHS.logOut.path, { schema: DeleteSessionRoute }, (_req, reply) => {
     void reply.clearCookie(SESSION_COOKIE, {
       path: '/',
       httpOnly: true,

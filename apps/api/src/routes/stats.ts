@@ -1,11 +1,11 @@
-import { StatsRoute } from '@tailscope/contracts';
+import { API_PATHS, StatsRoute } from '@tailscope/contracts';
 import type { ApiContext } from '../server/context';
 import type { RouteApp } from '../server/route-app';
 import { retentionOf } from '../store/retention';
 import { storeFigures } from '../cache/store-figures';
 
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/stats', { schema: StatsRoute }, async () => {
+  app.get(API_PATHS.stats.path, { schema: StatsRoute }, async () => {
     const ingest = ctx.ingestStatus?.();
     const listen = ctx.listen?.();
     // What the store holds comes from the last figures computed (cache/store-figures.ts), so

@@ -1,4 +1,5 @@
 import {
+  API_PATHS,
   DEFAULT_DIMENSIONS as DEFAULT_BY,
   DEFAULT_STRAGGLER_FANOUTS as DEFAULT_MAX_FANOUTS,
   StragglersRoute,
@@ -36,7 +37,7 @@ function parseDimensions(raw: string | undefined): Dimension[] {
 
 export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
   const pool = analysisPool(app, ctx.store);
-  app.get('/api/v1/stragglers', { schema: StragglersRoute }, async (req, reply) => {
+  app.get(API_PATHS.stragglers.path, { schema: StragglersRoute }, async (req, reply) => {
     const cancel = clientGone(reply);
     const q = req.query;
     const leafService = requireText('leafService', q.leafService);

@@ -1,4 +1,5 @@
 import {
+  API_PATHS,
   DEFAULT_TRACE_SEARCH_LIMIT,
   SpanRoute,
   TraceResponse,
@@ -93,7 +94,7 @@ function toSummary(r: TraceSearchRow): TraceSummary {
 }
 
 export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
-  app.get('/api/v1/traces', { schema: TracesRoute }, async (req) => {
+  app.get(API_PATHS.traces.path, { schema: TracesRoute }, async (req) => {
     const q = req.query;
     const { range, whole } = await clampRangeCovering(ctx.store, parseRange(q, Date.now()));
     if (
@@ -135,7 +136,7 @@ export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
     };
   });
 
-  app.get('/api/v1/traces/:traceId', { schema: TraceRoute }, async (req, reply) => {
+  app.get(API_PATHS.trace.path, { schema: TraceRoute }, async (req, reply) => {
     const traceId = checkedTraceId(req.params.traceId);
     // The 200 schema is a union of the two answers; each is written with its own compiled
     // serializer, so the default answer is byte for byte what it was before `fields` existed.
@@ -150,7 +151,7 @@ export function traceRoutes(app: RouteApp, ctx: ApiContext): void {
     return answer;
   });
 
-  app.get('/api/v1/traces/:traceId/spans/:spanId', { schema: SpanRoute }, async (req) => {
+  app.get(API_PATHS.span.path, { schema: SpanRoute }, async (req) => {
     const traceId = checkedTraceId(req.params.traceId);
     const spanId = req.params.spanId.toLowerCase();
     if (!SPAN_ID.test(spanId))

@@ -1,4 +1,4 @@
-import { WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
+import { API_PATHS, WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
 import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from '../server/context';
 import { badRequest, notFound } from '../server/errors';
@@ -62,7 +62,7 @@ function checkProbationSlots(policy: WhatIfPolicy): void {
 export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
   const pool = analysisPool(app, ctx.store);
   app.post(
-    '/api/v1/whatif',
+    API_PATHS.whatif.path,
     {
       schema: WhatIfRoute,
       // The documented schema is a union per policy kind; this validator checks the same

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
+import { API_PATHS } from '@tailscope/contracts';
 import type { Settings } from '../config';
 import { bearerToken, TokenSet } from './tokens';
 
@@ -17,7 +18,7 @@ import { bearerToken, TokenSet } from './tokens';
 /** The dashboard's session cookie: the token itself, HttpOnly and SameSite=Strict. */
 export const SESSION_COOKIE = 'tailscope_session';
 /** Open without a token: the log-in itself (the probes and the static app need none either). */
-const OPEN_ROUTES = new Set(['/api/v1/session']);
+const OPEN_ROUTES = new Set<string>([API_PATHS.session.path]);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * Sec-Fetch-Site values under which the session cookie counts: the dashboard's own pages

@@ -1,3 +1,4 @@
+import { API_PATHS } from '@tailscope/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdmissionGate, runAsWork, type WorkClass } from '../store/admission';
 import type { AnalysisLimits, QueryBudget } from '../store/budget';
@@ -7,13 +8,13 @@ import type { AnalysisLimits, QueryBudget } from '../store/budget';
  * analyses run (the overview's stats, a trace, a trace search) have their own; every other
  * /api/v1 route is an analysis. Health, metrics, the session and static files pass ungated.
  */
-const INTERACTIVE = new Set([
-  '/api/v1/stats',
-  '/api/v1/traces',
-  '/api/v1/traces/:traceId',
-  '/api/v1/traces/:traceId/spans/:spanId',
+const INTERACTIVE = new Set<string>([
+  API_PATHS.stats.path,
+  API_PATHS.traces.path,
+  API_PATHS.trace.path,
+  API_PATHS.span.path,
 ]);
-const UNGATED = new Set(['/api/v1/session', '/api/v1/openapi.json']);
+const UNGATED = new Set<string>([API_PATHS.session.path, API_PATHS.openapi.path]);
 
 export function workClassOf(url: string): WorkClass | undefined {
   if (INTERACTIVE.has(url)) return 'interactive';

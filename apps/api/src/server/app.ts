@@ -1,3 +1,4 @@
+import { API_PATHS } from '@tailscope/contracts';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -151,7 +152,7 @@ export async function buildApi(
     });
   }
 
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get(API_PATHS.openapi.path, { schema: { hide: true } }, () => app.swagger());
   // Prometheus text format, not JSON: outside the OpenAPI document (docs/operations.md).
   app.get('/metrics', { schema: { hide: true } }, async (_req, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),

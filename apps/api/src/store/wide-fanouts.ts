@@ -1,5 +1,5 @@
-/* eslint-disable @typescript-eslint/no-non-null-assertion -- typed-array loops, in bounds by construction. */
 import {
+  at,
   murmurHash3,
   ROOT_PARENT_KEY,
   type LeafCalls,
@@ -45,8 +45,8 @@ function sampleRange(
   seed: number,
 ) {
   const idx = Array.from({ length: to - from }, (_, j) => from + j);
-  const hash = new Map(idx.map((i) => [i, murmurHash3(key(i), seed)]));
-  idx.sort((a, b) => hash.get(a)! - hash.get(b)! || a - b);
+  const hash = idx.map((i) => murmurHash3(key(i), seed));
+  idx.sort((a, b) => at(hash, a - from) - at(hash, b - from) || a - b);
   return idx.slice(0, keep).sort((a, b) => a - b);
 }
 
@@ -63,13 +63,13 @@ export function capFanoutCalls(
   const off = calls.fanoutOffsets;
   const fanouts = off.length - 1;
   let sampledFanouts = 0;
-  for (let f = 0; f < fanouts; f++) if (off[f + 1]! - off[f]! > maxCalls) sampledFanouts++;
+  for (let f = 0; f < fanouts; f++) if (at(off, f + 1) - at(off, f) > maxCalls) sampledFanouts++;
   if (sampledFanouts === 0) return { calls, sampledFanouts };
   const from: number[] = [];
   const offsets = new Uint32Array(fanouts + 1);
   for (let f = 0; f < fanouts; f++) {
-    const a = off[f]!;
-    const b = off[f + 1]!;
+    const a = at(off, f);
+    const b = at(off, f + 1);
     if (b - a > maxCalls) {
       const trace = calls.traceIds[f] ?? '';
       const parent = calls.parentSpanIds?.[f] ?? '';
@@ -77,8 +77,8 @@ export function capFanoutCalls(
     } else for (let i = a; i < b; i++) from.push(i);
     offsets[f + 1] = from.length;
   }
-  const f64 = (x: Float64Array): Float64Array => Float64Array.from(from, (i) => x[i]!);
-  const u32 = (x: Uint32Array): Uint32Array => Uint32Array.from(from, (i) => x[i]!);
+  const f64 = (x: Float64Array): Float64Array => Float64Array.from(from, (i) => at(x, i));
+  const u32 = (x: Uint32Array): Uint32Array => Uint32Array.from(from, (i) => at(x, i));
   const out: LeafCalls = {
     ...calls,
     fanoutOffsets: offsets,
@@ -114,14 +114,14 @@ export function capWideParents(
   const keep = new Uint8Array(n).fill(1);
   let sampledFanouts = 0;
   for (let t = 0; t + 1 < cols.traceOffsets.length; t++) {
-    const a = cols.traceOffsets[t]!;
-    const b = cols.traceOffsets[t + 1]!;
+    const a = at(cols.traceOffsets, t);
+    const b = at(cols.traceOffsets, t + 1);
     if (b - a <= maxChildren + 1) continue;
     const children = new Map<number, number[]>();
     for (let i = a; i < b; i++) {
-      const list = children.get(cols.parentKey[i]!);
+      const list = children.get(at(cols.parentKey, i));
       if (list) list.push(i);
-      else children.set(cols.parentKey[i]!, [i]);
+      else children.set(at(cols.parentKey, i), [i]);
     }
     const dropped: number[] = [];
     for (const [parent, list] of children) {
@@ -129,29 +129,28 @@ export function capWideParents(
       if (list.length <= maxChildren || parent === ROOT_PARENT_KEY) continue;
       sampledFanouts++;
       const kept = new Set(
-        sampleRange(0, list.length, maxChildren, (j) => String(cols.spanKey[list[j]!]), seed),
+        sampleRange(0, list.length, maxChildren, (j) => String(cols.spanKey[at(list, j)]), seed),
       );
       list.forEach((i, j) => {
         if (!kept.has(j)) dropped.push(i);
       });
     }
     // Subtrees of the dropped children go too (a visited mark guards against cycles).
-    while (dropped.length > 0) {
-      const i = dropped.pop()!;
+    for (let i = dropped.pop(); i !== undefined; i = dropped.pop()) {
       if (keep[i] === 0) continue;
       keep[i] = 0;
-      for (const c of children.get(cols.spanKey[i]!) ?? []) dropped.push(c);
+      for (const c of children.get(at(cols.spanKey, i)) ?? []) dropped.push(c);
     }
   }
   if (sampledFanouts === 0) return { columns: cols, sampledFanouts };
   const from: number[] = [];
   const offsets = new Uint32Array(cols.traceOffsets.length);
   for (let t = 0; t + 1 < cols.traceOffsets.length; t++) {
-    for (let i = cols.traceOffsets[t]!; i < cols.traceOffsets[t + 1]!; i++)
+    for (let i = at(cols.traceOffsets, t); i < at(cols.traceOffsets, t + 1); i++)
       if (keep[i] === 1) from.push(i);
     offsets[t + 1] = from.length;
   }
-  const f64 = (x: Float64Array): Float64Array => Float64Array.from(from, (i) => x[i]!);
+  const f64 = (x: Float64Array): Float64Array => Float64Array.from(from, (i) => at(x, i));
   return {
     columns: {
       ...cols,
@@ -160,7 +159,7 @@ export function capWideParents(
       parentKey: f64(cols.parentKey),
       startNs: f64(cols.startNs),
       durationNs: f64(cols.durationNs),
-      desc: Uint32Array.from(from, (i) => cols.desc[i]!),
+      desc: Uint32Array.from(from, (i) => at(cols.desc, i)),
     },
     sampledFanouts,
   };

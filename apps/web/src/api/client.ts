@@ -1,3 +1,10 @@
+import {
+  apiPath,
+  endpointUrl,
+  type EndpointBody,
+  type EndpointName,
+  type EndpointRequest,
+} from '@tailscope/contracts';
 import type { Decoder } from './decode';
 import { announceUnauthorized } from './session';
 import { isShared, sharedAnswer } from './shared-answers';
@@ -14,13 +21,12 @@ export class ApiError extends Error {
   }
 }
 
-export type Params = Record<string, string | number | undefined>;
-
-export function apiUrl(path: string, params: Params = {}): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') q.set(k, String(v));
-  const s = q.toString();
-  return s === '' ? path : `${path}?${s}`;
+/** A request's URL, spelled by the contract (paths and typed query in @tailscope/contracts). */
+export function apiUrl<N extends EndpointName>(
+  name: N,
+  req: Omit<EndpointRequest<N>, 'body'>,
+): string {
+  return endpointUrl(name, req);
 }
 
 async function readError(res: Response, path: string): Promise<ApiError> {
@@ -35,13 +41,13 @@ async function readError(res: Response, path: string): Promise<ApiError> {
   return new ApiError(res.status, message, path);
 }
 
-export async function getJson<T>(
-  path: string,
-  params: Params,
+export async function getJson<N extends EndpointName, T>(
+  name: N,
+  req: Omit<EndpointRequest<N>, 'body'>,
   decode: Decoder<T>,
   signal?: AbortSignal,
 ): Promise<T> {
-  const url = apiUrl(path, params);
+  const url = apiUrl(name, req);
   // Analysis answers are shared by URL between pages (shared-answers.ts); the rest is asked.
   const body = isShared(url)
     ? await sharedAnswer(url, (s) => readJson(url, s), signal)
@@ -61,12 +67,13 @@ async function readJson(url: string, signal?: AbortSignal): Promise<unknown> {
 }
 
 /** POSTs a JSON body (the what-if replay); errors as getJson. */
-export async function postJson<T>(
-  path: string,
-  body: unknown,
+export async function postJson<N extends EndpointName, T>(
+  name: N,
+  body: EndpointBody<N>,
   decode: Decoder<T>,
   signal?: AbortSignal,
 ): Promise<T> {
+  const path = apiPath(name);
   const res = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

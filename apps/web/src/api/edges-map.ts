@@ -51,8 +51,8 @@ export const decodeEdgesMap: Decoder<EdgesMap> = obj<EdgesMap>({
 
 export function fetchEdgesMap(r: TimeRange, signal: AbortSignal): Promise<EdgesMap> {
   return getJson(
-    '/api/v1/edges',
-    { from: Math.floor(r.fromMs), to: Math.ceil(r.toMs) },
+    'edges',
+    { query: { from: Math.floor(r.fromMs), to: Math.ceil(r.toMs) } },
     decodeEdgesMap,
     signal,
   );

@@ -33,7 +33,7 @@ export function operationParams(op: OperationKey): OperationKey {
 const range = (r: TimeRange) => ({ from: Math.floor(r.fromMs), to: Math.ceil(r.toMs) });
 
 export function fetchStats(signal: AbortSignal): Promise<Stats> {
-  return getJson('/api/v1/stats', {}, decodeStats, signal);
+  return getJson('stats', {}, decodeStats, signal);
 }
 
 /** The whole answer: fan-outs, and when there are none, why (hint) and the edges found. */
@@ -42,13 +42,13 @@ export function fetchFanouts(
   opts: { parentService?: string; thresholdMs?: number },
   signal: AbortSignal,
 ): Promise<Fanouts> {
-  return getJson('/api/v1/fanouts', { ...range(r), ...opts }, decodeFanouts, signal);
+  return getJson('fanouts', { query: { ...range(r), ...opts } }, decodeFanouts, signal);
 }
 
 /** Every caller -> callee edge; null from a server without the endpoint (404). */
 export async function fetchEdges(r: TimeRange, signal: AbortSignal): Promise<Edges | null> {
   try {
-    return await getJson('/api/v1/edges', range(r), decodeEdges, signal);
+    return await getJson('edges', { query: range(r) }, decodeEdges, signal);
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return null;
     throw err;
@@ -62,8 +62,8 @@ export function fetchStragglers(
   signal: AbortSignal,
 ): Promise<Stragglers> {
   return getJson(
-    '/api/v1/stragglers',
-    { ...range(r), ...operationParams(op), by },
+    'stragglers',
+    { query: { ...range(r), ...operationParams(op), by } },
     decodeStragglers,
     signal,
   );
@@ -76,8 +76,8 @@ export function fetchHosts(
   signal: AbortSignal,
 ): Promise<HostWindows> {
   return getJson(
-    '/api/v1/hosts',
-    { ...range(r), ...operationParams(op), windowSeconds },
+    'hosts',
+    { query: { ...range(r), ...operationParams(op), windowSeconds } },
     decodeHosts,
     signal,
   );
@@ -89,8 +89,8 @@ export function fetchHosts(
  */
 export function fetchTrace(traceId: string, signal: AbortSignal): Promise<Trace> {
   return getJson(
-    `/api/v1/traces/${encodeURIComponent(traceId)}`,
-    { fields: 'summary' },
+    'trace',
+    { params: { traceId }, query: { fields: 'summary' } },
     decodeTrace,
     signal,
   );
@@ -102,12 +102,7 @@ export function fetchSpan(
   spanId: string,
   signal: AbortSignal,
 ): Promise<TraceSpan> {
-  return getJson(
-    `/api/v1/traces/${encodeURIComponent(traceId)}/spans/${encodeURIComponent(spanId)}`,
-    {},
-    decodeTraceSpan,
-    signal,
-  );
+  return getJson('span', { params: { traceId, spanId } }, decodeTraceSpan, signal);
 }
 
 /** A stable key for caches: the same request gets the same key. */

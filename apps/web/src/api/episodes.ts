@@ -42,8 +42,8 @@ export function fetchEpisodes(
   signal: AbortSignal,
 ): Promise<Episodes> {
   return getJson(
-    '/api/v1/episodes',
-    { from: Math.floor(r.fromMs), to: Math.ceil(r.toMs), service },
+    'episodes',
+    { query: { from: Math.floor(r.fromMs), to: Math.ceil(r.toMs), service } },
     decodeEpisodes,
     signal,
   );

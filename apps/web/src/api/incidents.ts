@@ -57,8 +57,8 @@ export const decodeIncidents: Decoder<Incidents> = obj<Incidents>({
 
 export function fetchIncidents(r: TimeRange, signal: AbortSignal): Promise<Incidents> {
   return getJson(
-    '/api/v1/incidents',
-    { from: Math.floor(r.fromMs), to: Math.ceil(r.toMs) },
+    'incidents',
+    { query: { from: Math.floor(r.fromMs), to: Math.ceil(r.toMs) } },
     decodeIncidents,
     signal,
   );

@@ -1,4 +1,6 @@
-import type { SessionState } from '@tailscope/contracts';
+import { API_PATHS, type SessionState } from '@tailscope/contracts';
+
+const SESSION = API_PATHS.session.path;
 
 /**
  * The dashboard's log-in (/api/v1/session): with TAILSCOPE_API_TOKENS set, the token is posted
@@ -15,20 +17,20 @@ export function announceUnauthorized(): void {
 function decodeSession(body: unknown): SessionState {
   const b = body as Partial<SessionState> | null;
   if (typeof b?.required !== 'boolean' || typeof b.authenticated !== 'boolean')
-    throw new Error('unexpected answer from /api/v1/session');
+    throw new Error(`unexpected answer from ${SESSION}`);
   return { required: b.required, authenticated: b.authenticated };
 }
 
 export async function getSession(): Promise<SessionState> {
-  const res = await fetch('/api/v1/session');
-  if (!res.ok) throw new Error(`/api/v1/session answered ${res.status}`);
+  const res = await fetch(SESSION);
+  if (!res.ok) throw new Error(`${SESSION} answered ${res.status}`);
   return decodeSession(await res.json());
 }
 
 /** Logs in; resolves to the server's message when the token is refused. */
 export async function logIn(token: string): Promise<{ ok: true } | { ok: false; message: string }> {
-  const res = await fetch('/api/v1/session', {
-    method: 'POST',
+  const res = await fetch(API_PATHS.logIn.path, {
+    method: API_PATHS.logIn.method,
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ token }),
   });
@@ -41,5 +43,5 @@ export async function logIn(token: string): Promise<{ ok: true } | { ok: false; 
 }
 
 export async function logOut(): Promise<void> {
-  await fetch('/api/v1/session', { method: 'DELETE' });
+  await fetch(API_PATHS.logOut.path, { method: API_PATHS.logOut.method });
 }

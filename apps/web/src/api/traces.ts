@@ -51,17 +51,19 @@ export function fetchTraceSearch(
   signal: AbortSignal,
 ): Promise<TraceSearch> {
   return getJson(
-    '/api/v1/traces',
+    'traces',
     {
-      from: Math.floor(r.fromMs),
-      to: Math.ceil(r.toMs),
-      service: f.service,
-      operation: f.operation,
-      minDurationMs: f.minDurationMs,
-      maxDurationMs: f.maxDurationMs,
-      error: f.error === undefined ? undefined : String(f.error),
-      order: f.order,
-      limit: f.limit,
+      query: {
+        from: Math.floor(r.fromMs),
+        to: Math.ceil(r.toMs),
+        service: f.service,
+        operation: f.operation,
+        minDurationMs: f.minDurationMs,
+        maxDurationMs: f.maxDurationMs,
+        error: f.error,
+        order: f.order,
+        limit: f.limit,
+      },
     },
     decodeTraceSearch,
     signal,
@@ -121,8 +123,8 @@ export function fetchCriticalPath(
   signal: AbortSignal,
 ): Promise<CriticalPath> {
   return getJson(
-    '/api/v1/criticalpath',
-    { from: Math.floor(r.fromMs), to: Math.ceil(r.toMs), ...q },
+    'criticalPath',
+    { query: { from: Math.floor(r.fromMs), to: Math.ceil(r.toMs), ...q } },
     decodeCriticalPath,
     signal,
   );

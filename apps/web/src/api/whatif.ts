@@ -68,7 +68,7 @@ export function fetchRequestWhatIf(
   quality: 'preview' | 'full' = 'full',
 ): Promise<RequestAnswer> {
   return postJson(
-    '/api/v1/whatif',
+    'whatif',
     {
       ...edge,
       from: Math.floor(r.fromMs),

@@ -30,11 +30,13 @@ function useBackgrounds(
   const key = trace && fanout ? `bg:${trace.traceId}:${fanout.parent.span.spanId}` : null;
   return useResource(key, async (signal) => {
     if (!trace || !fanout) return new Map<string, string>();
-    const url = apiUrl('/api/v1/leaves', {
-      leafService: fanout.leafService,
-      leafOperation: fanout.leafOperation,
-      from: Math.floor(t0Ms) - 1,
-      to: Math.ceil(t0Ms + totalMs) + 1,
+    const url = apiUrl('leaves', {
+      query: {
+        leafService: fanout.leafService,
+        leafOperation: fanout.leafOperation,
+        from: Math.floor(t0Ms) - 1,
+        to: Math.ceil(t0Ms + totalMs) + 1,
+      },
     });
     const res = await fetch(url, { signal });
     if (!res.ok) throw new ApiError(res.status, `leaf data: HTTP ${res.status}`, url);

@@ -25,11 +25,13 @@ export function useLeafData(
     leafOperation: op.leafOperation,
   });
   return useResource(key, async () => {
-    const url = apiUrl('/api/v1/leaves', {
-      from: Math.floor(range.fromMs),
-      to: Math.ceil(range.toMs),
-      leafService: op.leafService,
-      leafOperation: op.leafOperation,
+    const url = apiUrl('leaves', {
+      query: {
+        from: Math.floor(range.fromMs),
+        to: Math.ceil(range.toMs),
+        leafService: op.leafService,
+        leafOperation: op.leafOperation,
+      },
     });
     const info = await leafClient.load(key, url);
     return { key, info };
