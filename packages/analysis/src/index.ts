@@ -8,6 +8,7 @@ export * from './whatif';
 export { quantileInclusive, sortAscending } from './quantile';
 export { murmurHash3, randomFromSeed } from './hash';
 export { SeededRandom } from './random';
+export { ownEntry, emptyRecord } from './own-keys';
 export {
   ABSENT_ATTRIBUTE,
   attributeKey,
