@@ -33,7 +33,8 @@ function flag(name: string, fallback: number): number {
 const SECONDS = flag('seconds', 20);
 const SERIES = flag('series', 500);
 const CONCURRENCY = flag('concurrency', 4);
-const PROTOCOL = argv[argv.indexOf('--protocol') + 1] ?? 'proto';
+const protocolAt = argv.indexOf('--protocol');
+const PROTOCOL = protocolAt >= 0 ? (argv[protocolAt + 1] ?? 'proto') : 'proto';
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** A reader collected on demand: the SDK's own aggregation and ResourceMetrics. */
