@@ -58,3 +58,4 @@ export * from './episodes';
 export * from './episodes-merge';
 export * from './episode-histogram';
 export * from './incidents';
+export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';
