@@ -61,3 +61,4 @@ export * from './episodes-merge';
 export * from './episode-histogram';
 export * from './incidents';
 export * from './capacity';
+export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';
