@@ -43,7 +43,8 @@ export interface PreparedCapacity {
 }
 
 export function prepareCapacity(t: RequestTrees, o: FitOptions = {}): PreparedCapacity {
-  return { fit: fitCapacity(t, o), children: childrenOf(t) };
+  const children = childrenOf(t);
+  return { fit: fitCapacity(t, o, children), children };
 }
 
 /**

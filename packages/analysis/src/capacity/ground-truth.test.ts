@@ -9,7 +9,7 @@ import {
   ROOT_BEFORE_MS,
   runQueue,
   type QueueModel,
-} from './testing';
+} from './synthetic';
 
 /** p50 and p99 of the request time under the model at `factor` times its load (Monte Carlo). */
 function truth(m: QueueModel, factor: number): { p50: number; p99: number } {

@@ -23,3 +23,5 @@ export {
   type LoadChange,
   type MachinesChange,
 } from './types';
+// Recordings drawn from a known queue (the ground-truth test and the benchmark).
+export { exponential, logNormal, queueTrees, runQueue, type QueueModel } from './synthetic';
