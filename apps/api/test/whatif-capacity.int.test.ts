@@ -155,6 +155,23 @@ describe('POST /api/v1/whatif: load and machines (issue 29)', () => {
     expect(request?.whatIf.p99.value).toBeLessThan(request?.baseline.p99 ?? 0);
   });
 
+  it('machines per service for a root p99 objective at 2x traffic', async () => {
+    const today = await post({ ...base, policy: { kind: 'load', factor: 1 } });
+    const sloMs = today.json.baseline.p99;
+    const res = await post({ ...base, policy: { kind: 'load', factor: 2 }, sloMs });
+    expect(res.status).toBe(200);
+    const m = res.json.capacity?.machinesForSlo;
+    expect(m?.sloMs).toBe(sloMs);
+    expect(m?.counts?.db).toBeGreaterThan(2);
+    expect(m?.p99Ms).toBeLessThanOrEqual(sloMs);
+    // Each service's own p99, before and after.
+    const s = db(res.json.capacity);
+    expect(s.p99After?.value).toBeGreaterThan(s.p99Ms ?? Infinity);
+    const bad = await post({ ...base, policy: { kind: 'load', factor: 2 }, sloMs: 0 });
+    expect(bad.status).toBe(400);
+    expect((bad.json as unknown as { error: string }).error).toMatch(/sloMs must be > 0/);
+  });
+
   it.each([
     [{ kind: 'load', factor: 0 }, /policy\.factor must be > 0/],
     [{ kind: 'load', factor: 17 }, /policy\.factor must be <= 16/],

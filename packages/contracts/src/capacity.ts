@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { MAX_CAPACITY_CHANGES, MAX_LOAD_FACTOR, MAX_MACHINES } from '@tailscope/analysis';
-import { MAX_NAME_LENGTH } from './bounds';
+import { MAX_DURATION_MS, MAX_NAME_LENGTH } from './bounds';
 
 /**
  * Issue 29: the load and machine-count what-ifs of POST /api/v1/whatif, as a `policy` of their
@@ -65,6 +65,15 @@ export const CapacityField = Type.Optional(
   }),
 );
 
+export const SloField = Type.Optional(
+  Type.Number({
+    exclusiveMinimum: 0,
+    maximum: MAX_DURATION_MS,
+    description:
+      'Root p99 objective, ms: with a load or machines change, the answer adds the machines per service needed at the new load to keep the predicted root p99 under it (capacity.machinesForSlo).',
+  }),
+);
+
 export const CapacityService = Type.Object({
   service: Type.String(),
   model: Type.Union([Type.Literal('mgk'), Type.Literal('curve')], {
@@ -87,9 +96,33 @@ export const CapacityService = Type.Object({
   extrapolated: Type.Boolean({ description: 'The new load is above the highest load observed.' }),
   saturated: Type.Boolean({ description: 'Utilisation >= 1: no finite latency is predicted.' }),
   loadOverObserved: Type.Number({ description: 'Highest new load over the highest observed.' }),
+  p99Ms: Type.Optional(Type.Number({ description: "The service's call p99, recorded, ms." })),
+  p99After: Type.Optional(
+    Type.Object(
+      { value: Type.Number(), low: Type.Number(), high: Type.Number() },
+      { description: "The service's call p99 after the change, ms (absent when saturated)." },
+    ),
+  ),
 });
 
 const Est = Type.Object({ value: Type.Number(), low: Type.Number(), high: Type.Number() });
+
+export const MachinesForSlo = Type.Object(
+  {
+    sloMs: Type.Number(),
+    counts: Type.Optional(
+      Type.Record(Type.String(), Type.Integer(), {
+        description: 'Instances per service; absent when the search did not reach the objective.',
+      }),
+    ),
+    p99Ms: Type.Optional(Type.Number({ description: 'Predicted root p99 with those counts.' })),
+    steps: Type.Integer({ description: 'Predictions the greedy search made (bounded).' }),
+  },
+  {
+    description:
+      'Machines per service to keep the root p99 under sloMs at the new load: from today’s counts, never fewer, the most utilised service given machines first.',
+  },
+);
 
 export const CapacityAnswer = Type.Object(
   {
@@ -100,6 +133,7 @@ export const CapacityAnswer = Type.Object(
     ),
     saturated: Type.Array(Type.String()),
     extrapolated: Type.Boolean(),
+    machinesForSlo: Type.Optional(MachinesForSlo),
     request: Type.Object(
       {
         baseline: Type.Object({

@@ -13,6 +13,7 @@ import {
   CapacityField,
   LoadPolicy,
   MachinesPolicy,
+  SloField,
   type CapacityPolicy,
 } from './capacity';
 
@@ -133,6 +134,7 @@ export const WHATIF_BODY_FIELDS = {
     }),
   ),
   capacity: CapacityField,
+  sloMs: SloField,
 };
 
 /** The documented body: the policy is one of the per-kind schemas. */

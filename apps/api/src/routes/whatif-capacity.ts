@@ -61,14 +61,22 @@ export async function capacityWhatIfAnswer(
     ...(body.parentService !== undefined ? { parentService: body.parentService } : {}),
     ...(body.parentOperation !== undefined ? { parentOperation: body.parentOperation } : {}),
   };
-  const { capacity: cap, replay } = await pool.run(
+  const {
+    capacity: cap,
+    replay,
+    machinesForSlo,
+  } = await pool.run(
     {
       kind: 'capacity',
       columns: capped.columns,
       changes,
       ...(policy ? { policy } : {}),
       target,
-      options: { seed: body.seed ?? 1, preview: body.quality === 'preview' },
+      options: {
+        seed: body.seed ?? 1,
+        preview: body.quality === 'preview',
+        ...(body.sloMs !== undefined ? { sloMs: body.sloMs } : {}),
+      },
     },
     cancel,
   );
@@ -79,7 +87,10 @@ export async function capacityWhatIfAnswer(
       : []),
     ...cap.notes,
   ];
-  const capacity = capacityAnswer(changes, cap);
+  const capacity = {
+    ...capacityAnswer(changes, cap),
+    ...(machinesForSlo ? { machinesForSlo } : {}),
+  };
   const flat = flatEstimates(cap);
   const reason =
     cap.saturated.length > 0
@@ -142,6 +153,8 @@ function capacityAnswer(changes: CapacityPolicy[], cap: CapacityWhatIf): Capacit
       extrapolated: s.extrapolated,
       saturated: s.saturated,
       loadOverObserved: s.loadOverObserved,
+      ...(s.p99Ms !== undefined ? { p99Ms: s.p99Ms } : {}),
+      ...(s.p99After ? { p99After: s.p99After } : {}),
     })),
     ...(cap.saturatesFirst !== undefined ? { saturatesFirst: cap.saturatesFirst } : {}),
     saturated: cap.saturated,

@@ -1,5 +1,8 @@
 import {
   capacityTrees,
+  machinesForSlo,
+  type MachinesForSlo,
+  type LoadChange,
   prepareCapacity,
   requestTreesFromColumns,
   simulateCapacityWhatIf,
@@ -23,13 +26,14 @@ export interface CapacityJob {
   changes: CapacityChange[];
   policy?: WhatIfPolicy;
   target: EdgeTarget;
-  options: { seed: number; preview: boolean };
+  options: { seed: number; preview: boolean; sloMs?: number };
 }
 
 export interface CapacityResult {
   capacity: CapacityWhatIf;
   /** The policy's replay at the new load (absent without a policy, or when saturated). */
   replay?: RequestWhatIfResult;
+  machinesForSlo?: MachinesForSlo & { sloMs: number };
 }
 
 export function runCapacity(job: CapacityJob): CapacityResult {
@@ -38,12 +42,21 @@ export function runCapacity(job: CapacityJob): CapacityResult {
   const prepared = prepareCapacity(trees, { seed });
   const bootstrapSamples = job.options.preview ? 200 : 1000;
   const capacity = simulateCapacityWhatIf(prepared, job.changes, { seed, bootstrapSamples });
-  if (!job.policy) return { capacity };
+  const sloMs = job.options.sloMs;
+  const load: LoadChange = job.changes.find((c) => c.kind === 'load') ?? {
+    kind: 'load',
+    factor: 1,
+  };
+  const slo =
+    sloMs === undefined
+      ? {}
+      : { machinesForSlo: { sloMs, ...machinesForSlo(prepared, load, sloMs, seed) } };
+  if (!job.policy) return { capacity, ...slo };
   const { trees: atLoad } = capacityTrees(prepared, job.changes, seed);
-  if (!atLoad) return { capacity };
+  if (!atLoad) return { capacity, ...slo };
   const replay = simulateRequestWhatIf(atLoad, job.target, job.policy, {
     seed,
     ...(job.options.preview ? { replays: 1, bootstrapSamples: 200 } : {}),
   });
-  return { capacity, replay };
+  return { capacity, replay, ...slo };
 }

@@ -56,7 +56,7 @@ export function fitCapacity(
       rng,
     ),
   );
-  return { index: ix, instances, services, waitMs, holdMs, windowOf, trees: t };
+  return { index: ix, instances, services, waitMs, holdMs, windowOf, trees: t, sims: new Map() };
 }
 
 function fitInstanceQueue(
