@@ -17,7 +17,7 @@ import { RateMeter } from './rate';
 import { WriteAheadLog, type WalDamage } from './wal';
 import { SpanWriter, type QueuedRequest, type WriterHealth, type WriterTuning } from './writer';
 import type { IngestObserver } from './observer';
-import { TokenSet } from '../server/tokens';
+import { TokenSet } from '../foundation';
 
 export type { IngestObserver, OtlpProtocol, RequestOutcome, SpanRejectReason } from './observer';
 export { WRITER_FAILURES, type WriterFailure } from './writer-faults';

@@ -14,7 +14,7 @@ import {
   POLICY_SCHEMAS,
   WHATIF_BODY_FIELDS as bodyFields,
 } from '@tailscope/contracts';
-import { badRequest, type HttpError } from '../server/errors';
+import { badRequest, type HttpError } from '../foundation';
 
 /**
  * The body validator of POST /api/v1/whatif (schemas in @tailscope/contracts): it checks the
