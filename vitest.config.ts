@@ -19,6 +19,7 @@ export default defineConfig({
       'apps/demo',
       'apps/cli',
       'collectors',
+      'bench',
     ],
   },
 });

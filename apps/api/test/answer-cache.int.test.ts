@@ -21,7 +21,6 @@ const URLS = [
   `/api/v1/hosts?${range}&${op}&windowSeconds=5`,
   `/api/v1/leaves?${range}&${op}`,
   `/api/v1/episodes?${range}`,
-  '/api/v1/stats',
 ];
 
 describe('answer cache', () => {

@@ -71,6 +71,22 @@ describe('incidents on the microservices preset', () => {
     expect(top?.score).toBeGreaterThan((second?.score ?? 0) + (body.tieMargin ?? 0.1));
     expect(top?.evidence.tiedWith).toEqual([]);
     expect(new Set(inc.affected.map((a) => a.service))).toEqual(new Set(['customer', 'mysql']));
+    // Exemplars to open: slow ones in the incident, slowest first; typical ones before it.
+    const ex = inc.exemplars;
+    expect(ex?.slow.length).toBeGreaterThan(0);
+    expect(ex?.typical.length).toBeGreaterThan(0);
+    const slowMs = ex?.slow.map((e) => e.durationMs) ?? [];
+    expect(slowMs).toEqual([...slowMs].sort((a, b) => b - a));
+    expect(Math.min(...slowMs)).toBeGreaterThan(
+      Math.max(...(ex?.typical ?? []).map((e) => e.durationMs)),
+    );
+    // The critical-path difference: customer's own time and its MySQL calls (uninstrumented,
+    // shown as mysql: the difference does not fold them) grew most, both on its process.
+    const diff = inc.criticalPathDiff ?? [];
+    expect(new Set(diff.slice(0, 2).map((d) => d.service))).toEqual(new Set(['customer', 'mysql']));
+    expect(diff[0]?.deltaMs).toBeGreaterThan(0);
+    expect(diff.slice(2).every((d) => d.deltaMs < (diff[1]?.deltaMs ?? 0) / 5)).toBe(true);
+    expect(diff[0]?.networkDeltaMs).toBeLessThan((diff[0]?.deltaMs ?? 0) / 10);
     // The incident is made of exactly the range's episodes (the same judgement, shared).
     const api = await buildStoreApi(store);
     try {

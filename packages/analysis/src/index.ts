@@ -59,3 +59,4 @@ export * from './episodes';
 export * from './episodes-merge';
 export * from './episode-histogram';
 export * from './incidents';
+export * from './capacity';

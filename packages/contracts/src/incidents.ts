@@ -49,6 +49,21 @@ export const RootCause = Type.Object({
 });
 export type RootCause = Static<typeof RootCause>;
 
+export const IncidentExemplar = Type.Object({
+  traceId: Type.String(),
+  durationMs: Type.Number({ description: "The request's root span duration, ms" }),
+});
+
+export const PathDiffRow = Type.Object({
+  service: Type.String(),
+  slowMs: Type.Number({ description: 'Mean critical-path ms per slow request of the incident' }),
+  typicalMs: Type.Number({ description: 'Mean critical-path ms per typical request before it' }),
+  deltaMs: Type.Number({ description: 'slowMs - typicalMs' }),
+  networkDeltaMs: Type.Number({
+    description: "Of deltaMs, the callers' wait outside the service's server spans",
+  }),
+});
+
 export const Incident = Type.Object({
   id: Type.String({ description: 'Stable id: hash of the start and the services' }),
   fromMs: Type.Number({ description: 'Start of the first slow window, epoch ms' }),
@@ -64,6 +79,24 @@ export const Incident = Type.Object({
       ratio: Type.Number({ description: "Worst window p99 over the series' baseline p99" }),
     }),
     { description: 'The series whose episodes make the incident, worst first' },
+  ),
+  exemplars: Type.Optional(
+    Type.Object(
+      {
+        slow: Type.Array(IncidentExemplar, { description: 'Slowest first' }),
+        typical: Type.Array(IncidentExemplar),
+      },
+      {
+        description:
+          'Requests of the compared bands to open: slow ones in the incident, typical ones before it',
+      },
+    ),
+  ),
+  criticalPathDiff: Type.Optional(
+    Type.Array(PathDiffRow, {
+      description:
+        'Per service, its critical-path time in the slow requests against the typical ones, largest growth first: whose time grew on the path',
+    }),
   ),
 });
 export type Incident = Static<typeof Incident>;

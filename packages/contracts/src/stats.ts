@@ -10,6 +10,13 @@ export const StatsResponse = Type.Object({
   oldestUnixNano: Type.Union([Type.String(), Type.Null()]),
   newestUnixNano: Type.Union([Type.String(), Type.Null()]),
   ingestSpansPerSecond: Type.Number(),
+  storeFiguresAgeMs: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      description:
+        'How old spans, traces, services, oldest/newest and sampling are, ms: they are kept and refreshed in the background (after ingest commits, at most every 2 s) so this answers at once while analyses run',
+    }),
+  ),
   sampling: Type.Optional(SamplingInfo),
   // Ingest's own state (docs/ingest.md): absent on a server without ingest.
   replayBacklogSpans: Type.Optional(

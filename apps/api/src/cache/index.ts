@@ -1,7 +1,7 @@
 // The answer cache layer: between the routes and the store. Routes hand it their question and
 // a computation; it answers from a kept answer when the range's data is unchanged.
 import type { Store } from '../store';
-import { rangeVersion, storeVersion } from '../store/answer-cache';
+import { rangeVersion } from '../store/answer-cache';
 import { AnswerCache, answerBytes, questionKey, type AnswerCacheOptions } from './answer-cache';
 
 export { AnswerCache, answerBytes, questionKey, type AnswerCacheStats } from './answer-cache';
@@ -56,16 +56,4 @@ export async function cachedAnswer<T>(
   const version = await rangeVersion(store, range);
   const key = questionKey(route, { ...params, fromNs: range.fromNs, toNs: range.toNs });
   return cache.answer(key, version, compute, answerBytes);
-}
-
-/** cachedAnswer for an answer over the whole store, kept while no span is added or dropped. */
-export async function cachedStoreAnswer<T>(
-  store: Store,
-  route: string,
-  compute: () => Promise<T>,
-): Promise<T> {
-  const cache = answerCacheOf(store);
-  if (!cache) return compute();
-  const version = await storeVersion(store);
-  return cache.answer(questionKey(route, {}), version, compute, answerBytes);
 }

@@ -3,20 +3,19 @@ import { join } from 'node:path';
 import type { Store } from '../store';
 import { insertNative } from '../store/traces-insert';
 import { recordBatch } from '../store/ingest-batches';
-import { TYPED_ATTRIBUTES_TABLE } from '../store/typed-attributes';
 import type { BatchLog } from './batch-log';
 import { isPermanent, type DeadLetters } from './dead-letter';
 import { NO_OBSERVER, type IngestObserver } from './observer';
-import { TRACE_COLUMNS, TYPED_COLUMNS } from './span-columns';
 import type { WriteAheadLog } from './wal';
 import type { WriterFailure, WriterFaults } from './writer-faults';
 
 /** One acknowledged request waiting for the store: its log seq and its Native blocks. */
 export interface QueuedRequest {
   seq: number;
+  /** Items it holds (spans, or metric data points): what the queue bound counts. */
   spans: number;
-  traces: Buffer[];
-  typed: Buffer[];
+  /** One Native block per target table (`BatchStoreDeps.tables`, same order); [] for none. */
+  blocks: Buffer[][];
   arrivedMs: number;
   /** Called once the blocks are in the store (their buffers are reused). */
   release: () => void;
@@ -24,9 +23,21 @@ export interface QueuedRequest {
   replaySpans?: number;
 }
 
+/** A table a signal's batches go into, with the columns its Native blocks carry. */
+export interface TargetTable {
+  table: string;
+  columns: readonly string[];
+}
+
 /** What inserting a batch needs from the writer. */
 export interface BatchStoreDeps {
   store: Store;
+  /**
+   * Where each of a request's blocks goes, in insert order. Once one table's insert is in, a
+   * later table's permanent refusal is noted, not split (a split would insert the rows already
+   * in again under other tokens).
+   */
+  tables: readonly TargetTable[];
   batchLog: BatchLog;
   wal: WriteAheadLog;
   deadLetters: DeadLetters;
@@ -34,6 +45,8 @@ export interface BatchStoreDeps {
   maxPartitionsPerInsert: number;
   log: (message: string) => void;
   observer?: IngestObserver;
+  /** Told the items of each stored batch (default: the observer's `stored`, spans). */
+  onStored?: (items: number) => void;
   faults: WriterFaults;
   /** Runs a disk or store operation until it succeeds, with the writer's backoff. */
   retry: <T>(what: string, op: () => Promise<T>) => Promise<T>;
@@ -43,9 +56,6 @@ export interface BatchStoreDeps {
 }
 
 const blockBytes = (parts: readonly Buffer[]) => parts.reduce((n, b) => n + b.length, 0);
-
-const TRACE_NAMES = TRACE_COLUMNS.map(([name]) => name);
-const TYPED_NAMES = TYPED_COLUMNS.map(([name]) => name);
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -70,10 +80,9 @@ export class BatchStore {
   async store(batch: QueuedRequest[]): Promise<void> {
     const first = batch[0]?.seq ?? 0;
     const last = batch[batch.length - 1]?.seq ?? 0;
-    const { store, batchLog } = this.d;
-    const traces = batch.flatMap((r) => r.traces);
-    const typed = batch.flatMap((r) => r.typed);
-    if (traces.length === 0) {
+    const { store, batchLog, tables } = this.d;
+    const blocks = tables.map((_, i) => batch.flatMap((r) => r.blocks[i] ?? []));
+    if (blocks.every((b) => b.length === 0)) {
       // Only records that turned out empty or were quarantined: nothing to insert.
       await this.d.retry('batch log commit', () => batchLog.commit(last));
       return;
@@ -81,7 +90,9 @@ export class BatchStore {
     const token = batchLog.token(first, last);
     let begun = false;
     let recorded = false;
-    let spansIn = false;
+    /** Tables whose insert returned (in order): a retry starts at the next one. */
+    let done = 0;
+    let anyIn = false;
     for (let attempt = 0; ; attempt++) {
       try {
         if (!begun) {
@@ -92,22 +103,27 @@ export class BatchStore {
           await recordBatch(store, batchLog.state.id, { first, last, state: 'begun' });
           recorded = true;
         }
-        if (!spansIn) {
-          await this.insert(TRACE_NAMES, traces, token, `t-${first}`, store.tracesTable);
-          spansIn = true;
+        for (; done < tables.length; done++) {
+          const t = tables[done];
+          const parts = blocks[done] ?? [];
+          if (t && parts.length > 0) {
+            await this.insert(t.columns, parts, token, `${done}-${first}`, t.table);
+            anyIn = true;
+          }
         }
-        await this.insert(TYPED_NAMES, typed, token, `a-${first}`, TYPED_ATTRIBUTES_TABLE);
         break;
       } catch (err) {
-        const short = isPermanent(err) ? await this.diskShort(traces, typed) : undefined;
-        if (short === undefined && recorded && spansIn && isPermanent(err)) {
-          // The spans are in; only their typed copies were refused. Splitting would insert
-          // the spans again under other tokens, so keep the note and go on.
-          const reason = `typed attribute rows of log records ${first}-${last} refused: ${String(err)}`;
+        const short = isPermanent(err) ? await this.diskShort(blocks.flat()) : undefined;
+        if (short === undefined && recorded && anyIn && isPermanent(err)) {
+          // Some rows are in; only a later table's were refused. Splitting would insert the
+          // rows already in again under other tokens, so keep the note and go on.
+          const reason = `${tables[done]?.table ?? ''} rows of log records ${first}-${last} refused: ${String(err)}`;
           this.d.log(`ingest: ${reason}`);
           await this.d.retry('dead-letter file', () =>
             this.d.deadLetters.add(first, 0, reason, undefined),
           );
+          done++;
+          if (done < tables.length) continue;
           break;
         }
         if (short === undefined && recorded && isPermanent(err)) {
@@ -133,7 +149,8 @@ export class BatchStore {
     this.d.faults.succeeded();
     const spans = batch.reduce((n, r) => n + r.spans, 0);
     this.insertedSpans += spans;
-    (this.d.observer ?? NO_OBSERVER).stored(spans);
+    if (this.d.onStored) this.d.onStored(spans);
+    else (this.d.observer ?? NO_OBSERVER).stored(spans);
   }
 
   /**
@@ -141,8 +158,8 @@ export class BatchStore {
    * free space than the insert needs (twice its bytes, plus 8 MiB for the engine's parts and
    * metadata). Such an error is retried, never quarantined: a healthy request must not be.
    */
-  private async diskShort(traces: Buffer[], typed: Buffer[]): Promise<string | undefined> {
-    const need = 2 * (blockBytes(traces) + blockBytes(typed)) + 8 * 1024 * 1024;
+  private async diskShort(parts: Buffer[]): Promise<string | undefined> {
+    const need = 2 * blockBytes(parts) + 8 * 1024 * 1024;
     const free = await statfs(this.d.scratchDir).then(
       (s) => s.bavail * s.bsize,
       () => undefined,

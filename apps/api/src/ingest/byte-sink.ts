@@ -59,6 +59,20 @@ export class ByteSink {
     this.len = p + 8;
   }
 
+  /** A little-endian 32-bit integer (UInt32 or Int32 columns). */
+  u32(v: number): void {
+    this.reserve(4);
+    this.buf.writeUInt32LE(v >>> 0, this.len);
+    this.len += 4;
+  }
+
+  /** A little-endian IEEE 754 double (Float64 columns). */
+  f64(v: number): void {
+    this.reserve(8);
+    this.buf.writeDoubleLE(v, this.len);
+    this.len += 8;
+  }
+
   /**
    * Copies `src[start, end)` as is. Short runs (ids, names, most attribute values) are copied
    * byte by byte: Uint8Array.set and Buffer.copy both allocate a view of the source first.

@@ -13,8 +13,8 @@ import { quoteBigIntegers, startsWithBigIntegers } from './json-bigint';
  * names the path; an id that is not hex becomes an invalid id, so its span is rejected alone.
  */
 
-type Json = Record<string, unknown>;
-type Writer = protobuf.Writer;
+export type Json = Record<string, unknown>;
+export type Writer = protobuf.Writer;
 
 const KIND_NAMES = [
   'SPAN_KIND_UNSPECIFIED',
@@ -29,26 +29,26 @@ const MAX_DEPTH = 64;
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
-function field(obj: Json, camel: string, snake?: string): unknown {
+export function field(obj: Json, camel: string, snake?: string): unknown {
   const v = obj[camel];
   if (v !== undefined && v !== null) return v;
   return snake === undefined ? undefined : (obj[snake] ?? undefined);
 }
 
-function object(v: unknown, path: string): Json | undefined {
+export function object(v: unknown, path: string): Json | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'object' || v === null || Array.isArray(v))
     throw new DecodeError(`${path}: expected an object`);
   return v as Json;
 }
 
-function array(v: unknown, path: string): unknown[] {
+export function array(v: unknown, path: string): unknown[] {
   if (v === undefined) return [];
   if (!Array.isArray(v)) throw new DecodeError(`${path}: expected an array`);
   return v;
 }
 
-function string(v: unknown, path: string): string | undefined {
+export function string(v: unknown, path: string): string | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw new DecodeError(`${path}: expected a string`);
   return v;
@@ -58,7 +58,7 @@ function string(v: unknown, path: string): string | undefined {
 class InexactNumber extends Error {}
 
 /** A 64-bit integer given as a decimal string or a number. */
-function int64(v: unknown, path: string, unsigned: boolean): bigint | undefined {
+export function int64(v: unknown, path: string, unsigned: boolean): bigint | undefined {
   if (v === undefined) return undefined;
   let n: bigint;
   if (typeof v === 'number' && Number.isSafeInteger(v)) n = BigInt(v);
@@ -70,12 +70,20 @@ function int64(v: unknown, path: string, unsigned: boolean): bigint | undefined 
   return n;
 }
 
+/** A double given as a JSON number or as a string (`"NaN"`, `"Infinity"`, decimal text). */
+export function double(v: unknown, path: string): number {
+  if (typeof v === 'number') return v;
+  if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return Number(v);
+  if (typeof v === 'string' && v.trim() !== '' && !Number.isNaN(Number(v))) return Number(v);
+  throw new DecodeError(`${path}: expected a number`);
+}
+
 function halves(n: bigint): { low: number; high: number } {
   const u = BigInt.asUintN(64, n);
   return { low: Number(u & 0xffffffffn), high: Number(u >> 32n) };
 }
 
-function enumValue(v: unknown, names: string[], path: string): number {
+export function enumValue(v: unknown, names: string[], path: string): number {
   if (v === undefined) return 0;
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 2 ** 31) return v;
   if (typeof v === 'string') {
@@ -86,14 +94,14 @@ function enumValue(v: unknown, names: string[], path: string): number {
 }
 
 /** Hex id -> bytes; anything that is not hex gives one byte, an id of invalid length. */
-function hexId(v: unknown, path: string): Buffer | undefined {
+export function hexId(v: unknown, path: string): Buffer | undefined {
   const s = string(v, path);
   if (s === undefined || s === '') return undefined;
   if (s.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(s)) return Buffer.from([0]);
   return Buffer.from(s, 'hex');
 }
 
-function writeFixed64(w: Writer, fieldNo: number, n: bigint | undefined): void {
+export function writeFixed64(w: Writer, fieldNo: number, n: bigint | undefined): void {
   if (n === undefined) return;
   const { low, high } = halves(n);
   w.uint32((fieldNo << 3) | 1)
@@ -101,11 +109,11 @@ function writeFixed64(w: Writer, fieldNo: number, n: bigint | undefined): void {
     .fixed32(high);
 }
 
-function writeString(w: Writer, fieldNo: number, s: string | undefined): void {
+export function writeString(w: Writer, fieldNo: number, s: string | undefined): void {
   if (s !== undefined && s !== '') w.uint32((fieldNo << 3) | 2).string(s);
 }
 
-function writeBytes(w: Writer, fieldNo: number, b: Buffer | undefined): void {
+export function writeBytes(w: Writer, fieldNo: number, b: Buffer | undefined): void {
   if (b !== undefined) w.uint32((fieldNo << 3) | 2).bytes(b);
 }
 
@@ -130,13 +138,7 @@ function writeAnyValue(w: Writer, v: Json, path: string, depth: number): void {
   }
   const dv = field(v, 'doubleValue', 'double_value');
   if (dv !== undefined) {
-    let d: number;
-    if (typeof dv === 'number') d = dv;
-    else if (dv === 'NaN' || dv === 'Infinity' || dv === '-Infinity') d = Number(dv);
-    else if (typeof dv === 'string' && dv.trim() !== '' && !Number.isNaN(Number(dv)))
-      d = Number(dv);
-    else throw new DecodeError(`${path}.doubleValue: expected a number`);
-    w.uint32((4 << 3) | 1).double(d);
+    w.uint32((4 << 3) | 1).double(double(dv, `${path}.doubleValue`));
     return;
   }
   const av = field(v, 'arrayValue', 'array_value');
@@ -169,7 +171,13 @@ function writeAnyValue(w: Writer, v: Json, path: string, depth: number): void {
   }
 }
 
-function writeKeyValues(w: Writer, fieldNo: number, v: unknown, path: string, depth = 0): void {
+export function writeKeyValues(
+  w: Writer,
+  fieldNo: number,
+  v: unknown,
+  path: string,
+  depth = 0,
+): void {
   array(v, path).forEach((item, i) => {
     const p = `${path}[${i}]`;
     const kv = object(item, p) ?? {};
@@ -271,17 +279,22 @@ function parse(text: string): unknown {
  * Bodies without such numbers pay nothing for this.
  */
 export function jsonToProtobuf(body: Buffer): Buffer {
+  return jsonBodyToProtobuf(body, convert);
+}
+
+/** The same for any OTLP request: `toProto` converts the parsed document. */
+export function jsonBodyToProtobuf(body: Buffer, toProto: (doc: unknown) => Buffer): Buffer {
   const text = body.toString('utf8');
   // A body whose first span writes its times as bare numbers goes the exact way at once.
   if (!startsWithBigIntegers(text)) {
     try {
-      return convert(parse(text));
+      return toProto(parse(text));
     } catch (err) {
       if (!(err instanceof InexactNumber)) throw err;
     }
   }
   try {
-    return convert(parse(quoteBigIntegers(text)));
+    return toProto(parse(quoteBigIntegers(text)));
   } catch (err) {
     // Still inexact: a number written with a fraction or an exponent (1e300).
     if (err instanceof InexactNumber)

@@ -45,7 +45,7 @@ export interface DecodedRequest {
   dropMessage: string;
 }
 
-function decodeResource(r: ProtoReader, start: number, end: number): Resource {
+export function decodeResource(r: ProtoReader, start: number, end: number): Resource {
   const keys = new ByteSink(256);
   const vals = new ByteSink(256);
   const typed: TypedSink = { keys: new ByteSink(64), vals: new ByteSink(64), count: 0 };
@@ -90,7 +90,7 @@ function decodeResource(r: ProtoReader, start: number, end: number): Resource {
   };
 }
 
-const NO_RESOURCE: Resource = {
+export const NO_RESOURCE: Resource = {
   keys: Buffer.alloc(0),
   vals: Buffer.alloc(0),
   count: 0,
@@ -102,7 +102,7 @@ const NO_RESOURCE: Resource = {
 
 const RESOURCE_PREFIX = prefixBytes('r:');
 
-function decodeScope(r: ProtoReader, start: number, end: number): Scope {
+export function decodeScope(r: ProtoReader, start: number, end: number): Scope {
   const s: Scope = { nameAt: -1, nameEnd: -1, versionAt: -1, versionEnd: -1 };
   r.p = start;
   while (r.p < end) {

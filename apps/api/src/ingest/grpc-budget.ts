@@ -72,17 +72,17 @@ function refuse(
 /** Why a call is refused as soon as its metadata arrives, or undefined. */
 function refusalAtStart(
   budget: InflightBudget,
-  pipeline: Pipeline,
+  pipeline: Pipeline | undefined,
 ): [RequestOutcome, GrpcStatus, string, number] | undefined {
-  const stuck = pipeline.stuck();
-  if (stuck)
+  const stuck = pipeline?.stuck();
+  if (stuck && pipeline)
     return [
       'store_error',
       GrpcStatus.UNAVAILABLE,
-      `cannot store spans now (${stuck.reason}): retry later`,
+      `cannot store ${pipeline.signal.plural} now (${stuck.reason}): retry later`,
       stuck.retryAfterSeconds ?? 1,
     ];
-  if (pipeline.isFull())
+  if (pipeline?.isFull())
     return ['queue_full', GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1];
   if (budget.isFull())
     return ['over_inflight_budget', GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(budget), 1];
@@ -91,10 +91,12 @@ function refusalAtStart(
 
 export function budgetInterceptor(
   budget: InflightBudget,
-  pipeline: Pipeline,
+  pipelines: readonly Pipeline[],
   observer: IngestObserver,
 ): ServerInterceptor {
-  return (_method, call) => {
+  return (method, call) => {
+    // The signal's own queue decides; an unknown method is answered UNIMPLEMENTED by grpc-js.
+    const pipeline = pipelines.find((p) => p.signal.grpcPath === method.path);
     let held = 0;
     const release = () => {
       budget.release(held);

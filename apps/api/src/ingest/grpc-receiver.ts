@@ -19,7 +19,8 @@ import { NO_OBSERVER, type IngestObserver, type RequestOutcome } from './observe
 import { checkBearer, type TokenSet } from '../foundation';
 
 /**
- * OTLP/gRPC: opentelemetry.proto.collector.trace.v1.TraceService/Export. Messages stay bytes
+ * OTLP/gRPC: opentelemetry.proto.collector.trace.v1.TraceService/Export and
+ * opentelemetry.proto.collector.metrics.v1.MetricsService/Export. Messages stay bytes
  * (identity (de)serializers) and go through the same decoder and pipeline as OTLP/HTTP. grpc-js
  * handles `grpc-encoding: gzip` and caps messages at max_receive_message_length (from the
  * prefix, before reading; decompressed, as it inflates); the in-flight budget is taken from the
@@ -28,24 +29,28 @@ import { checkBearer, type TokenSet } from '../foundation';
 
 const identity = (b: Buffer): Buffer => b;
 
-const TRACE_SERVICE: ServiceDefinition = {
-  Export: {
-    path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: identity,
-    requestDeserialize: identity,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-};
+/** One unary Export method whose messages stay bytes. */
+function exportService(path: string): ServiceDefinition {
+  return {
+    Export: {
+      path,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    },
+  };
+}
 
 export interface GrpcReceiverOptions {
   host: string;
   port: number;
   maxBytes: number;
   budget: InflightBudget;
-  pipeline: Pipeline;
+  /** One per signal, each served at its `grpcPath`. */
+  pipelines: readonly Pipeline[];
   log: (message: string) => void;
   /** Bearer tokens a call's `authorization` metadata must carry (open when empty). */
   tokens: TokenSet;
@@ -106,76 +111,87 @@ function authInterceptor(tokens: TokenSet, observer: IngestObserver): ServerInte
     });
 }
 
+/** The Export handler of one signal: the same checks and pipeline for traces and metrics. */
+function exportHandler(
+  pipeline: Pipeline,
+  opts: GrpcReceiverOptions,
+  failed: (outcome: RequestOutcome) => void,
+): (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => void {
+  const observer = opts.observer ?? NO_OBSERVER;
+  return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
+    const stuck = pipeline.stuck();
+    if (stuck) {
+      failed('store_error');
+      fail(
+        callback,
+        GrpcStatus.UNAVAILABLE,
+        `cannot store ${pipeline.signal.plural} now (${stuck.reason}): retry later`,
+        stuck.retryAfterSeconds ?? 1,
+      );
+      return;
+    }
+    if (pipeline.isFull()) {
+      failed('queue_full');
+      fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
+      return;
+    }
+    // Taken from the message's prefix already, before it was buffered (grpc-budget.ts).
+    const size = budgeted.has(call.metadata) ? 0 : call.request.length;
+    if (size > 0 && !opts.budget.tryAcquire(size)) {
+      failed('over_inflight_budget');
+      fail(callback, GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(opts.budget), 1);
+      return;
+    }
+    const done = () => {
+      opts.budget.release(size);
+    };
+    pipeline
+      .submit(call.request, 'grpc')
+      .finally(done)
+      .then(
+        (result) => {
+          if (result.status === 'full') {
+            failed('queue_full');
+            fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
+            return;
+          }
+          const partial =
+            result.message !== ''
+              ? { rejected: result.rejected, errorMessage: result.message }
+              : undefined;
+          observer.request('grpc', 'accepted');
+          callback(null, exportResponseProto(partial));
+        },
+        (err: unknown) => {
+          if (err instanceof DecodeError) {
+            failed('undecodable');
+            fail(callback, GrpcStatus.INVALID_ARGUMENT, `undecodable request: ${err.message}`);
+            return;
+          }
+          opts.log(`otlp/grpc: ${String(err)}`);
+          failed('store_error');
+          fail(callback, GrpcStatus.UNAVAILABLE, 'could not store the request: retry later', 1);
+        },
+      );
+  };
+}
+
 export function startGrpcReceiver(opts: GrpcReceiverOptions): Promise<GrpcReceiver> {
   const observer = opts.observer ?? NO_OBSERVER;
   const server = new Server({
     'grpc.max_receive_message_length': opts.maxBytes,
     interceptors: [
       authInterceptor(opts.tokens, observer),
-      budgetInterceptor(opts.budget, opts.pipeline, observer),
+      budgetInterceptor(opts.budget, opts.pipelines, observer),
     ],
   });
   const failed = (outcome: RequestOutcome) => {
     observer.request('grpc', outcome);
   };
-  server.addService(TRACE_SERVICE, {
-    Export: (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>) => {
-      const stuck = opts.pipeline.stuck();
-      if (stuck) {
-        failed('store_error');
-        fail(
-          callback,
-          GrpcStatus.UNAVAILABLE,
-          `cannot store spans now (${stuck.reason}): retry later`,
-          stuck.retryAfterSeconds ?? 1,
-        );
-        return;
-      }
-      if (opts.pipeline.isFull()) {
-        failed('queue_full');
-        fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
-        return;
-      }
-      // Taken from the message's prefix already, before it was buffered (grpc-budget.ts).
-      const size = budgeted.has(call.metadata) ? 0 : call.request.length;
-      if (size > 0 && !opts.budget.tryAcquire(size)) {
-        failed('over_inflight_budget');
-        fail(callback, GrpcStatus.RESOURCE_EXHAUSTED, overBudgetMessage(opts.budget), 1);
-        return;
-      }
-      const done = () => {
-        opts.budget.release(size);
-      };
-      opts.pipeline
-        .submit(call.request, 'grpc')
-        .finally(done)
-        .then(
-          (result) => {
-            if (result.status === 'full') {
-              failed('queue_full');
-              fail(callback, GrpcStatus.UNAVAILABLE, 'write queue is full: retry later', 1);
-              return;
-            }
-            const partial =
-              result.message !== ''
-                ? { rejectedSpans: result.rejected, errorMessage: result.message }
-                : undefined;
-            observer.request('grpc', 'accepted');
-            callback(null, exportResponseProto(partial));
-          },
-          (err: unknown) => {
-            if (err instanceof DecodeError) {
-              failed('undecodable');
-              fail(callback, GrpcStatus.INVALID_ARGUMENT, `undecodable request: ${err.message}`);
-              return;
-            }
-            opts.log(`otlp/grpc: ${String(err)}`);
-            failed('store_error');
-            fail(callback, GrpcStatus.UNAVAILABLE, 'could not store the request: retry later', 1);
-          },
-        );
-    },
-  });
+  for (const pipeline of opts.pipelines)
+    server.addService(exportService(pipeline.signal.grpcPath), {
+      Export: exportHandler(pipeline, opts, failed),
+    });
   // An IPv6 address needs brackets before the port.
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return new Promise((resolve, reject) => {

@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { DecodeError } from './proto-reader';
-import { jsonToProtobuf } from './decode-json';
 import {
   GrpcCode,
   exportResponseJson,
@@ -27,7 +26,7 @@ import { NO_OBSERVER, outcomeOfStatus, type IngestObserver } from './observer';
 import { checkBearer, type TokenSet } from '../foundation';
 
 /**
- * OTLP/HTTP: `POST /v1/traces` with application/x-protobuf or application/json, optionally
+ * OTLP/HTTP: `POST /v1/traces` and `POST /v1/metrics` with application/x-protobuf or application/json, optionally
  * gzip-compressed. A plain node:http server (not the API's Fastify) because this path is all
  * about bytes: bounded body reads, bounded decompression, no JSON schema layer.
  */
@@ -87,7 +86,8 @@ export interface HttpReceiverOptions {
   maxBytes: number;
   bodyIdleTimeoutMs: number;
   budget: InflightBudget;
-  pipeline: Pipeline;
+  /** One per signal, served at `/v1/<signal name>`. */
+  pipelines: readonly Pipeline[];
   log: (message: string) => void;
   /** Bearer tokens a request must carry (open when empty). */
   tokens: TokenSet;
@@ -121,13 +121,15 @@ async function handle(
         : 'the bearer token is not one of TAILSCOPE_INGEST_TOKENS',
     );
   }
-  if (path !== '/v1/traces') {
+  const pipeline = opts.pipelines.find((p) => `/v1/${p.signal.name}` === path);
+  if (!pipeline) {
     throw new HttpFailure(
       404,
       GrpcCode.NOT_FOUND,
-      `no OTLP endpoint at ${path ?? ''}: traces go to POST /v1/traces`,
+      `no OTLP endpoint at ${path ?? ''}: traces go to POST /v1/traces, metrics to POST /v1/metrics`,
     );
   }
+  const { signal } = pipeline;
   if (req.method !== 'POST') {
     res.setHeader('Allow', 'POST');
     throw new HttpFailure(
@@ -154,9 +156,9 @@ async function handle(
   const length = req.headers['content-length'];
   const declared = Number(length ?? '0');
   if (declared > opts.maxBytes) throw tooLarge(opts.maxBytes, 'request body');
-  const stuck = opts.pipeline.stuck();
-  if (stuck) throw writerStuck(stuck);
-  if (opts.pipeline.isFull()) throw queueFull();
+  const stuck = pipeline.stuck();
+  if (stuck) throw writerStuck(stuck, signal.plural);
+  if (pipeline.isFull()) throw queueFull();
   // The body's share of the in-flight budget is taken before a byte of it is read.
   if (length !== undefined && !hold.take(declared)) throw overBudget(opts.budget);
   if (length === undefined && opts.budget.isFull()) throw overBudget(opts.budget);
@@ -171,19 +173,19 @@ async function handle(
     raw = await gunzipLimited(body, opts.maxBytes);
     if (!hold.take(raw.length)) throw overBudget(opts.budget);
   }
-  const payload = enc === 'json' ? jsonToProtobuf(raw) : raw;
-  const result = await opts.pipeline.submit(payload, 'http');
+  const payload = enc === 'json' ? signal.fromJson(raw) : raw;
+  const result = await pipeline.submit(payload, 'http');
   if (result.status === 'full') throw queueFull();
   (opts.observer ?? NO_OBSERVER).request('http', 'accepted');
   const partial =
-    result.message !== ''
-      ? { rejectedSpans: result.rejected, errorMessage: result.message }
-      : undefined;
+    result.message !== '' ? { rejected: result.rejected, errorMessage: result.message } : undefined;
   send(
     res,
     200,
     replyEnc,
-    replyEnc === 'json' ? exportResponseJson(partial) : exportResponseProto(partial),
+    replyEnc === 'json'
+      ? exportResponseJson(partial, signal.rejectedField)
+      : exportResponseProto(partial),
   );
 }
 
@@ -200,11 +202,11 @@ function discardLimits(opts: HttpReceiverOptions) {
 }
 
 /** No insert can finish now: 503 with Retry-After, nothing logged, until the writer recovers. */
-function writerStuck(health: WriterHealth): HttpFailure {
+function writerStuck(health: WriterHealth, items: string): HttpFailure {
   return new HttpFailure(
     503,
     GrpcCode.UNAVAILABLE,
-    `cannot store spans now (${health.reason}): retry later`,
+    `cannot store ${items} now (${health.reason}): retry later`,
     health.retryAfterSeconds ?? 1,
   );
 }

@@ -2,20 +2,16 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../store';
 import type { Settings } from '../config';
-import { prepareForIngest } from '../store/traces-insert';
-import { lastRecordedBatch } from '../store/ingest-batches';
-import { TYPED_ATTRIBUTES_TABLE } from '../store/typed-attributes';
-import { BatchLog } from './batch-log';
-import { countSpans, decodeTraceRequest } from './decode-protobuf';
-import { DeadLetters, type DeadLetterStats } from './dead-letter';
+import type { DeadLetterStats } from './dead-letter';
 import { InflightBudget } from './inflight';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import { startGrpcReceiver } from './grpc-receiver';
 import { startHttpReceiver } from './http-receiver';
-import { Pipeline } from './pipeline';
-import { RateMeter } from './rate';
-import { WriteAheadLog, type WalDamage } from './wal';
-import { SpanWriter, type QueuedRequest, type WriterHealth, type WriterTuning } from './writer';
+import { openLane } from './lane';
+import { METRICS_SIGNAL } from './metrics-signal';
+import { TRACES_SIGNAL } from './signal';
+import type { WalDamage } from './wal';
+import type { WriterHealth, WriterTuning } from './writer';
 import type { IngestObserver } from './observer';
 import { TokenSet } from '../foundation';
 
@@ -25,7 +21,8 @@ export { WRITER_FAILURES, type WriterFailure } from './writer-faults';
 /**
  * The OTLP ingest pipeline: receivers (HTTP :4318, gRPC :4317) -> decode straight to columns ->
  * write-ahead log (fsynced before the answer) -> bounded queue -> batched Native insert into
- * otel_traces. docs/ingest.md describes the guarantees.
+ * otel_traces (metrics: the otel_metrics_* tables, through a lane of their own). docs/ingest.md
+ * describes the guarantees.
  */
 export interface IngestOptions {
   store: Store;
@@ -59,6 +56,15 @@ export interface IngestStatus {
   walDamage: WalDamage;
   deadLetter: DeadLetterStats;
   writer: WriterHealth;
+  /** The same for metrics (POST /v1/metrics, MetricsService/Export), which have their own log. */
+  metrics: {
+    pointsPerSecond: number;
+    queuedPoints: number;
+    replayBacklogPoints: number;
+    walDamage: WalDamage;
+    deadLetter: DeadLetterStats;
+    writer: WriterHealth;
+  };
 }
 
 export interface IngestHandle {
@@ -90,31 +96,6 @@ function limitsFrom(settings: Settings): IngestLimits {
   };
 }
 
-/**
- * When the local batch log is behind the store's record of batches (the file was lost or
- * garbled), the store's record wins: its newest batch may be unfinished and is repeated with
- * its own token; everything before it is in.
- */
-async function recoverBatchLog(
-  store: Store,
-  batchLog: BatchLog,
-  log: (message: string) => void,
-): Promise<void> {
-  const remote = await lastRecordedBatch(store, batchLog.state.id);
-  const local = batchLog.state;
-  if (!remote || remote.last <= local.applied) return;
-  if (local.pending && local.pending.first === remote.first && local.pending.last === remote.last)
-    return;
-  const state =
-    remote.state === 'dead'
-      ? { applied: remote.last, pending: undefined }
-      : { applied: remote.first - 1, pending: { first: remote.first, last: remote.last } };
-  log(
-    `ingest: the batch log says records up to ${local.applied} are stored, the store says ${state.applied}: the batch log was lost or damaged, using the store's record`,
-  );
-  batchLog.adopt(state);
-}
-
 /** The certificate and key both receivers speak TLS with, when configured. */
 export async function readTls(
   settings: Settings,
@@ -144,75 +125,34 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
     if (opts.log) console.error(`tailscope: ${message}`);
   };
   const dir = join(settings.dataDir, 'ingest');
-  const walDir = join(dir, 'wal');
   const scratchDir = join(dir, 'tmp');
   await rm(scratchDir, { recursive: true, force: true });
   await mkdir(scratchDir, { recursive: true });
-  await mkdir(walDir, { recursive: true });
-  for (const table of [
-    store.tracesTable,
-    `${store.tracesTable}_trace_id_ts`,
-    TYPED_ATTRIBUTES_TABLE,
-  ])
-    await prepareForIngest(store, table);
-
-  const batchLog = await BatchLog.open(walDir);
-  await recoverBatchLog(store, batchLog, log);
-  const deadLetters = await DeadLetters.open(join(dir, 'dead-letter'));
-  const { wal, records } = await WriteAheadLog.open({
-    dir: walDir,
-    id: batchLog.state.id,
-    segmentBytes: tuning.segmentBytes,
-    appliedSeq: batchLog.state.applied,
-    log,
-  });
-  const decode = (payload: Buffer): QueuedRequest => {
-    const d = decodeTraceRequest(payload, limits);
-    return {
-      seq: 0,
-      spans: d.accepted,
-      traces: d.accepted > 0 ? d.columns.tracesBlock() : [],
-      typed: d.accepted > 0 ? d.columns.typedBlock() : [],
-      arrivedMs: Date.now(),
-      release: () => {
-        d.columns.release();
-      },
-    };
-  };
-  const writer = new SpanWriter({
+  const laneOptions = {
     ...tuning,
     store,
-    batchLog,
-    wal,
-    deadLetters,
+    dir,
     scratchDir,
-    maxQueueSpans: settings.queueMaxSpans,
-    decode,
+    maxQueueItems: settings.queueMaxSpans,
+    limits,
     log,
     ...(opts.observer ? { observer: opts.observer } : {}),
-  });
-  // Replay goes on in the background, ahead of new requests: the receivers open at once.
-  const backlog = records.map((r) => ({ ...r, spans: countSpans(r.payload) }));
-  writer.startReplay(backlog);
-  writer.forceFirstBatch(batchLog.state.pending);
-  writer.start();
-  if (backlog.length > 0) {
-    const spans = writer.replayBacklogSpans;
-    log(`replaying ${spans} spans (${backlog.length} requests) from the write-ahead log`);
-    void writer.drained().then(() => {
-      log(`replayed ${spans} spans from the write-ahead log`);
-    });
-  }
-
-  const meter = new RateMeter();
-  const pipeline = new Pipeline(writer, wal, meter, limits, opts.observer);
+  };
+  const traces = await openLane({ ...laneOptions, signal: TRACES_SIGNAL });
+  const metrics = await openLane({ ...laneOptions, signal: METRICS_SIGNAL }).catch(
+    async (err: unknown) => {
+      await traces.close();
+      throw err;
+    },
+  );
+  const lanes = [traces, metrics];
   const budget = new InflightBudget(settings.otlpMaxInflightBytes);
   const receiverOpts = {
     host: settings.host,
     maxBytes: settings.otlpMaxBytes,
     bodyIdleTimeoutMs: settings.otlpBodyIdleTimeoutMs,
     budget,
-    pipeline,
+    pipelines: lanes.map((l) => l.pipeline),
     log,
     tokens: new TokenSet(settings.ingestTokens),
     ...(opts.observer ? { observer: opts.observer } : {}),
@@ -230,26 +170,32 @@ export async function startIngest(opts: IngestOptions): Promise<IngestHandle> {
   return {
     httpPort: http.port,
     grpcPort: grpc.port,
-    spansPerSecond: () => meter.perSecond(),
-    queuedSpans: () => writer.queuedSpans,
-    queuedBytes: () => writer.queuedBytes,
-    walBytes: () => directoryBytes(walDir, /\.log$/),
+    spansPerSecond: () => traces.meter.perSecond(),
+    queuedSpans: () => traces.writer.queuedSpans,
+    queuedBytes: () => traces.writer.queuedBytes,
+    walBytes: () => directoryBytes(traces.walDir, /\.log$/),
     status: () => ({
-      replayBacklogSpans: writer.replayBacklogSpans,
-      walDamage: { ...wal.damage },
-      deadLetter: { ...deadLetters.stats },
-      writer: writer.health(),
+      replayBacklogSpans: traces.writer.replayBacklogSpans,
+      walDamage: { ...traces.wal.damage },
+      deadLetter: { ...traces.deadLetters.stats },
+      writer: traces.writer.health(),
+      metrics: {
+        pointsPerSecond: metrics.meter.perSecond(),
+        queuedPoints: metrics.writer.queuedSpans,
+        replayBacklogPoints: metrics.writer.replayBacklogSpans,
+        walDamage: { ...metrics.wal.damage },
+        deadLetter: { ...metrics.deadLetters.stats },
+        writer: metrics.writer.health(),
+      },
     }),
-    flush: () => writer.drained(),
+    flush: async () => {
+      await Promise.all(lanes.map((l) => l.writer.drained()));
+    },
     close() {
       closed ??= (async () => {
         await Promise.all([http.close(), grpc.close()]);
-        try {
-          await writer.close();
-        } finally {
-          await wal.close();
-          await batchLog.close();
-        }
+        const results = await Promise.allSettled(lanes.map((l) => l.close()));
+        for (const r of results) if (r.status === 'rejected') throw r.reason;
       })();
       return closed;
     },

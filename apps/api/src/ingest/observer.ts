@@ -23,6 +23,9 @@ export type RequestOutcome =
 /** Why spans were not kept: the decoder refused them, or their request met a full queue. */
 export type SpanRejectReason = 'invalid_span' | 'queue_full';
 
+/** Why metric data points were not kept (as for spans). */
+export type PointRejectReason = 'invalid_point' | 'queue_full';
+
 export interface IngestObserver {
   request(protocol: OtlpProtocol, outcome: RequestOutcome): void;
   /** Spans decoded from a request, kept or not. */
@@ -32,6 +35,11 @@ export interface IngestObserver {
   inserted(table: string, seconds: number): void;
   /** Spans now in the store (after their batch's inserts all succeeded). */
   stored(spans: number): void;
+  /** Metric data points decoded from a request (POST /v1/metrics, MetricsService), kept or not. */
+  pointsReceived(protocol: OtlpProtocol, points: number): void;
+  pointsRejected(protocol: OtlpProtocol, reason: PointRejectReason, points: number): void;
+  /** Metric data points now in the store. */
+  pointsStored(points: number): void;
   /** One attempt of the writer (an insert, a batch-log or dead-letter write) failed. */
   writerFailed(failure: WriterFailure): void;
 }
@@ -42,6 +50,9 @@ export const NO_OBSERVER: IngestObserver = {
   spansRejected: () => undefined,
   inserted: () => undefined,
   stored: () => undefined,
+  pointsReceived: () => undefined,
+  pointsRejected: () => undefined,
+  pointsStored: () => undefined,
   writerFailed: () => undefined,
 };
 

@@ -1,8 +1,8 @@
 import protobuf from 'protobufjs/minimal.js';
 
 /**
- * The bodies OTLP answers with: ExportTraceServiceResponse (with partial_success when spans were
- * rejected) and google.rpc.Status for errors, in protobuf or in OTLP/JSON, matching the request.
+ * The bodies OTLP answers with: ExportTraceServiceResponse / ExportMetricsServiceResponse (with
+ * partial_success when items were rejected) and google.rpc.Status for errors, in protobuf or in OTLP/JSON, matching the request.
  */
 
 /** gRPC status codes used in google.rpc.Status.code (and as gRPC statuses). */
@@ -17,8 +17,9 @@ export const GrpcCode = {
   UNAUTHENTICATED: 16,
 } as const;
 
+/** rejected_spans / rejected_data_points: field 1 of either signal's partial success. */
 export interface PartialSuccess {
-  rejectedSpans: number;
+  rejected: number;
   errorMessage: string;
 }
 
@@ -26,18 +27,22 @@ export function exportResponseProto(partial: PartialSuccess | undefined): Buffer
   if (!partial) return Buffer.alloc(0);
   const w = protobuf.Writer.create();
   w.uint32((1 << 3) | 2).fork();
-  w.uint32(1 << 3).uint64(partial.rejectedSpans);
+  w.uint32(1 << 3).uint64(partial.rejected);
   if (partial.errorMessage) w.uint32((2 << 3) | 2).string(partial.errorMessage);
   w.ldelim();
   return Buffer.from(w.finish());
 }
 
-export function exportResponseJson(partial: PartialSuccess | undefined): string {
+/** `field`: `rejectedSpans` (traces) or `rejectedDataPoints` (metrics). */
+export function exportResponseJson(
+  partial: PartialSuccess | undefined,
+  field = 'rejectedSpans',
+): string {
   if (!partial) return '{}';
   // int64 as a string, as the protobuf JSON mapping writes it.
   return JSON.stringify({
     partialSuccess: {
-      rejectedSpans: String(partial.rejectedSpans),
+      [field]: String(partial.rejected),
       errorMessage: partial.errorMessage,
     },
   });

@@ -42,7 +42,7 @@ export const TYPED_COLUMNS = [
   ['Attributes', 'Map(String, String)'],
 ] as const;
 
-function headerFor(name: string, type: string): Buffer {
+export function headerFor(name: string, type: string): Buffer {
   const s = new ByteSink(64);
   s.string(name);
   s.string(type);
@@ -60,7 +60,7 @@ function blockHeader(columns: number, rows: number): Buffer {
 }
 
 /** Native block parts in column order: a header, then each column's name, type and data. */
-function block(headers: Buffer[], rows: number, data: Buffer[][]): Buffer[] {
+export function block(headers: Buffer[], rows: number, data: Buffer[][]): Buffer[] {
   const parts: Buffer[] = [blockHeader(headers.length, rows)];
   headers.forEach((h, i) => {
     parts.push(h);

@@ -3,11 +3,11 @@ import type { BatchLog } from './batch-log';
 import type { DeadLetters } from './dead-letter';
 import type { WalRecord, WriteAheadLog } from './wal';
 import { NO_OBSERVER, type IngestObserver } from './observer';
-import { BatchStore, type QueuedRequest } from './batch-store';
+import { BatchStore, type QueuedRequest, type TargetTable } from './batch-store';
 import { WriterFaults, type WriterHealth } from './writer-faults';
 
 export type { WriterHealth } from './writer-faults';
-export type { QueuedRequest } from './batch-store';
+export type { QueuedRequest, TargetTable } from './batch-store';
 
 /** A logged request not yet decoded (replay), with its span count from a quick scan. */
 export interface ReplayRecord extends WalRecord {
@@ -32,6 +32,8 @@ export interface WriterTuning {
 
 export interface WriterOptions extends WriterTuning {
   store: Store;
+  /** The tables a request's blocks go to, in order (traces: spans, then typed attributes). */
+  tables: readonly TargetTable[];
   batchLog: BatchLog;
   wal: WriteAheadLog;
   deadLetters: DeadLetters;
@@ -42,6 +44,8 @@ export interface WriterOptions extends WriterTuning {
   decode: (payload: Buffer) => QueuedRequest;
   log: (message: string) => void;
   observer?: IngestObserver;
+  /** Told the items of each stored batch (default: the observer's `stored`, spans). */
+  onStored?: (items: number) => void;
 }
 
 const blockBytes = (parts: readonly Buffer[]) => parts.reduce((n, b) => n + b.length, 0);
@@ -112,7 +116,7 @@ export class SpanWriter {
   /** Bytes waiting: decoded blocks in the queue and undecoded records still to replay. */
   get queuedBytes(): number {
     let n = 0;
-    for (const r of this.queue) n += blockBytes(r.traces) + blockBytes(r.typed);
+    for (const r of this.queue) for (const b of r.blocks) n += blockBytes(b);
     for (const r of this.replay) n += r.payload.length;
     return n;
   }
@@ -277,7 +281,7 @@ export class SpanWriter {
         await this.retry('dead-letter file', () =>
           this.opts.deadLetters.add(r.seq, r.spans, reason, r.payload),
         );
-        req = { spans: 0, traces: [], typed: [], arrivedMs: 0, release: () => undefined, seq: 0 };
+        req = { spans: 0, blocks: [], arrivedMs: 0, release: () => undefined, seq: 0 };
       }
       req.seq = r.seq;
       req.replaySpans = r.spans;

@@ -1,6 +1,12 @@
 import type { Incident, RootCause as ApiRootCause, ServiceEpisode } from '@tailscope/contracts';
-import { murmurHash3, rankRootCauses, type EpisodeGroup } from '@tailscope/analysis';
+import {
+  criticalPathDifference,
+  murmurHash3,
+  rankRootCauses,
+  type EpisodeGroup,
+} from '@tailscope/analysis';
 import type { Store } from '../store';
+import type { RootRow } from '../store/traces-filters';
 import { selectCauseSpans, selectIncidentRequests } from '../store/incidents';
 import { sampleRoots, selectRootQuantiles } from '../store/traces-roots';
 
@@ -19,6 +25,8 @@ const MAX_CAUSE_SPANS = 200_000;
 const BASELINE_SPANS = 3;
 /** Fewest baseline requests that make a typical band. */
 const MIN_BASELINE = 10;
+/** Exemplar requests shown per band. */
+const EXEMPLARS = 3;
 
 const ns = (v: number): bigint => BigInt(Math.round(v));
 /** Epoch ms (whole: episode windows start on whole ms) to ns, exactly: no 1e6 float product. */
@@ -41,6 +49,21 @@ function affectedOf(g: EpisodeGroup<ServiceEpisode>): Incident['affected'] {
       best.set(key, { service: e.service, operation, ratio: e.ratio });
   }
   return [...best.values()].sort((a, b) => b.ratio - a.ratio);
+}
+
+/**
+ * Exemplars of a band: the slow band's slowest, its median and the one between; the typical
+ * band's closest to its median and its neighbours. Deterministic (ties by trace id).
+ */
+function exemplarsOf(roots: readonly RootRow[], band: 'slow' | 'typical') {
+  const all = roots
+    .map((r) => ({ traceId: r.traceId, durationMs: Number(r.durationNs) / 1e6 }))
+    .sort((a, b) => b.durationMs - a.durationMs || (a.traceId < b.traceId ? -1 : 1));
+  if (all.length <= EXEMPLARS) return all;
+  const mid = all.length >> 1;
+  const picks =
+    band === 'slow' ? [0, mid >> 1, mid] : [mid - 1, mid, mid + 1].filter((i) => i < all.length);
+  return [...new Set(picks)].map((i) => all[i]).filter((e) => e !== undefined);
 }
 
 /**
@@ -93,9 +116,14 @@ export async function analyseIncident(
     ),
   ]);
   const traces = await selectCauseSpans(store, [...slow.roots, ...typical.roots], MAX_CAUSE_SPANS);
-  const causes = rankRootCauses(
-    traces.slice(0, slow.roots.length),
-    traces.slice(slow.roots.length),
-  );
-  return done(causes);
+  const slowSpans = traces.slice(0, slow.roots.length);
+  const typicalSpans = traces.slice(slow.roots.length);
+  return {
+    ...done(rankRootCauses(slowSpans, typicalSpans)),
+    exemplars: {
+      slow: exemplarsOf(slow.roots, 'slow'),
+      typical: exemplarsOf(typical.roots, 'typical'),
+    },
+    criticalPathDiff: criticalPathDifference(slowSpans, typicalSpans),
+  };
 }

@@ -1,22 +1,21 @@
 import { API_PATHS, StatsRoute } from '@tailscope/contracts';
 import type { ApiContext } from './context';
 import type { RouteApp } from '../foundation';
-import { selectStats } from '../store';
 import { retentionOf } from '../store/retention';
-import { selectSamplingInfo } from '../store/sampling';
-import { cachedStoreAnswer } from '../cache';
+import { storeFigures } from '../cache/store-figures';
 
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get(API_PATHS.stats.path, { schema: StatsRoute }, async () => {
     const ingest = ctx.ingestStatus?.();
     const listen = ctx.listen?.();
-    // What the store holds is kept while no span arrives (the answer cache); the ingest
-    // figures below are read each time.
-    const [stats, sampling] = await cachedStoreAnswer(ctx.store, 'stats', () =>
-      Promise.all([selectStats(ctx.store), selectSamplingInfo(ctx.store)]),
-    );
+    // What the store holds comes from the last figures computed (cache/store-figures.ts), so
+    // this answers at once while analysis queries hold the engine; the ingest figures below
+    // are read each time.
+    const { figures, ageMs } = await storeFigures(ctx.store).read();
+    const { stats, sampling } = figures;
     return {
       ...stats,
+      storeFiguresAgeMs: ageMs,
       ingestSpansPerSecond: ctx.ingestRate(),
       readOnly: ctx.store.readOnly,
       accelerators: ctx.store.accelerators,

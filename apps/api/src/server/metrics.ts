@@ -39,6 +39,20 @@ export class ServerMetrics implements IngestObserver {
     name: 'tailscope_spans_stored_total',
     help: 'Spans inserted into the store (batches mix protocols: no protocol label)',
   });
+  private readonly receivedPoints = this.counter({
+    name: 'tailscope_metric_points_received_total',
+    help: 'Metric data points decoded from OTLP metrics requests, kept or not',
+    labelNames: ['protocol'],
+  });
+  private readonly rejectedPoints = this.counter({
+    name: 'tailscope_metric_points_rejected_total',
+    help: 'Metric data points not kept: invalid_point (the decoder refused them) or queue_full',
+    labelNames: ['protocol', 'reason'],
+  });
+  private readonly storedPoints = this.counter({
+    name: 'tailscope_metric_points_stored_total',
+    help: 'Metric data points inserted into the otel_metrics_* tables',
+  });
   private readonly writerFailures = this.counter({
     name: 'tailscope_ingest_writer_failures_total',
     help: 'Failed attempts of the ingest writer (inserts, batch-log and dead-letter writes), by reason: no_space, io_error, store_error',
@@ -186,6 +200,15 @@ export class ServerMetrics implements IngestObserver {
   }
   stored(spans: number): void {
     this.storedSpans.inc(spans);
+  }
+  pointsReceived(protocol: string, points: number): void {
+    this.receivedPoints.inc({ protocol }, points);
+  }
+  pointsRejected(protocol: string, reason: string, points: number): void {
+    this.rejectedPoints.inc({ protocol, reason }, points);
+  }
+  pointsStored(points: number): void {
+    this.storedPoints.inc(points);
   }
   writerFailed(failure: string): void {
     this.writerFailures.inc({ reason: failure });

@@ -3,6 +3,7 @@ import type { Settings } from '../config';
 import { openStore, type Store } from '../store';
 import { detectAccelerators } from '../store/accelerators';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine-nice';
+import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { buildApi } from './app';
 import { storeOptions } from './store-options';
 import { checkExposure } from './exposure';
@@ -33,7 +34,9 @@ export async function serveReadOnly(
   checkExposure(settings, { ingest: false });
   const { tls } = await readTls(settings);
   const engineNice = engineNiceFromEnv(process.env);
+  const statsWaitMs = statsWaitFromEnv(process.env);
   const store = openStore(storeOptions(settings, { readOnly: true }));
+  storeFigures(store, statsWaitMs);
   // The embedded engine's threads yield to the machine's other work (engine-nice.ts).
   if (store.embedded) await niceEngineThreads(engineNice);
   let accelerators;

@@ -10,6 +10,7 @@ import { startOpenBucketMaterializer } from '../store/call-buckets-open';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
 import { applyRetention } from '../store/retention';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine-nice';
+import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { prettyLogStream } from './log-stream';
 import { checkExposure } from './exposure';
 import { ServerMetrics } from './metrics';
@@ -67,7 +68,10 @@ export async function serve(
   const { tls } = await readTls(settings);
   const metrics = new ServerMetrics({ processMetrics: true });
   const engineNice = engineNiceFromEnv(process.env);
+  const statsWaitMs = statsWaitFromEnv(process.env);
   const store = openStore(storeOptions(settings));
+  // /api/v1/stats answers from kept figures, refreshed after ingest commits (store-figures.ts).
+  const figures = storeFigures(store, statsWaitMs);
   // The embedded engine's threads yield to the machine's other work (engine-nice.ts).
   if (store.embedded) {
     const niced = await niceEngineThreads(engineNice);
@@ -168,6 +172,7 @@ export async function serve(
       await bucketMaterializer.stop();
       await openMaterializer.stop();
       await ingest.close();
+      figures.stop();
       await store.close();
     },
   };

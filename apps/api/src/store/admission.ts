@@ -35,6 +35,14 @@ export function currentWork(): Work | undefined {
   return current.getStore();
 }
 
+/**
+ * Runs `f` outside any request: background work a request only started (a refresh other
+ * requests join) must not stop when that request's client leaves or its budget ends.
+ */
+export function outsideWork<T>(f: () => T): T {
+  return current.exit(f);
+}
+
 /** Budget left to `work`, whole ms (never below 0: timers take integers). */
 export function remainingMs(work: Work): number {
   return Math.max(0, Math.ceil(work.deadlineMs - Date.now()));

@@ -28,16 +28,3 @@ export async function rangeVersion(
   const r = rows[0];
   return r ? `${r.n}:${r.lo}:${r.hi}` : '0';
 }
-
-/**
- * The data version of the whole store (answers over every stored span, e.g. /api/v1/stats):
- * the span count and the first and last timestamps. The count comes from the parts' metadata.
- */
-export async function storeVersion(store: Store): Promise<string> {
-  const rows = await store.query<{ n: string; lo: string; hi: string }>(sql`
-    SELECT toString(count()) AS n, toString(toUnixTimestamp64Nano(min(Timestamp))) AS lo,
-      toString(toUnixTimestamp64Nano(max(Timestamp))) AS hi
-    FROM ${TRACES}`);
-  const r = rows[0];
-  return r ? `${r.n}:${r.lo}:${r.hi}` : '0';
-}

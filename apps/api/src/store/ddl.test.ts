@@ -47,6 +47,11 @@ describe('MIGRATIONS', () => {
       'default.tailscope_call_bucket_chunks',
       'default.tailscope_chunk_duplicates',
       'default.tailscope_call_bucket_open',
+      'default.otel_metrics_gauge',
+      'default.otel_metrics_sum',
+      'default.otel_metrics_histogram',
+      'default.otel_metrics_exponential_histogram',
+      'default.otel_metrics_summary',
     ]);
   });
 
@@ -55,7 +60,7 @@ describe('MIGRATIONS', () => {
     expect(ddl[0]).toBe('CREATE DATABASE IF NOT EXISTS tailscope ON CLUSTER main');
     for (const s of ddl) expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(12);
+    expect(engines.length).toBe(17);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

@@ -3,6 +3,7 @@ import type { Store } from './client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
 import { chunkDuplicatesDdl, fanoutCacheDdl, fanoutStructureDdl } from './fanouts-tables';
 import { INGEST_BATCHES_TABLE } from './ingest-batches';
+import { metricsTablesDdl } from './metrics-tables';
 import { sql } from './sql';
 import { typedAttributesDdl } from './typed-attributes';
 
@@ -138,6 +139,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 8,
     name: 'tailscope_call_bucket_open (stored episode series of the open chunk, per 10 s bucket)',
     statements: (ctx) => callBucketOpenDdl(ctx),
+  },
+  {
+    version: 9,
+    name: 'otel_metrics_gauge, _sum, _histogram, _exponential_histogram, _summary (exporter tables)',
+    statements: (ctx) => metricsTablesDdl(ctx),
   },
 ];
 

@@ -2,6 +2,7 @@ import { open, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Store } from './client';
 import { sql, raw } from './sql';
+import { noteStoreWrite } from './write-notes';
 
 /**
  * The ingest write path into `otel_traces` (and our companion table): whole batches as
@@ -86,6 +87,7 @@ export async function insertNative(store: Store, ins: NativeInsert): Promise<voi
     } finally {
       await rm(ins.scratchPath, { force: true });
     }
+    noteStoreWrite(store);
     return;
   }
   const q = sql`INSERT INTO ${target} SETTINGS insert_deduplication_token = ${ins.dedupToken},
@@ -99,6 +101,7 @@ export async function insertNative(store: Store, ins: NativeInsert): Promise<voi
   await new Promise<void>((resolve, reject) => {
     res.stream.on('end', resolve).on('error', reject).resume();
   });
+  noteStoreWrite(store);
 }
 
 /**

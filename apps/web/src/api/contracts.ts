@@ -20,10 +20,16 @@ import {
 } from './decode';
 
 // Ingest's own state (replay backlog, log damage, dead letters) and the store's set-up (read-only,
-// optional tables, retention) are not shown by the dashboard.
+// optional tables, retention) and the age of the kept store figures are not shown by the dashboard.
 export type Stats = Omit<
   C.StatsResponse,
-  'replayBacklogSpans' | 'walDamage' | 'deadLetter' | 'readOnly' | 'accelerators' | 'retentionDays'
+  | 'replayBacklogSpans'
+  | 'walDamage'
+  | 'deadLetter'
+  | 'readOnly'
+  | 'accelerators'
+  | 'retentionDays'
+  | 'storeFiguresAgeMs'
 >;
 /** Whether statistics were weighted by OTel sampling (docs/analysis.md "Sampling"). */
 export const decodeSampling: Decoder<C.SamplingInfo> = obj<C.SamplingInfo>({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rankRootCauses, type CauseSpan } from './causes';
+import { criticalPathDifference } from './path-diff';
 
 /**
  * A request frontend -> (CLIENT) -> api SERVER on api-1 -> (CLIENT) -> db SERVER on db-1, and
@@ -128,5 +129,28 @@ describe('rankRootCauses', () => {
       [...typical].reverse().map((t) => [...t].reverse()),
     );
     expect(b).toEqual(a);
+  });
+});
+
+describe('criticalPathDifference', () => {
+  it("shows the callee's time growing, its network part apart, largest first", () => {
+    const rows = criticalPathDifference(band(10, { ...base, net: 25 }, 's'), band(10, base, 't'));
+    expect(rows[0]?.service).toBe('api');
+    expect(rows[0]?.deltaMs).toBeCloseTo(24.8, 6);
+    expect(rows[0]?.networkDeltaMs).toBeCloseTo(24.8, 6);
+    // Every other service's path time is the same in both bands.
+    for (const r of rows.slice(1)) expect(Math.abs(r.deltaMs)).toBeLessThan(1e-9);
+  });
+
+  it("counts a service's own time and its uninstrumented callee's separately", () => {
+    const rows = criticalPathDifference(band(10, { ...base, mysql: 30 }, 's'), band(10, base, 't'));
+    expect(rows.map((r) => r.service)[0]).toBe('mysql');
+    expect(rows[0]?.deltaMs).toBeCloseTo(27, 6);
+    expect(rows[0]?.networkDeltaMs).toBe(0);
+  });
+
+  it('is empty without both bands and keeps at most `max` rows', () => {
+    expect(criticalPathDifference([], band(3, base, 't'))).toEqual([]);
+    expect(criticalPathDifference(band(3, base, 's'), band(3, base, 't'), 2)).toHaveLength(2);
   });
 });

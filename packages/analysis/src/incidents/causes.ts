@@ -79,7 +79,8 @@ export interface RankOptions {
 
 export const CAUSE_TIE_MARGIN = 0.1;
 
-interface Component {
+/** One component's critical-path ms summed over a band's traces (module-internal). */
+export interface Component {
   kind: CauseKind;
   service: string;
   host: string;
@@ -98,7 +99,7 @@ const selfKey = (s: CauseSpan): string =>
   `self\u0000${s.service}\u0000${s.host}\u0000${s.operation}`;
 
 /** Adds one trace's critical path, per component, to `into` (band = slow or typical). */
-function addTrace(
+export function addTrace(
   into: Map<string, Component>,
   spans: readonly CauseSpan[],
   band: 'slow' | 'typical',

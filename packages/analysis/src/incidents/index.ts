@@ -9,3 +9,4 @@ export {
   type RankOptions,
   type RootCause,
 } from './causes';
+export { criticalPathDifference, type PathDiffRow } from './path-diff';

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_STATS_WAIT_MS, FiguresKeeper, statsWaitFromEnv } from './store-figures';
+
+describe('TAILSCOPE_STATS_WAIT_MS', () => {
+  it('takes whole ms from 0 to 60000 and names itself otherwise', () => {
+    expect(statsWaitFromEnv({})).toBe(DEFAULT_STATS_WAIT_MS);
+    expect(statsWaitFromEnv({ TAILSCOPE_STATS_WAIT_MS: '0' })).toBe(0);
+    expect(statsWaitFromEnv({ TAILSCOPE_STATS_WAIT_MS: '1500' })).toBe(1500);
+    for (const bad of ['-1', '1.5', 'soon', '60001', 'Infinity'])
+      expect(() => statsWaitFromEnv({ TAILSCOPE_STATS_WAIT_MS: bad })).toThrow(
+        /TAILSCOPE_STATS_WAIT_MS/,
+      );
+  });
+});
+
+describe('figures keeper', () => {
+  it('computes once for concurrent first readers, then answers the kept figures', async () => {
+    let n = 0;
+    let clock = 0;
+    const keeper = new FiguresKeeper(
+      () => Promise.resolve(++n),
+      0,
+      () => clock,
+    );
+    const [a, b] = await Promise.all([keeper.read(), keeper.read()]);
+    expect([a.figures, b.figures]).toEqual([1, 1]);
+    clock = 500;
+    expect(await keeper.read()).toEqual({ figures: 1, ageMs: 500 });
+    expect(keeper.refreshes).toBe(1);
+  });
+
+  it('answers the last figures at once while a refresh cannot finish', async () => {
+    let n = 0;
+    let finish = (): void => undefined;
+    const keeper = new FiguresKeeper(
+      () =>
+        ++n === 1
+          ? Promise.resolve(n)
+          : new Promise<number>((r) => {
+              finish = () => {
+                r(n);
+              };
+            }),
+      0,
+    );
+    await keeper.read();
+    keeper.written();
+    // Stale, and its refresh is stuck behind the engine: the reader is not.
+    expect((await keeper.read()).figures).toBe(1);
+    expect(keeper.refreshes).toBe(2);
+    finish();
+    await new Promise((r) => setTimeout(r, 0));
+    expect((await keeper.read()).figures).toBe(2);
+    keeper.stop();
+  });
+});

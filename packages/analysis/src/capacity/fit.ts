@@ -1,0 +1,238 @@
+/**
+ * The capacity fit: per service, instance and window, throughput, calls in flight (Little's law)
+ * and the server time split into work and queue wait (FIFO k-server reconstruction); then per
+ * service an M/G/k queue (k: the observed concurrency limit or a known pool size; service
+ * times: the reconstructed holds) or an empirical wait-against-load curve, whichever predicts
+ * the windows' mean latency better (leave-one-out for the curve).
+ */
+
+import { SeededRandom } from '../random';
+import type { RequestTrees } from '../whatif';
+import { indexCalls, type CallIndex } from './calls';
+import { fitCurve, leaveOneOut, type LoadPoint, type WaitCurve } from './curve';
+import { WaitHistogram } from './histogram';
+import { concurrencyLimit, fifoReconstruct, simulateMgk } from './queue';
+import type { CapacityFit, InstanceFit, ServiceFit, WindowSums } from './types';
+
+export interface FitOptions {
+  /** Known servers per instance (a pool size), by service; else the observed limit. */
+  servers?: Readonly<Record<string, number>>;
+  /** Calls per instance and window aimed at (default 500): at most 12 windows. */
+  callsPerWindow?: number;
+  seed?: number;
+}
+
+/** Windows per service at most, and the simulated arrivals per window (bounds the cost). */
+export const MAX_WINDOWS = 12;
+const MIN_SIM = 4000;
+/** Simulated arrivals per instance (over its distinct loads): its tail quantiles' noise. */
+const MAX_SIM = 40_000;
+/** Windows of fewer calls are not scored. */
+const MIN_SCORED = 20;
+
+/** Fits every service of the trees. O(nodes log nodes + windows x simulated arrivals). */
+export function fitCapacity(t: RequestTrees, o: FitOptions = {}): CapacityFit {
+  const ix = indexCalls(t);
+  const n = t.parent.length;
+  const waitMs = new Float64Array(n);
+  const holdMs = new Float64Array(n);
+  const windowOf = new Int32Array(n).fill(-1);
+  const rng = new SeededRandom(o.seed ?? 1);
+  const instances: InstanceFit[] = ix.instances.map((inst) =>
+    fitInstanceQueue(ix, inst, o.servers?.[ix.services[inst.service]!], waitMs, holdMs),
+  );
+  const services = ix.services.map((name, s) =>
+    fitService(
+      ix,
+      s,
+      instances.filter((i) => i.service === s),
+      { waitMs, holdMs, windowOf },
+      o.callsPerWindow ?? 500,
+      rng,
+    ),
+  );
+  return { index: ix, instances, services, waitMs, holdMs, windowOf, trees: t };
+}
+
+function fitInstanceQueue(
+  ix: CallIndex,
+  inst: CallIndex['instances'][number],
+  known: number | undefined,
+  waitMs: Float64Array,
+  holdMs: Float64Array,
+): InstanceFit {
+  const m = inst.nodes.length;
+  const a = Float64Array.from(inst.nodes, (i) => ix.arrivalMs[i]!);
+  const d = Float64Array.from(inst.nodes, (i) => ix.departureMs[i]!);
+  const observed = concurrencyLimit(a, d);
+  const k = Math.max(1, Math.floor(known ?? observed));
+  const w = new Float64Array(m);
+  const h = new Float64Array(m);
+  fifoReconstruct(a, d, k, w, h);
+  for (let j = 0; j < m; j++) {
+    waitMs[inst.nodes[j]!] = w[j]!;
+    holdMs[inst.nodes[j]!] = h[j]!;
+  }
+  return {
+    service: inst.service,
+    host: inst.host,
+    k,
+    kSource: known !== undefined ? 'pool-size' : 'observed',
+    holds: h,
+    windows: [],
+  };
+}
+
+function fitService(
+  ix: CallIndex,
+  s: number,
+  insts: InstanceFit[],
+  cols: { waitMs: Float64Array; holdMs: Float64Array; windowOf: Int32Array },
+  perWindow: number,
+  rng: SeededRandom,
+): ServiceFit {
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  let calls = 0;
+  for (const inst of ix.instances)
+    if (inst.service === s)
+      for (const i of inst.nodes) {
+        t0 = Math.min(t0, ix.arrivalMs[i]!);
+        t1 = Math.max(t1, ix.arrivalMs[i]!);
+        calls++;
+      }
+  const W = Math.max(1, Math.min(MAX_WINDOWS, Math.floor(calls / insts.length / perWindow)));
+  const span = Math.max(1e-3, t1 - t0) * (1 + 1e-9);
+  const lenMs = span / W;
+  const nodes = ix.instances.filter((x) => x.service === s);
+  const points: LoadPoint[] = [];
+  const obs: { hold: number; latency: number; weight: number; sim: number }[] = [];
+  insts.forEach((inst, j) => {
+    const ws = windowsOf(ix, nodes[j]!.nodes, cols, t0, lenMs, W);
+    shrinkLoads(ws, lenMs);
+    const mean = meanOf(inst.holds);
+    // One simulation per distinct load (a steady load, shrunk to one, is simulated once, long).
+    const distinct = new Set(ws.filter((w) => w.calls > 0).map((w) => w.rate)).size;
+    const nSim = Math.max(MIN_SIM, Math.min(MAX_SIM, Math.ceil(MAX_SIM / Math.max(1, distinct))));
+    const byRate = new Map<number, { seed: number; waits1: WaitHistogram }>();
+    for (const w of ws) {
+      let sim = byRate.get(w.rate);
+      if (!sim && w.calls > 0) {
+        const seed = rng.uint32();
+        sim = { seed, waits1: simulateMgk(w.rate, inst.k, inst.holds, seed, nSim, nSim >> 2) };
+        byRate.set(w.rate, sim);
+      }
+      const waits1 = sim?.waits1 ?? new WaitHistogram().seal();
+      inst.windows.push({
+        ...w,
+        seed: sim?.seed ?? 0,
+        nSim,
+        waits1,
+        utilisation: (w.rate * mean) / inst.k,
+      });
+      if (w.calls < MIN_SCORED) continue;
+      points.push({ load: w.rawRate, waitMs: w.sumWait / w.calls, weight: w.calls });
+      obs.push({
+        hold: w.sumHold / w.calls,
+        latency: w.sumDuration / w.calls,
+        weight: w.calls,
+        sim: waits1.mean(),
+      });
+    }
+  });
+  const mgkError = relError(obs.map((x) => ({ ...x, pred: x.hold + x.sim })));
+  const curve = curveFit(points, obs);
+  const useCurve = curve !== undefined && curve.error < mgkError;
+  return {
+    service: ix.services[s]!,
+    instances: insts,
+    windowMs: lenMs,
+    model: useCurve ? 'curve' : 'mgk',
+    mgkError,
+    ...(curve ? { curveError: curve.error } : {}),
+    fitError: useCurve ? curve.error : mgkError,
+    ...(useCurve ? { curve: curve.curve } : {}),
+    maxRatePerMs: Math.max(0, ...insts.flatMap((i) => i.windows.map((w) => w.rawRate))),
+  };
+}
+
+/** Per window of one instance: counts and sums, and the node -> window column. */
+function windowsOf(
+  ix: CallIndex,
+  nodes: Uint32Array,
+  cols: { waitMs: Float64Array; holdMs: Float64Array; windowOf: Int32Array },
+  t0: number,
+  lenMs: number,
+  W: number,
+): WindowSums[] {
+  const ws: WindowSums[] = Array.from({ length: W }, (_, w) => ({
+    index: w,
+    startMs: t0 + w * lenMs,
+    calls: 0,
+    sumDuration: 0,
+    sumWait: 0,
+    sumHold: 0,
+    sumWork: 0,
+    rate: 0,
+    rawRate: 0,
+  }));
+  for (const i of nodes) {
+    const w = Math.min(W - 1, Math.floor((ix.arrivalMs[i]! - t0) / lenMs));
+    cols.windowOf[i] = w;
+    const x = ws[w]!;
+    x.calls++;
+    x.sumDuration += ix.departureMs[i]! - ix.arrivalMs[i]!;
+    x.sumWait += cols.waitMs[i]!;
+    x.sumHold += cols.holdMs[i]!;
+    x.sumWork += Math.max(0, ix.ownMs[i]! - cols.waitMs[i]!);
+  }
+  return ws;
+}
+
+/**
+ * Window loads shrunk toward the instance's mean by the share of their spread that Poisson
+ * counting noise explains (empirical Bayes): a steady load reads as one load, not as windows
+ * whose random highs would each be simulated (a queue's wait is convex in load, so noise
+ * alone would raise the prediction).
+ */
+function shrinkLoads(ws: WindowSums[], lenMs: number): void {
+  const mean = ws.reduce((a, w) => a + w.calls, 0) / ws.length;
+  const v = ws.reduce((a, w) => a + (w.calls - mean) ** 2, 0) / Math.max(1, ws.length - 1);
+  const b = ws.length > 1 && v > 0 ? Math.max(0, 1 - mean / v) : 0;
+  for (const w of ws) {
+    w.rawRate = w.calls / lenMs;
+    w.rate = (mean + b * (w.calls - mean)) / lenMs;
+  }
+}
+
+function curveFit(
+  points: LoadPoint[],
+  obs: { hold: number; latency: number; weight: number }[],
+): { curve: WaitCurve; error: number } | undefined {
+  if (points.length < 4) return undefined;
+  const loads = points.map((p) => p.load);
+  if (Math.max(...loads) < 1.3 * Math.min(...loads)) return undefined;
+  const loo = leaveOneOut(points);
+  return {
+    curve: fitCurve(points),
+    error: relError(obs.map((x, i) => ({ ...x, pred: x.hold + loo[i]! }))),
+  };
+}
+
+/** Call-weighted mean of |pred - latency| / latency. */
+function relError(xs: { latency: number; pred: number; weight: number }[]): number {
+  let num = 0;
+  let den = 0;
+  for (const x of xs) {
+    if (!(x.latency > 0)) continue;
+    num += (x.weight * Math.abs(x.pred - x.latency)) / x.latency;
+    den += x.weight;
+  }
+  return den > 0 ? num / den : 0;
+}
+
+export function meanOf(a: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]!;
+  return a.length > 0 ? s / a.length : 0;
+}

@@ -1,0 +1,25 @@
+/**
+ * Capacity (issue 29): how each service's latency grows with its load, fitted from the
+ * recording (fit.ts), and the load and machine-count what-ifs replayed through whole requests
+ * (predict.ts, retime.ts, answer.ts). docs/capacity.md says how and when not to trust it.
+ */
+export {
+  capacityTrees,
+  capacityWhatIf,
+  prepareCapacity,
+  simulateCapacityWhatIf,
+  type CapacityOptions,
+  type CapacityWhatIf,
+  type PreparedCapacity,
+} from './answer';
+export { fitCapacity, type FitOptions } from './fit';
+export { CapacityChangeError, checkChanges, type Scenario, type ServiceOutlook } from './predict';
+export {
+  MAX_CAPACITY_CHANGES,
+  MAX_LOAD_FACTOR,
+  MAX_MACHINES,
+  type CapacityChange,
+  type CapacityFit,
+  type LoadChange,
+  type MachinesChange,
+} from './types';

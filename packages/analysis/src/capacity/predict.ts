@@ -1,0 +1,276 @@
+/**
+ * A capacity scenario (load and machine-count changes) applied to a fit: each instance
+ * window's new load, the services' utilisation, saturation and extrapolation, and every call's
+ * new queue wait.
+ */
+
+import { SeededRandom } from '../random';
+import { readCurve } from './curve';
+import type { WaitHistogram } from './histogram';
+import { simulateMgk } from './queue';
+import { meanOf } from './fit';
+import {
+  MAX_LOAD_FACTOR,
+  MAX_MACHINES,
+  type CapacityChange,
+  type CapacityFit,
+  type ServiceFit,
+} from './types';
+
+/** Simulated arrivals of a prediction: PREDICT_SIM / (1 - utilisation)^2, at most the max. */
+const PREDICT_SIM = 80_000;
+const MAX_PREDICT_SIM = 4_000_000;
+
+/** A change that cannot apply (the API answers 400 naming `field`). */
+export class CapacityChangeError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CapacityChangeError';
+  }
+}
+
+/** Per service, what the scenario does to it. */
+export interface ServiceOutlook {
+  service: string;
+  model: 'mgk' | 'curve';
+  fitError: number;
+  /** Servers per instance (the largest k among its instances) and instances before and after. */
+  k: number;
+  instances: number;
+  instancesAfter: number;
+  /** Busiest-window utilisation (load x mean hold / k) at the recorded load and in the scenario. */
+  utilisation: number;
+  utilisationAfter: number;
+  /** Calls per second per instance (mean), calls in flight per instance (Little's law). */
+  throughputPerS: number;
+  inFlight: number;
+  /** Mean server time split: work (own time less the wait) and queue wait, ms. */
+  workMs: number;
+  waitMs: number;
+  /** Some window's new load is above the highest load observed. */
+  extrapolated: boolean;
+  /** The new load exceeds what its servers can serve: no finite prediction. */
+  saturated: boolean;
+  /** Highest new load over the highest observed (1: within what was seen). */
+  loadOverObserved: number;
+}
+
+export interface Scenario {
+  services: ServiceOutlook[];
+  /** The service with the highest utilisation after the changes (it saturates first). */
+  saturatesFirst: string | undefined;
+  saturated: string[];
+  /** Per node: the change of its queue wait, ms (0 for roots and unmodelled calls). */
+  deltaMs: Float64Array;
+}
+
+/** Per instance window: the factor of its load (root traffic share and machines). */
+function factorsOf(fit: CapacityFit, changes: readonly CapacityChange[]): Float64Array[] {
+  const load = changes.find((c) => c.kind === 'load');
+  const ix = fit.index;
+  const root =
+    load && (load.rootService !== undefined || load.rootOperation !== undefined)
+      ? (r: string) =>
+          (load.rootService === undefined || r.startsWith(`${load.rootService}/`)) &&
+          (load.rootOperation === undefined || r.endsWith(`/${load.rootOperation}`))
+      : undefined;
+  return fit.instances.map((inst, j) => {
+    const W = inst.windows.length;
+    const calls = new Float64Array(W);
+    const hit = new Float64Array(W);
+    for (const i of ix.instances[j]!.nodes) {
+      const w = fit.windowOf[i]!;
+      calls[w]!++;
+      if (!root || root(ix.rootOf[ix.request[i]!]!)) hit[w]!++;
+    }
+    const f = load ? load.factor : 1;
+    const svc = fit.services[inst.service]!;
+    const machines = machinesFactor(svc, changes);
+    return Float64Array.from(calls, (c, w) =>
+      c > 0 ? ((c - hit[w]! + f * hit[w]!) / c) * machines : f * machines,
+    );
+  });
+}
+
+/** Recorded instances over new instances for a machines change of this service, else 1. */
+function machinesFactor(svc: ServiceFit, changes: readonly CapacityChange[]): number {
+  const n = svc.instances.length;
+  for (const c of changes)
+    if (c.kind === 'machines' && c.service === svc.service) return n / newCount(n, c);
+  return 1;
+}
+
+function newCount(n: number, c: { count?: number; delta?: number }): number {
+  return c.count ?? n + (c.delta ?? 0);
+}
+
+/** Checks the changes against the fit: bounds, known services, counts >= 1. */
+export function checkChanges(fit: CapacityFit, changes: readonly CapacityChange[]): void {
+  const loads = changes.filter((c) => c.kind === 'load');
+  if (loads.length > 1) throw new CapacityChangeError('policy', 'give at most one load change');
+  for (const l of loads)
+    if (!(l.factor > 0 && l.factor <= MAX_LOAD_FACTOR))
+      throw new CapacityChangeError(
+        'policy.factor',
+        `policy.factor must be in (0, ${MAX_LOAD_FACTOR}]`,
+      );
+  const seen = new Set<string>();
+  for (const c of changes) {
+    if (c.kind !== 'machines') continue;
+    if (seen.has(c.service))
+      throw new CapacityChangeError(
+        'policy.service',
+        `policy.service ${c.service} is changed twice`,
+      );
+    seen.add(c.service);
+    const svc = fit.services.find((s) => s.service === c.service);
+    if (!svc)
+      throw new CapacityChangeError(
+        'policy.service',
+        `policy.service ${JSON.stringify(c.service)} answered no call in the range; services: ${fit.services.map((s) => s.service).join(', ')}`,
+      );
+    if ((c.count === undefined) === (c.delta === undefined))
+      throw new CapacityChangeError(
+        'policy.count',
+        'policy.count and policy.delta exclude each other: give one',
+      );
+    const n = newCount(svc.instances.length, c);
+    if (!(Number.isInteger(n) && n >= 1 && n <= MAX_MACHINES))
+      throw new CapacityChangeError(
+        c.count !== undefined ? 'policy.count' : 'policy.delta',
+        `${c.service} would have ${n} instances (recorded ${svc.instances.length}); it needs 1 to ${MAX_MACHINES}`,
+      );
+  }
+}
+
+/**
+ * The scenario: per service its outlook, and per call its new wait (M/G/k: the recorded wait's
+ * quantile under the simulated 1x waits read off the simulated waits at the new load, same
+ * draws; curve: the recorded wait scaled by the curve's ratio). A saturated service's calls are
+ * not re-timed (no finite wait). O(windows x simulated arrivals + calls log).
+ */
+export function predictScenario(
+  fit: CapacityFit,
+  changes: readonly CapacityChange[],
+  seed = 1,
+): Scenario {
+  checkChanges(fit, changes);
+  const factors = factorsOf(fit, changes);
+  const rng = new SeededRandom(seed);
+  const deltaMs = new Float64Array(fit.trees.parent.length);
+  const outlooks = fit.services.map((svc, s) => {
+    const insts = fit.instances.map((x, j) => ({ x, j })).filter(({ x }) => x.service === s);
+    let peak1 = 0;
+    let peak = 0;
+    let over = 0;
+    for (const { x, j } of insts) {
+      const mean = meanOf(x.holds);
+      x.windows.forEach((w, wi) => {
+        if (w.calls === 0) return;
+        peak1 = Math.max(peak1, w.utilisation);
+        peak = Math.max(peak, (factors[j]![wi]! * w.rate * mean) / x.k);
+        over = Math.max(over, (factors[j]![wi]! * w.rawRate) / svc.maxRatePerMs);
+      });
+    }
+    const saturated = peak >= 1;
+    if (!saturated) for (const { x, j } of insts) rewait(fit, svc, x, j, factors[j]!, rng, deltaMs);
+    return outlook(svc, changes, { peak1, peak, over, saturated });
+  });
+  const saturated = outlooks.filter((o) => o.saturated).map((o) => o.service);
+  const first = [...outlooks].sort((a, b) => b.utilisationAfter - a.utilisationAfter)[0];
+  return { services: outlooks, saturatesFirst: first?.service, saturated, deltaMs };
+}
+
+function outlook(
+  svc: ServiceFit,
+  changes: readonly CapacityChange[],
+  u: { peak1: number; peak: number; over: number; saturated: boolean },
+): ServiceOutlook {
+  let calls = 0;
+  let dur = 0;
+  let wait = 0;
+  let work = 0;
+  for (const x of svc.instances)
+    for (const w of x.windows) {
+      calls += w.calls;
+      dur += w.sumDuration;
+      wait += w.sumWait;
+      work += w.sumWork;
+    }
+  const spanMs = svc.windowMs * Math.max(1, svc.instances[0]?.windows.length ?? 1);
+  const n = svc.instances.length;
+  return {
+    service: svc.service,
+    model: svc.model,
+    fitError: svc.fitError,
+    k: Math.max(1, ...svc.instances.map((x) => x.k)),
+    instances: n,
+    instancesAfter: Math.round(n / machinesFactor(svc, changes)),
+    utilisation: u.peak1,
+    utilisationAfter: u.peak,
+    throughputPerS: (calls / n / spanMs) * 1000,
+    inFlight: dur / n / spanMs,
+    workMs: calls > 0 ? work / calls : 0,
+    waitMs: calls > 0 ? wait / calls : 0,
+    extrapolated: u.over > 1 + 1e-9,
+    saturated: u.saturated,
+    loadOverObserved: Math.max(1, u.over),
+  };
+}
+
+/** New waits of one instance's calls, as deltas. */
+function rewait(
+  fit: CapacityFit,
+  svc: ServiceFit,
+  x: CapacityFit['instances'][number],
+  j: number,
+  factor: Float64Array,
+  rng: SeededRandom,
+  deltaMs: Float64Array,
+): void {
+  const nodes = fit.index.instances[j]!.nodes;
+  // Windows of one load and factor share their simulations (fit.ts simulates per distinct
+  // load). The 1x and new-load queues run on the same draws, long enough for the new load's
+  // tail: the arrivals a queue needs for a steady tail grow as 1 / (1 - utilisation)^2.
+  const cache = new Map<string, { from: WaitHistogram; to: WaitHistogram }>();
+  const mean = meanOf(x.holds);
+  const sims = x.windows.map((w, wi) => {
+    if (svc.model !== 'mgk' || w.calls === 0 || factor[wi] === 1) return undefined;
+    const key = `${w.seed}/${factor[wi]}`;
+    let sim = cache.get(key);
+    if (!sim) {
+      const rho = Math.max(w.utilisation, (factor[wi]! * w.rate * mean) / x.k);
+      const n = Math.max(
+        w.nSim,
+        Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)),
+      );
+      sim = {
+        from: simulateMgk(w.rate, x.k, x.holds, w.seed, n, n >> 2),
+        to: simulateMgk(factor[wi]! * w.rate, x.k, x.holds, w.seed, n, n >> 2),
+      };
+      cache.set(key, sim);
+    }
+    return sim;
+  });
+  for (const i of nodes) {
+    const wi = fit.windowOf[i]!;
+    const w = x.windows[wi]!;
+    const r = fit.waitMs[i]!;
+    let next = r;
+    if (svc.model === 'curve' && svc.curve) {
+      const at = readCurve(svc.curve, w.rawRate);
+      const to = readCurve(svc.curve, factor[wi]! * w.rawRate);
+      next = at > 1e-9 ? (r * to) / at : r + to - at;
+    } else if (sims[wi]) next = mapQuantile(sims[wi].from, sims[wi].to, r, rng);
+    deltaMs[i] = next - r;
+  }
+}
+
+/** The wait of `to` at the rank `r` has in `from`; the atom at 0 spread uniformly over its share. */
+function mapQuantile(from: WaitHistogram, to: WaitHistogram, r: number, rng: SeededRandom): number {
+  const u = r > 0 ? from.rank(r) : rng.float() * from.zeroShare();
+  return to.quantile(Math.min(u, 1 - 1e-12));
+}

@@ -1,0 +1,141 @@
+/**
+ * FIFO k-server queues: the reconstruction of a recorded queue's waits (arrivals and departures
+ * known, service starts not) and the M/G/k simulation the capacity model predicts with.
+ */
+
+import { SeededRandom } from '../random';
+import { WaitHistogram } from './histogram';
+
+/** A min-heap of numbers in a Float64Array of fixed capacity (no objects per push). */
+class MinHeap {
+  readonly v: Float64Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.v = new Float64Array(Math.max(1, capacity));
+  }
+  push(x: number): void {
+    let i = this.size++;
+    const v = this.v;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (v[p]! <= x) break;
+      v[i] = v[p]!;
+      i = p;
+    }
+    v[i] = x;
+  }
+  /** Replaces the least value with x. */
+  replaceTop(x: number): void {
+    const v = this.v;
+    const n = this.size;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && v[r]! < v[l]! ? r : l;
+      if (v[c]! >= x) break;
+      v[i] = v[c]!;
+      i = c;
+    }
+    v[i] = x;
+  }
+}
+
+/**
+ * The observed concurrency limit of a FIFO server: 1 + the most calls that arrived before a call
+ * and departed after it. In a FIFO queue with k servers a call can overtake only the calls in
+ * service beside it (at most k - 1), so this is a lower bound of k, reached as soon as the
+ * recording had all k servers busy with the later call finishing first. `arrival` sorted
+ * ascending, `departure` per call. O(n log n).
+ */
+export function concurrencyLimit(arrival: Float64Array, departure: Float64Array): number {
+  const n = arrival.length;
+  if (n === 0) return 1;
+  // Ranks of the departures (ties share the lower rank: a tie is no overtaking).
+  const order = Array.from({ length: n }, (_, i) => i).sort(
+    (a, b) => departure[a]! - departure[b]!,
+  );
+  const rank = new Uint32Array(n);
+  for (let j = 0, r = 0; j < n; j++) {
+    if (j > 0 && departure[order[j]!]! !== departure[order[j - 1]!]!) r = j;
+    rank[order[j]!] = r + 1;
+  }
+  const fen = new Uint32Array(n + 1);
+  let most = 0;
+  for (let i = 0; i < n; i++) {
+    // Earlier calls departing at or before this one: a Fenwick prefix sum over departure ranks.
+    let atMost = 0;
+    for (let x = rank[i]!; x > 0; x -= x & -x) atMost += fen[x]!;
+    // Ties in departure rank at or below: counted as not overtaken.
+    const over = i - atMost;
+    if (over > most) most = over;
+    for (let x = rank[i]!; x <= n; x += x & -x) fen[x]!++;
+  }
+  return most + 1;
+}
+
+/**
+ * The FIFO k-server reconstruction: call i (in arrival order) entered service at
+ * max(arrival_i, start_(i-1), the k-th latest departure among earlier calls), the first moment a
+ * server was free for it with every earlier call already served; exact for a FIFO queue of k
+ * servers. Writes the waits (start - arrival) and holds (departure - start) in place. A call that
+ * would start after its own departure (the recording is not FIFO with k servers) is clamped: its
+ * wait ends at its departure. O(n log k).
+ */
+export function fifoReconstruct(
+  arrival: Float64Array,
+  departure: Float64Array,
+  k: number,
+  wait: Float64Array,
+  hold: Float64Array,
+): void {
+  const heap = new MinHeap(k);
+  let prev = -Infinity;
+  for (let i = 0; i < arrival.length; i++) {
+    const a = arrival[i]!;
+    const d = departure[i]!;
+    let s = Math.max(a, prev);
+    if (heap.size === k && heap.v[0]! > s) s = heap.v[0]!;
+    if (s > d) s = d;
+    if (s < a) s = a;
+    prev = s;
+    wait[i] = s - a;
+    hold[i] = d - s;
+    if (heap.size < k) heap.push(d);
+    else if (d > heap.v[0]!) heap.replaceTop(d);
+  }
+}
+
+/**
+ * A FIFO queue of k servers fed Poisson arrivals at `ratePerMs`, service times drawn uniformly
+ * from `service` (ms); the arrivals' draws come from a generator seeded with `seed`, so two
+ * rates run on common random numbers (their waits differ by the rate, not by the draws). The
+ * waits of the `n` arrivals after the first `warmup` (the queue starts empty) go to a
+ * histogram. O((n + warmup) log k), no allocation beyond the heap.
+ */
+export function simulateMgk(
+  ratePerMs: number,
+  k: number,
+  service: Float64Array,
+  seed: number,
+  n: number,
+  warmup: number,
+): WaitHistogram {
+  const rng = new SeededRandom(seed);
+  const out = new WaitHistogram();
+  const free = new MinHeap(k);
+  for (let i = 0; i < k; i++) free.push(0);
+  const m = service.length;
+  const v = free.v;
+  let t = 0;
+  for (let i = 0; i < n + warmup; i++) {
+    t += -Math.log(1 - rng.float()) / ratePerMs;
+    const pick = service[Math.min(m - 1, Math.floor(rng.float() * m))]!;
+    const f = v[0]!;
+    const s = f > t ? f : t;
+    free.replaceTop(s + pick);
+    if (i >= warmup) out.add(s - t);
+  }
+  return out.seal();
+}

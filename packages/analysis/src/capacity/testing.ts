@@ -1,0 +1,107 @@
+/**
+ * Recordings drawn from a known queueing model (tests and the benchmark): one service answering
+ * FIFO on k servers with Poisson arrivals, each request a root calling it once.
+ */
+
+import { SeededRandom } from '../random';
+import type { RequestTrees } from '../whatif';
+
+export interface QueueModel {
+  /** Arrivals per ms, servers, and a service-time sampler (ms). */
+  ratePerMs: number;
+  servers: number;
+  service: (rng: SeededRandom) => number;
+}
+
+/** Exponential service of mean `meanMs` (M/M/k). */
+export const exponential =
+  (meanMs: number) =>
+  (rng: SeededRandom): number =>
+    -meanMs * Math.log(1 - rng.float());
+
+/** Log-normal service of mean `meanMs` and log-sd `sigma` (M/G/k). */
+export const logNormal =
+  (meanMs: number, sigma: number) =>
+  (rng: SeededRandom): number =>
+    meanMs * Math.exp(sigma * rng.normal() - (sigma * sigma) / 2);
+
+/**
+ * `n` arrivals of the model's FIFO queue (an independent implementation: the k servers' free
+ * times scanned linearly), after `warmup` more: each arrival's wait and service time.
+ */
+export function runQueue(
+  m: QueueModel,
+  n: number,
+  seed: number,
+  warmup = 2000,
+): { arrivalMs: Float64Array; waitMs: Float64Array; serviceMs: Float64Array } {
+  const rng = new SeededRandom(seed);
+  const free = new Array<number>(m.servers).fill(0);
+  const arrivalMs = new Float64Array(n);
+  const waitMs = new Float64Array(n);
+  const serviceMs = new Float64Array(n);
+  let t = 0;
+  for (let i = -warmup; i < n; i++) {
+    t += -Math.log(1 - rng.float()) / m.ratePerMs;
+    let w = 0;
+    for (let j = 1; j < m.servers; j++) if (free[j]! < free[w]!) w = j;
+    const start = Math.max(t, free[w]!);
+    const s = m.service(rng);
+    free[w] = start + s;
+    if (i < 0) continue;
+    arrivalMs[i] = t;
+    waitMs[i] = start - t;
+    serviceMs[i] = s;
+  }
+  return { arrivalMs, waitMs, serviceMs };
+}
+
+/** Root self time before and after the call, ms. */
+export const ROOT_BEFORE_MS = 0.2;
+export const ROOT_AFTER_MS = 0.3;
+
+/** A recording of `n` requests of the model: root -> one call to `db` on host db-0. */
+export function queueTrees(m: QueueModel, n: number, seed: number): RequestTrees {
+  const q = runQueue(m, n, seed);
+  const nodes = 2 * n;
+  const parent = new Int32Array(nodes);
+  const startMs = new Float64Array(nodes);
+  const durationMs = new Float64Array(nodes);
+  const edge = new Int32Array(nodes);
+  const nodeOffsets = new Uint32Array(n + 1);
+  const requestStartMs = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const call = q.waitMs[i]! + q.serviceMs[i]!;
+    nodeOffsets[i + 1] = 2 * i + 2;
+    requestStartMs[i] = 1.7e12 + q.arrivalMs[i]! - ROOT_BEFORE_MS;
+    parent[2 * i] = -1;
+    edge[2 * i] = -1;
+    durationMs[2 * i] = ROOT_BEFORE_MS + call + ROOT_AFTER_MS;
+    parent[2 * i + 1] = 2 * i;
+    startMs[2 * i + 1] = ROOT_BEFORE_MS;
+    durationMs[2 * i + 1] = call;
+  }
+  return {
+    nodeOffsets,
+    requestStartMs,
+    traceIds: Array.from({ length: n }, (_, i) => i.toString(16).padStart(32, '0')),
+    parent,
+    startMs,
+    durationMs,
+    edge,
+    host: Uint32Array.from({ length: nodes }, (_, i) => i % 2),
+    mode: new Uint32Array(nodes),
+    structure: new Uint8Array(nodes),
+    concurrency: new Uint32Array(nodes).fill(1),
+    edges: [
+      {
+        parentService: 'frontend',
+        parentOperation: 'GET /',
+        leafService: 'db',
+        leafOperation: 'query',
+      },
+    ],
+    hosts: ['', 'db-0'],
+    modes: [''],
+  };
+}

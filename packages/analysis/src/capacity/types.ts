@@ -1,0 +1,92 @@
+/** The capacity model's fitted state (fit.ts) and its scenarios (predict.ts). */
+
+import type { RequestTrees } from '../whatif';
+import type { CallIndex } from './calls';
+import type { WaitCurve } from './curve';
+import type { WaitHistogram } from './histogram';
+
+/** A window's sums before its simulation. */
+export interface WindowSums {
+  index: number;
+  startMs: number;
+  calls: number;
+  sumDuration: number;
+  sumWait: number;
+  sumHold: number;
+  sumWork: number;
+  /** The load the model uses (shrunk, shrinkLoads) and the one observed, calls per ms. */
+  rate: number;
+  rawRate: number;
+}
+
+/** One window of one instance, fitted. */
+export interface WindowFit extends WindowSums {
+  /** The simulation's seed and arrivals (replayed at other loads with the same draws). */
+  seed: number;
+  nSim: number;
+  /** Simulated waits at the window's own load (the model's 1x), ms. */
+  waits1: WaitHistogram;
+  /** Load x mean hold / servers at the recorded load. */
+  utilisation: number;
+}
+
+/** One instance (service, host): its servers and reconstructed service times. */
+export interface InstanceFit {
+  service: number;
+  host: string;
+  /** Servers (k of M/G/k) and where k came from. */
+  k: number;
+  kSource: 'observed' | 'pool-size';
+  /** Reconstructed holds (service times), ms, in arrival order. */
+  holds: Float64Array;
+  windows: WindowFit[];
+}
+
+export interface ServiceFit {
+  service: string;
+  instances: InstanceFit[];
+  windowMs: number;
+  /** The model used: M/G/k per window, or the empirical wait-against-load curve. */
+  model: 'mgk' | 'curve';
+  /** Call-weighted mean relative error of the windows' mean latency, of each model and the chosen. */
+  mgkError: number;
+  curveError?: number;
+  fitError: number;
+  curve?: WaitCurve;
+  /** The highest observed per-instance window load, calls per ms. */
+  maxRatePerMs: number;
+}
+
+export interface CapacityFit {
+  trees: RequestTrees;
+  index: CallIndex;
+  instances: InstanceFit[];
+  services: ServiceFit[];
+  /** Per node: reconstructed queue wait and hold, ms, and its window (-1 for roots). */
+  waitMs: Float64Array;
+  holdMs: Float64Array;
+  windowOf: Int32Array;
+}
+
+/** A load change: every request's traffic, or only one root operation's, times `factor`. */
+export interface LoadChange {
+  kind: 'load';
+  factor: number;
+  rootService?: string;
+  rootOperation?: string;
+}
+
+/** A machine-count change of one service: a new instance count, or a change of it. */
+export interface MachinesChange {
+  kind: 'machines';
+  service: string;
+  count?: number;
+  delta?: number;
+}
+
+export type CapacityChange = LoadChange | MachinesChange;
+
+/** Bounds of the changes (the API's 400s name them). */
+export const MAX_LOAD_FACTOR = 16;
+export const MAX_MACHINES = 10_000;
+export const MAX_CAPACITY_CHANGES = 8;
