@@ -1,8 +1,9 @@
 // The dependency rules (npm run lint): apps import packages, packages import packages only and
 // packages/analysis none, no app imports another app except apps/cli (the composer), no
 // workspace reaches into another's files past its entry, the what-if wing's folders depend one
-// way, and no import cycles. packages/analysis's no-I/O rule is in eslint.config.js. The layers
-// are drawn in docs/architecture.md, which a test keeps equal to these rules.
+// way, apps/api stands on its foundation/ under its server/, and no import cycles.
+// packages/analysis's no-I/O rule is in eslint.config.js. The layers are drawn in
+// docs/architecture.md, which a test keeps equal to these rules.
 /** A workspace: apps/NAME, packages/NAME, bench or collectors (group 1 of the match). */
 const WORKSPACE = '^((?:apps|packages)/[^/]+|bench|collectors)/';
 
@@ -57,6 +58,37 @@ const whatIfLayers = Object.entries(WHATIF_MAY_IMPORT).map(([folder, may]) => {
     to: { path: `^${WHATIF}(${targets.join('|')})/` },
   };
 });
+
+const API = 'apps/api/src/';
+/**
+ * apps/api's two layers with rules (docs/architecture.md, "apps/api"): foundation/ (the shared
+ * vocabulary) at the bottom, importing none of the other folders, and server/ (the composition
+ * root) at the top, imported by none of them; report/run.ts builds the API in process and the
+ * entry re-exports it, so they compose too. Tests may import anything.
+ */
+const apiLayers = [
+  {
+    name: 'api-foundation-imports-none',
+    severity: 'error',
+    comment:
+      'apps/api/src/foundation is the shared vocabulary (errors, tokens, ranges, route typing): ' +
+      'every folder may import it and it imports none of them.',
+    from: { path: `^${API}foundation/` },
+    to: { path: `^${API}`, pathNot: `^${API}foundation/` },
+  },
+  {
+    name: 'api-server-is-the-root',
+    severity: 'error',
+    comment:
+      'apps/api/src/server composes the API: no other folder imports it (what they share goes ' +
+      'in foundation/; what routes get is routes/context.ts).',
+    from: {
+      path: `^${API}`,
+      pathNot: [`^${API}server/`, `^${API}index\\.ts$`, `^${API}report/run\\.ts$`, '\\.test\\.ts$'],
+    },
+    to: { path: `^${API}server/` },
+  },
+];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -123,6 +155,7 @@ module.exports = {
       },
     },
     ...whatIfLayers,
+    ...apiLayers,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

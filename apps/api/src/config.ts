@@ -1,5 +1,5 @@
 import { checkIdent } from './store/ddl';
-import { accessSettings } from './server/access-settings';
+import { accessSettings } from './foundation';
 import { ANALYSIS_ENV, analysisLimitsFromEnv } from './store/budget';
 
 /**

@@ -16,7 +16,7 @@ import type { InflightBudget } from './inflight';
 import { budgetInterceptor, budgeted, overBudgetMessage } from './grpc-budget';
 import type { Pipeline } from './pipeline';
 import { NO_OBSERVER, type IngestObserver, type RequestOutcome } from './observer';
-import { checkBearer, type TokenSet } from '../server/tokens';
+import { checkBearer, type TokenSet } from '../foundation';
 
 /**
  * OTLP/gRPC: opentelemetry.proto.collector.trace.v1.TraceService/Export and

@@ -23,7 +23,7 @@ import {
 import type { Pipeline } from './pipeline';
 import type { WriterHealth } from './writer-faults';
 import { NO_OBSERVER, outcomeOfStatus, type IngestObserver } from './observer';
-import { checkBearer, type TokenSet } from '../server/tokens';
+import { checkBearer, type TokenSet } from '../foundation';
 
 /**
  * OTLP/HTTP: `POST /v1/traces` and `POST /v1/metrics` with application/x-protobuf or application/json, optionally

@@ -13,7 +13,7 @@ import { TRACES_SIGNAL } from './signal';
 import type { WalDamage } from './wal';
 import type { WriterHealth, WriterTuning } from './writer';
 import type { IngestObserver } from './observer';
-import { TokenSet } from '../server/tokens';
+import { TokenSet } from '../foundation';
 
 export type { IngestObserver, OtlpProtocol, RequestOutcome, SpanRejectReason } from './observer';
 export { WRITER_FAILURES, type WriterFailure } from './writer-faults';

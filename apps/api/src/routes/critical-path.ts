@@ -17,8 +17,8 @@ import {
   type NamedPathSpan,
 } from '@tailscope/analysis';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { ApiContext } from '../server/context';
-import type { RouteApp } from '../server/route-app';
+import type { ApiContext } from './context';
+import { type RouteApp, parseRange, type TimeRange } from '../foundation';
 import type { Store } from '../store';
 import {
   sampleRoots,
@@ -28,7 +28,7 @@ import {
   type RootFilter,
 } from '../store/traces-roots';
 import { selectPathSpans, type PathSpanRow } from '../store/traces-paths';
-import { clampRange, parseRange, type TimeRange } from './fanouts';
+import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 
 const BAND_QUANTILE: Record<CriticalPathBand, number> = {

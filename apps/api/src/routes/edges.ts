@@ -1,9 +1,9 @@
 import { API_PATHS, EdgesRoute, type Edge, type EdgesResponse } from '@tailscope/contracts';
 import type { EdgeSummary } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import type { RouteApp } from '../server/route-app';
+import type { ApiContext } from './context';
+import { type RouteApp, parseRange } from '../foundation';
 import { edgeCoverage, selectDuplicates, selectEdges, selectSkew } from '../store/edges';
-import { clampRange, parseRange } from './fanouts';
+import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
 

@@ -11,8 +11,8 @@ import {
   type DetectedEpisode,
   type Series,
 } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import type { RouteApp } from '../server/route-app';
+import type { ApiContext } from './context';
+import { type RouteApp, parseRange } from '../foundation';
 import {
   selectEpisodeWindows,
   type EpisodeScope,
@@ -20,7 +20,7 @@ import {
 } from '../store/episodes-read';
 import type { Store } from '../store';
 import { selectSamplingInfo } from '../store/sampling';
-import { clampRange, parseRange } from './fanouts';
+import { clampRange } from './clamp-range';
 import { cachedAnswer } from '../cache';
 
 /** The identity of a series: what an episode names. */

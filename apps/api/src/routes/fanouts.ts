@@ -1,10 +1,4 @@
-import {
-  API_PATHS,
-  FanoutsRoute,
-  TIME_MAX_MS,
-  TIME_MIN_MS,
-  type Fanout,
-} from '@tailscope/contracts';
+import { API_PATHS, FanoutsRoute, type Fanout } from '@tailscope/contracts';
 import {
   amplificationCurve,
   amplificationFromCounts,
@@ -12,120 +6,15 @@ import {
   slowestShare,
   type Quantiles,
 } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import { badRequest } from '../server/errors';
-import type { RouteApp } from '../server/route-app';
+import type { ApiContext } from './context';
+import { parseRange, type RouteApp, type TimeRange } from '../foundation';
 import { selectEdges } from '../store/edges';
 import { selectFanoutOperations, type FanoutOperationRow } from '../store/fanouts';
 import { emptyFanoutsHint } from './empty-hint';
-import { selectStoredBounds, type Store } from '../store';
+import type { Store } from '../store';
 import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
-
-const HOUR_MS = 3_600_000;
-
-/**
- * Epoch ms from `epoch ms` digits (fractions allowed) or ISO-8601 text, between 1970 and 2200
- * whichever way it is written; ranges are then clamped to the stored data (clampRange).
- */
-function parseTime(name: string, raw: string): number {
-  const text = raw.trim();
-  let v = NaN;
-  if (/^-?\d+(\.\d+)?$/.test(text)) v = Number(text);
-  else if (/^\d{4}-\d{2}-\d{2}/.test(text)) v = Date.parse(text);
-  else
-    throw badRequest(
-      `${name} must be epoch milliseconds or ISO-8601 date-time, got ${JSON.stringify(raw)}`,
-    );
-  // The same instants are accepted whichever way they are written (year 0000 refused both ways).
-  if (!(v >= TIME_MIN_MS && v <= TIME_MAX_MS))
-    throw badRequest(
-      `${name} must be between 1970-01-01 and 2200-01-01 (epoch ms ${TIME_MIN_MS} to ${TIME_MAX_MS}), got ${JSON.stringify(raw)}`,
-    );
-  return v;
-}
-
-export interface TimeRange {
-  fromMs: number;
-  toMs: number;
-  fromNs: bigint;
-  toNs: bigint;
-}
-
-function msToNs(ms: number): bigint {
-  const whole = Math.floor(ms);
-  return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1e6));
-}
-
-/** [from, to) from the query, defaulting to the last hour; 400 when reversed. */
-export function parseRange(
-  q: { from?: string | undefined; to?: string | undefined },
-  nowMs: number,
-): TimeRange {
-  const toMs = q.to !== undefined ? parseTime('to', q.to) : nowMs;
-  const fromMs = q.from !== undefined ? parseTime('from', q.from) : toMs - HOUR_MS;
-  if (!(fromMs < toMs)) throw badRequest(`from (${fromMs}) must be before to (${toMs})`);
-  return { fromMs, toMs, fromNs: msToNs(fromMs), toNs: msToNs(toMs) };
-}
-
-/**
- * Instants ClickHouse DateTime64(9) can hold, with a day's room for the edge margins the
- * queries add around a range (Int64 ns: 1677-09-21 to 2262-04-11).
- */
-const DAY_NS = 86_400_000_000_000n;
-const NS_FLOOR = -(2n ** 63n) + DAY_NS;
-const NS_CEIL = 2n ** 63n - 1n - DAY_NS;
-
-/**
- * The part of [from, to) the store holds spans in, so no
- * query's cost grows with the range asked rather than the data: `from=0000-01-01&to=9999-12-31`
- * on a store of one span reads that span's instant, not ten thousand years of 10-minute chunks
- * (which once allocated an array per chunk and took the process down). fromMs/toMs stay as
- * asked, for the answer to echo; fromNs/toNs become the stored part (empty: equal).
- */
-export async function clampRange(store: Store, range: TimeRange): Promise<TimeRange> {
-  return (await clampRangeCovering(store, range)).range;
-}
-
-/**
- * clampRange, and whether the clamped range holds every stored span (its reads may then drop
- * the time filter). Bounds past the engine's DateTime64 limits are not whole.
- */
-export async function clampRangeCovering(
-  store: Store,
-  range: TimeRange,
-): Promise<{ range: TimeRange; whole: boolean }> {
-  const bounds = await selectStoredBounds(store);
-  const clamp = (v: bigint): bigint => (v < NS_FLOOR ? NS_FLOOR : v > NS_CEIL ? NS_CEIL : v);
-  if (!bounds) return { range: { ...range, fromNs: 0n, toNs: 0n }, whole: false };
-  const lo = clamp(bounds.minNs);
-  const hi = clamp(bounds.maxNs + 1n);
-  const fromNs = range.fromNs > lo ? range.fromNs : lo;
-  const toNs = range.toNs < hi ? range.toNs : hi;
-  const whole = fromNs === bounds.minNs && toNs === bounds.maxNs + 1n;
-  return fromNs < toNs
-    ? { range: { ...range, fromNs, toNs }, whole }
-    : { range: { ...range, fromNs: lo, toNs: lo }, whole: false };
-}
-
-/** A non-empty string parameter, or 400 naming it. */
-export function requireText(name: string, v: string | undefined): string {
-  if (v === undefined || v === '') throw badRequest(`${name} is required`);
-  return v;
-}
-
-/** An optional finite number in [min, max], or 400 naming it. */
-export function optionalNumber(
-  name: string,
-  v: number | undefined,
-  min: number,
-  max: number,
-): number | undefined {
-  if (v === undefined) return undefined;
-  if (!Number.isFinite(v) || v < min || v > max)
-    throw badRequest(`${name} must be a number in [${min}, ${max}], got ${v}`);
-  return v;
-}
+import { clampRange } from './clamp-range';
 
 const asQ = (v: readonly number[]): Quantiles => ({
   p50: v[0] ?? NaN,

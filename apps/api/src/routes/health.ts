@@ -1,6 +1,6 @@
 import { API_PATHS, HealthRoute, ReadyRoute } from '@tailscope/contracts';
-import type { ApiContext } from '../server/context';
-import type { RouteApp } from '../server/route-app';
+import type { ApiContext } from './context';
+import type { RouteApp } from '../foundation';
 
 export function healthRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get(API_PATHS.health.path, { schema: HealthRoute }, () => ({ status: 'ok' as const }));

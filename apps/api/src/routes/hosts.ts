@@ -5,11 +5,10 @@ import {
   type HostWindow,
 } from '@tailscope/contracts';
 import { hostEpisodes, quantileInclusive, type WindowStats } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import { badRequest } from '../server/errors';
+import type { ApiContext } from './context';
+import { badRequest, type RouteApp, optionalNumber, parseRange, requireText } from '../foundation';
 import { selectHostWindows } from '../store/fanouts';
-import type { RouteApp } from '../server/route-app';
-import { clampRange, optionalNumber, parseRange, requireText } from './fanouts';
+import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
 

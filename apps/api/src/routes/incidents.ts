@@ -1,10 +1,10 @@
 import { API_PATHS, IncidentsRoute, type IncidentsResponse } from '@tailscope/contracts';
 import { CAUSE_TIE_MARGIN, episodeWindowSeconds, groupEpisodes } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import type { RouteApp } from '../server/route-app';
+import type { ApiContext } from './context';
+import { type RouteApp, parseRange } from '../foundation';
 import { cachedAnswer } from '../cache';
 import { judgeEpisodes } from './episodes';
-import { clampRange, parseRange } from './fanouts';
+import { clampRange } from './clamp-range';
 import { analyseIncident, msToNs } from './incidents-analysis';
 
 /**

@@ -5,11 +5,10 @@ import {
   MAX_ATTRIBUTE_KEYS,
 } from '@tailscope/contracts';
 import { packLeafCalls } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import { badRequest } from '../server/errors';
+import type { ApiContext } from './context';
+import { badRequest, type RouteApp, parseRange, requireText } from '../foundation';
 import { loadLeafCalls } from '../store/fanouts';
-import type { RouteApp } from '../server/route-app';
-import { clampRange, parseRange, requireText } from './fanouts';
+import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
 

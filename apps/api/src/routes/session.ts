@@ -4,11 +4,8 @@ import {
   GetSessionRoute,
   PostSessionRoute,
 } from '@tailscope/contracts';
-import { apiTokenProblem, SESSION_COOKIE } from '../server/access';
-import type { ApiContext } from '../server/context';
-import { HttpError } from '../server/errors';
-import type { RouteApp } from '../server/route-app';
-import { TokenSet } from '../server/tokens';
+import type { ApiContext } from './context';
+import { HttpError, type RouteApp, TokenSet, apiTokenProblem, SESSION_COOKIE } from '../foundation';
 
 /** Kept for 30 days: the dashboard asks for the token once, not every visit. */
 const SESSION_MAX_AGE_S = 30 * 86_400;

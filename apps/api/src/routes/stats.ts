@@ -1,6 +1,6 @@
 import { API_PATHS, StatsRoute } from '@tailscope/contracts';
-import type { ApiContext } from '../server/context';
-import type { RouteApp } from '../server/route-app';
+import type { ApiContext } from './context';
+import type { RouteApp } from '../foundation';
 import { retentionOf } from '../store/retention';
 import { storeFigures } from '../cache/store-figures';
 

@@ -5,12 +5,18 @@ import {
   StragglersRoute,
 } from '@tailscope/contracts';
 import { attributeKey, parseDimension, type Dimension } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import { badRequest } from '../server/errors';
+import type { ApiContext } from './context';
+import {
+  badRequest,
+  type RouteApp,
+  clientGone,
+  optionalNumber,
+  parseRange,
+  requireText,
+} from '../foundation';
 import { loadLeafCalls } from '../store/fanouts';
-import type { RouteApp } from '../server/route-app';
-import { analysisPool, clientGone } from '../whatif-worker/pool';
-import { clampRange, optionalNumber, parseRange, requireText } from './fanouts';
+import { analysisPool } from '../whatif-worker/pool';
+import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
 

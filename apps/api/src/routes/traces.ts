@@ -10,14 +10,13 @@ import {
   type TraceSummary,
 } from '@tailscope/contracts';
 import { criticalPath, markSyncAnswers } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
+import type { ApiContext } from './context';
 import { countTraceSpans, selectTrace, type SpanRow } from '../store';
 import { selectTypedAttributes } from '../store/typed-attributes';
-import { badRequest, notFound } from '../server/errors';
-import type { RouteApp } from '../server/route-app';
+import { badRequest, notFound, type RouteApp, parseRange } from '../foundation';
 import { toApiSpan, toSpanSummary } from './span-json';
 import { selectSpan, selectTraceSummary } from '../store/traces-summary';
-import { clampRangeCovering, parseRange } from './fanouts';
+import { clampRangeCovering } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { searchTraces, type TraceSearchRow } from '../store/traces-search';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ApiContext } from '../server/context';
+import type { ApiContext } from './context';
 import { webRoutesFrom } from './web';
 
 const dirs: string[] = [];

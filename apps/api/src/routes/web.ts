@@ -3,7 +3,7 @@ import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ApiContext } from '../server/context';
+import type { ApiContext } from './context';
 
 /** Where `npm run build:web` (vite build in apps/web) puts the dashboard. */
 const WEB_DIST = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'web', 'dist');

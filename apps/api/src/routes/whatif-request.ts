@@ -1,6 +1,6 @@
 import type { ReplayWhatIfBody, WhatIfBody } from '@tailscope/contracts';
 import type { RequestWhatIfResult } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
+import type { ApiContext } from './context';
 import type { QueryBudgetError } from '../store/budget';
 import { loadRequestColumns } from '../store/request-columns';
 import {

@@ -16,7 +16,7 @@ import {
   WHATIF_BODY_FIELDS as bodyFields,
 } from '@tailscope/contracts';
 import { MAX_CAPACITY_CHANGES } from '@tailscope/analysis';
-import { badRequest, type HttpError } from '../server/errors';
+import { badRequest, type HttpError } from '../foundation';
 
 /**
  * The body validator of POST /api/v1/whatif (schemas in @tailscope/contracts): it checks the

@@ -5,10 +5,9 @@ import {
   type WhatIfResponse,
 } from '@tailscope/contracts';
 import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import { badRequest, notFound } from '../server/errors';
+import type { ApiContext } from './context';
+import { badRequest, notFound, type RouteApp, clientGone, parseRange } from '../foundation';
 import { QueryBudgetError } from '../store/budget';
-import type { RouteApp } from '../server/route-app';
 import { loadLeafCalls } from '../store/fanouts';
 import {
   capFanoutCalls,
@@ -16,8 +15,8 @@ import {
   WIDE_FANOUT_SEED,
   wideFanoutNote,
 } from '../store/wide-fanouts';
-import { analysisPool, clientGone, type AnalysisPool } from '../whatif-worker/pool';
-import { clampRange, parseRange } from './fanouts';
+import { analysisPool, type AnalysisPool } from '../whatif-worker/pool';
+import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
 import {

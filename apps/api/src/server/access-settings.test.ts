@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../config';
 import { checkExposure, isLoopback } from './exposure';
-import { TokenSet, bearerToken, checkBearer } from './tokens';
+import { TokenSet, bearerToken, checkBearer } from '../foundation';
 
 const A = 'a'.repeat(20);
 const B = 'b'.repeat(20);

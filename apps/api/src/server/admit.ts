@@ -2,6 +2,7 @@ import { API_PATHS } from '@tailscope/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdmissionGate, runAsWork, type WorkClass } from '../store/admission';
 import type { AnalysisLimits, QueryBudget } from '../store/budget';
+import { clientGone } from '../foundation';
 
 /**
  * Which gate a route waits at (store/admission.ts). The cheap answers a person waits on while
@@ -50,16 +51,6 @@ export function admissionGates(store: {
     gates.set(store, g);
   }
   return g;
-}
-
-/** Aborts when the client goes away before the reply is written, so its work stops. */
-export function clientGone(reply: FastifyReply): AbortSignal {
-  const ac = new AbortController();
-  if (reply.raw.destroyed && !reply.raw.writableFinished) ac.abort();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) ac.abort();
-  });
-  return ac.signal;
 }
 
 type Handler<This> = (this: This, req: FastifyRequest, reply: FastifyReply) => unknown;

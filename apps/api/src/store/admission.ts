@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { HttpError } from '../server/errors';
+import { HttpError } from '../foundation';
 import { QueryBudgetError, type QueryBudget } from './budget';
 
 /**

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { HttpError } from '../server/errors';
+import { HttpError } from '../foundation';
 
 /**
  * The query budget: limits ClickHouse enforces on every query Tailscope runs, so no single

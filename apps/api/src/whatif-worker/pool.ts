@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Piscina } from 'piscina';
-import { badRequest } from '../server/errors';
+import { badRequest } from '../foundation';
 import { BusyError, ClientGoneError, currentWork, remainingMs } from '../store/admission';
 import { QueryBudgetError, type AnalysisLimits, type QueryBudget } from '../store/budget';
 import type { AnalysisJob, AnalysisResults } from './jobs';
@@ -100,8 +100,6 @@ function requestPool(budget: QueryBudget, maxQueue: number): Piscina {
     },
   });
 }
-
-export { clientGone } from '../server/admit';
 
 function poolError(err: unknown, budget: QueryBudget, signal: AbortSignal): Error {
   if (signal.aborted) return new QueryBudgetError('time', budget);

@@ -1,8 +1,9 @@
+import type { RouteApp } from '../foundation';
 import type { Store } from '../store';
 import type { Settings } from '../config';
 import type { IngestStatus } from '../ingest';
 
-/** What route plugins get: the store and the settings. Handlers stay short. */
+/** What route plugins get: the store and the settings (the server fills it in). Handlers stay short. */
 export interface ApiContext {
   store: Store;
   settings: Settings;
@@ -15,3 +16,6 @@ export interface ApiContext {
   /** The bound addresses, once the server listens (absent in tests without listeners). */
   listen?: () => { api: string; otlpHttp: string; otlpGrpc: string } | undefined;
 }
+
+/** Route groups, one Fastify plugin each. */
+export type RoutePlugin = (app: RouteApp, ctx: ApiContext) => Promise<void> | void;

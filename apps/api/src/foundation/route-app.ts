@@ -6,7 +6,6 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { ApiContext } from './context';
 
 /**
  * The Fastify instance route plugins register on: typed by the TypeBox provider, so a handler's
@@ -19,6 +18,3 @@ export type RouteApp = FastifyInstance<
   FastifyBaseLogger,
   TypeBoxTypeProvider
 >;
-
-/** Route groups, one Fastify plugin each. */
-export type RoutePlugin = (app: RouteApp, ctx: ApiContext) => Promise<void> | void;
