@@ -6,8 +6,8 @@ import {
   type WhatIfResponse,
 } from '@tailscope/contracts';
 import type { CapacityWhatIf, WhatIfPolicy } from '@tailscope/analysis';
-import type { ApiContext } from '../server/context';
-import { badRequest, notFound } from '../server/errors';
+import type { ApiContext } from './context';
+import { badRequest, notFound } from '../foundation';
 import { loadRequestColumns } from '../store/request-columns';
 import { capWideParents, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED } from '../store/wide-fanouts';
 import type { AnalysisPool } from '../whatif-worker/pool';
