@@ -28,14 +28,11 @@ import { insertBench } from './ingest-insert';
 import { cpuSeconds, drive, type LoadOptions } from './ingest-load';
 import { formatsBench, readerBench } from './ingest-formats';
 import { apiClient } from '@tailscope/contracts';
+import { numberFlag } from './flags';
 import { startServer } from './serve-child';
 
 const argv = process.argv.slice(2);
-function flag(name: string, fallback: number): number {
-  const i = argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(argv[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-}
+const flag = numberFlag;
 const SECONDS = flag('seconds', 20);
 const CONNECTIONS = flag('connections', 4);
 const REQUESTS = flag('requests', 40);

@@ -21,20 +21,14 @@ import {
   type PushMetricExporter,
   type ResourceMetrics,
 } from '@opentelemetry/sdk-metrics';
+import { numberFlag, stringFlag } from './flags';
 import { cpuSeconds } from './ingest-load';
 import { startServer } from './serve-child';
 
-const argv = process.argv.slice(2);
-function flag(name: string, fallback: number): number {
-  const i = argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(argv[i + 1]) : NaN;
-  return Number.isFinite(v) && v > 0 ? v : fallback;
-}
-const SECONDS = flag('seconds', 20);
-const SERIES = flag('series', 500);
-const CONCURRENCY = flag('concurrency', 4);
-const protocolAt = argv.indexOf('--protocol');
-const PROTOCOL = protocolAt >= 0 ? (argv[protocolAt + 1] ?? 'proto') : 'proto';
+const SECONDS = numberFlag('seconds', 20);
+const SERIES = numberFlag('series', 500);
+const CONCURRENCY = numberFlag('concurrency', 4);
+const PROTOCOL = stringFlag('protocol', 'proto');
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** A reader collected on demand: the SDK's own aggregation and ResourceMetrics. */

@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonToProtobuf } from '../src/ingest/decode-json';
-import { BatchLog } from '../src/ingest/batch-log';
-import { WriteAheadLog } from '../src/ingest/wal';
 import type { Running } from '../src/server/serve';
 import { sql } from '../src/store';
 import { otlpJson } from '../src/testing/otlp-fixtures';
@@ -14,6 +12,7 @@ import {
   T0,
   countSpans,
   eventually,
+  leaveInLog,
   postOtlp,
   startServer,
   stats,
@@ -112,20 +111,13 @@ describe('a restart with a refused batch in the write-ahead log', () => {
   it('opens the receivers, stores the rest of the log and quarantines that batch', async () => {
     await running.close();
     // What a crash leaves: acknowledged records the store has not seen, one of them refused.
-    const walDir = join(dir, 'ingest', 'wal');
-    const batchLog = await BatchLog.open(walDir);
-    const { id, applied } = batchLog.state;
-    await batchLog.close();
-    const { wal } = await WriteAheadLog.open({
-      dir: walDir,
-      id,
-      segmentBytes: 1 << 30,
-      appliedSeq: applied,
-    });
     const [f, g, h, k] = ['f1'.repeat(16), 'f2'.repeat(16), 'f3'.repeat(16), 'f4'.repeat(16)];
-    for (const body of [spreadRequest(f, 0, 5), spreadRequest(g, 300, 150), spreadRequest(h, 0, 7)])
-      await wal.append(jsonToProtobuf(Buffer.from(body)), () => undefined);
-    await wal.close();
+    await leaveInLog(
+      join(dir, 'ingest', 'wal'),
+      [spreadRequest(f, 0, 5), spreadRequest(g, 300, 150), spreadRequest(h, 0, 7)].map((body) =>
+        jsonToProtobuf(Buffer.from(body)),
+      ),
+    );
 
     running = await startServer(dir, {}, TUNING);
     // The receivers answer while (or after) the log replays.

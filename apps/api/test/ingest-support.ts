@@ -1,5 +1,7 @@
 import { Client, compressionAlgorithms, credentials } from '@grpc/grpc-js';
 import { loadSettings, type Settings } from '../src/config';
+import { BatchLog } from '../src/ingest/batch-log';
+import { WriteAheadLog } from '../src/ingest/wal';
 import type { IngestTuning } from '../src/ingest';
 import { serve, type Running } from '../src/server/serve';
 import { sql } from '../src/store';
@@ -115,3 +117,21 @@ export function timedSpan(
 export const DAY_NS = 86_400_000_000_000n;
 /** 2025-11-22, a day the tests' spans start from. */
 export const T0 = 1_763_800_000_000_000_000n;
+
+/**
+ * What a crash leaves: `payloads` appended (fsynced) to the write-ahead log in `walDir` after
+ * what its batch log says is stored, as acknowledged requests the store has not seen.
+ */
+export async function leaveInLog(walDir: string, payloads: readonly Buffer[]): Promise<void> {
+  const batchLog = await BatchLog.open(walDir);
+  const { id, applied } = batchLog.state;
+  await batchLog.close();
+  const { wal } = await WriteAheadLog.open({
+    dir: walDir,
+    id,
+    segmentBytes: 1 << 30,
+    appliedSeq: applied,
+  });
+  for (const p of payloads) await wal.append(p, () => undefined);
+  await wal.close();
+}

@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BatchLog } from '../src/ingest/batch-log';
 import { metricsJsonToProtobuf } from '../src/ingest/decode-metrics-json';
-import { WriteAheadLog } from '../src/ingest/wal';
 import type { Running } from '../src/server/serve';
 import { sql } from '../src/store';
-import { startServer } from './ingest-support';
+import { leaveInLog, startServer } from './ingest-support';
 
 /**
  * Acknowledged means durable for metrics too: what a crash leaves in the metrics write-ahead
@@ -60,22 +59,7 @@ describe('a crash with acknowledged metrics in the write-ahead log', () => {
     await running.close();
     running = undefined;
     const walDir = join(dir, 'ingest', 'metrics-wal');
-    const batchLog = await BatchLog.open(walDir);
-    const { id, applied } = batchLog.state;
-    await batchLog.close();
-    const { wal } = await WriteAheadLog.open({
-      dir: walDir,
-      id,
-      segmentBytes: 1 << 30,
-      appliedSeq: applied,
-    });
-    for (const [run, n] of [
-      ['a', 50],
-      ['b', 7],
-      ['c', 300],
-    ] as const)
-      await wal.append(gaugeRequest(run, n), () => undefined);
-    await wal.close();
+    await leaveInLog(walDir, [gaugeRequest('a', 50), gaugeRequest('b', 7), gaugeRequest('c', 300)]);
 
     running = await startServer(dir);
     await running.ingest.flush();

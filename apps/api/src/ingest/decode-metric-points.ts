@@ -61,6 +61,48 @@ function scan(r: ProtoReader, start: number, end: number, shape: MessageShape, f
 
 const pos = (no: number) => at[no] ?? -1;
 
+/**
+ * Pass 1, then what every kind writes first: context, attributes (field `attrNo`), start and
+ * time, and (`counted`) Count and Sum (fields 4 and 5 of the histogram and summary points).
+ * Returns the rejection reason, '' when the row was begun. Positions stay in `at` for the rest.
+ */
+function begin(
+  t: PointTable,
+  r: ProtoReader,
+  ctx: MetricContext,
+  range: { start: number; end: number },
+  shape: MessageShape,
+  fields: { flags: number; attr: number; counted: boolean },
+): string {
+  scan(r, range.start, range.end, shape, fields.flags);
+  const reason = timeReason(r.b, pos(2), pos(3));
+  if (reason !== '') return reason;
+  writeContext(t, r, ctx, { ...range, attrTag: tag(fields.attr, WIRE_LEN) });
+  copy8(t.start, r.b, pos(2));
+  copy8(t.time, r.b, pos(3));
+  if (fields.counted) {
+    copy8(t.count, r.b, pos(4));
+    copy8(t.sum, r.b, pos(5));
+  }
+  return '';
+}
+
+/** What both histogram kinds write last: exemplars, flags, Min, Max and temporality. */
+function finishHistogram(
+  t: PointTable,
+  r: ProtoReader,
+  range: { start: number; end: number },
+  no: { exemplars: number; min: number; max: number },
+  data: MetricData,
+): void {
+  writeExemplars(t, r, range.start, range.end, tag(no.exemplars, WIRE_LEN));
+  t.flags.u32(flags);
+  copy8(t.min, r.b, pos(no.min));
+  copy8(t.max, r.b, pos(no.max));
+  t.temporality.u32(data.temporality);
+  t.rows++;
+}
+
 export function writeNumberPoint(
   t: PointTable,
   r: ProtoReader,
@@ -69,16 +111,13 @@ export function writeNumberPoint(
   end: number,
   data: MetricData,
 ): string {
-  scan(r, start, end, NUMBER_POINT, 8);
-  const reason = timeReason(r.b, pos(2), pos(3));
+  const range = { start, end };
+  const reason = begin(t, r, ctx, range, NUMBER_POINT, { flags: 8, attr: 7, counted: false });
   if (reason !== '') return reason;
-  const [s, tm, dbl, int, fl] = [pos(2), pos(3), pos(4), pos(6), flags];
-  writeContext(t, r, ctx, { start, end, attrTag: tag(7, WIRE_LEN) });
-  copy8(t.start, r.b, s);
-  copy8(t.time, r.b, tm);
+  const [dbl, int] = [pos(4), pos(6)];
   if (dbl >= 0 || int < 0) copy8(t.value, r.b, dbl);
   else t.value.f64(int64At(r.b, int));
-  t.flags.u32(fl);
+  t.flags.u32(flags);
   writeExemplars(t, r, start, end, tag(5, WIRE_LEN));
   if (t.kind === 'sum') {
     t.temporality.u32(data.temporality);
@@ -125,33 +164,14 @@ export function writeHistogramPoint(
   end: number,
   data: MetricData,
 ): string {
-  scan(r, start, end, HISTOGRAM_POINT, 10);
-  const reason = timeReason(r.b, pos(2), pos(3));
+  const range = { start, end };
+  const reason = begin(t, r, ctx, range, HISTOGRAM_POINT, { flags: 10, attr: 9, counted: true });
   if (reason !== '') return reason;
-  const [s, tm, count, sum, min, max, fl] = [
-    pos(2),
-    pos(3),
-    pos(4),
-    pos(5),
-    pos(11),
-    pos(12),
-    flags,
-  ];
-  writeContext(t, r, ctx, { start, end, attrTag: tag(9, WIRE_LEN) });
-  copy8(t.start, r.b, s);
-  copy8(t.time, r.b, tm);
-  copy8(t.count, r.b, count);
-  copy8(t.sum, r.b, sum);
   t.aCount += writeFixedArray(r, start, end, 6, t.a);
   t.aOff.u64(t.aCount, 0);
   t.bCount += writeFixedArray(r, start, end, 7, t.b);
   t.bOff.u64(t.bCount, 0);
-  writeExemplars(t, r, start, end, tag(8, WIRE_LEN));
-  t.flags.u32(fl);
-  copy8(t.min, r.b, min);
-  copy8(t.max, r.b, max);
-  t.temporality.u32(data.temporality);
-  t.rows++;
+  finishHistogram(t, r, range, { exemplars: 8, min: 11, max: 12 }, data);
   return '';
 }
 
@@ -205,19 +225,10 @@ export function writeExpHistogramPoint(
   end: number,
   data: MetricData,
 ): string {
-  scan(r, start, end, EXP_HISTOGRAM_POINT, 10);
-  const reason = timeReason(r.b, pos(2), pos(3));
+  const range = { start, end };
+  const shape = EXP_HISTOGRAM_POINT;
+  const reason = begin(t, r, ctx, range, shape, { flags: 10, attr: 1, counted: true });
   if (reason !== '') return reason;
-  const [s, tm, count, sum, zero, min, max, fl] = [
-    pos(2),
-    pos(3),
-    pos(4),
-    pos(5),
-    pos(7),
-    pos(12),
-    pos(13),
-    flags,
-  ];
   let scale = 0;
   r.p = start;
   while (r.p < end) {
@@ -225,13 +236,8 @@ export function writeExpHistogramPoint(
     if (tg === tag(6, WIRE_VARINT)) scale = zigzag(r.varint32(end));
     else r.skip(tg & 7, end);
   }
-  writeContext(t, r, ctx, { start, end, attrTag: tag(1, WIRE_LEN) });
-  copy8(t.start, r.b, s);
-  copy8(t.time, r.b, tm);
-  copy8(t.count, r.b, count);
-  copy8(t.sum, r.b, sum);
   t.scale.u32(scale);
-  copy8(t.zeroCount, r.b, zero);
+  copy8(t.zeroCount, r.b, pos(7));
   const [posOffset, posN] = bucketsOf(r, start, end, 8, t.a);
   t.posOffset.u32(posOffset);
   t.aCount += posN;
@@ -240,12 +246,7 @@ export function writeExpHistogramPoint(
   t.negOffset.u32(negOffset);
   t.bCount += negN;
   t.bOff.u64(t.bCount, 0);
-  writeExemplars(t, r, start, end, tag(11, WIRE_LEN));
-  t.flags.u32(fl);
-  copy8(t.min, r.b, min);
-  copy8(t.max, r.b, max);
-  t.temporality.u32(data.temporality);
-  t.rows++;
+  finishHistogram(t, r, range, { exemplars: 11, min: 12, max: 13 }, data);
   return '';
 }
 
@@ -256,15 +257,10 @@ export function writeSummaryPoint(
   start: number,
   end: number,
 ): string {
-  scan(r, start, end, SUMMARY_POINT, 8);
-  const reason = timeReason(r.b, pos(2), pos(3));
+  const range = { start, end };
+  const reason = begin(t, r, ctx, range, SUMMARY_POINT, { flags: 8, attr: 7, counted: true });
   if (reason !== '') return reason;
-  const [s, tm, count, sum, fl] = [pos(2), pos(3), pos(4), pos(5), flags];
-  writeContext(t, r, ctx, { start, end, attrTag: tag(7, WIRE_LEN) });
-  copy8(t.start, r.b, s);
-  copy8(t.time, r.b, tm);
-  copy8(t.count, r.b, count);
-  copy8(t.sum, r.b, sum);
+  const fl = flags;
   r.p = start;
   while (r.p < end) {
     const tg = r.varint32(end);

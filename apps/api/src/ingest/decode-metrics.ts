@@ -7,7 +7,14 @@ import {
   writeSummaryPoint,
   type MetricData,
 } from './decode-metric-points';
-import { DEFAULT_LIMITS, SCOPE, active, skipChecked, type IngestLimits } from './limits';
+import {
+  DEFAULT_LIMITS,
+  SCOPE,
+  active,
+  beginRequest,
+  skipChecked,
+  type IngestLimits,
+} from './limits';
 import { pointTables, type PointTable } from './metric-columns';
 import { writeAttributes, type MetricContext, type MetricScope } from './metric-row';
 import {
@@ -108,11 +115,7 @@ export function decodeMetricsRequest(
   input: Uint8Array,
   limits: IngestLimits = DEFAULT_LIMITS,
 ): DecodedMetrics {
-  active.limits = limits;
-  active.drops.reset();
-  const b = Buffer.isBuffer(input)
-    ? input
-    : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const b = beginRequest(input, limits);
   const r = new ProtoReader(b);
   const out: DecodedMetrics = {
     tables: pointTables(),

@@ -7,6 +7,7 @@ import {
   SCOPE,
   SCOPE_SPANS,
   active,
+  beginRequest,
   skipChecked,
   type IngestLimits,
 } from './limits';
@@ -125,11 +126,7 @@ export function decodeTraceRequest(
   input: Uint8Array,
   limits: IngestLimits = DEFAULT_LIMITS,
 ): DecodedRequest {
-  active.limits = limits;
-  active.drops.reset();
-  const b = Buffer.isBuffer(input)
-    ? input
-    : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const b = beginRequest(input, limits);
   const r = new ProtoReader(b);
   const out: DecodedRequest = {
     columns: new SpanColumns(b.length),

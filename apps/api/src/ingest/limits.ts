@@ -69,6 +69,15 @@ class Drops {
 /** The limits of the request being decoded and what they dropped (the decoder is synchronous). */
 export const active = { limits: DEFAULT_LIMITS, drops: new Drops() };
 
+/** Starts decoding one request under `limits` (nothing dropped yet); its bytes as a Buffer. */
+export function beginRequest(input: Uint8Array, limits: IngestLimits): Buffer {
+  active.limits = limits;
+  active.drops.reset();
+  return Buffer.isBuffer(input)
+    ? input
+    : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+}
+
 /**
  * Wire types of the fields of each OTLP message Tailscope reads (index = field number; -1 =
  * unknown). A known field with another wire type is a 400 naming it, as docs/ingest.md says;
