@@ -224,10 +224,11 @@ export async function materializeOpenBuckets(
 
 /**
  * Buckets of one build query at most: a minute of the open chunk. The engine runs one query at
- * a time, so a trace read or search waits for the build running (issue 25): measured by
- * bench:burst under steady ingest on a busy 2-core machine, a 10-minute run's query reached the
- * 30 s budget, failed, and was tried again every pass, holding the engine each time. A minute's
- * run is stored on its own, so a pass makes progress and each wait is short.
+ * a time, so a trace read or search waits for the build running (issue 25). Seen in `tailscope
+ * demo` on a 2-core machine at load average ~20 (demo.int.test.ts): a run of up to 60 buckets
+ * built in one query reached the 30 s budget ("storing open episode series failed"), failed,
+ * and was tried again every pass, holding the engine each time. A minute's run is stored on its
+ * own, so a pass makes progress and each wait is short.
  */
 export const OPEN_RUN_BUCKETS = 6;
 
