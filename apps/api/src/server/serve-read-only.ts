@@ -3,6 +3,7 @@ import type { Settings } from '../config';
 import { openStore, type Store } from '../store';
 import { detectAccelerators } from '../store/accelerators';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine-nice';
+import { niceOwnAutogroup } from '../store/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { buildApi } from './app';
 import { storeOptions } from './store-options';
@@ -38,7 +39,10 @@ export async function serveReadOnly(
   const store = openStore(storeOptions(settings, { readOnly: true }));
   storeFigures(store, statsWaitMs);
   // The embedded engine's threads yield to the machine's other work (engine-nice.ts).
-  if (store.embedded) await niceEngineThreads(engineNice);
+  if (store.embedded) {
+    await niceEngineThreads(engineNice);
+    niceOwnAutogroup(engineNice);
+  }
   let accelerators;
   try {
     accelerators = await detectAccelerators(store);

@@ -10,6 +10,7 @@ import { startOpenBucketMaterializer } from '../store/call-buckets-open';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
 import { applyRetention } from '../store/retention';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine-nice';
+import { niceOwnAutogroup, restoreOwnAutogroup, type AutogroupNice } from '../store/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { prettyLogStream } from './log-stream';
 import { checkExposure } from './exposure';
@@ -73,12 +74,17 @@ export async function serve(
   // /api/v1/stats answers from kept figures, refreshed after ingest commits (store-figures.ts).
   const figures = storeFigures(store, statsWaitMs);
   // The embedded engine's threads yield to the machine's other work (engine-nice.ts).
+  let group: AutogroupNice | undefined;
   if (store.embedded) {
     const niced = await niceEngineThreads(engineNice);
     if (log && niced.skipped === undefined)
       console.log(
         `tailscope: the engine's ${niced.threads.length} threads run at nice ${niced.nice}`,
       );
+    // And the whole server's scheduling group, when it is its own (session-nice.ts).
+    group = niceOwnAutogroup(engineNice);
+    if (log && group.applied)
+      console.log(`tailscope: its session's autogroup runs at nice ${group.nice}`);
   }
   let ready = false;
   await migrate(store);
@@ -166,6 +172,7 @@ export async function serve(
       if (closed) return;
       closed = true;
       ready = false;
+      if (group) restoreOwnAutogroup(group);
       await api.close();
       await selfTrace?.shutdown();
       await materializer.stop();

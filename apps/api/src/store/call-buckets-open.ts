@@ -222,12 +222,23 @@ export async function materializeOpenBuckets(
   return { chunks: built };
 }
 
-/** Consecutive buckets grouped into runs of at most 60 (one chunk's worth per build query). */
+/**
+ * Buckets of one build query at most: a minute of the open chunk. The engine runs one query at
+ * a time, so a trace read or search waits for the build running (issue 25). Seen in `tailscope
+ * demo` on a 2-core machine at load average ~20 (demo.int.test.ts): a run of up to 60 buckets
+ * built in one query reached the 30 s budget ("storing open episode series failed"), failed,
+ * and was tried again every pass, holding the engine each time. A minute's run is stored on its
+ * own, so a pass makes progress and each wait is short.
+ */
+export const OPEN_RUN_BUCKETS = 6;
+
+/** Consecutive buckets grouped into runs of at most OPEN_RUN_BUCKETS. */
 function bucketRuns(buckets: readonly bigint[]): bigint[][] {
   const out: bigint[][] = [];
   for (const b of buckets) {
     const cur = out[out.length - 1];
-    if (cur && (cur[cur.length - 1] as bigint) + 1n === b && cur.length < 60) cur.push(b);
+    if (cur && (cur[cur.length - 1] as bigint) + 1n === b && cur.length < OPEN_RUN_BUCKETS)
+      cur.push(b);
     else out.push([b]);
   }
   return out;
