@@ -106,12 +106,22 @@ export function addTrace(
       const seen = answer.get(s.parentSpanId);
       if (!seen || s.startMs < seen.startMs) answer.set(s.parentSpanId, s);
     }
+  // Who a span calls: its answer, or through a chain of single-child wrappers (HotROD's
+  // `HTTP GET: /route` over its INTERNAL `HTTP GET` call), at most 4 deep.
+  const kids = new Map<string, CauseSpan[]>();
+  for (const s of spans) kids.set(s.parentSpanId, [...(kids.get(s.parentSpanId) ?? []), s]);
+  const calleeOf = (s: CauseSpan, depth = 0): CauseSpan | undefined => {
+    const direct = answer.get(s.spanId);
+    const only = kids.get(s.spanId);
+    if (direct || depth >= 4 || only?.length !== 1 || !only[0]) return direct;
+    return calleeOf(only[0], depth + 1);
+  };
   // Calls per (caller span, callee service): a wait before one of several calls to a service
   // may be a wait for a worker; before a lone call it is the caller's own work.
   const calls = new Map<string, number>();
   for (const s of spans) {
-    const to = answer.get(s.spanId);
-    if (to && isCall(s.kind)) {
+    const to = calleeOf(s);
+    if (to && to.service !== s.service) {
       const k = `${s.parentSpanId}\u0000${to.service}`;
       calls.set(k, (calls.get(k) ?? 0) + 1);
     }
@@ -123,11 +133,15 @@ export function addTrace(
     if (!s || ms <= 0) return;
     const callee = answer.get(s.spanId);
     // The next stretch of the path is a call this span makes, starting as this stretch ends.
-    const next = byId.get(pieces[i + 1]?.spanId ?? '');
-    const nextCallee = next ? answer.get(next.spanId) : undefined;
+    // The next stretch's span, or the single-child wrapper above it, is a child of this one.
+    let next = byId.get(pieces[i + 1]?.spanId ?? '');
+    for (let d = 0; d < 4 && next && next.parentSpanId !== s.spanId; d++) {
+      const up = byId.get(next.parentSpanId);
+      next = up && kids.get(up.spanId)?.length === 1 ? up : undefined;
+    }
+    const nextCallee = next ? calleeOf(next) : undefined;
     const queued =
       next?.parentSpanId === s.spanId &&
-      isCall(next.kind) &&
       nextCallee !== undefined &&
       nextCallee.service !== s.service &&
       (calls.get(`${s.spanId}\u0000${nextCallee.service}`) ?? 0) >= 2 &&

@@ -9,7 +9,14 @@ import { rankRootCauses, type CauseSpan } from './causes';
  */
 function request(
   id: string,
-  o: { feSelf: number; netA: number; netB: number; gap: number; routeSelf: number },
+  o: {
+    feSelf: number;
+    netA: number;
+    netB: number;
+    gap: number;
+    routeSelf: number;
+    wrapped?: boolean;
+  },
 ): CauseSpan[] {
   const spans: CauseSpan[] = [];
   const add = (s: string, p: string, service: string, kind: string, start: number, d: number) =>
@@ -26,7 +33,10 @@ function request(
     });
   let t = o.feSelf;
   const call = (name: string, service: string, net: number, self: number) => {
-    add(`${name}c`, 'root', 'frontend', 'Client', t, net + self);
+    // HotROD's shape when wrapped: an INTERNAL wrapper over an INTERNAL call over the server.
+    const parent = o.wrapped === true ? `${name}w` : 'root';
+    if (o.wrapped === true) add(parent, 'root', 'frontend', 'Internal', t, net + self);
+    add(`${name}c`, parent, 'frontend', o.wrapped === true ? 'Internal' : 'Client', t, net + self);
     add(`${name}s`, `${name}c`, service, 'Server', t + net / 2, self);
     t += net + self;
   };
@@ -40,7 +50,7 @@ function request(
   return spans;
 }
 
-const base = { feSelf: 1, netA: 1, netB: 1, gap: 1, routeSelf: 10 };
+const base: Parameters<typeof request>[1] = { feSelf: 1, netA: 1, netB: 1, gap: 1, routeSelf: 10 };
 const band = (n: number, o: typeof base, tag: string): CauseSpan[][] =>
   Array.from({ length: n }, (_, i) => request(`${tag}${String(i)}`, o));
 const top = (slow: typeof base) => rankRootCauses(band(10, slow, 's'), band(10, base, 't'))[0];
@@ -51,6 +61,13 @@ describe('waits before a pooled call', () => {
     expect(c).toMatchObject({ service: 'route', evidence: { kind: 'self' } });
     expect(c?.evidence.queuedMs).toBeCloseTo(87, 6);
     expect(c?.cause).toMatch(/its callers waited before calling it/);
+  });
+
+  it('are found behind wrappers (HotROD: INTERNAL spans over INTERNAL calls)', () => {
+    const slow = { ...base, gap: 30, routeSelf: 50, wrapped: true };
+    const c = rankRootCauses(band(10, slow, 's'), band(10, { ...base, wrapped: true }, 't'))[0];
+    expect(c).toMatchObject({ service: 'route', evidence: { kind: 'self' } });
+    expect(c?.evidence.queuedMs).toBeCloseTo(87, 6);
   });
 
   it("stay the caller's when the callee is steady (the pool itself shrank)", () => {
