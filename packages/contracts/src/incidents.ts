@@ -32,6 +32,18 @@ export const RootCauseEvidence = Type.Object({
     description:
       'Extra ms of uninstrumented calls counted for this caller, whose own time rose with them',
   }),
+  queuedMs: Type.Optional(
+    Type.Number({
+      description:
+        'Extra ms its callers waited just before calling it, counted for it because its own time rose (a pool or lock it kept busy)',
+    }),
+  ),
+  waitsMs: Type.Optional(
+    Type.Number({
+      description:
+        "Extra ms of its waits on several callees' answers, which rose together with its own time, counted for it (its process, not their network)",
+    }),
+  ),
   tiedWith: Type.Array(Type.String(), {
     description: 'Candidates whose score is within the tie margin: they cannot be told apart',
   }),

@@ -1,4 +1,7 @@
 import { criticalPath, markSyncAnswers } from '../critical-path';
+import { foldQueueWaits, foldSharedWaits, type Component } from './folds';
+
+export type { Component } from './folds';
 
 /**
  * Root-cause candidates of an incident, ranked by where its extra time originates (DESIGN.md
@@ -52,6 +55,10 @@ export interface CauseEvidence {
   typicalRequests: number;
   /** Extra ms of uninstrumented calls folded into this (caller's) candidate. */
   foldedMs: number;
+  /** Extra ms its callers waited just before calling it (a pool or lock it kept busy). */
+  queuedMs?: number;
+  /** Extra ms of its waits on several callees' answers, which rose together with its own time. */
+  waitsMs?: number;
   /** Candidates (`service host operation`) whose score is within the tie margin of this one. */
   tiedWith: string[];
 }
@@ -79,18 +86,6 @@ export interface RankOptions {
 
 export const CAUSE_TIE_MARGIN = 0.1;
 
-/** One component's critical-path ms summed over a band's traces (module-internal). */
-export interface Component {
-  kind: CauseKind;
-  service: string;
-  host: string;
-  operation: string;
-  slow: number;
-  typical: number;
-  /** uninstrumented: the component key of the span the call was made from. */
-  caller?: string;
-}
-
 const kindName = (kind: string): string => kind.toLowerCase().replace(/^span_kind_/, '');
 const isAnswer = (kind: string): boolean => ['server', 'consumer'].includes(kindName(kind));
 const isCall = (kind: string): boolean => ['client', 'producer'].includes(kindName(kind));
@@ -111,15 +106,59 @@ export function addTrace(
       const seen = answer.get(s.parentSpanId);
       if (!seen || s.startMs < seen.startMs) answer.set(s.parentSpanId, s);
     }
-  for (const seg of criticalPath(markSyncAnswers(spans)).segments) {
-    const s = byId.get(seg.spanId);
-    if (!s || seg.selfMs <= 0) continue;
+  // Who a span calls: its answer, or through a chain of single-child wrappers (HotROD's
+  // `HTTP GET: /route` over its INTERNAL `HTTP GET` call), at most 4 deep.
+  const kids = new Map<string, CauseSpan[]>();
+  for (const s of spans) kids.set(s.parentSpanId, [...(kids.get(s.parentSpanId) ?? []), s]);
+  const calleeOf = (s: CauseSpan, depth = 0): CauseSpan | undefined => {
+    const direct = answer.get(s.spanId);
+    const only = kids.get(s.spanId);
+    if (direct || depth >= 4 || only?.length !== 1 || !only[0]) return direct;
+    return calleeOf(only[0], depth + 1);
+  };
+  // Calls per (caller span, callee service): a wait before one of several calls to a service
+  // may be a wait for a worker; before a lone call it is the caller's own work.
+  const calls = new Map<string, number>();
+  for (const s of spans) {
+    const to = calleeOf(s);
+    if (to && to.service !== s.service) {
+      const k = `${s.parentSpanId}\u0000${to.service}`;
+      calls.set(k, (calls.get(k) ?? 0) + 1);
+    }
+  }
+  const pieces = criticalPath(markSyncAnswers(spans)).pieces;
+  pieces.forEach((piece, i) => {
+    const s = byId.get(piece.spanId);
+    const ms = piece.toMs - piece.fromMs;
+    if (!s || ms <= 0) return;
     const callee = answer.get(s.spanId);
+    // The next stretch of the path is a call this span makes, starting as this stretch ends.
+    // The next stretch's span, or the single-child wrapper above it, is a child of this one.
+    let next = byId.get(pieces[i + 1]?.spanId ?? '');
+    for (let d = 0; d < 4 && next && next.parentSpanId !== s.spanId; d++) {
+      const up = byId.get(next.parentSpanId);
+      next = up && kids.get(up.spanId)?.length === 1 ? up : undefined;
+    }
+    const nextCallee = next ? calleeOf(next) : undefined;
+    const queued =
+      next?.parentSpanId === s.spanId &&
+      nextCallee !== undefined &&
+      nextCallee.service !== s.service &&
+      (calls.get(`${s.spanId}\u0000${nextCallee.service}`) ?? 0) >= 2 &&
+      Math.abs(next.startMs - piece.toMs) < 1e-6;
     let key: string;
     let c: Omit<Component, 'slow' | 'typical'>;
     if (callee && callee.service !== s.service) {
-      key = `network\u0000${callee.service}\u0000${callee.host}`;
-      c = { kind: 'network', service: callee.service, host: callee.host, operation: '' };
+      const parent = byId.get(s.parentSpanId);
+      key = `network\u0000${callee.service}\u0000${callee.host}\u0000${s.service}\u0000${s.host}`;
+      c = {
+        kind: 'network',
+        service: callee.service,
+        host: callee.host,
+        operation: '',
+        from: { service: s.service, host: s.host },
+        ...(parent ? { caller: selfKey(parent) } : {}),
+      };
     } else if (!callee && isCall(s.kind)) {
       const parent = byId.get(s.parentSpanId);
       const peer = s.peer !== '' ? s.peer : s.operation;
@@ -131,14 +170,19 @@ export function addTrace(
         operation: s.operation,
         ...(parent ? { caller: selfKey(parent) } : {}),
       };
+    } else if (queued && !isCall(s.kind)) {
+      key = `queue\u0000${nextCallee.service}\u0000${selfKey(s)}`;
+      c = { kind: 'self', service: s.service, host: s.host, operation: s.operation };
+      c.caller = selfKey(s);
+      c.queueFor = nextCallee.service;
     } else {
       key = selfKey(s);
       c = { kind: 'self', service: s.service, host: s.host, operation: s.operation };
     }
     let acc = into.get(key);
     if (!acc) into.set(key, (acc = { ...c, slow: 0, typical: 0 }));
-    acc[band] += seg.selfMs;
-  }
+    acc[band] += ms;
+  });
 }
 
 const label = (c: { service: string; host: string; operation: string }): string =>
@@ -155,7 +199,7 @@ function describe(c: Component, e: Omit<CauseEvidence, 'tiedWith'>): string {
     case 'uninstrumented':
       return `calls to ${c.service} (no server span; timed by ${c.host || 'the caller'}) rose by ${rise}: the callee, the network to it or the caller's process`;
     default:
-      return `${c.service}${on} (${c.operation}): its own time, no callee running, rose by ${rise}${e.foldedMs > 0 ? `, counting ${fmt(e.foldedMs)} ms of its uninstrumented calls, which rose with it` : ''}`;
+      return `${c.service}${on} (${c.operation}): its own time, no callee running, rose by ${rise}${e.foldedMs > 0 ? `, counting ${fmt(e.foldedMs)} ms of its uninstrumented calls, which rose with it` : ''}${(e.queuedMs ?? 0) > 0 ? `, counting ${fmt(e.queuedMs ?? 0)} ms its callers waited before calling it (a pool or lock it kept busy)` : ''}${(e.waitsMs ?? 0) > 0 ? `, counting ${fmt(e.waitsMs ?? 0)} ms more it took to take several callees' answers, which rose together (its own process, not their network)` : ''}`;
   }
 }
 
@@ -178,6 +222,8 @@ export function rankRootCauses(
   for (const t of typical) addTrace(comps, t, 'typical');
   const mean = (c: Component) => ({ s: c.slow / slow.length, t: c.typical / typical.length });
   const ratioOf = (s: number, t: number): number => s / Math.max(t, 1e-3);
+  const queued = foldQueueWaits(comps, mean, foldRatio);
+  const waits = foldSharedWaits(comps, mean, foldRatio);
   // Fold uninstrumented calls into a caller whose own time rose with them.
   const folded = new Map<string, number>();
   for (const [key, c] of comps) {
@@ -215,6 +261,8 @@ export function rankRootCauses(
       slowRequests: slow.length,
       typicalRequests: typical.length,
       foldedMs: folded.get(r.key) ?? 0,
+      ...(queued.has(r.key) ? { queuedMs: queued.get(r.key) ?? 0 } : {}),
+      ...(waits.has(r.key) ? { waitsMs: waits.get(r.key) ?? 0 } : {}),
     };
     const tiedWith = ranked
       .filter((o) => o !== r && Math.abs(o.score - r.score) < tieMargin)
