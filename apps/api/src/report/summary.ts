@@ -5,6 +5,7 @@ import type {
   Report,
   ReportSummary,
 } from '@tailscope/contracts';
+import { summarizeCapacity } from './summary-capacity';
 
 /**
  * The one page a report opens with: per operation, the fleet's tail now, what each replayed
@@ -169,8 +170,10 @@ export function summarizeReport(report: Pick<Report, 'operations'>): ReportSumma
         b.tail.p99Ms - a.tail.p99Ms,
     )
     .map((s, i) => ({ rank: i + 1, ...s }));
+  const capacity = summarizeCapacity(report.operations);
   return {
     operations: ranked,
     lines: ranked.map((s) => `${s.rank}. ${s.text}`),
+    ...(capacity.length > 0 ? { capacity } : {}),
   };
 }
