@@ -1,5 +1,5 @@
 import type { CapacitySummary, OperationReport } from '@tailscope/contracts';
-import { fmtMs } from './summary';
+import { fmtMs } from './format';
 
 /**
  * The report summary's capacity section (issue 29): per operation's requests, the root p99 and
