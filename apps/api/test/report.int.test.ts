@@ -61,6 +61,17 @@ describe('tailscope report', () => {
     expect(sum?.policies.map((p) => p.kind)).toEqual(['hedge', 'probation']);
     expect(sum?.recommendation.verdict).toMatch(/^(adopt|keep)$/);
     expect(report.summary?.lines[0]).toMatch(/^1\. /);
+    // Issue 29: the storage requests at 1x, 1.5x, 2x traffic, storage among their services,
+    // the objective today's root p99 and today's machines keeping it at 1x.
+    const cap = report.summary?.capacity?.find((c) => c.leafService === 'storage');
+    expect(cap?.root.map((r) => r.factor)).toEqual([1, 1.5, 2]);
+    const storageCap = cap?.services.find((s) => s.service === 'storage');
+    expect(storageCap?.at[0]?.machines).toBe(storageCap?.at[0]?.instances);
+    expect(cap?.sloMs).toBeCloseTo(
+      report.operations.find((o) => o.fanout.leafService === 'storage')?.capacity?.[0]?.result
+        .capacity?.request.baseline.p99 ?? Number.NaN,
+      9,
+    );
     expect(JSON.parse(output ?? '{}')).toEqual(JSON.parse(JSON.stringify(report)));
     const op = report.operations.find((o) => o.fanout.leafService === 'storage');
     expect(op, 'the storage fan-out operation').toBeDefined();

@@ -15,6 +15,15 @@ interface ReportFlags {
   out?: string;
   maxOperations: string;
   seed: string;
+  sloMs?: string;
+}
+
+/** A duration in ms: a number > 0 and at most a year (the API's bound on sloMs). */
+function positiveMs(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0 || n > 366 * 86_400_000)
+    throw new Error(`${name} must be a number of ms > 0, got '${raw}'`);
+  return n;
 }
 
 function positiveInt(name: string, raw: string): number {
@@ -59,6 +68,10 @@ extraCommands.push((program: Command) => {
     .option('--out <file>', 'write to this file (default: stdout; pdf needs a file)')
     .option('--max-operations <n>', 'report at most this many operations, worst first', '10')
     .option('--seed <n>', 'seed of the what-if replays and bootstrap intervals', '1')
+    .option(
+      '--slo-ms <ms>',
+      "root p99 objective of the capacity section, ms (default: each operation's p99 today)",
+    )
     .action(async (flags: ReportFlags) => {
       const format = flags.format ?? formatFromName(flags.out);
       const bar = process.stderr.isTTY
@@ -83,6 +96,7 @@ extraCommands.push((program: Command) => {
         out: flags.out,
         maxOperations: positiveInt('--max-operations', flags.maxOperations),
         seed: positiveInt('--seed', flags.seed),
+        sloMs: flags.sloMs === undefined ? undefined : positiveMs('--slo-ms', flags.sloMs),
         version: '0.1.0',
         onProgress: (done, total, label) => {
           if (!bar) return;

@@ -110,10 +110,19 @@ const Est = Type.Object({ value: Type.Number(), low: Type.Number(), high: Type.N
 export const MachinesForSlo = Type.Object(
   {
     sloMs: Type.Number(),
+    // A map written with additionalProperties (as the OpenAPI document shows it), not
+    // Type.Record's patternProperties.
     counts: Type.Optional(
-      Type.Record(Type.String(), Type.Integer(), {
-        description: 'Instances per service; absent when the search did not reach the objective.',
-      }),
+      Type.Unsafe<Record<string, number>>(
+        Type.Object(
+          {},
+          {
+            additionalProperties: Type.Integer(),
+            description:
+              'Instances per service; absent when the search did not reach the objective.',
+          },
+        ),
+      ),
     ),
     p99Ms: Type.Optional(Type.Number({ description: 'Predicted root p99 with those counts.' })),
     steps: Type.Integer({ description: 'Predictions the greedy search made (bounded).' }),

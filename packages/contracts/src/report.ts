@@ -17,10 +17,20 @@ export interface PolicyRun {
   result: WhatIfResponse;
 }
 
+/** A load what-if of an operation's requests (issue 29): `factor` times today's traffic. */
+export interface CapacityRun {
+  factor: number;
+  /** The root p99 objective the machines were searched for, ms. */
+  sloMs: number;
+  result: WhatIfResponse;
+}
+
 export interface OperationReport {
   fanout: Fanout;
   stragglers: StragglersResponse;
   whatIf: PolicyRun[];
+  /** Load what-ifs at 1x, 1.5x and 2x traffic (issue 29); absent when they could not run. */
+  capacity?: CapacityRun[];
 }
 
 export interface Report {
@@ -82,9 +92,36 @@ export interface OperationSummary {
   text: string;
 }
 
+/** One service on the requests' path at each traffic factor (issue 29). */
+export interface CapacityServiceSummary {
+  service: string;
+  at: {
+    factor: number;
+    /** The service's call p99 with its interval, ms; null when it saturates. */
+    p99Ms: Estimate | null;
+    /** Instances needed to keep the root p99 under the objective; null when not reached. */
+    machines: number | null;
+    instances: number;
+    saturated: boolean;
+    extrapolated: boolean;
+  }[];
+}
+
+/** Capacity of one operation's requests: root p99 and machines per service at each factor. */
+export interface CapacitySummary {
+  leafService: string;
+  leafOperation: string;
+  sloMs: number;
+  root: { factor: number; p99Ms: Estimate | null; saturatesFirst: string | null }[];
+  services: CapacityServiceSummary[];
+  text: string;
+}
+
 export interface ReportSummary {
   /** Ranked: adoptable gains first (largest p99 cut first), then keep, then too little data. */
   operations: OperationSummary[];
   /** One line per operation, ranked, in words and numbers. */
   lines: string[];
+  /** Issue 29: per operation's requests, p99 and machines at 1x, 1.5x and 2x traffic. */
+  capacity?: CapacitySummary[];
 }

@@ -8,6 +8,7 @@ import {
   StoreStats,
   Stragglers,
   WhatIfResult,
+  type CapacityRun,
   type OperationReport,
   type PolicyRun,
   type Report,
@@ -83,6 +84,8 @@ export interface ReportOptions {
   /** At most this many operations, worst tail amplification first. */
   maxOperations: number;
   seed: number;
+  /** Root p99 objective of the capacity section, ms; default: today's p99 of each operation. */
+  sloMs?: number | undefined;
   now: Date;
   version: string;
   onProgress?: (done: number, total: number, label: string) => void;
@@ -93,6 +96,47 @@ export const REPORT_POLICIES: readonly { label: string; policy: Record<string, u
   { label: 'hedge at the call p95', policy: { kind: 'hedge', delayPercentile: 95 } },
   { label: 'probation (defaults)', policy: { kind: 'probation' } },
 ];
+
+/** The traffic factors of the report's capacity section (issue 29). */
+export const CAPACITY_FACTORS: readonly number[] = [1, 1.5, 2];
+
+/**
+ * Load what-ifs of one operation's requests at each factor, the machines searched for the
+ * objective (default: today's root p99, from the 1x answer). Undefined when the API cannot
+ * answer them (no whole request holds the operation, or over the query budget): the report
+ * goes on without.
+ */
+async function capacityRuns(
+  call: ApiCall,
+  body: Record<string, unknown>,
+  opts: ReportOptions,
+  step: (label: string) => void,
+): Promise<CapacityRun[] | undefined> {
+  const runs: CapacityRun[] = [];
+  let sloMs = opts.sloMs;
+  try {
+    for (const factor of CAPACITY_FACTORS) {
+      step(`capacity at ${factor}x`);
+      const result = parse(
+        WhatIfResult,
+        await call(API_PATHS.whatif.method, API_PATHS.whatif.path, {
+          ...body,
+          policy: { kind: 'load', factor },
+          seed: opts.seed,
+          ...(sloMs !== undefined ? { sloMs } : {}),
+        }),
+        API_PATHS.whatif.path,
+      );
+      sloMs ??= result.capacity?.request.baseline.p99 ?? result.baseline.p99;
+      runs.push({ factor, sloMs, result });
+    }
+  } catch {
+    // No whole request holds the operation (404), or the budget ran out on a large range (503):
+    // the rest of the report stands without this operation's capacity section.
+    return undefined;
+  }
+  return runs;
+}
 
 /** Operations worst first: how much more often the request is slow than one call is. */
 function severity(f: FanoutSummary): number {
@@ -117,7 +161,7 @@ export async function collectReport(call: ApiCall, opts: ReportOptions): Promise
     .sort((a, b) => severity(b) - severity(a))
     .slice(0, opts.maxOperations);
   const operations: OperationReport[] = [];
-  const steps = fanouts.length * (1 + REPORT_POLICIES.length);
+  const steps = fanouts.length * (1 + REPORT_POLICIES.length + CAPACITY_FACTORS.length);
   let done = 0;
   for (const fanout of fanouts) {
     const op = { leafService: fanout.leafService, leafOperation: fanout.leafOperation };
@@ -149,7 +193,10 @@ export async function collectReport(call: ApiCall, opts: ReportOptions): Promise
       whatIf.push({ label: p.label, policy: p.policy, result });
       done++;
     }
-    operations.push({ fanout, stragglers, whatIf });
+    const capacity = await capacityRuns(call, { ...op, ...range }, opts, (label) => {
+      opts.onProgress?.(done++, steps, `${op.leafService} ${op.leafOperation}: ${label}`);
+    });
+    operations.push({ fanout, stragglers, whatIf, ...(capacity ? { capacity } : {}) });
   }
   opts.onProgress?.(steps, steps, 'done');
   return {

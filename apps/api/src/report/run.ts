@@ -32,6 +32,8 @@ export interface ReportRun {
   out?: string | undefined;
   maxOperations: number;
   seed: number;
+  /** Root p99 objective of the capacity section, ms (default: today's p99). */
+  sloMs?: number | undefined;
   version: string;
   /** Chart renderer for HTML and PDF; default: the dashboard's own charts. */
   charts?: ReportCharts | undefined;
@@ -101,6 +103,7 @@ export async function runReport(
       leafOperation: run.leafOperation,
       maxOperations: run.maxOperations,
       seed: run.seed,
+      sloMs: run.sloMs,
       now: new Date(),
       version: run.version,
       ...(run.onProgress ? { onProgress: run.onProgress } : {}),

@@ -32,6 +32,31 @@ export function summaryHtml(summary: ReportSummary): string {
 <thead><tr><th>#</th><th>operation</th><th>p99 now</th><th>policies: p99 (95% interval), cost</th><th>recommendation</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table>
-${summary.lines.map((l) => `<p>${esc(l)}</p>`).join('\n')}
+${summary.lines.map((l) => `<p>${esc(l)}</p>`).join('\n')}${capacityHtml(summary)}
 </section>`;
+}
+
+const cell = (e: { value: number; low: number; high: number } | null): string =>
+  e ? `${fmtMs(e.value)} <small>(${fmtMs(e.low)}–${fmtMs(e.high)})</small>` : '<b>saturates</b>';
+
+/** Issue 29: per operation's requests, p99 and machines at each traffic factor. */
+function capacityHtml(summary: ReportSummary): string {
+  const ops = summary.capacity ?? [];
+  if (ops.length === 0) return '';
+  const tables = ops.map((c) => {
+    const factors = c.root.map((r) => r.factor);
+    const head = factors.map((f) => `<th>${f}x p99</th><th>${f}x machines</th>`).join('');
+    const root = `<tr><td class="t"><b>root</b></td>${c.root.map((r) => `<td>${cell(r.p99Ms)}</td><td></td>`).join('')}</tr>`;
+    const rows = c.services.map(
+      (v) =>
+        `<tr><td class="t">${esc(v.service)}</td>${v.at.map((a) => `<td>${cell(a.p99Ms)}${a.extrapolated ? ' <small>extrapolated</small>' : ''}</td><td>${a.machines ?? '–'} <small>(today ${a.instances})</small></td>`).join('')}</tr>`,
+    );
+    return `<table class="num"><caption>Capacity: requests holding ${esc(c.leafService)} ${esc(c.leafOperation)}; machines to keep the root p99 under ${fmtMs(c.sloMs)}</caption>
+<thead><tr><th>service</th>${head}</tr></thead><tbody>
+${root}
+${rows.join('\n')}
+</tbody></table>
+<p>${esc(c.text)}</p>`;
+  });
+  return `\n<h3>Capacity at more traffic</h3>\n${tables.join('\n')}`;
 }

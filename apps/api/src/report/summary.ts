@@ -5,6 +5,10 @@ import type {
   Report,
   ReportSummary,
 } from '@tailscope/contracts';
+import { fmtMs, fmtPct } from './format';
+import { summarizeCapacity } from './summary-capacity';
+
+export { fmtMs, fmtPct };
 
 /**
  * The one page a report opens with: per operation, the fleet's tail now, what each replayed
@@ -19,19 +23,6 @@ import type {
  * of requests: the summary says so instead of recommending.
  */
 export const MIN_TAIL_REQUESTS = 10;
-
-export function fmtMs(v: number): string {
-  if (!Number.isFinite(v)) return '–';
-  const a = Math.abs(v);
-  if (a >= 1000) return `${(v / 1000).toFixed(2)} s`;
-  if (a >= 100) return `${v.toFixed(0)} ms`;
-  if (a >= 10) return `${v.toFixed(1)} ms`;
-  return `${v.toFixed(2)} ms`;
-}
-
-export function fmtPct(v: number): string {
-  return Number.isFinite(v) ? `${(v * 100).toFixed(Math.abs(v) < 0.01 ? 2 : 1)}%` : '–';
-}
 
 const fmtMachines = (v: number): string => (v >= 10 ? v.toFixed(0) : v.toFixed(2));
 
@@ -169,8 +160,10 @@ export function summarizeReport(report: Pick<Report, 'operations'>): ReportSumma
         b.tail.p99Ms - a.tail.p99Ms,
     )
     .map((s, i) => ({ rank: i + 1, ...s }));
+  const capacity = summarizeCapacity(report.operations);
   return {
     operations: ranked,
     lines: ranked.map((s) => `${s.rank}. ${s.text}`),
+    ...(capacity.length > 0 ? { capacity } : {}),
   };
 }

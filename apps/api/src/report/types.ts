@@ -9,6 +9,7 @@ export {
   StatsResponse as StoreStats,
   StragglersResponse as Stragglers,
   WhatIfResponse as WhatIfResult,
+  type CapacityRun,
   type OperationReport,
   type PolicyRun,
   type Report,

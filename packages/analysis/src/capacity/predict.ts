@@ -7,7 +7,7 @@
 import { SeededRandom } from '../random';
 import { readCurve } from './curve';
 import type { WaitHistogram } from './histogram';
-import { simulateMgk } from './queue';
+import { simulateMgkPair } from './queue';
 import { meanOf } from './fit';
 import {
   MAX_LOAD_FACTOR,
@@ -18,7 +18,7 @@ import {
 } from './types';
 
 /** Simulated arrivals of a prediction: PREDICT_SIM / (1 - utilisation)^2, at most the max. */
-const PREDICT_SIM = 80_000;
+const PREDICT_SIM = 60_000;
 const MAX_PREDICT_SIM = 4_000_000;
 /** Simulations kept on a fit (40 KB of histograms each, two per entry). */
 const MAX_CACHED_SIMS = 512;
@@ -253,10 +253,16 @@ function rewait(
         w.nSim,
         Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)),
       );
-      sim = {
-        from: simulateMgk(w.rate, x.k, x.holds, w.seed, n, n >> 2),
-        to: simulateMgk(factor[wi]! * w.rate, x.k, x.holds, w.seed, n, n >> 2),
-      };
+      const [from, to] = simulateMgkPair(
+        w.rate,
+        factor[wi]! * w.rate,
+        x.k,
+        x.holds,
+        w.seed,
+        n,
+        n >> 2,
+      );
+      sim = { from, to };
       cache.set(key, sim);
     }
     return sim;

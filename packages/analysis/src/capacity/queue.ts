@@ -138,3 +138,49 @@ export function simulateMgk(
   }
   return out.seal();
 }
+
+/**
+ * simulateMgk at two rates on one stream of draws, in one pass: the same waits as two calls
+ * (the same arrivals scaled, the same service picks), at about half the draws' cost.
+ */
+export function simulateMgkPair(
+  rateA: number,
+  rateB: number,
+  k: number,
+  service: Float64Array,
+  seed: number,
+  n: number,
+  warmup: number,
+): [WaitHistogram, WaitHistogram] {
+  const rng = new SeededRandom(seed);
+  const outA = new WaitHistogram();
+  const outB = new WaitHistogram();
+  const freeA = new MinHeap(k);
+  const freeB = new MinHeap(k);
+  for (let i = 0; i < k; i++) {
+    freeA.push(0);
+    freeB.push(0);
+  }
+  const m = service.length;
+  const va = freeA.v;
+  const vb = freeB.v;
+  let ta = 0;
+  let tb = 0;
+  for (let i = 0; i < n + warmup; i++) {
+    const gap = -Math.log(1 - rng.float());
+    ta += gap / rateA;
+    tb += gap / rateB;
+    const pick = service[Math.min(m - 1, Math.floor(rng.float() * m))]!;
+    const fa = va[0]!;
+    const sa = fa > ta ? fa : ta;
+    freeA.replaceTop(sa + pick);
+    const fb = vb[0]!;
+    const sb = fb > tb ? fb : tb;
+    freeB.replaceTop(sb + pick);
+    if (i >= warmup) {
+      outA.add(sa - ta);
+      outB.add(sb - tb);
+    }
+  }
+  return [outA.seal(), outB.seal()];
+}
