@@ -164,14 +164,18 @@ export async function startServer(
   }
 }
 
-/** Runs `f` against a fresh server on `dataDir`, stopping it above `limitMiB` and at the end. */
+/**
+ * Runs `f` against a fresh server on `dataDir`, stopping it above `limitMiB` and at the end; its
+ * OTLP/HTTP receiver on `otlpPort` (0: any).
+ */
 export async function withServer<T>(
   dataDir: string,
   limitMiB: number,
   f: (base: string, pid: number) => Promise<T>,
+  otlpPort = 0,
 ): Promise<T> {
   const port = await freePort();
-  const server = await startServer(port, dataDir);
+  const server = await startServer(port, dataDir, otlpPort);
   const pid = server.pid ?? 0;
   // A shared machine: never let a runaway query take it down.
   const watchdog = setInterval(() => {

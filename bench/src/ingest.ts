@@ -13,11 +13,10 @@
  *  - with --formats: the engine's insert cost of the same rows as TSV, JSONEachRow, Native and
  *    RowBinary, and the protobuf reader walk (hand-rolled vs protobufjs Reader).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { decodeTraceRequest, jsonToProtobuf, otlpFixtures } from '@tailscope/api';
 import {
   collectorPhase,
@@ -29,6 +28,7 @@ import { insertBench } from './ingest-insert';
 import { cpuSeconds, drive, type LoadOptions } from './ingest-load';
 import { formatsBench, readerBench } from './ingest-formats';
 import { apiClient } from '@tailscope/contracts';
+import { startServer } from './serve-child';
 
 const argv = process.argv.slice(2);
 function flag(name: string, fallback: number): number {
@@ -45,55 +45,8 @@ const LOAD: LoadOptions = {
   seconds: SECONDS,
   spansPerRequest: SPANS_PER_REQUEST,
 };
-const repo = resolve(import.meta.dirname, '../..');
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-interface Server {
-  child: ChildProcess;
-  api: string;
-  otlp: string;
-}
-
-/** Starts the CLI and reads the bound addresses from its startup lines. */
-function startServer(dataDir: string): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(repo, 'apps/cli/bin/tailscope.js'),
-      'serve',
-      '--data-dir',
-      dataDir,
-      '--port',
-      '0',
-      '--otlp-http-port',
-      '0',
-      '--otlp-grpc-port',
-      '0',
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TAILSCOPE_LOG_LEVEL: 'warn' } },
-  );
-  return new Promise((resolvePromise, reject) => {
-    let out = '';
-    let api = '';
-    const timer = setTimeout(() => {
-      reject(new Error(`server did not start: ${out}`));
-    }, 60_000);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      api ||= /API and UI (\S+)/.exec(out)?.[1] ?? '';
-      const otlp = /OTLP\/HTTP\s+(\S+)\/v1\/traces/.exec(out)?.[1];
-      if (api && otlp) {
-        clearTimeout(timer);
-        resolvePromise({ child, api, otlp });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${String(code)}: ${out}`));
-    });
-  });
-}
 
 async function storedSpans(api: string): Promise<number> {
   return (await apiClient(fetch, api).call('stats', {})).spans;

@@ -55,6 +55,8 @@ export interface Settings {
   retentionDaysTraces: number | undefined;
   retentionDaysTypedAttributes: number | undefined;
   retentionDaysFanouts: number | undefined;
+  /** The five otel_metrics_* tables (TAILSCOPE_RETENTION_DAYS_METRICS). */
+  retentionDaysMetrics: number | undefined;
   /** Bearer tokens OTLP clients must send (empty: ingest is open). docs/operations.md. */
   ingestTokens: readonly string[];
   /** Bearer tokens (or the dashboard's session cookie) for /api and /metrics (empty: open). */
@@ -227,6 +229,10 @@ export function loadSettings(
     retentionDaysFanouts: days(
       'TAILSCOPE_RETENTION_DAYS_FANOUTS',
       pick('retentionDaysFanouts', 'TAILSCOPE_RETENTION_DAYS_FANOUTS'),
+    ),
+    retentionDaysMetrics: days(
+      'TAILSCOPE_RETENTION_DAYS_METRICS',
+      pick('retentionDaysMetrics', 'TAILSCOPE_RETENTION_DAYS_METRICS'),
     ),
     ...accessSettings(pick),
   };

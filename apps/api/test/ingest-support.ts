@@ -66,10 +66,12 @@ export async function eventually(check: () => Promise<boolean>, timeoutMs = 20_0
 
 const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
+/** One unary Export call (traces by default; `path` names another service's Export). */
 export function grpcExport(
   address: string,
   body: Buffer,
   compress = false,
+  path = EXPORT_PATH,
 ): Promise<{ code: number; details: string; res?: Buffer }> {
   const client = new Client(address, credentials.createInsecure(), {
     'grpc.default_compression_algorithm': compress
@@ -78,7 +80,7 @@ export function grpcExport(
   });
   return new Promise((resolve) => {
     client.makeUnaryRequest(
-      EXPORT_PATH,
+      path,
       (b: Buffer) => b,
       (b: Buffer) => b,
       body,

@@ -65,6 +65,8 @@ describe('retention', () => {
     expect(await ttlOf(r.store, 'tailscope_call_buckets')).toBe(
       'toDateTime(bucket * 10) + toIntervalDay(2)',
     );
+    for (const t of ['otel_metrics_gauge', 'otel_metrics_sum', 'otel_metrics_summary'])
+      expect(await ttlOf(r.store, t)).toBe('toDateTime(TimeUnix) + toIntervalDay(7)');
     const stats = (await (await fetch(`${r.urls.api}/api/v1/stats`)).json()) as Record<
       string,
       unknown
@@ -73,8 +75,15 @@ describe('retention', () => {
     // The same setting again changes nothing: no statement to run.
     expect(await applyRetention(r.store, r.settings)).toEqual([]);
 
-    r = await start({ TAILSCOPE_RETENTION_DAYS: '7', TAILSCOPE_RETENTION_DAYS_TRACES: '30' });
+    r = await start({
+      TAILSCOPE_RETENTION_DAYS: '7',
+      TAILSCOPE_RETENTION_DAYS_TRACES: '30',
+      TAILSCOPE_RETENTION_DAYS_METRICS: '3',
+    });
     expect(await ttlOf(r.store, 'otel_traces')).toBe('toDateTime(Timestamp) + toIntervalDay(30)');
+    expect(await ttlOf(r.store, 'otel_metrics_histogram')).toBe(
+      'toDateTime(TimeUnix) + toIntervalDay(3)',
+    );
     expect(await ttlOf(r.store, 'tailscope_typed_attributes')).toBe(
       'toDateTime(Timestamp) + toIntervalDay(7)',
     );

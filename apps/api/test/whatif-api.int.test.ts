@@ -284,6 +284,8 @@ describe('POST /api/v1/whatif', () => {
       'sync-background',
       'pool',
       'avoid-hosts',
+      'load',
+      'machines',
     ]);
   });
 });

@@ -67,6 +67,14 @@ describe.skipIf(!haveBrowser && !process.env.CI)('episodes and the service map',
       /customer[^\n]* slowed \(up to \d+(\.\d)?x\) from \d\d:\d\d(:\d\d)? to/,
     );
     expect(items[0]).toMatch(/Most likely: customer on customer-00/);
+    // Its critical-path difference names customer's own time growing, and exemplar requests
+    // (slow in the incident, typical before it) open as traces.
+    const path = await list.getByTestId('incident-path-diff').first().innerText();
+    expect(path).toMatch(/(customer|mysql) \+\d+ ms on the critical path \(\d+(\.\d)? -> \d+ ms/);
+    expect(path).toContain('customer');
+    const slow = list.locator('[data-exemplar="slow"]');
+    expect(await slow.count()).toBeGreaterThan(0);
+    expect(await list.locator('[data-exemplar="typical"]').count()).toBeGreaterThan(0);
     // The incidents lead the page: above the store's cards and the episodes.
     const ids = await page
       .locator('[data-panel], [data-testid="store-cards"]')
@@ -75,6 +83,9 @@ describe.skipIf(!haveBrowser && !process.env.CI)('episodes and the service map',
       );
     expect(ids[0]).toBe('incidents');
     await page.screenshot({ path: artifactPath('incidents-overview.png'), fullPage: true });
+    // A slow exemplar opens its trace.
+    await slow.first().click();
+    await page.waitForURL(/\/traces\/[0-9a-f]{32}$/);
     await page.close();
   });
 

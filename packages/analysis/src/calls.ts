@@ -17,6 +17,7 @@ import {
   UNKNOWN_MODE,
 } from './conventions';
 import { resourceHost, type SpanRecord } from './span-record';
+import { ownEntry } from './own-keys';
 
 /**
  * Calls as real traces carry them (DESIGN.md "Definitions": Call; issue #12), in TypeScript: the
@@ -179,7 +180,7 @@ function attributesOf(
 ): string[] {
   return keys.map((k) => {
     for (const src of sources) {
-      const v = src[k];
+      const v = ownEntry(src, k);
       if (v !== undefined && v !== '') return v;
     }
     return ABSENT_ATTRIBUTE;

@@ -1,5 +1,6 @@
 import { ABSENT_ATTRIBUTE, attributeKey, type Dimension } from './conventions';
 import type { AttributeColumn, LeafCalls } from './types';
+import { ownEntry } from './own-keys';
 
 /**
  * The per-call column of a straggler dimension as a dictionary: `values[index[i]]` is call i's
@@ -12,7 +13,7 @@ export function dimensionColumn(calls: LeafCalls, dimension: Dimension): Attribu
   if (dimension === 'sharing_mode') return { values: calls.modes, index: calls.mode };
   if (dimension === 'background') return { values: calls.backgrounds, index: calls.background };
   const key = attributeKey(dimension) ?? '';
-  const col = calls.attributes?.[key];
+  const col = ownEntry(calls.attributes, key);
   if (col) return col;
   return { values: [ABSENT_ATTRIBUTE], index: new Uint32Array(calls.durationMs.length) };
 }

@@ -8,6 +8,7 @@ export * from './whatif';
 export { quantileInclusive, sortAscending } from './quantile';
 export { murmurHash3, randomFromSeed } from './hash';
 export { SeededRandom } from './random';
+export { ownEntry, emptyRecord } from './own-keys';
 export {
   ABSENT_ATTRIBUTE,
   attributeKey,
@@ -60,3 +61,4 @@ export * from './episodes-merge';
 export * from './episode-histogram';
 export * from './incidents';
 export * from './capacity';
+export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';

@@ -1,5 +1,6 @@
 import { NO_BACKGROUND } from './conventions';
 import type { AttributeColumn, LeafCalls } from './types';
+import { emptyRecord, ownEntry } from './own-keys';
 
 /** One call as plain values (ms relative to its fan-out's first call start). */
 export interface CallRecord {
@@ -86,7 +87,7 @@ export function buildLeafCalls(
       out.background[i] = backgrounds.id(c.background);
       attributeKeys.forEach((key, j) => {
         (attrIndex[j] as Uint32Array)[i] = (attrDicts[j] as Dictionary).id(
-          c.attributes?.[key] ?? '',
+          ownEntry(c.attributes, key) ?? '',
         );
       });
       i++;
@@ -94,7 +95,7 @@ export function buildLeafCalls(
     out.fanoutOffsets[k + 1] = i;
   });
   if (attributeKeys.length > 0) {
-    const attributes: Record<string, AttributeColumn> = {};
+    const attributes = emptyRecord<AttributeColumn>();
     attributeKeys.forEach((key, j) => {
       attributes[key] = {
         values: (attrDicts[j] as Dictionary).values,

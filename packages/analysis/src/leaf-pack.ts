@@ -1,4 +1,5 @@
 import type { AttributeColumn, LeafCalls } from './types';
+import { emptyRecord, ownEntry } from './own-keys';
 
 /**
  * The packed LeafCalls format of `GET /api/v1/leaves` (docs/analysis.md has the byte layout):
@@ -66,7 +67,7 @@ export function packLeafCalls(
   // Sampling adjusted counts, one per fan-out (docs/analysis.md "Sampling"): an optional
   // column, so version-1 readers that do not know it read the rest unchanged.
   if (calls.weights) sources.push(['weights', 'f64', calls.weights]);
-  const attributes: Record<string, string[]> = {};
+  const attributes = emptyRecord<string[]>();
   for (const [key, col] of Object.entries(calls.attributes ?? {})) {
     sources.push([`attr:${key}`, 'u32', col.index]);
     attributes[key] = col.values;
@@ -189,10 +190,10 @@ export function unpackLeafCalls(input: Uint8Array | ArrayBuffer): {
   }
   const keys = Object.keys(header.attributes);
   if (keys.length > 0) {
-    const attributes: Record<string, AttributeColumn> = {};
+    const attributes = emptyRecord<AttributeColumn>();
     for (const key of keys) {
       attributes[key] = {
-        values: header.attributes[key] ?? [],
+        values: ownEntry(header.attributes, key) ?? [],
         index: ints(`attr:${key}`),
       };
     }

@@ -15,6 +15,7 @@ export * from './traces';
 export * from './critical-path';
 export * from './stats';
 export * from './whatif';
+export * from './capacity';
 export * from './report';
 export * from './session';
 export * from './paths';

@@ -8,6 +8,14 @@ import {
   type WhatIfPolicy,
 } from '@tailscope/analysis';
 import { ErrorBody, MAX_NAME_LENGTH, MAX_TIME_LENGTH, TIME_MAX_MS, TIME_MIN_MS } from './bounds';
+import {
+  CapacityAnswer,
+  CapacityField,
+  LoadPolicy,
+  MachinesPolicy,
+  SloField,
+  type CapacityPolicy,
+} from './capacity';
 
 /**
  * POST /api/v1/whatif. The policy schemas are built from the simulator's parameter table (one
@@ -125,18 +133,25 @@ export const WHATIF_BODY_FIELDS = {
         "'preview' (a dashboard control moving): the whole-request replay only (the edge figures from it), one replay and 200 bootstrap resamples, trees and plan cached for the range; 'full': every figure, pooled replays and the full bootstrap.",
     }),
   ),
+  capacity: CapacityField,
+  sloMs: SloField,
 };
 
 /** The documented body: the policy is one of the per-kind schemas. */
 export const WhatIfBody = Type.Object(
   {
     ...WHATIF_BODY_FIELDS,
-    // Typed as the simulator's policy union: the per-kind schemas are built from its table.
-    policy: Type.Unsafe<WhatIfPolicy>(Type.Union(POLICY_KINDS.map((k) => POLICY_SCHEMAS[k]))),
+    // Typed as the simulator's policy union (the per-kind schemas are built from its table) or
+    // a load / machines change alone (issue 29).
+    policy: Type.Unsafe<WhatIfPolicy | CapacityPolicy>(
+      Type.Union([...POLICY_KINDS.map((k) => POLICY_SCHEMAS[k]), LoadPolicy, MachinesPolicy]),
+    ),
   },
   { additionalProperties: false },
 );
 export type WhatIfBody = Static<typeof WhatIfBody>;
+/** A body whose policy is a replay policy (not a load or machines change alone). */
+export type ReplayWhatIfBody = Omit<WhatIfBody, 'policy'> & { policy: WhatIfPolicy };
 
 export const Estimate = Type.Object({
   value: Type.Number(),
@@ -251,6 +266,7 @@ export const WhatIfResponse = Type.Object({
       description: "The quality asked: 'preview' answers are for a control moving.",
     }),
   ),
+  capacity: Type.Optional(CapacityAnswer),
   sampledFanouts: Type.Optional(
     Type.Integer({
       minimum: 1,

@@ -117,10 +117,12 @@ export async function openLane(opts: LaneOptions): Promise<Lane> {
   writer.start();
   if (backlog.length > 0) {
     const items = writer.replayBacklogSpans;
-    const what = `${items} ${signal.items} (${backlog.length} requests)`;
-    log(`replaying ${what} from the ${signal.name} write-ahead log`);
+    // Traces keep their original wording ("replayed N spans from the write-ahead log").
+    const from =
+      signal.name === 'traces' ? 'the write-ahead log' : `the ${signal.name} write-ahead log`;
+    log(`replaying ${items} ${signal.plural} (${backlog.length} requests) from ${from}`);
     void writer.drained().then(() => {
-      log(`replayed ${items} ${signal.items} from the ${signal.name} write-ahead log`);
+      log(`replayed ${items} ${signal.plural} from ${from}`);
     });
   }
   const meter = new RateMeter();

@@ -1,3 +1,4 @@
+import { ownEntry } from '@tailscope/analysis';
 import type { SpanRow } from '../store';
 import type { Span, SpanSummary, StatusCode } from '@tailscope/contracts';
 import type { SpanSummaryRow } from '../store/traces-summary';
@@ -63,7 +64,7 @@ export function toApiSpan(r: SpanRow, typed?: Record<string, string>): Span {
     parentSpanId: r.ParentSpanId,
     traceState: r.TraceState,
     name: r.SpanName,
-    kind: KINDS[r.SpanKind] ?? 'unspecified',
+    kind: ownEntry(KINDS, r.SpanKind) ?? 'unspecified',
     service: r.ServiceName,
     startTimeUnixNano: r.StartNs,
     durationNs: Number(r.Duration),
@@ -97,7 +98,7 @@ export function toSpanSummary(r: SpanSummaryRow): SpanSummary {
     spanId: r.SpanId,
     parentSpanId: r.ParentSpanId,
     name: r.SpanName,
-    kind: KINDS[r.SpanKind] ?? 'unspecified',
+    kind: ownEntry(KINDS, r.SpanKind) ?? 'unspecified',
     service: r.ServiceName,
     startTimeUnixNano: r.StartNs,
     durationNs: Number(r.Duration),

@@ -1,4 +1,4 @@
-import type { WhatIfBody } from '@tailscope/contracts';
+import type { ReplayWhatIfBody, WhatIfBody } from '@tailscope/contracts';
 import type { RequestWhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import type { QueryBudgetError } from '../store/budget';
@@ -153,7 +153,7 @@ export function overBudgetRead(store: object, key: string): QueryBudgetError | u
 export async function replayWholeRequests(
   ctx: ApiContext,
   pool: AnalysisPool,
-  body: WhatIfBody,
+  body: ReplayWhatIfBody,
   asked: { fromNs: bigint; toNs: bigint; toMs: number },
   cancel: AbortSignal,
   weights: boolean,

@@ -5,15 +5,17 @@ import {
   POLICY_SPECS,
   resolvePolicy,
   WhatIfPolicyError,
-  type ParameterSpec,
-  type PolicyKind,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
 import {
+  CAPACITY_KINDS,
+  LoadPolicy,
+  MachinesPolicy,
   MAX_PROBATION_INTERVALS,
   POLICY_SCHEMAS,
   WHATIF_BODY_FIELDS as bodyFields,
 } from '@tailscope/contracts';
+import { MAX_CAPACITY_CHANGES } from '@tailscope/analysis';
 import { badRequest, type HttpError } from '../foundation';
 
 /**
@@ -24,9 +26,23 @@ import { badRequest, type HttpError } from '../foundation';
 
 // A Map, not an object: a kind named `__proto__`, `constructor` or `toString` must find
 // nothing rather than an inherited member (issue 25: a 500 "validator.Check is not a function").
-const policyValidators: ReadonlyMap<string, ReturnType<typeof Compile>> = new Map(
-  POLICY_KINDS.map((k) => [k, Compile(POLICY_SCHEMAS[k])]),
-);
+const policyValidators: ReadonlyMap<string, ReturnType<typeof Compile>> = new Map([
+  ...POLICY_KINDS.map((k) => [k, Compile(POLICY_SCHEMAS[k])] as const),
+  // Load and machines changes (issue 29): a policy alone, or items of `capacity`.
+  ['load', Compile(LoadPolicy)] as const,
+  ['machines', Compile(MachinesPolicy)] as const,
+]);
+const ALL_KINDS = [...POLICY_KINDS, ...CAPACITY_KINDS];
+const isCapacityKind = (k: string): boolean => (CAPACITY_KINDS as readonly string[]).includes(k);
+
+/** Parameters per kind, for the "not a parameter of" message. */
+const PARAMETERS: Record<string, readonly string[]> = {
+  ...Object.fromEntries(
+    POLICY_KINDS.map((k) => [k, POLICY_SPECS[k].parameters.map((p) => p.name)]),
+  ),
+  load: ['factor', 'rootService', 'rootOperation'],
+  machines: ['service', 'count', 'delta'],
+};
 
 /** The body without the policy's parameters, validated first. */
 const shellValidator = Compile(
@@ -34,6 +50,12 @@ const shellValidator = Compile(
     {
       ...bodyFields,
       policy: Type.Object({ kind: Type.String({ maxLength: 64 }) }, { additionalProperties: true }),
+      capacity: Type.Optional(
+        Type.Array(
+          Type.Object({ kind: Type.String({ maxLength: 64 }) }, { additionalProperties: true }),
+          { maxItems: MAX_CAPACITY_CHANGES },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -56,11 +78,9 @@ function describeError(errors: readonly TypeBoxError[], what: string): string {
     return `${field(e.params.requiredProperties?.[0] ?? '?')} is required`;
   if (e.keyword === 'additionalProperties') {
     const name = field(e.params.additionalProperties?.[0] ?? '?');
-    const spec = Object.hasOwn(POLICY_SPECS, what)
-      ? (POLICY_SPECS as Partial<Record<string, { parameters: readonly ParameterSpec[] }>>)[what]
-      : undefined;
-    return spec
-      ? `${name} is not a parameter of ${what}; expected ${spec.parameters.map((p) => p.name).join(', ')}`
+    const params = Object.hasOwn(PARAMETERS, what) ? PARAMETERS[what] : undefined;
+    return params
+      ? `${name} is not a parameter of ${what}; expected ${params.join(', ')}`
       : `${name} is not a field of ${what}`;
   }
   return `${at === '' ? 'body' : at} ${e.message}`;
@@ -72,24 +92,38 @@ export function checkWhatIfBody(body: unknown): HttpError | null {
     return badRequest('body must be a JSON object');
   if (!shellValidator.Check(body))
     return badRequest(describeError(shellValidator.Errors(body) as TypeBoxError[], 'the request'));
-  const policy = (body as { policy: { kind: string } }).policy;
-  const kind = policy.kind as PolicyKind;
-  const validator = policyValidators.get(kind);
+  const { policy, capacity } = body as { policy: { kind: string }; capacity?: { kind: string }[] };
+  const error = checkPolicy(policy, 'policy', ALL_KINDS);
+  if (error) return error;
+  for (const [i, c] of (capacity ?? []).entries()) {
+    const e = checkPolicy(c, `capacity.${i}`, CAPACITY_KINDS);
+    if (e) return e;
+  }
+  return null;
+}
+
+/** One policy (or capacity change) at `at`: its kind among `kinds`, its schema, its rules. */
+function checkPolicy(
+  policy: { kind: string },
+  at: string,
+  kinds: readonly string[],
+): HttpError | null {
+  const kind = policy.kind;
+  const validator = kinds.includes(kind) ? policyValidators.get(kind) : undefined;
   if (!validator)
-    return badRequest(
-      `policy.kind must be one of ${POLICY_KINDS.join(', ')}; got ${JSON.stringify(kind)}`,
-    );
+    return badRequest(`${at}.kind must be one of ${kinds.join(', ')}; got ${JSON.stringify(kind)}`);
   if (!validator.Check(policy)) {
     const errors = validator.Errors(policy) as TypeBoxError[];
     return badRequest(
       describeError(
-        errors.map((e) => ({ ...e, instancePath: `/policy${e.instancePath}` })),
+        errors.map((e) => ({ ...e, instancePath: `/${at.replace('.', '/')}${e.instancePath}` })),
         kind,
       ),
     );
   }
+  if (isCapacityKind(kind)) return null; // checked against the data (the fit) later
   try {
-    resolvePolicy(policy); // semantic rules: exclusive parameters, interval <= window, ...
+    resolvePolicy(policy); // semantic rules: exclusive parameters, ...
   } catch (e) {
     if (e instanceof WhatIfPolicyError) return badRequest(e.message);
     throw e;

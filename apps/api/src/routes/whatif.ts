@@ -1,4 +1,9 @@
-import { API_PATHS, WhatIfRoute, type WhatIfBody, type WhatIfResponse } from '@tailscope/contracts';
+import {
+  API_PATHS,
+  WhatIfRoute,
+  type ReplayWhatIfBody,
+  type WhatIfResponse,
+} from '@tailscope/contracts';
 import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { badRequest, notFound, type RouteApp, clientGone, parseRange } from '../foundation';
@@ -21,6 +26,7 @@ import {
   rememberOverBudget,
   replayWholeRequests,
 } from './whatif-request';
+import { capacityWhatIfAnswer, isCapacityPolicy } from './whatif-capacity';
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */
 const MAX_FANOUTS = 200_000;
@@ -74,10 +80,14 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
     },
     async (req, reply): Promise<WhatIfResponse> => {
       const cancel = clientGone(reply);
-      const body = req.body;
+      const raw = req.body;
       const text = (v: number | string | undefined): string | undefined =>
         v === undefined ? undefined : String(v);
-      const asked = parseRange({ from: text(body.from), to: text(body.to) }, Date.now());
+      const asked = parseRange({ from: text(raw.from), to: text(raw.to) }, Date.now());
+      // Load and machines (issue 29), alone or beside a policy: their own path.
+      if (isCapacityPolicy(raw.policy) || (raw.capacity?.length ?? 0) > 0)
+        return capacityWhatIfAnswer(ctx, pool, raw, asked, cancel);
+      const body: ReplayWhatIfBody = { ...raw, policy: raw.policy };
       const warmupMs = Math.min(warmupFor(body.policy), MAX_WARMUP_MS);
       // A preview (a control moving) reuses the range's small reads as it reuses its trees.
       const preview = body.quality === 'preview';
@@ -215,7 +225,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
 async function replayFanouts(
   ctx: ApiContext,
   pool: AnalysisPool,
-  body: WhatIfBody,
+  body: ReplayWhatIfBody,
   cancel: AbortSignal,
   o: {
     range: { fromNs: bigint; toNs: bigint };

@@ -3,6 +3,7 @@ import type { Store } from './client';
 import { onCluster, qualified, type DdlContext } from './ddl';
 import { CALL_BUCKETS_TABLE } from './call-buckets-tables';
 import { FANOUTS_TABLE } from './fanouts-tables';
+import { METRIC_KINDS, METRICS_TABLES } from './metrics-tables';
 import { sql } from './sql';
 import { TYPED_ATTRIBUTES_TABLE } from './typed-attributes';
 
@@ -21,6 +22,7 @@ export interface Retention {
   traces: number | undefined;
   typedAttributes: number | undefined;
   fanouts: number | undefined;
+  metrics: number | undefined;
 }
 
 export function retentionOf(settings: Settings): Retention {
@@ -28,6 +30,7 @@ export function retentionOf(settings: Settings): Retention {
     traces: settings.retentionDaysTraces ?? settings.retentionDays,
     typedAttributes: settings.retentionDaysTypedAttributes ?? settings.retentionDays,
     fanouts: settings.retentionDaysFanouts ?? settings.retentionDays,
+    metrics: settings.retentionDaysMetrics ?? settings.retentionDays,
   };
 }
 
@@ -48,6 +51,12 @@ function targets(store: Store, r: Retention): TtlTarget[] {
     { table: FANOUTS_TABLE, time: 'toDateTime(intDiv(s0, 1000000000))', days: r.fanouts },
     // The stored episode series are derived the same way, under the same setting (bucket: 10 s).
     { table: CALL_BUCKETS_TABLE, time: 'toDateTime(bucket * 10)', days: r.fanouts },
+    // The exporter's metrics TTL, on each point's time.
+    ...METRIC_KINDS.map((k) => ({
+      table: METRICS_TABLES[k],
+      time: 'toDateTime(TimeUnix)',
+      days: r.metrics,
+    })),
   ];
 }
 

@@ -1,5 +1,6 @@
 import {
   attributeStragglers,
+  CapacityChangeError,
   requestTreesFromSpans,
   simulateRequestWhatIf,
   simulateWhatIf,
@@ -15,6 +16,7 @@ import {
   type WhatIfPolicy,
   type WhatIfResult,
 } from '@tailscope/analysis';
+import { runCapacity, type CapacityJob, type CapacityResult } from './capacity-job';
 import {
   runRequestColumns,
   type RequestColumnsJob,
@@ -37,13 +39,16 @@ export type AnalysisJob =
       options: RequestSimulateOptions;
     }
   // The slider's whole-request replay: trees and plan cached on its one thread (request-cache.ts).
-  | RequestColumnsJob;
+  | RequestColumnsJob
+  // Load and machine-count what-ifs (issue 29).
+  | CapacityJob;
 
 export interface AnalysisResults {
   whatif: WhatIfResult;
   stragglers: Attribution;
   'whatif-request': RequestWhatIfResult;
   'whatif-request-columns': RequestColumnsResult;
+  capacity: CapacityResult;
 }
 
 export type AnalysisResult = AnalysisResults[AnalysisJob['kind']];
@@ -58,6 +63,7 @@ export interface JobError {
 /** Runs one job; the replayed samples (`allLeavesMs`) stay here, only the contract's fields go back. */
 export function runJob(job: AnalysisJob): AnalysisResult {
   if (job.kind === 'whatif-request-columns') return runRequestColumns(job);
+  if (job.kind === 'capacity') return runCapacity(job);
   if (job.kind === 'stragglers') return attributeStragglers(job.calls, job.options);
   if (job.kind === 'whatif-request')
     return simulateRequestWhatIf(
@@ -71,7 +77,7 @@ export function runJob(job: AnalysisJob): AnalysisResult {
 }
 
 export function toJobError(err: unknown): JobError {
-  if (err instanceof WhatIfPolicyError)
+  if (err instanceof WhatIfPolicyError || err instanceof CapacityChangeError)
     return { name: err.name, message: err.message, field: err.field };
   if (err instanceof Error) return { name: err.name, message: err.message };
   return { name: 'Error', message: String(err) };

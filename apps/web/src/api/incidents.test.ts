@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeIncidents, describeIncident, describeTopCause } from './incidents';
+import { decodeIncidents, describeIncident, describePathDiff, describeTopCause } from './incidents';
 
 const at = (hh: number, mm: number, ss = 0): number => Date.UTC(2024, 2, 1, hh, mm, ss);
 
@@ -24,6 +24,16 @@ const answer = decodeIncidents(
         affected: [
           { service: 'mysql', operation: 'SQL SELECT', ratio: 49.9 },
           { service: 'customer', operation: 'HTTP GET /customer', ratio: 48.3 },
+        ],
+        exemplars: {
+          slow: [{ traceId: 'a1', durationMs: 2400 }],
+          typical: [{ traceId: 'b2', durationMs: 310 }],
+        },
+        criticalPathDiff: [
+          { service: 'route', slowMs: 150, typicalMs: 52, deltaMs: 98, networkDeltaMs: 96 },
+          { service: 'customer', slowMs: 48.5, typicalMs: 38.5, deltaMs: 10, networkDeltaMs: 0 },
+          { service: 'pricing', slowMs: 20.2, typicalMs: 20, deltaMs: 0.2, networkDeltaMs: 0 },
+          { service: 'driver', slowMs: 20, typicalMs: 21, deltaMs: -1, networkDeltaMs: 0 },
         ],
       },
       {
@@ -62,5 +72,15 @@ describe('incidents in words', () => {
 
   it('rejects an answer that breaks the contract', () => {
     expect(() => decodeIncidents({ incidents: [{ id: 'x' }] }, '')).toThrow(/fromMs/);
+  });
+
+  it('words whose time grew on the critical path, not noise; absent fields decode as empty', () => {
+    expect(describePathDiff(first)).toEqual([
+      "route +98 ms on the critical path (52 -> 150 ms per request, 96 ms of it outside route's server spans)",
+      'customer +10 ms on the critical path (39 -> 49 ms per request)',
+    ]);
+    expect(first.exemplars.slow[0]?.traceId).toBe('a1');
+    expect(second.exemplars).toEqual({ slow: [], typical: [] });
+    expect(describePathDiff(second)).toEqual([]);
   });
 });

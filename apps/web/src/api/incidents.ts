@@ -1,7 +1,7 @@
 // GET /api/v1/incidents: co-occurring episodes joined along call edges, with ranked root causes
 // (docs/analysis.md "Incidents"), and how the dashboard words them.
 import { getJson } from './client';
-import { arr, num, obj, oneOf, optional, str, type Decoder } from './decode';
+import { arr, num, obj, oneOf, optional, str, withDefault, type Decoder } from './decode';
 import { clock, timesSlower } from './episodes';
 import type { TimeRange } from '../state/filters';
 
@@ -13,6 +13,17 @@ export interface IncidentCause {
   cause: string;
   evidence: { kind: 'self' | 'network' | 'uninstrumented'; ratio: number; tiedWith: string[] };
 }
+export interface IncidentExemplar {
+  traceId: string;
+  durationMs: number;
+}
+export interface PathDiffRow {
+  service: string;
+  slowMs: number;
+  typicalMs: number;
+  deltaMs: number;
+  networkDeltaMs: number;
+}
 export interface Incident {
   id: string;
   fromMs: number;
@@ -20,11 +31,16 @@ export interface Incident {
   requests: number;
   rootCauses: IncidentCause[];
   affected: { service: string; operation: string; ratio: number }[];
+  /** Optional in the contract (servers before it, incidents not analysed): [] when absent. */
+  exemplars: { slow: IncidentExemplar[]; typical: IncidentExemplar[] };
+  criticalPathDiff: PathDiffRow[];
 }
 export interface Incidents {
   incidents: Incident[];
   tieMargin?: number | undefined;
 }
+
+const exemplar = obj<IncidentExemplar>({ traceId: str, durationMs: num });
 
 export const decodeIncidents: Decoder<Incidents> = obj<Incidents>({
   incidents: arr(
@@ -49,6 +65,22 @@ export const decodeIncidents: Decoder<Incidents> = obj<Incidents>({
       ),
       affected: arr(
         obj<Incident['affected'][number]>({ service: str, operation: str, ratio: num }),
+      ),
+      exemplars: withDefault(
+        obj<Incident['exemplars']>({ slow: arr(exemplar), typical: arr(exemplar) }),
+        { slow: [], typical: [] },
+      ),
+      criticalPathDiff: withDefault(
+        arr(
+          obj<PathDiffRow>({
+            service: str,
+            slowMs: num,
+            typicalMs: num,
+            deltaMs: num,
+            networkDeltaMs: num,
+          }),
+        ),
+        [],
       ),
     }),
   ),
@@ -82,4 +114,26 @@ export function describeTopCause(i: Incident): string {
   const top = i.rootCauses[0];
   if (!top) return 'No root cause ranked: no request traces to compare with before it.';
   return `Most likely: ${top.cause} (${String(Math.round(top.score * 100))}% of the extra time).`;
+}
+
+const ms = (v: number): string => (Math.abs(v) >= 10 ? v.toFixed(0) : v.toFixed(1));
+
+/**
+ * The critical-path difference in words: "route +98 ms on the critical path (52 -> 150 ms per
+ * request, 96 ms of it outside route's server spans)", for the services whose time grew by at
+ * least 5% of the largest growth, at most `max`; empty when none grew.
+ */
+export function describePathDiff(i: Incident, max = 3): string[] {
+  // Growth under 5% of the largest is noise beside it (route +0.2 ms next to mysql +71 ms).
+  const top = Math.max(0, ...i.criticalPathDiff.map((r) => r.deltaMs));
+  return i.criticalPathDiff
+    .filter((r) => r.deltaMs > 0 && r.deltaMs >= 0.05 * top)
+    .slice(0, max)
+    .map((r) => {
+      const net =
+        r.networkDeltaMs > 0.5 * r.deltaMs
+          ? `, ${ms(r.networkDeltaMs)} ms of it outside ${r.service}'s server spans`
+          : '';
+      return `${r.service} +${ms(r.deltaMs)} ms on the critical path (${ms(r.typicalMs)} -> ${ms(r.slowMs)} ms per request${net})`;
+    });
 }

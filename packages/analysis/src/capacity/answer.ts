@@ -43,7 +43,8 @@ export interface PreparedCapacity {
 }
 
 export function prepareCapacity(t: RequestTrees, o: FitOptions = {}): PreparedCapacity {
-  return { fit: fitCapacity(t, o), children: childrenOf(t) };
+  const children = childrenOf(t);
+  return { fit: fitCapacity(t, o, children), children };
 }
 
 /**
@@ -102,6 +103,7 @@ export function simulateCapacityWhatIf(
     };
   const rng = new SeededRandom(o.seed ?? 1);
   const est = bootstrapPercentiles(rootTimes(trees), rng, o.bootstrapSamples ?? 1000);
+  servicePercentiles(p.fit, trees, scenario.services, rng, o.bootstrapSamples ?? 1000, widen);
   const wide = (e: WhatIfEstimate): WhatIfEstimate => ({
     value: e.value,
     low: Math.max(0, e.value - (e.value - e.low) * widen),
@@ -122,6 +124,32 @@ export function capacityWhatIf(
 ): CapacityWhatIf {
   const prepared = o.fit ? { fit: o.fit, children: childrenOf(t) } : prepareCapacity(t, o);
   return simulateCapacityWhatIf(prepared, changes, o);
+}
+
+/** Per service its calls' p99 before and after, with the interval widened as the root's. */
+function servicePercentiles(
+  fit: CapacityFit,
+  after: RequestTrees,
+  services: ServiceOutlook[],
+  rng: SeededRandom,
+  samples: number,
+  widen: number,
+): void {
+  const ix = fit.index;
+  services.forEach((o, s) => {
+    const nodes: number[] = [];
+    for (const inst of ix.instances)
+      if (inst.service === s) for (const i of inst.nodes) nodes.push(i);
+    const before = Float64Array.from(nodes, (i) => fit.trees.durationMs[i]!);
+    const now = Float64Array.from(nodes, (i) => after.durationMs[i]!);
+    o.p99Ms = quantileInclusive(before.sort(), 0.99);
+    const e = bootstrapPercentiles(now, rng, Math.max(1, Math.floor(samples / 5))).p99;
+    o.p99After = {
+      value: e.value,
+      low: Math.max(0, e.value - (e.value - e.low) * widen),
+      high: e.value + (e.high - e.value) * widen,
+    };
+  });
 }
 
 export function rootTimes(t: RequestTrees): Float64Array {

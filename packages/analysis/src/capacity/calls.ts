@@ -3,9 +3,10 @@
  * absolute times and own (self) time: the capacity model's input.
  */
 
-import type { RequestTrees } from '../whatif';
+import { sortedOrder, type RequestTrees } from '../whatif';
+import type { Children } from './retime';
 
-/** Per call node of the trees (-1 / NaN for roots): what the capacity fit reads. */
+/** Per call node of the trees (-1 for roots): what the capacity fit reads. */
 export interface CallIndex {
   /** Per node: service index into `services`, -1 for a root. */
   service: Int32Array;
@@ -25,79 +26,108 @@ export interface CallIndex {
   rootOf: string[];
 }
 
-/** Indexes the calls of the trees by service and instance. O(nodes log nodes). */
-export function indexCalls(t: RequestTrees): CallIndex {
+/** Indexes the calls of the trees by service and instance. O(nodes). */
+export function indexCalls(t: RequestTrees, ch: Children): CallIndex {
   const n = t.parent.length;
   const service = new Int32Array(n).fill(-1);
   const instance = new Int32Array(n).fill(-1);
   const request = new Uint32Array(n);
   const arrivalMs = new Float64Array(n);
   const departureMs = new Float64Array(n);
-  const ownMs = Float64Array.from(t.durationMs);
   const services: string[] = [];
   const serviceIds = new Map<string, number>();
+  // Per (edge, host) pair its instance, found once per pair rather than once per node.
+  const pairs = new Map<number, number>();
+  const meta: { service: number; host: string }[] = [];
   const instanceIds = new Map<string, number>();
-  const members: number[][] = [];
-  const instances: { service: number; host: string; nodes: Uint32Array }[] = [];
   const requests = t.nodeOffsets.length - 1;
   const rootOf = new Array<string>(requests).fill('');
+  const hostCount = Math.max(1, t.hosts.length);
   for (let q = 0; q < requests; q++) {
     const base = t.requestStartMs[q]!;
-    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++) {
+    const root = t.nodeOffsets[q]!;
+    for (let i = root; i < t.nodeOffsets[q + 1]!; i++) {
       request[i] = q;
       arrivalMs[i] = base + t.startMs[i]!;
       departureMs[i] = arrivalMs[i]! + t.durationMs[i]!;
       const e = t.edge[i]!;
       if (e < 0) continue;
-      const edge = t.edges[e]!;
-      if (t.parent[i] === t.nodeOffsets[q] && rootOf[q] === '')
+      if (t.parent[i] === root && rootOf[q] === '') {
+        const edge = t.edges[e]!;
         rootOf[q] = `${edge.parentService}/${edge.parentOperation}`;
-      let s = serviceIds.get(edge.leafService);
-      if (s === undefined) {
-        s = services.length;
-        services.push(edge.leafService);
-        serviceIds.set(edge.leafService, s);
       }
-      const host = t.hosts[t.host[i]!] ?? '';
-      const key = `${s}\u0000${host}`;
-      let k = instanceIds.get(key);
+      const pair = e * hostCount + t.host[i]!;
+      let k = pairs.get(pair);
       if (k === undefined) {
-        k = instances.length;
-        instances.push({ service: s, host, nodes: new Uint32Array(0) });
-        members.push([]);
-        instanceIds.set(key, k);
+        const name = t.edges[e]!.leafService;
+        let s = serviceIds.get(name);
+        if (s === undefined) {
+          s = services.length;
+          services.push(name);
+          serviceIds.set(name, s);
+        }
+        const host = t.hosts[t.host[i]!] ?? '';
+        const key = `${s}\u0000${host}`;
+        k = instanceIds.get(key);
+        if (k === undefined) {
+          k = meta.length;
+          meta.push({ service: s, host });
+          instanceIds.set(key, k);
+        }
+        pairs.set(pair, k);
       }
-      service[i] = s;
+      service[i] = meta[k]!.service;
       instance[i] = k;
-      members[k]!.push(i);
     }
   }
-  subtractChildren(t, ownMs);
-  members.forEach((m, k) => {
-    m.sort((a, b) => arrivalMs[a]! - arrivalMs[b]! || a - b);
-    instances[k]!.nodes = Uint32Array.from(m);
-  });
-  return { service, instance, request, arrivalMs, departureMs, ownMs, services, instances, rootOf };
+  return {
+    service,
+    instance,
+    request,
+    arrivalMs,
+    departureMs,
+    ownMs: ownTimes(t, ch),
+    services,
+    instances: byInstance(meta, instance, arrivalMs),
+    rootOf,
+  };
 }
 
-/** own[p] -= the union of its children's intervals (clipped to p). O(nodes log children). */
-function subtractChildren(t: RequestTrees, own: Float64Array): void {
-  const kids = new Map<number, number[]>();
-  for (let i = 0; i < t.parent.length; i++) {
-    const p = t.parent[i]!;
-    if (p < 0) continue;
-    const list = kids.get(p);
-    if (list) list.push(i);
-    else kids.set(p, [i]);
+/** Each instance's nodes in arrival order (ties by node): one radix order of all nodes. */
+function byInstance(
+  meta: { service: number; host: string }[],
+  instance: Int32Array,
+  arrivalMs: Float64Array,
+): CallIndex['instances'] {
+  const count = new Uint32Array(meta.length + 1);
+  for (let i = 0; i < instance.length; i++) if (instance[i]! >= 0) count[instance[i]! + 1]!++;
+  for (let k = 0; k < meta.length; k++) count[k + 1] = count[k + 1]! + count[k]!;
+  const all = new Uint32Array(count[meta.length]!);
+  const at = count.slice(0, meta.length);
+  const order = sortedOrder(arrivalMs);
+  for (let j = 0; j < order.length; j++) {
+    const i = order[j]!;
+    const k = instance[i]!;
+    if (k >= 0) all[at[k]!++] = i;
   }
-  for (const [p, list] of kids) {
-    list.sort((a, b) => t.startMs[a]! - t.startMs[b]!);
+  return meta.map((m, k) => ({ ...m, nodes: all.subarray(count[k], count[k + 1]) }));
+}
+
+/** Own time: duration less the union of its children's intervals (clipped to it). O(nodes). */
+function ownTimes(t: RequestTrees, ch: Children): Float64Array {
+  const own = Float64Array.from(t.durationMs);
+  for (let p = 0; p < own.length; p++) {
+    const a = ch.start[p]!;
+    const b = ch.start[p + 1]!;
+    if (a === b) continue;
     const p0 = t.startMs[p]!;
     const p1 = p0 + t.durationMs[p]!;
     let covered = 0;
     let lo = -Infinity;
     let hi = -Infinity;
-    for (const c of list) {
+    // Children by start (childrenOf): a sweep merges their intervals.
+    for (let k = a; k < b; k++) {
+      const c = ch.list[k]!;
       const s = Math.max(p0, t.startMs[c]!);
       const e = Math.min(p1, t.startMs[c]! + t.durationMs[c]!);
       if (e <= s) continue;
@@ -110,4 +140,5 @@ function subtractChildren(t: RequestTrees, own: Float64Array): void {
     if (hi > lo) covered += hi - lo;
     own[p] = Math.max(0, own[p]! - covered);
   }
+  return own;
 }

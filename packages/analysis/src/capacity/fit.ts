@@ -9,6 +9,7 @@
 import { SeededRandom } from '../random';
 import type { RequestTrees } from '../whatif';
 import { indexCalls, type CallIndex } from './calls';
+import { childrenOf, type Children } from './retime';
 import { fitCurve, leaveOneOut, type LoadPoint, type WaitCurve } from './curve';
 import { WaitHistogram } from './histogram';
 import { concurrencyLimit, fifoReconstruct, simulateMgk } from './queue';
@@ -31,8 +32,12 @@ const MAX_SIM = 40_000;
 const MIN_SCORED = 20;
 
 /** Fits every service of the trees. O(nodes log nodes + windows x simulated arrivals). */
-export function fitCapacity(t: RequestTrees, o: FitOptions = {}): CapacityFit {
-  const ix = indexCalls(t);
+export function fitCapacity(
+  t: RequestTrees,
+  o: FitOptions = {},
+  ch: Children = childrenOf(t),
+): CapacityFit {
+  const ix = indexCalls(t, ch);
   const n = t.parent.length;
   const waitMs = new Float64Array(n);
   const holdMs = new Float64Array(n);
@@ -51,7 +56,7 @@ export function fitCapacity(t: RequestTrees, o: FitOptions = {}): CapacityFit {
       rng,
     ),
   );
-  return { index: ix, instances, services, waitMs, holdMs, windowOf, trees: t };
+  return { index: ix, instances, services, waitMs, holdMs, windowOf, trees: t, sims: new Map() };
 }
 
 function fitInstanceQueue(
@@ -62,8 +67,13 @@ function fitInstanceQueue(
   holdMs: Float64Array,
 ): InstanceFit {
   const m = inst.nodes.length;
-  const a = Float64Array.from(inst.nodes, (i) => ix.arrivalMs[i]!);
-  const d = Float64Array.from(inst.nodes, (i) => ix.departureMs[i]!);
+  // Loops: Float64Array.from with a function calls it per value (slow in V8 at millions).
+  const a = new Float64Array(m);
+  const d = new Float64Array(m);
+  for (let j = 0; j < m; j++) {
+    a[j] = ix.arrivalMs[inst.nodes[j]!]!;
+    d[j] = ix.departureMs[inst.nodes[j]!]!;
+  }
   const observed = concurrencyLimit(a, d);
   const k = Math.max(1, Math.floor(known ?? observed));
   const w = new Float64Array(m);

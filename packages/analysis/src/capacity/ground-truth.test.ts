@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { quantileInclusive } from '../quantile';
 import { capacityWhatIf, prepareCapacity, simulateCapacityWhatIf } from './answer';
+import { machinesForSlo } from './machines';
 import {
   exponential,
   logNormal,
@@ -9,7 +10,7 @@ import {
   ROOT_BEFORE_MS,
   runQueue,
   type QueueModel,
-} from './testing';
+} from './synthetic';
 
 /** p50 and p99 of the request time under the model at `factor` times its load (Monte Carlo). */
 function truth(m: QueueModel, factor: number): { p50: number; p99: number } {
@@ -114,5 +115,27 @@ describe('saturation and machines', () => {
       simulateCapacityWhatIf(p, [{ kind: 'machines', service: 'nope', count: 1 }]),
     ).toThrow(/answered no call/);
     expect(() => simulateCapacityWhatIf(p, [{ kind: 'load', factor: 17 }])).toThrow(/\(0, 16\]/);
+  });
+});
+
+describe('machines for an objective', () => {
+  const model = { ratePerMs: 0.16, servers: 4, service: exponential(10) };
+  const p = prepareCapacity(queueTrees(model, 20_000, 13));
+  const slo = capacityWhatIf(p.fit.trees, [{ kind: 'load', factor: 1 }], { fit: p.fit }).baseline
+    .p99;
+
+  it("today's count at today's traffic keeps today's p99", () => {
+    const r = machinesForSlo(p, { kind: 'load', factor: 1 }, slo);
+    expect(r.counts).toEqual({ db: 1 });
+    expect(r.steps).toBe(1);
+  });
+
+  it('2x traffic (utilisation 0.8) needs a second db to keep it', () => {
+    const r = machinesForSlo(p, { kind: 'load', factor: 2 }, slo);
+    expect(r.counts?.db).toBe(2);
+    expect(r.p99Ms).toBeLessThanOrEqual(slo);
+    // One machine does not: the prediction at 2x is over the objective.
+    const one = simulateCapacityWhatIf(p, [{ kind: 'load', factor: 2 }], { bootstrapSamples: 100 });
+    expect(one.whatIf?.p99.value).toBeGreaterThan(slo);
   });
 });

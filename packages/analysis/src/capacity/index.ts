@@ -13,6 +13,7 @@ export {
   type PreparedCapacity,
 } from './answer';
 export { fitCapacity, type FitOptions } from './fit';
+export { MAX_MACHINE_STEPS, machinesForSlo, type MachinesForSlo } from './machines';
 export { CapacityChangeError, checkChanges, type Scenario, type ServiceOutlook } from './predict';
 export {
   MAX_CAPACITY_CHANGES,
@@ -23,3 +24,5 @@ export {
   type LoadChange,
   type MachinesChange,
 } from './types';
+// Recordings drawn from a known queue (the ground-truth test and the benchmark).
+export { exponential, logNormal, queueTrees, runQueue, type QueueModel } from './synthetic';

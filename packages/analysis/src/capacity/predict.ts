@@ -20,6 +20,8 @@ import {
 /** Simulated arrivals of a prediction: PREDICT_SIM / (1 - utilisation)^2, at most the max. */
 const PREDICT_SIM = 80_000;
 const MAX_PREDICT_SIM = 4_000_000;
+/** Simulations kept on a fit (40 KB of histograms each, two per entry). */
+const MAX_CACHED_SIMS = 512;
 
 /** A change that cannot apply (the API answers 400 naming `field`). */
 export class CapacityChangeError extends Error {
@@ -56,6 +58,9 @@ export interface ServiceOutlook {
   saturated: boolean;
   /** Highest new load over the highest observed (1: within what was seen). */
   loadOverObserved: number;
+  /** The service's call p99, ms: recorded, and re-timed (absent when saturated). answer.ts. */
+  p99Ms?: number;
+  p99After?: { value: number; low: number; high: number };
 }
 
 export interface Scenario {
@@ -235,11 +240,12 @@ function rewait(
   // Windows of one load and factor share their simulations (fit.ts simulates per distinct
   // load). The 1x and new-load queues run on the same draws, long enough for the new load's
   // tail: the arrivals a queue needs for a steady tail grow as 1 / (1 - utilisation)^2.
-  const cache = new Map<string, { from: WaitHistogram; to: WaitHistogram }>();
+  const cache = fit.sims;
+  if (cache.size > MAX_CACHED_SIMS) cache.clear();
   const mean = meanOf(x.holds);
   const sims = x.windows.map((w, wi) => {
     if (svc.model !== 'mgk' || w.calls === 0 || factor[wi] === 1) return undefined;
-    const key = `${w.seed}/${factor[wi]}`;
+    const key = `${j}/${w.seed}/${factor[wi]}`;
     let sim = cache.get(key);
     if (!sim) {
       const rho = Math.max(w.utilisation, (factor[wi]! * w.rate * mean) / x.k);

@@ -4,6 +4,7 @@
  */
 
 import { SeededRandom } from '../random';
+import { sortedOrder } from '../whatif';
 import { WaitHistogram } from './histogram';
 
 /** A min-heap of numbers in a Float64Array of fixed capacity (no objects per push). */
@@ -53,9 +54,7 @@ export function concurrencyLimit(arrival: Float64Array, departure: Float64Array)
   const n = arrival.length;
   if (n === 0) return 1;
   // Ranks of the departures (ties share the lower rank: a tie is no overtaking).
-  const order = Array.from({ length: n }, (_, i) => i).sort(
-    (a, b) => departure[a]! - departure[b]!,
-  );
+  const order = sortedOrder(departure);
   const rank = new Uint32Array(n);
   for (let j = 0, r = 0; j < n; j++) {
     if (j > 0 && departure[order[j]!]! !== departure[order[j - 1]!]!) r = j;

@@ -29,18 +29,19 @@ export function childrenOf(t: RequestTrees): Children {
   const fill = start.slice(0, n);
   const list = new Uint32Array(start[n]!);
   for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) list[fill[t.parent[i]!]!++] = i;
+  // By start, then end (a zero-length call at a block's start ends before it), then node;
+  // sorted only where the storage order is not that already (the usual case).
+  const before = (x: number, y: number): number =>
+    t.startMs[x]! - t.startMs[y]! ||
+    t.startMs[x]! + t.durationMs[x]! - (t.startMs[y]! + t.durationMs[y]!) ||
+    x - y;
   for (let p = 0; p < n; p++) {
     const a = start[p]!;
     const b = start[p + 1]!;
-    if (b - a < 2) continue;
-    const kids = Array.from(list.subarray(a, b)).sort(
-      // By start, then end (a zero-length call at a block's start ends before it), then node.
-      (x, y) =>
-        t.startMs[x]! - t.startMs[y]! ||
-        t.startMs[x]! + t.durationMs[x]! - (t.startMs[y]! + t.durationMs[y]!) ||
-        x - y,
-    );
-    list.set(kids, a);
+    let inOrder = true;
+    for (let k = a + 1; k < b && inOrder; k++) inOrder = before(list[k - 1]!, list[k]!) < 0;
+    if (inOrder) continue;
+    list.set(Array.from(list.subarray(a, b)).sort(before), a);
   }
   // Breadth-first from the roots, reversed: children before parents whatever the storage order.
   const bfs = new Uint32Array(n);
@@ -62,6 +63,7 @@ interface Scratch {
   byEnd: Uint32Array;
   free: Float64Array;
   freeRec: Float64Array;
+  order: Uint32Array;
   /** Per edge: the last parent whose pool group on it was placed (one block per group). */
   stamp: Int32Array;
 }
@@ -88,6 +90,7 @@ export function retime(
     byEnd: new Uint32Array(most),
     free: new Float64Array(most),
     freeRec: new Float64Array(most),
+    order: new Uint32Array(most),
     stamp: new Int32Array(t.edges.length).fill(-1),
   };
   // Bottom-up: durations, and each child's new start in its parent's recorded frame (outStart).
@@ -146,8 +149,22 @@ function placeBlocks(
     byEnd[m] = k - a;
     m++;
   }
-  // Block order by recorded end (an insertion sort: few blocks per parent).
-  const order = Array.from({ length: m }, (_, i) => i).sort((x, y) => recEnd[x]! - recEnd[y]!);
+  // Block order by recorded end: an insertion sort in scratch (few blocks per parent), the
+  // array sort for a wide parent.
+  const order = sc.order;
+  if (m > 32)
+    order.set(
+      Array.from({ length: m }, (_, i) => i).sort((x, y) => recEnd[x]! - recEnd[y]! || x - y),
+    );
+  else
+    for (let i = 0; i < m; i++) {
+      let j = i;
+      while (j > 0 && recEnd[order[j - 1]!]! > recEnd[i]!) {
+        order[j] = order[j - 1]!;
+        j--;
+      }
+      order[j] = i;
+    }
   let ptr = 0;
   let newMax = -Infinity;
   let recMax = -Infinity;

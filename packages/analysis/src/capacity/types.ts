@@ -62,6 +62,8 @@ export interface CapacityFit {
   index: CallIndex;
   instances: InstanceFit[];
   services: ServiceFit[];
+  /** Simulated waits per (instance, seed, factor), reused by later predictions (bounded). */
+  sims: Map<string, { from: WaitHistogram; to: WaitHistogram }>;
   /** Per node: reconstructed queue wait and hold, ms, and its window (-1 for roots). */
   waitMs: Float64Array;
   holdMs: Float64Array;

@@ -33,6 +33,8 @@ export {
   bootstrapPercentiles,
   latencyQuantile,
   quantileNoiseFloor,
+  // The O(n) radix orders, for the capacity model's millions of arrivals (capacity/).
+  sortedOrder,
   type Estimate as WhatIfEstimate,
 } from './estimate';
 

@@ -5,6 +5,7 @@
 
 import type { LeafCalls } from '../../types';
 import { ABSENT_ATTRIBUTE } from '../../conventions';
+import { ownEntry } from '../../own-keys';
 
 export interface FirstAnswerTimes {
   /** Per fan-out: max over groups of the group's earliest finishing time, ms. */
@@ -31,9 +32,9 @@ export function firstAnswerAllLeavesMs(
   groupKey: string,
   ignore?: { key: string; value: string },
 ): FirstAnswerTimes {
-  const group = calls.attributes?.[groupKey];
+  const group = ownEntry(calls.attributes, groupKey);
   if (!group) throw new Error(`the leaf calls carry no attribute ${groupKey}`);
-  const ign = ignore ? calls.attributes?.[ignore.key] : undefined;
+  const ign = ignore ? ownEntry(calls.attributes, ignore.key) : undefined;
   const ignIndex = ign && ignore ? ign.values.indexOf(ignore.value) : -1;
   const off = calls.fanoutOffsets;
   const fanouts = off.length - 1;

@@ -3,6 +3,15 @@
 import { prepareRequests } from './replay';
 import type { RequestTrees } from '../trees';
 import { allOnes } from '../../../weighted-quantile';
+import { ownEntry } from '../../../own-keys';
+
+/**
+ * A trace's weight: its own entry in `byTrace`, else 1. Trace ids are whatever a client sent,
+ * so `constructor` or `__proto__` must not find Object.prototype's members (NaN weights made
+ * the replay hang, issue 25).
+ */
+const weightOf = (byTrace: Readonly<Record<string, number>>, id: string): number =>
+  ownEntry(byTrace, id) ?? 1;
 
 /**
  * Per target group and per involved request, the request's trace weight (1 when unknown), or
@@ -15,7 +24,7 @@ function weightsOf(
   involved: Uint32Array,
   byTrace: Record<string, number>,
 ): { groups: Float64Array; requests: Float64Array } | undefined {
-  const requestW = Float64Array.from(t.traceIds, (id) => byTrace[id] ?? 1);
+  const requestW = Float64Array.from(t.traceIds, (id) => weightOf(byTrace, id));
   if (allOnes(requestW)) return undefined;
   const groupW = new Float64Array(groups).fill(1);
   for (let q = 0; q + 1 < t.nodeOffsets.length; q++)
@@ -64,7 +73,7 @@ export function weightsFor(
   pr: { groups: number; involved: Uint32Array },
   byTrace: Record<string, number>,
 ): { groups: Float64Array; requests: Float64Array } | undefined {
-  if (allOnes(Float64Array.from(t.traceIds, (id) => byTrace[id] ?? 1))) return undefined;
+  if (allOnes(Float64Array.from(t.traceIds, (id) => weightOf(byTrace, id)))) return undefined;
   const prep = prepareRequests(t, { target: mask, perCall: isPool });
   return weightsOf(t, prep.groupOf, pr.groups, pr.involved, byTrace);
 }
