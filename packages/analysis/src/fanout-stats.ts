@@ -1,6 +1,6 @@
 import { fanoutPickHash, pickIndex } from './hash';
 import { quantileInclusive, quantileSummary, sortAscending } from './quantile';
-import type { LeafCalls, Quantiles, Random } from './types';
+import type { LeafCalls, Quantiles } from './types';
 
 /**
  * Per-fan-out finishing times (DESIGN.md "Leaf finishing time": a call's end minus the earliest
@@ -38,13 +38,6 @@ export function fanoutPickHashes(calls: LeafCalls, seed: number): Uint32Array {
   for (let i = 0; i < f; i++) {
     out[i] = fanoutPickHash(seed, calls.traceIds[i] ?? '', calls.parentSpanIds?.[i] ?? '');
   }
-  return out;
-}
-
-/** Pick hashes drawn from any seeded generator instead (not reproducible by SQL). O(fan-outs). */
-export function randomPickHashes(fanouts: number, random: Random): Uint32Array {
-  const out = new Uint32Array(fanouts);
-  for (let i = 0; i < fanouts; i++) out[i] = Math.floor(random() * 4294967296);
   return out;
 }
 

@@ -12,9 +12,6 @@ import type { Quantiles } from './types';
  * k >= n.
  */
 
-/** The levels the API reports, in the order of `Quantiles`. */
-export const REPORTED_LEVELS = [0.5, 0.95, 0.99, 0.999] as const;
-
 /**
  * Type-7 quantile of already-sorted values (ascending, no NaN).
  * Units: those of the input. O(1). Edge cases: empty input gives NaN; q outside [0, 1] is

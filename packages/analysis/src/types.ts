@@ -3,9 +3,6 @@
  * Times are milliseconds as float64 unless a name says otherwise.
  */
 
-/** Milliseconds (float). Branded so a nanosecond count cannot be passed by mistake. */
-export type Milliseconds = number & { readonly __unit: 'ms' };
-
 /**
  * The leaf calls of many fan-outs of one fan-out operation, grouped by fan-out: calls of
  * fan-out f are indexes `fanoutOffsets[f] .. fanoutOffsets[f + 1] - 1`.
@@ -56,14 +53,6 @@ export interface LeafCalls {
 export interface AttributeColumn {
   values: string[];
   index: Uint32Array; // length = calls
-}
-
-export function fanoutCount(c: LeafCalls): number {
-  return c.fanoutOffsets.length - 1;
-}
-
-export function callCount(c: LeafCalls): number {
-  return c.durationMs.length;
 }
 
 /** A fan-out operation as named in DESIGN.md ("Names"). */
