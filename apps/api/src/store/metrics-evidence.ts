@@ -85,7 +85,7 @@ function pointsOf(q: EvidenceQuery, table: string, signal: Sql, where: Sql, valu
     FROM ${raw(table)}
     WHERE toDateTime64(TimeUnix, 9) >= fromUnixTimestamp64Nano(${param(q.fromNs.toString(), 'Int64')})
       AND toDateTime64(TimeUnix, 9) < fromUnixTimestamp64Nano(${param(q.toNs.toString(), 'Int64')})
-      AND (${where}) AND hasAny(hostKeys, ${q.hosts})
+      AND (${where}) AND arrayExists(x -> x IN ${q.hosts}, hostKeys)
     GROUP BY hostKeys, signal, metric, series, window, kind`;
 }
 
