@@ -14,6 +14,21 @@ export const EpisodesQuery = Type.Object({
 });
 export type EpisodesQuery = Static<typeof EpisodesQuery>;
 
+export const EpisodeEvidence = Type.Object({
+  signal: Type.String({
+    description:
+      'Evidence kind (docs/metrics.md): cpu-saturation, throttling, neighbour-pressure, gc-pause, network',
+  }),
+  host: Type.String({ description: 'The host (resource key value) the metric was joined on' }),
+  metric: Type.Optional(
+    Type.String({ description: 'The metric read, e.g. process.cpu.utilization' }),
+  ),
+  value: Type.Number({ description: "The signal's mean over the episode's windows" }),
+  baseline: Type.Number({ description: "The signal's mean over the windows just before it" }),
+  ratio: Type.Number({ description: 'value / baseline (Number.MAX_VALUE when baseline is 0)' }),
+});
+export type EpisodeEvidence = Static<typeof EpisodeEvidence>;
+
 export const ServiceEpisode = Type.Object({
   service: Type.String({ description: 'Callee service' }),
   host: Type.String({
@@ -38,6 +53,14 @@ export const ServiceEpisode = Type.Object({
   qValue: Type.Number({
     description: "Smallest Benjamini-Hochberg q-value of the episode's windows",
   }),
+  evidence: Type.Optional(
+    Type.Array(EpisodeEvidence, {
+      description: "Metrics of the episode's host inside the episode against just before it",
+    }),
+  ),
+  evidenceNote: Type.Optional(
+    Type.String({ description: 'Why there is no metric evidence (no metrics, no join)' }),
+  ),
 });
 export type ServiceEpisode = Static<typeof ServiceEpisode>;
 

@@ -22,6 +22,7 @@ import type { Store } from '../store';
 import { selectSamplingInfo } from '../store/sampling';
 import { clampRange } from './clamp-range';
 import { cachedAnswer } from '../cache';
+import { withEvidence } from './episodes-evidence';
 
 /** The identity of a series: what an episode names. */
 type SeriesName = Pick<
@@ -104,12 +105,13 @@ export function judgeEpisodes(
     const sampling = await selectSamplingInfo(store, scope);
     const { series, names } = toSeries(rows);
     const found = detectEpisodes(series, { windowMs: scope.windowMs });
-    const episodes = mergeSameFault(
+    const merged = mergeSameFault(
       found.episodes.flatMap((e) => {
         const n = names.get(e.key);
         return n ? [toApiEpisode(e, n)] : [];
       }),
     );
+    const episodes = await withEvidence(store, merged, scope.windowMs);
     const edges = [...names.values()]
       .filter((n) => n.kind === 'edge')
       .map((n) => ({ caller: n.parentService, callee: n.service }));

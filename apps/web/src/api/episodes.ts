@@ -31,6 +31,19 @@ export const decodeEpisodes: Decoder<Episodes> = obj<Episodes>({
       ratio: numOr(NaN),
       calls: num,
       qValue: num,
+      evidence: optional(
+        arr(
+          obj<C.EpisodeEvidence>({
+            signal: str,
+            host: str,
+            metric: optional(str),
+            value: num,
+            baseline: num,
+            ratio: numOr(NaN),
+          }),
+        ),
+      ),
+      evidenceNote: optional(str),
     }),
   ),
   sampling: optional(decodeSampling),

@@ -1,0 +1,132 @@
+import type { EpisodeEvidence, ServiceEpisode } from '@tailscope/contracts';
+import { UNKNOWN_HOST } from '@tailscope/analysis';
+import type { Store } from '../store';
+import {
+  JOIN_KEYS,
+  MAX_EVIDENCE_HOSTS,
+  selectHostEvidence,
+  selectMetricHosts,
+  type EvidenceRow,
+} from '../store/metrics-evidence';
+
+/**
+ * Each callee episode's metric evidence: per (signal, metric) of its host, the mean over the
+ * episode's windows against the mean over the baseline windows just before it (as long as the
+ * episode, at least BASELINE_MIN_WINDOWS, at most an hour). One evidence query for all the
+ * episodes; when an episode gets none, `evidenceNote` says why.
+ */
+
+export const BASELINE_MIN_WINDOWS = 3;
+const BASELINE_MAX_MS = 3_600_000;
+/** At most this many evidence rows are read per answer, and this many entries per episode. */
+const MAX_ROWS = 50_000;
+const MAX_PER_EPISODE = 10;
+/** Metric hosts named in a note. */
+const NOTE_HOSTS = 10;
+
+const baselineMs = (e: ServiceEpisode, windowMs: number): number =>
+  Math.min(Math.max(e.toMs - e.fromMs, BASELINE_MIN_WINDOWS * windowMs), BASELINE_MAX_MS);
+
+const joinable = (e: ServiceEpisode): boolean =>
+  e.kind !== 'edge' && e.host !== '*' && e.host !== UNKNOWN_HOST && e.host !== '';
+
+/** Mean of the values of the rows whose window is in [lo, hi). */
+function meanIn(rows: readonly EvidenceRow[], lo: number, hi: number): number {
+  let n = 0;
+  let sum = 0;
+  for (const r of rows)
+    if (r.window >= lo && r.window < hi) {
+      n++;
+      sum += r.value;
+    }
+  return n > 0 ? sum / n : NaN;
+}
+
+/** The evidence of one episode from its host's rows (grouped by signal and metric). */
+export function episodeEvidence(
+  e: ServiceEpisode,
+  rows: readonly EvidenceRow[],
+  windowMs: number,
+): EpisodeEvidence[] {
+  const from = Math.floor(e.fromMs / windowMs);
+  const to = Math.ceil(e.toMs / windowMs);
+  const base = Math.floor((e.fromMs - baselineMs(e, windowMs)) / windowMs);
+  const bySignal = new Map<string, EvidenceRow[]>();
+  for (const r of rows) {
+    const key = `${r.signal}\0${r.metric}`;
+    const g = bySignal.get(key);
+    if (g) g.push(r);
+    else bySignal.set(key, [r]);
+  }
+  const out: EpisodeEvidence[] = [];
+  for (const g of bySignal.values()) {
+    const first = g[0] as EvidenceRow;
+    const value = meanIn(g, from, to);
+    const baseline = meanIn(g, base, from);
+    if (!Number.isFinite(value) || !Number.isFinite(baseline)) continue;
+    const ratio = baseline > 0 ? value / baseline : value > 0 ? Number.MAX_VALUE : 1;
+    out.push({ signal: first.signal, host: e.host, metric: first.metric, value, baseline, ratio });
+  }
+  return out.sort((a, b) => b.ratio - a.ratio).slice(0, MAX_PER_EPISODE);
+}
+
+interface MetricHosts {
+  /** Some hosts metrics name (at most NOTE_HOSTS). */
+  sample: string[];
+  /** The episodes' hosts that metrics name. */
+  asked: Set<string>;
+}
+
+/** Why an episode has no evidence, given the hosts metrics name over the same range. */
+function noteOf(e: ServiceEpisode, metricHosts: MetricHosts): string {
+  if (e.kind === 'edge' || e.host === '*')
+    return "an edge series spans the callee's hosts: see the callee's own episodes";
+  if (e.host === UNKNOWN_HOST || e.host === '')
+    return `the spans' resource names no host (${JOIN_KEYS.join(', ')}): spans and metrics cannot be joined`;
+  if (metricHosts.sample.length === 0) return 'no metrics stored over the episode and its baseline';
+  if (!metricHosts.asked.has(e.host))
+    return `no metric's resource names host "${e.host}" under ${JOIN_KEYS.join(', ')}: spans and metrics cannot be joined (metrics name ${metricHosts.sample.join(', ')})`;
+  return `the metrics of host "${e.host}" have no evidence metric (docs/metrics.md) both inside and before the episode`;
+}
+
+/** The episodes with `evidence` (or `evidenceNote`) added; windowMs is the episodes' window. */
+export async function withEvidence(
+  store: Store,
+  episodes: readonly ServiceEpisode[],
+  windowMs: number,
+): Promise<ServiceEpisode[]> {
+  if (episodes.length === 0) return [];
+  const fromMs = Math.min(...episodes.map((e) => e.fromMs - baselineMs(e, windowMs)));
+  const toMs = Math.max(...episodes.map((e) => e.toMs));
+  const fromNs = BigInt(Math.floor(fromMs)) * 1_000_000n;
+  const toNs = BigInt(Math.ceil(toMs)) * 1_000_000n;
+  const hosts = [...new Set(episodes.filter(joinable).map((e) => e.host))];
+  const rows = await selectHostEvidence(store, {
+    fromNs,
+    toNs,
+    windowNs: BigInt(Math.round(windowMs)) * 1_000_000n,
+    hosts: hosts.slice(0, MAX_EVIDENCE_HOSTS),
+    maxRows: MAX_ROWS,
+  });
+  const byHost = new Map<string, EvidenceRow[]>();
+  for (const r of rows) {
+    const g = byHost.get(r.host);
+    if (g) g.push(r);
+    else byHost.set(r.host, [r]);
+  }
+  let metricHosts: MetricHosts | undefined;
+  const out: ServiceEpisode[] = [];
+  for (const e of episodes) {
+    const evidence = joinable(e) ? episodeEvidence(e, byHost.get(e.host) ?? [], windowMs) : [];
+    if (evidence.length > 0) {
+      out.push({ ...e, evidence });
+      continue;
+    }
+    metricHosts ??= {
+      sample: await selectMetricHosts(store, fromNs, toNs, NOTE_HOSTS),
+      asked: new Set(await selectMetricHosts(store, fromNs, toNs, MAX_EVIDENCE_HOSTS, hosts)),
+    };
+    out.push({ ...e, evidenceNote: noteOf(e, metricHosts) });
+  }
+  return out;
+}

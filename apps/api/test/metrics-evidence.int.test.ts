@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Running } from '../src/server/serve';
+import { selectHostEvidence, selectMetricHosts } from '../src/store/metrics-evidence';
+import { JSON_TYPE, startServer } from './ingest-support';
+
+/**
+ * selectHostEvidence on exact OTLP/JSON points: a cumulative steal counter becomes a rate from
+ * its second window on (user time left out), a delta error count a rate over its window, a
+ * cumulative GC histogram's Sum pause seconds per second, and a gauge joined on container.id.
+ */
+
+let dir: string;
+let running: Running;
+const T0 = 1767607200n * 1_000_000_000n; // a multiple of the 10 s window
+const W = 10n * 1_000_000_000n;
+const s = (sec: number) => String(T0 + BigInt(sec) * 1_000_000_000n);
+const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tailscope-metrics-evidence-'));
+  running = await startServer(dir);
+  const cumulative = (state: string, values: number[]) =>
+    values.map((v, i) => ({
+      startTimeUnixNano: s(0),
+      timeUnixNano: s(5 + 10 * i),
+      asDouble: v,
+      attributes: [str('state', state)],
+    }));
+  const body = JSON.stringify({
+    resourceMetrics: [
+      {
+        resource: { attributes: [str('service.name', 'node'), str('host.name', 'n1')] },
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'system.cpu.time',
+                sum: {
+                  aggregationTemporality: 2,
+                  isMonotonic: true,
+                  dataPoints: [
+                    ...cumulative('steal', [0, 1, 2, 8]),
+                    ...cumulative('user', [0, 100, 200, 300]),
+                  ],
+                },
+              },
+              {
+                name: 'system.network.errors',
+                sum: {
+                  aggregationTemporality: 1,
+                  isMonotonic: true,
+                  dataPoints: [{ startTimeUnixNano: s(10), timeUnixNano: s(15), asInt: '20' }],
+                },
+              },
+              {
+                name: 'v8js.gc.duration',
+                histogram: {
+                  aggregationTemporality: 2,
+                  dataPoints: [0.1, 0.3].map((sum, i) => ({
+                    startTimeUnixNano: s(0),
+                    timeUnixNano: s(5 + 10 * i),
+                    count: String(i + 1),
+                    sum,
+                    bucketCounts: [String(i + 1), '0'],
+                    explicitBounds: [1],
+                  })),
+                },
+              },
+            ],
+          },
+        ],
+      },
+      {
+        resource: { attributes: [str('service.name', 'app'), str('container.id', 'c1')] },
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'process.cpu.utilization',
+                gauge: { dataPoints: [{ timeUnixNano: s(5), asDouble: 0.5 }] },
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+  const res = await fetch(`${running.urls.otlpHttp}/v1/metrics`, {
+    method: 'POST',
+    headers: JSON_TYPE,
+    body,
+  });
+  expect(res.status).toBe(200);
+  await running.ingest.flush();
+});
+
+afterAll(async () => {
+  await running.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const query = (hosts: string[]) =>
+  selectHostEvidence(running.store, {
+    fromNs: T0,
+    toNs: T0 + 6n * W,
+    windowNs: W,
+    hosts,
+    maxRows: 100,
+  });
+
+describe('selectHostEvidence', () => {
+  it('reads steal, network errors and GC pauses per second per window', async () => {
+    const rows = await query(['n1']);
+    const of = (signal: string) =>
+      rows.filter((r) => r.signal === signal).map((r) => [r.window - Number(T0 / W), r.value]);
+    const close = (got: number[][], want: number[][]) => {
+      expect(got.map((x) => x[0])).toEqual(want.map((x) => x[0]));
+      got.forEach((x, i) => {
+        expect(x[1]).toBeCloseTo(want[i]?.[1] ?? NaN, 9);
+      });
+    };
+    close(of('neighbour-pressure'), [
+      [1, 0.1],
+      [2, 0.1],
+      [3, 0.6],
+    ]);
+    close(of('network'), [[1, 2]]);
+    close(of('gc-pause'), [[1, 0.02]]);
+    expect(rows.every((r) => r.host === 'n1')).toBe(true);
+  });
+
+  it('joins a gauge on container.id, and names the hosts metrics carry', async () => {
+    const rows = await query(['c1', 'nobody']);
+    expect(rows).toMatchObject([{ host: 'c1', signal: 'cpu-saturation', value: 0.5 }]);
+    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual(['c1', 'n1']);
+    expect(await query([])).toEqual([]);
+  });
+});
