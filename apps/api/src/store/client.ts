@@ -16,7 +16,7 @@ import {
   type QueryBudget,
 } from './budget';
 import { callOptions, guardCall, type CallOptions } from './call-options';
-import { EngineTurns, TURN_RANK } from './engine-turns';
+import { EngineTurns } from './engine-turns';
 
 type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
 
@@ -182,10 +182,7 @@ export function openStore(opts: StoreOptions): Store {
   const call = <R>(run: (o: CallOptions) => Promise<R>): Promise<R> =>
     guardCall(budget, async (work) => {
       const options = callOptions(work, budget, analysis);
-      const release = await turns?.take(
-        TURN_RANK[work?.workClass ?? 'background'],
-        options.abort_signal,
-      );
+      const release = await turns?.take(work?.workClass !== 'analysis', options.abort_signal);
       try {
         return await withinBudget(budget, () => drain(() => run(options), options.abort_signal));
       } finally {

@@ -4,22 +4,16 @@ import { ClientGoneError } from './admission';
  * Turns at the embedded engine. chDB runs parameterized queries one at a time, process-wide, in
  * the order they were sent (chdb-node serializes them: concurrent ones corrupt each other's
  * parameters), so a cheap answer sent after N analysis queries waits for all N. Queries take a
- * turn here first, one at a time, by rank: the interactive answers a person waits for (stats, a
- * trace, a search) first, then ingest's inserts and background work (materializers, figure
- * refreshes), then analysis queries. A cheap answer waits at most for the query running.
+ * turn here first, one at a time: ingest's inserts, cheap answers and background work before
+ * any analysis query still waiting, so a cheap answer waits at most for the query running.
  * Within a rank, first come, first served. A waiting turn whose signal aborts is dropped.
  */
-
-/** Who goes first at the engine: lower first. */
-export const TURN_RANK = { interactive: 0, background: 1, analysis: 2 } as const;
-export type TurnRank = (typeof TURN_RANK)[keyof typeof TURN_RANK];
-
 export class EngineTurns {
   private busy = false;
-  private readonly waiting: { rank: TurnRank; go: () => void }[] = [];
+  private readonly waiting: { urgent: boolean; go: () => void }[] = [];
 
   /** Waits for a turn; returns its release (call it once, when the query and its drain end). */
-  async take(rank: TurnRank, signal?: AbortSignal): Promise<() => void> {
+  async take(urgent: boolean, signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) throw new ClientGoneError();
     if (!this.busy) {
       this.busy = true;
@@ -33,15 +27,15 @@ export class EngineTurns {
         reject(new ClientGoneError());
       };
       const turn = {
-        rank,
+        urgent,
         go: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      // A turn goes after those of its rank and above already waiting, before every lower one.
-      const at = this.waiting.findIndex((w) => w.rank > rank);
+      // An urgent turn goes after the urgent ones already waiting, before every other.
+      const at = urgent ? this.waiting.findIndex((w) => !w.urgent) : -1;
       if (at < 0) this.waiting.push(turn);
       else this.waiting.splice(at, 0, turn);
     });
