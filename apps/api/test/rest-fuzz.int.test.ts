@@ -153,6 +153,9 @@ function runsFor(op: Operation): number {
   // Incidents judge the range as episodes do (the same code, fuzzed above), then read a few
   // bounded samples: 12 cases cover its own parameters at half an analysis' cost.
   if (op.path.endsWith('/incidents')) return SCALE * 12;
+  // Edges and episodes plan the largest queries (edges ~3 s a case under CI load, 74 s for 24):
+  // 12 cases each still draw every parameter several times.
+  if (/\/(edges|episodes)$/.test(op.path)) return SCALE * 12;
   return SCALE * (ANALYSES.test(op.path) ? 24 : 60);
 }
 

@@ -4,7 +4,7 @@ import { runFaults } from './run';
 
 /**
  * The fault benchmark's short version (docs/incidents.md): HotROD split across namespaces, one
- * link delay of 100 ms on route's answers for 30 s after 30 s fault-free, and
+ * link delay of 100 ms on route's answers for 25 s after 20 s fault-free, and
  * GET /api/v1/incidents must name route first. Route's calls take ~50 ms, so 100 ms more is
  * three times slower: the fault is plain; what is tested is that the ranking puts the extra time
  * on route (the caller's wait outside route's server span), not on the frontend that waits.
@@ -21,8 +21,8 @@ describe.skipIf(skip !== undefined)('incidents on a real injected fault', () => 
       hotrod: hotrodPath(),
       tag: 'fci',
       schedule: [{ fault: 'delay', target: 'route' }],
-      leadMs: 30_000,
-      faultMs: 30_000,
+      leadMs: 20_000,
+      faultMs: 25_000,
       gapMs: 5_000,
       rate: 2,
       falsePositives: false,
