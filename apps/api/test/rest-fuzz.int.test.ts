@@ -145,7 +145,7 @@ const SCALE = Math.max(1, Number(process.env.REST_FUZZ_SCALE ?? 1) || 1);
 /**
  * Cases per operation: more where the inputs are richer or a case is cheap. An analysis case
  * costs 0.3-1.4 s on 2 quiet cores even over this small store (planning its query is ~0.2-0.4 s
- * of it), so those routes get 24 cases each: the whole run was 223 s of a 15-minute CI with 60.
+ * of it), so those routes get 16 cases each: the whole run was 223 s of a 15-minute CI with 60.
  */
 function runsFor(op: Operation): number {
   if (op.body) return SCALE * (op.path.endsWith('/whatif') ? 200 : 400);
@@ -156,7 +156,7 @@ function runsFor(op: Operation): number {
   // Edges and episodes plan the largest queries (edges ~3 s a case under CI load, 74 s for 24):
   // 12 cases each still draw every parameter several times.
   if (/\/(edges|episodes)$/.test(op.path)) return SCALE * 12;
-  return SCALE * (ANALYSES.test(op.path) ? 24 : 60);
+  return SCALE * (ANALYSES.test(op.path) ? 16 : 60);
 }
 
 describe('REST fuzzing from the OpenAPI document', () => {
