@@ -1,6 +1,6 @@
-import { checkIdent } from './store/ddl';
+import { checkIdent } from './store/schema/ddl';
 import { accessSettings } from './foundation';
-import { ANALYSIS_ENV, analysisLimitsFromEnv } from './store/budget';
+import { ANALYSIS_ENV, analysisLimitsFromEnv } from './store/engine/budget';
 
 /**
  * Every setting Tailscope reads, by flag and by environment variable (flags win). The README's

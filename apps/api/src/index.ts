@@ -9,12 +9,12 @@ export { serveReadOnly, type ReadOnlyRunning } from './server/serve-read-only';
 
 // The store: one ClickHouse client, bound SQL, migrations and the queries others run directly.
 export * from './store';
-export { insertNative, prepareForIngest, type NativeInsert } from './store/traces-insert';
-export { TYPED_ATTRIBUTES_TABLE } from './store/typed-attributes';
+export { insertNative, prepareForIngest, type NativeInsert } from './store/writes/insert';
+export { TYPED_ATTRIBUTES_TABLE } from './store/traces/typed-attributes';
 export { loadLeafCalls, materializeFanouts, type LoadedLeafCalls } from './store/fanouts';
 export { materializeCallBuckets } from './store/call-buckets-cache';
-export { materializeOpenBuckets } from './store/call-buckets-open';
-export { selectHostEvidence } from './store/metrics-evidence';
+export { materializeOpenBuckets } from './store/call-buckets/open';
+export { selectHostEvidence } from './store/metrics/evidence';
 
 // Ingest: OTLP protobuf decoding and the columns a decoded request becomes.
 export { decodeTraceRequest, type DecodedRequest } from './ingest/decode-protobuf';

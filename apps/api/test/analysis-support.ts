@@ -11,7 +11,7 @@ import {
 import { decodeTraceRequest } from '../src/ingest/decode-protobuf';
 import { TRACE_COLUMNS } from '../src/ingest/span-columns';
 import { migrate, openStore, TRACES_TABLE, type Store } from '../src/store';
-import { insertNative } from '../src/store/traces-insert';
+import { insertNative } from '../src/store/writes/insert';
 
 /** A store on a fresh temporary data directory, migrated; `close` removes the directory. */
 export async function openTempStore(

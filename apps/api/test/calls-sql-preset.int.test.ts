@@ -9,11 +9,11 @@ import {
 } from '@tailscope/analysis';
 import { presetSpec, type ScenarioTruth } from '@tailscope/tracegen';
 import type { Store } from '../src/store';
-import { callCtes } from '../src/store/calls-sql';
+import { callCtes } from '../src/store/sql/calls';
 import { selectDuplicates, selectEdges } from '../src/store/edges';
 import { cacheCovers, materializeFanouts } from '../src/store/fanouts';
-import { withCtes } from '../src/store/fanouts-sql';
-import { sql } from '../src/store/sql';
+import { withCtes } from '../src/store/fanouts/sql';
+import { sql } from '../src/store/sql/template';
 import { ingestScenario, openTempStore } from './analysis-support';
 
 /**

@@ -10,11 +10,11 @@ import {
   type SpanRecord,
 } from '@tailscope/analysis';
 import type { Store } from '../src/store';
-import { callCtes } from '../src/store/calls-sql';
+import { callCtes } from '../src/store/sql/calls';
 import { selectDuplicates, selectEdges, selectSkew } from '../src/store/edges';
 import { cacheCovers, materializeFanouts } from '../src/store/fanouts';
-import { withCtes } from '../src/store/fanouts-sql';
-import { sql } from '../src/store/sql';
+import { withCtes } from '../src/store/fanouts/sql';
+import { sql } from '../src/store/sql/template';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';
 import { callShapes } from './calls-support';
 

@@ -11,7 +11,7 @@ import type {
 import { presetSpec } from '@tailscope/tracegen';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
-import { sql } from '../src/store/sql';
+import { sql } from '../src/store/sql/template';
 import { ingestScenario, openTempStore } from './analysis-support';
 
 /**

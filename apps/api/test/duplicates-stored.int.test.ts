@@ -3,8 +3,8 @@ import type { SpanRecord } from '@tailscope/analysis';
 import type { Store } from '../src/store';
 import { selectDuplicates } from '../src/store/edges';
 import { materializeFanouts } from '../src/store/fanouts';
-import { CHUNK_NS, DUPLICATES_TABLE } from '../src/store/fanouts-tables';
-import { raw, sql } from '../src/store/sql';
+import { CHUNK_NS, DUPLICATES_TABLE } from '../src/store/fanouts/tables';
+import { raw, sql } from '../src/store/sql/template';
 import { insertSpans, openTempStore } from './analysis-support';
 
 /**

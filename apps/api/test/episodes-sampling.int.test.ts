@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../src/store';
-import { selectEpisodeWindows } from '../src/store/episodes-read';
-import { selectSamplingInfo } from '../src/store/sampling';
+import { selectEpisodeWindows } from '../src/store/episodes';
+import { selectSamplingInfo } from '../src/store/traces/sampling';
 import { openTempStore, T0_NS } from './analysis-support';
 
 /**

@@ -6,9 +6,9 @@ import type { EpisodesResponse } from '@tailscope/contracts';
 import { presetSpec, type ScenarioTruth } from '@tailscope/tracegen';
 import { buildStoreApi } from '../src/server/app';
 import { migrate, openStore, sql, type Store } from '../src/store';
-import { detectAccelerators } from '../src/store/accelerators';
+import { detectAccelerators } from '../src/store/schema/accelerators';
 import { callBucketCoverage, materializeCallBuckets } from '../src/store/call-buckets-cache';
-import { episodeQueries, selectEpisodeWindows } from '../src/store/episodes-read';
+import { episodeQueries, selectEpisodeWindows } from '../src/store/episodes';
 import { ingestScenario, insertSpans } from './analysis-support';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Running } from '../src/server/serve';
-import { selectHostEvidence, selectMetricHosts } from '../src/store/metrics-evidence';
+import { selectHostEvidence, selectMetricHosts } from '../src/store/metrics/evidence';
 import { JSON_TYPE, startServer } from './ingest-support';
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Running } from '../src/server/serve';
-import { selectSumRates } from '../src/store/metrics-sums';
+import { selectSumRates } from '../src/store/metrics/sums';
 import { JSON_TYPE, startServer } from './ingest-support';
 
 /** Cumulative sums stored as received, read back as rates with the process restart handled. */

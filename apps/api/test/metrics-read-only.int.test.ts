@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/store';
-import { selectSumRates } from '../src/store/metrics-sums';
+import { selectSumRates } from '../src/store/metrics/sums';
 
 /**
  * Read-only over a sums table a Collector wrote, in the newer exporter release's form (times as

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../src/store';
-import { QueryBudgetError } from '../src/store/budget';
+import { QueryBudgetError } from '../src/store/engine/budget';
 import { fanoutSpans, insertSpans, startServer, T0_NS } from './query-support';
 
 /**

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings, type Env } from '../src/config';
 import { serve, type Running } from '../src/server/serve';
 import { sql, type Store } from '../src/store';
-import { applyRetention } from '../src/store/retention';
+import { applyRetention } from '../src/store/schema/retention';
 import { insertSpans, mixedSpans } from './analysis-support';
 
 /**

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Running } from '../src/server/serve';
-import { runAsWork } from '../src/store/admission';
-import { noteStoreWrite } from '../src/store/write-notes';
+import { runAsWork } from '../src/store/engine/admission';
+import { noteStoreWrite } from '../src/store/writes/notes';
 import { fanoutSpans, protobufRequest } from '../src/testing/otlp-fixtures';
 import { eventually, postOtlp, startServer } from './ingest-support';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomFromSeed, type SpanRecord } from '@tailscope/analysis';
 import type { Store } from '../src/store';
-import { searchTraces, type TraceSearch } from '../src/store/traces-search';
+import { searchTraces, type TraceSearch } from '../src/store/traces/search';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';
 
 /**

@@ -7,8 +7,8 @@ import {
 } from '@tailscope/analysis';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
-import { loadRequestColumns } from '../src/store/request-columns';
-import { loadRequestSpans } from '../src/store/request-trees';
+import { loadRequestColumns } from '../src/store/requests/columns';
+import { loadRequestSpans } from '../src/store/requests/trees';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';
 
 /**

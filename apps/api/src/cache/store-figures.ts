@@ -1,7 +1,7 @@
 import { selectSamplingInfo, selectStats, type SamplingInfo, type Store } from '../store';
 import type { StoreStats } from '../store';
-import { outsideWork } from '../store/admission';
-import { onStoreWrite } from '../store/write-notes';
+import { outsideWork } from '../store/engine/admission';
+import { onStoreWrite } from '../store/writes/notes';
 
 /**
  * The store's figures for /api/v1/stats (counts, stored range, sampling), kept and answered at

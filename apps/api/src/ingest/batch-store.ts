@@ -1,8 +1,8 @@
 import { statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../store';
-import { insertNative } from '../store/traces-insert';
-import { recordBatch } from '../store/ingest-batches';
+import { insertNative } from '../store/writes/insert';
+import { recordBatch } from '../store/writes/batches';
 import type { BatchLog } from './batch-log';
 import { isPermanent, type DeadLetters } from './dead-letter';
 import { NO_OBSERVER, type IngestObserver } from './observer';

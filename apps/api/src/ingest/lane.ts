@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../store';
-import { prepareForIngest } from '../store/traces-insert';
-import { lastRecordedBatch } from '../store/ingest-batches';
+import { prepareForIngest } from '../store/writes/insert';
+import { lastRecordedBatch } from '../store/writes/batches';
 import { BatchLog } from './batch-log';
 import { DeadLetters } from './dead-letter';
 import type { IngestLimits } from './limits';

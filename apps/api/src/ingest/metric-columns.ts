@@ -1,6 +1,6 @@
 import { ByteSink } from './byte-sink';
 import { block, headerFor } from './span-columns';
-import { METRIC_KINDS, type MetricKind } from '../store/metrics-tables';
+import { METRIC_KINDS, type MetricKind } from '../store/metrics/tables';
 
 /**
  * Decoded metric data points as ClickHouse Native columns, one PointTable per exporter table

@@ -1,4 +1,4 @@
-import { METRIC_KINDS, METRICS_TABLES } from '../store/metrics-tables';
+import { METRIC_KINDS, METRICS_TABLES } from '../store/metrics/tables';
 import { countPoints, decodeMetricsRequest } from './decode-metrics';
 import { metricsJsonToProtobuf } from './decode-metrics-json';
 import { METRIC_COLUMNS } from './metric-columns';

@@ -1,5 +1,5 @@
 import type { Store } from '../store';
-import { TYPED_ATTRIBUTES_TABLE } from '../store/typed-attributes';
+import { TYPED_ATTRIBUTES_TABLE } from '../store/traces/typed-attributes';
 import { countSpans, decodeTraceRequest } from './decode-protobuf';
 import { jsonToProtobuf } from './decode-json';
 import type { IngestLimits } from './limits';

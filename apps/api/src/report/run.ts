@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { API_PATHS, type EndpointResponse } from '@tailscope/contracts';
 import { loadSettings } from '../config';
 import { openStore, migrate } from '../store';
-import { detectAccelerators } from '../store/accelerators';
+import { detectAccelerators } from '../store/schema/accelerators';
 import { buildStoreApi } from '../server/app';
 import { storeOptions } from '../server/store-options';
 import { collectReport, httpCaller, injectCaller, type ApiCall } from './collect';

@@ -26,8 +26,8 @@ import {
   selectRootOperations,
   selectRootQuantiles,
   type RootFilter,
-} from '../store/traces-roots';
-import { selectPathSpans, type PathSpanRow } from '../store/traces-paths';
+} from '../store/traces/roots';
+import { selectPathSpans, type PathSpanRow } from '../store/traces/paths';
 import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 

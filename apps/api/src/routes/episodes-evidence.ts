@@ -7,7 +7,7 @@ import {
   selectHostEvidence,
   selectMetricHosts,
   type EvidenceRow,
-} from '../store/metrics-evidence';
+} from '../store/metrics/evidence';
 
 /**
  * Each callee episode's metric evidence: per (signal, metric) of its host, the mean over the

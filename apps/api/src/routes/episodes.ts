@@ -13,13 +13,9 @@ import {
 } from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { type RouteApp, parseRange } from '../foundation';
-import {
-  selectEpisodeWindows,
-  type EpisodeScope,
-  type EpisodeWindowRow,
-} from '../store/episodes-read';
+import { selectEpisodeWindows, type EpisodeScope, type EpisodeWindowRow } from '../store/episodes';
 import type { Store } from '../store';
-import { selectSamplingInfo } from '../store/sampling';
+import { selectSamplingInfo } from '../store/traces/sampling';
 import { clampRange } from './clamp-range';
 import { cachedAnswer } from '../cache';
 import { withEvidence } from './episodes-evidence';

@@ -6,9 +6,9 @@ import {
   type EpisodeGroup,
 } from '@tailscope/analysis';
 import type { Store } from '../store';
-import type { RootRow } from '../store/traces-filters';
+import type { RootRow } from '../store/traces/filters';
 import { selectCauseSpans, selectIncidentRequests } from '../store/incidents';
-import { sampleRoots, selectRootQuantiles } from '../store/traces-roots';
+import { sampleRoots, selectRootQuantiles } from '../store/traces/roots';
 
 /**
  * One incident's requests and root causes (docs/analysis.md "Incidents"): the busiest request

@@ -1,6 +1,6 @@
 import type { SamplingInfo } from '@tailscope/contracts';
 import type { Store } from '../store';
-import { selectSamplingInfo } from '../store/sampling';
+import { selectSamplingInfo } from '../store/traces/sampling';
 
 /**
  * The `sampling` block of an analysis answer (docs/analysis.md "Sampling"): one aggregate over

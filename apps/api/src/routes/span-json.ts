@@ -1,7 +1,7 @@
 import { ownEntry } from '@tailscope/analysis';
 import type { SpanRow } from '../store';
 import type { Span, SpanSummary, StatusCode } from '@tailscope/contracts';
-import type { SpanSummaryRow } from '../store/traces-summary';
+import type { SpanSummaryRow } from '../store/traces/summary';
 
 const KINDS: Record<string, string> = {
   Unspecified: 'unspecified',

@@ -1,7 +1,7 @@
 import { API_PATHS, StatsRoute } from '@tailscope/contracts';
 import type { ApiContext } from './context';
 import type { RouteApp } from '../foundation';
-import { retentionOf } from '../store/retention';
+import { retentionOf } from '../store/schema/retention';
 import { storeFigures } from '../cache/store-figures';
 
 export function statsRoutes(app: RouteApp, ctx: ApiContext): void {

@@ -12,13 +12,13 @@ import {
 import { criticalPath, markSyncAnswers } from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { countTraceSpans, selectTrace, type SpanRow } from '../store';
-import { selectTypedAttributes } from '../store/typed-attributes';
+import { selectTypedAttributes } from '../store/traces/typed-attributes';
 import { badRequest, notFound, type RouteApp, parseRange } from '../foundation';
 import { toApiSpan, toSpanSummary } from './span-json';
-import { selectSpan, selectTraceSummary } from '../store/traces-summary';
+import { selectSpan, selectTraceSummary } from '../store/traces/summary';
 import { clampRangeCovering } from './clamp-range';
 import { rangeSampling } from './sampling';
-import { searchTraces, type TraceSearchRow } from '../store/traces-search';
+import { searchTraces, type TraceSearchRow } from '../store/traces/search';
 
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;

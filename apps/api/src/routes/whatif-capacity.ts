@@ -8,8 +8,8 @@ import {
 import type { CapacityWhatIf, WhatIfPolicy } from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { badRequest, notFound } from '../foundation';
-import { loadRequestColumns } from '../store/request-columns';
-import { capWideParents, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED } from '../store/wide-fanouts';
+import { loadRequestColumns } from '../store/requests/columns';
+import { capWideParents, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED } from '../store/fanouts/wide';
 import type { AnalysisPool } from '../whatif-worker/pool';
 import { MAX_REQUEST_SPANS, MAX_REQUEST_TREES } from './whatif-request';
 

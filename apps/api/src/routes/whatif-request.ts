@@ -1,15 +1,15 @@
 import type { ReplayWhatIfBody, WhatIfBody } from '@tailscope/contracts';
 import type { RequestWhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from './context';
-import type { QueryBudgetError } from '../store/budget';
-import { loadRequestColumns } from '../store/request-columns';
+import type { QueryBudgetError } from '../store/engine/budget';
+import { loadRequestColumns } from '../store/requests/columns';
 import {
   capWideParents,
   MAX_FANOUT_CALLS,
   sampledFanoutsOf,
   WIDE_FANOUT_SEED,
   wideFanoutNote,
-} from '../store/wide-fanouts';
+} from '../store/fanouts/wide';
 import type { AnalysisPool } from '../whatif-worker/pool';
 
 /**

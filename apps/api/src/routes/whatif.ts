@@ -7,14 +7,14 @@ import {
 import { resolvePolicy, type WhatIfPolicy, type WhatIfResult } from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { badRequest, notFound, type RouteApp, clientGone, parseRange } from '../foundation';
-import { QueryBudgetError } from '../store/budget';
+import { QueryBudgetError } from '../store/engine/budget';
 import { loadLeafCalls } from '../store/fanouts';
 import {
   capFanoutCalls,
   MAX_FANOUT_CALLS,
   WIDE_FANOUT_SEED,
   wideFanoutNote,
-} from '../store/wide-fanouts';
+} from '../store/fanouts/wide';
 import { analysisPool, type AnalysisPool } from '../whatif-worker/pool';
 import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';

@@ -1,7 +1,7 @@
 import { API_PATHS } from '@tailscope/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdmissionGate, runAsWork, type WorkClass } from '../store/admission';
-import type { AnalysisLimits, QueryBudget } from '../store/budget';
+import { AdmissionGate, runAsWork, type WorkClass } from '../store/engine/admission';
+import type { AnalysisLimits, QueryBudget } from '../store/engine/budget';
 import { clientGone } from '../foundation';
 
 /**

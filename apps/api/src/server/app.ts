@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { HttpError, nonFiniteQueryCheck, validationMessage } from '../foundation';
-import { budgetKindOf, QueryBudgetError } from '../store/budget';
+import { budgetKindOf, QueryBudgetError } from '../store/engine/budget';
 import type { ApiContext, RoutePlugin } from '../routes/context';
 import type { SelfTracer } from './self-trace';
 import type { Store } from '../store';
@@ -23,7 +23,7 @@ import { installAccess } from './access';
 import { ServerMetrics } from './metrics';
 import { criticalPathRoutes } from '../routes/critical-path';
 import { admitted, workClassOf } from './admit';
-import { BusyError } from '../store/admission';
+import { BusyError } from '../store/engine/admission';
 import { episodeRoutes } from '../routes/episodes';
 import { incidentRoutes } from '../routes/incidents';
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config';
 import { openStore, type Store } from '../store';
-import { detectAccelerators } from '../store/accelerators';
-import { engineNiceFromEnv, niceEngineThreads } from '../store/engine-nice';
-import { niceOwnAutogroup } from '../store/session-nice';
+import { detectAccelerators } from '../store/schema/accelerators';
+import { engineNiceFromEnv, niceEngineThreads } from '../store/engine/nice';
+import { niceOwnAutogroup } from '../store/engine/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { buildApi } from './app';
 import { storeOptions } from './store-options';

@@ -6,11 +6,15 @@ import { buildApi } from './app';
 import { storeOptions } from './store-options';
 import { startSelfTrace } from './self-trace';
 import { startCallBucketMaterializer } from '../store/call-buckets-cache';
-import { startOpenBucketMaterializer } from '../store/call-buckets-open';
+import { startOpenBucketMaterializer } from '../store/call-buckets/open';
 import { startFanoutMaterializer } from '../store/fanouts-cache';
-import { applyRetention } from '../store/retention';
-import { engineNiceFromEnv, niceEngineThreads } from '../store/engine-nice';
-import { niceOwnAutogroup, restoreOwnAutogroup, type AutogroupNice } from '../store/session-nice';
+import { applyRetention } from '../store/schema/retention';
+import { engineNiceFromEnv, niceEngineThreads } from '../store/engine/nice';
+import {
+  niceOwnAutogroup,
+  restoreOwnAutogroup,
+  type AutogroupNice,
+} from '../store/engine/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { prettyLogStream } from './log-stream';
 import { checkExposure } from './exposure';

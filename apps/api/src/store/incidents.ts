@@ -1,15 +1,15 @@
 import { PEER_SERVICE_KEY, SERVER_ADDRESS_KEY, type CauseSpan } from '@tailscope/analysis';
-import type { Store } from './client';
-import { hostOf } from './sql-ctes';
-import { param, sql } from './sql';
-import { TRACES } from './tables';
+import type { Store } from './engine/client';
+import { hostOf } from './sql/ctes';
+import { param, sql } from './sql/template';
+import { TRACES } from './traces/tables';
 import {
   inWindow,
   isRequestRoot,
   rootsWindow,
   TRACE_SLACK_NS,
   type RootRow,
-} from './traces-filters';
+} from './traces/filters';
 
 /**
  * The reads of an incident's root-cause ranking (routes/incidents.ts): which requests it

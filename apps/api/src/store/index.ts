@@ -1,6 +1,12 @@
-export { openStore, type Store, type StoreOptions } from './client';
-export { sql, param, ident, raw, join, type Sql } from './sql';
-export { migrate, schemaVersion, SCHEMA_VERSION, TRACES_TABLE, MIGRATIONS } from './schema';
+export { openStore, type Store, type StoreOptions } from './engine/client';
+export { sql, param, ident, raw, join, type Sql } from './sql/template';
+export {
+  migrate,
+  schemaVersion,
+  SCHEMA_VERSION,
+  TRACES_TABLE,
+  MIGRATIONS,
+} from './schema/migrations';
 export {
   selectTrace,
   countTraceSpans,
@@ -10,6 +16,6 @@ export {
   type StoreStats,
   type StoredBounds,
   type TraceReadLimits,
-} from './traces';
-export { selectEngineMemoryBytes } from './engine-metrics';
-export { selectSamplingInfo, type SamplingInfo } from './sampling';
+} from './traces/spans';
+export { selectEngineMemoryBytes } from './engine/metrics';
+export { selectSamplingInfo, type SamplingInfo } from './traces/sampling';

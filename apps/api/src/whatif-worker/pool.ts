@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Piscina } from 'piscina';
 import { badRequest } from '../foundation';
-import { BusyError, ClientGoneError, currentWork, remainingMs } from '../store/admission';
-import { QueryBudgetError, type AnalysisLimits, type QueryBudget } from '../store/budget';
+import { BusyError, ClientGoneError, currentWork, remainingMs } from '../store/engine/admission';
+import { QueryBudgetError, type AnalysisLimits, type QueryBudget } from '../store/engine/budget';
 import type { AnalysisJob, AnalysisResults } from './jobs';
 import type { JobReply } from './worker';
 

@@ -1,0 +1,240 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
+import type { Sql } from '../sql/template';
+import { checkIdent } from '../schema/ddl';
+import { TRACES_PARAM, TRACE_ID_TS_PARAM } from '../traces/tables';
+import { forEngine } from '../sql/ctes';
+import {
+  analysisLimitsFromEnv,
+  budgetKindOf,
+  budgetSettings,
+  queryBudgetFromEnv,
+  withinBudget,
+  type AnalysisLimits,
+  type QueryBudget,
+} from './budget';
+import { callOptions, guardCall, type CallOptions } from './call-options';
+import { EngineTurns } from './turns';
+
+type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
+
+export interface StoreOptions {
+  /** Data directory of the embedded engine (ignored when `url` is set). */
+  dataDir: string;
+  /** A ClickHouse server; when absent the embedded engine (chDB) is used. */
+  url?: string | undefined;
+  user?: string | undefined;
+  password?: string | undefined;
+  database?: string | undefined;
+  /** `ON CLUSTER <name>` for DDL, with Replicated engines (server mode only). */
+  cluster?: string | undefined;
+  /** Limits on every query (default: TAILSCOPE_QUERY_* from the environment, else built in). */
+  budget?: QueryBudget | undefined;
+  /** Analysis threads and queue (default: TAILSCOPE_ANALYSIS_* from the environment, else built in). */
+  analysis?: AnalysisLimits | undefined;
+  /** The spans table (default `otel_traces`); its trace-id table is `<name>_trace_id_ts`. */
+  tracesTable?: string | undefined;
+  /** Read-only: the engine refuses writes and DDL on this connection (`readonly = 2`). */
+  readOnly?: boolean | undefined;
+}
+
+/**
+ * Which of the optional tables are there to read. A store Tailscope migrated has all of them; a
+ * Collector's table opened read-only may have none of ours (accelerators.ts finds out once).
+ */
+export interface Accelerators {
+  /** `<traces>_trace_id_ts`: narrows one trace's time range before reading it. */
+  traceIdTs: boolean;
+  /** `tailscope_fanouts` and its chunk records: stored fan-out detection. */
+  fanouts: boolean;
+  /** `tailscope_typed_attributes`: non-string attribute values. */
+  typedAttributes: boolean;
+  /** `tailscope_call_buckets` and its chunk records: stored episode series. */
+  callBuckets: boolean;
+  /** `tailscope_call_bucket_open`: stored episode series of the open chunk, per 10 s bucket. */
+  openCallBuckets: boolean;
+}
+
+/**
+ * The one handle on ClickHouse: `@clickhouse/client`, over HTTP to a server or over the
+ * in-process chDB connection. `embedded` exposes chDB's raw escape hatch for the ingest hot path.
+ */
+export interface Store {
+  readonly client: ClickHouseClient;
+  readonly database: string;
+  readonly cluster: string | undefined;
+  readonly embedded: ChdbConnection | undefined;
+  /**
+   * The engine computes CTEs marked MATERIALIZE once (sql-ctes.ts): the embedded engine (its
+   * ClickHouse has `enable_materialized_cte`); servers run the marks as plain CTEs.
+   */
+  readonly materializedCtes: boolean;
+  readonly description: string;
+  /** The limits every query and command here runs with; over them: QueryBudgetError. */
+  readonly budget: QueryBudget;
+  /** Analysis threads and queue: the pool, the admission gate and analysis queries' max_threads. */
+  readonly analysis: AnalysisLimits;
+  /** The spans table every query reads (`{tracesTable:Identifier}` in SQL text). */
+  readonly tracesTable: string;
+  readonly readOnly: boolean;
+  /** Set once at start (all true after migrate; detected on a read-only store). */
+  accelerators: Accelerators;
+  query<T>(q: Sql): Promise<T[]>;
+  command(q: Sql): Promise<void>;
+  /** A query's parameters with the table names bound: for calls made on `client` directly. */
+  params(q: Sql): Record<string, unknown>;
+  /**
+   * Runs a call made on `client` directly under the budget and the current request's class,
+   * deadline and cancellation (call-options.ts): spread `options` into the call.
+   */
+  call<R>(run: (options: CallOptions) => Promise<R>): Promise<R>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function openStore(opts: StoreOptions): Store {
+  let client: ClickHouseClient;
+  let embedded: ChdbConnection | undefined;
+  let description: string;
+  const database = opts.database ?? 'default';
+  const budget = opts.budget ?? queryBudgetFromEnv(process.env);
+  const analysis = opts.analysis ?? analysisLimitsFromEnv(process.env);
+  // The client's defaults, so every call through it (queries, commands, exec, inserts) carries
+  // the whole budget: the embedded engine turns settings into session-wide SETs, so a call
+  // without them would inherit whatever the last one set.
+  // A call outside any request (ingest's inserts, migrations, materializers) runs at normal
+  // priority on the engine's threads; the defaults say so because the embedded engine would
+  // otherwise keep the last analysis query's SETs.
+  const clickhouse_settings = {
+    ...budgetSettings(budget),
+    max_threads: 0,
+    os_thread_priority: '0',
+    ...(opts.readOnly ? { readonly: '2' as const } : {}),
+  };
+  const tracesTable = checkIdent(opts.tracesTable ?? 'otel_traces');
+  // The table names are bound as Identifier parameters, so SQL builders stay pure text and
+  // a store pointed at another table (TAILSCOPE_TRACES_TABLE) needs no other change.
+  const tableParams = (text: string): Record<string, string> => ({
+    ...(text.includes(`{${TRACES_PARAM}:`) ? { [TRACES_PARAM]: tracesTable } : {}),
+    ...(text.includes(`{${TRACE_ID_TS_PARAM}:`)
+      ? { [TRACE_ID_TS_PARAM]: `${tracesTable}_trace_id_ts` }
+      : {}),
+  });
+  if (opts.url) {
+    client = createClient({
+      url: opts.url,
+      username: opts.user ?? 'default',
+      password: opts.password ?? '',
+      database,
+      clickhouse_settings: { date_time_output_format: 'iso', ...clickhouse_settings },
+    });
+    description = `ClickHouse server ${new URL(opts.url).host} database ${database}`;
+  } else {
+    const path = resolve(opts.dataDir, 'clickhouse');
+    mkdirSync(path, { recursive: true });
+    embedded = createChdbConnection({ path });
+    // chdb types the connection against @clickhouse/client-common while @clickhouse/client
+    // bundles its own copy of the same declarations; the shapes match, the nominal types do not.
+    client = createClient({
+      connection: embedded as unknown as NonNullable<ClientConnection>,
+      // Not in the client's typed settings yet (ClickHouse 26): the engine computes each
+      // CTE marked MATERIALIZE once (sql-ctes.ts).
+      clickhouse_settings: {
+        ...clickhouse_settings,
+        ...({ enable_materialized_cte: 1 } as Record<string, number>),
+      },
+    });
+    description = `embedded ClickHouse (chDB) at ${path}${database !== 'default' ? ` database ${database}` : ''}`;
+  }
+  if (opts.readOnly) description += `, read-only on ${tracesTable}`;
+  // Measured on chDB: rows a query had produced before the budget stopped it come back at the
+  // head of the next query's answer on the session. One throwaway query takes them, so the
+  // next real query answers only its own rows.
+  // chDB ignores the client's database; `USE` on its session is the same thing, done once before
+  // the first query through the store (migrate creates the database before that).
+  let used: Promise<void> | undefined;
+  const useDatabase = (): Promise<void> => {
+    if (!embedded || database === 'default') return Promise.resolve();
+    used ??= client.command({ query: `USE ${checkIdent(database)}` }).then(() => undefined);
+    return used;
+  };
+  // A query we stopped waiting for (its client left, or its deadline came while it was still
+  // queued in chDB) runs on to its end or to max_execution_time, whose rows then lead the next
+  // answer: the throwaway takes a parameter, so chDB queues it behind that query.
+  const drain = async <R>(run: () => Promise<R>, signal?: AbortSignal): Promise<R> => {
+    await useDatabase();
+    try {
+      return await run();
+    } catch (err) {
+      if (embedded && (budgetKindOf(err) !== null || signal?.aborted === true))
+        await client
+          .query({ query: 'SELECT {one:UInt8}', query_params: { one: 1 }, format: 'JSONEachRow' })
+          .then((rs) => rs.json())
+          .catch(() => undefined);
+      throw err;
+    }
+  };
+  // The embedded engine takes one query at a time anyway: cheap ones go first (engine-turns.ts).
+  // A turn lasts through the drain, so the next query starts after any rows left behind.
+  const turns = embedded ? new EngineTurns() : undefined;
+  const call = <R>(run: (o: CallOptions) => Promise<R>): Promise<R> =>
+    guardCall(budget, async (work) => {
+      const options = callOptions(work, budget, analysis);
+      const release = await turns?.take(work?.workClass !== 'analysis', options.abort_signal);
+      try {
+        return await withinBudget(budget, () => drain(() => run(options), options.abort_signal));
+      } finally {
+        release?.();
+      }
+    });
+  return {
+    client,
+    database,
+    cluster: opts.url ? opts.cluster : undefined,
+    embedded,
+    materializedCtes: embedded !== undefined,
+    description,
+    budget,
+    analysis,
+    tracesTable,
+    readOnly: opts.readOnly ?? false,
+    accelerators: {
+      traceIdTs: true,
+      fanouts: true,
+      typedAttributes: true,
+      callBuckets: true,
+      openCallBuckets: true,
+    },
+    params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
+    query<T>(q: Sql): Promise<T[]> {
+      return call(async (o) => {
+        const rs = await client.query({
+          query: forEngine(q.text, embedded !== undefined),
+          query_params: { ...q.params, ...tableParams(q.text) },
+          format: 'JSONEachRow',
+          ...o,
+        });
+        return rs.json<T>();
+      });
+    },
+    command(q: Sql): Promise<void> {
+      return call(async (o) => {
+        await client.command({
+          query: forEngine(q.text, embedded !== undefined),
+          query_params: { ...q.params, ...tableParams(q.text) },
+          ...o,
+        });
+      });
+    },
+    call,
+    async ping(): Promise<boolean> {
+      const r = await client.ping();
+      return r.success;
+    },
+    async close(): Promise<void> {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+import type { Store } from '../engine/client';
+import { join, param, raw, sql, type Sql } from '../sql/template';
+
+/**
+ * Evidence per (host, window) from the metrics tables (docs/metrics.md "Evidence from
+ * metrics"): one value per (host, signal, metric, window), summed over the metric's series
+ * (CPU modes, CPUs, interfaces, GC kinds) of that host.
+ *
+ * - gauges (`otel_metrics_gauge`): the mean of each series' points in the window;
+ * - sums and histograms' `Sum` (`otel_metrics_sum`, `otel_metrics_histogram`): per second,
+ *   delta points summed over the window, cumulative series as the increase from the series'
+ *   last point of the previous window with points to its last point in this one (a drop, a
+ *   reset, counts as 0; the first window of a series has no rate).
+ *
+ * A metric row belongs to every host its resource names under JOIN_KEYS, so a pod's metrics
+ * meet spans keyed by pod and a node's metrics spans keyed by node.
+ */
+
+/** Resource keys a metric is joined to spans' hosts on. */
+export const JOIN_KEYS = [
+  'host.name',
+  'k8s.node.name',
+  'k8s.pod.name',
+  'container.id',
+  'host.id',
+  'service.instance.id',
+] as const;
+
+export type EvidenceSignal =
+  'cpu-saturation' | 'throttling' | 'neighbour-pressure' | 'gc-pause' | 'network';
+
+/** Usage over limit (or over one CPU), a gauge near 1 when the workload is saturated. */
+export const CPU_SATURATION_METRICS = [
+  'process.cpu.utilization',
+  'k8s.pod.cpu_limit_utilization',
+  'k8s.container.cpu_limit_utilization',
+];
+export const GC_METRICS = ['v8js.gc.duration', 'jvm.gc.duration'];
+export const NETWORK_METRICS = ['system.network.errors', 'system.network.dropped'];
+export const THROTTLING_METRICS = ['container.cpu.throttling_data.throttled_time'];
+const STEAL = raw(
+  "(Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal')",
+);
+
+export interface EvidenceQuery {
+  fromNs: bigint;
+  toNs: bigint;
+  windowNs: bigint;
+  /** Only these hosts (any JOIN_KEYS value); at most MAX_EVIDENCE_HOSTS are asked. */
+  hosts: readonly string[];
+  /** At most this many rows. */
+  maxRows: number;
+}
+
+export interface EvidenceRow {
+  host: string;
+  signal: EvidenceSignal;
+  metric: string;
+  /** floor(time ns / windowNs). */
+  window: number;
+  value: number;
+}
+
+/** The widest range one evidence query reads (a day), and the most hosts it asks. */
+export const MAX_EVIDENCE_RANGE_NS = 86_400n * 1_000_000_000n;
+export const MAX_EVIDENCE_HOSTS = 1000;
+
+const KEYS = (): Sql =>
+  sql`arrayDistinct(arrayFilter(x -> x != '', [${join(
+    JOIN_KEYS.map((k) => sql`ResourceAttributes[${k}]`),
+    ', ',
+  )}]))`;
+
+/** One table's points as (hostKeys, signal, metric, series, window, kind, last, lastT, total, mean). */
+function pointsOf(q: EvidenceQuery, table: string, signal: Sql, where: Sql, value: string): Sql {
+  const t = raw('toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9))');
+  const kind =
+    table === 'otel_metrics_gauge' ? raw('0') : raw('if(AggregationTemporality = 1, 1, 2)');
+  const v = raw(value);
+  return sql`
+    SELECT ${KEYS()} AS hostKeys, ${signal} AS signal, MetricName AS metric,
+      cityHash64(MetricName, ServiceName, Attributes) AS series,
+      intDiv(${t}, ${param(q.windowNs.toString(), 'Int64')}) AS window, ${kind} AS kind,
+      argMax(${v}, ${t}) AS last, max(${t}) AS lastT, sum(${v}) AS total, avg(${v}) AS mean
+    FROM ${raw(table)}
+    WHERE toDateTime64(TimeUnix, 9) >= fromUnixTimestamp64Nano(${param(q.fromNs.toString(), 'Int64')})
+      AND toDateTime64(TimeUnix, 9) < fromUnixTimestamp64Nano(${param(q.toNs.toString(), 'Int64')})
+      AND (${where}) AND arrayExists(x -> x IN ${q.hosts}, hostKeys)
+    GROUP BY hostKeys, signal, metric, series, window, kind`;
+}
+
+/** Evidence rows of the hosts over [from, to), the range clamped to MAX_EVIDENCE_RANGE_NS. */
+export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promise<EvidenceRow[]> {
+  const hosts = q0.hosts.slice(0, MAX_EVIDENCE_HOSTS);
+  if (hosts.length === 0 || q0.toNs <= q0.fromNs || q0.windowNs <= 0n) return [];
+  const fromNs =
+    q0.toNs - q0.fromNs > MAX_EVIDENCE_RANGE_NS ? q0.toNs - MAX_EVIDENCE_RANGE_NS : q0.fromNs;
+  const q = { ...q0, fromNs, hosts };
+  const gauges = pointsOf(
+    q,
+    'otel_metrics_gauge',
+    sql`if(MetricName IN ${CPU_SATURATION_METRICS}, 'cpu-saturation', 'neighbour-pressure')`,
+    sql`MetricName IN ${CPU_SATURATION_METRICS} OR (MetricName = 'system.cpu.utilization' AND ${STEAL})`,
+    'Value',
+  );
+  const sums = pointsOf(
+    q,
+    'otel_metrics_sum',
+    sql`multiIf(MetricName IN ${NETWORK_METRICS}, 'network', MetricName IN ${THROTTLING_METRICS}, 'throttling', 'neighbour-pressure')`,
+    sql`MetricName IN ${NETWORK_METRICS} OR MetricName IN ${THROTTLING_METRICS} OR (MetricName = 'system.cpu.time' AND ${STEAL})`,
+    'Value',
+  );
+  const gc = pointsOf(
+    q,
+    'otel_metrics_histogram',
+    raw("'gc-pause'"),
+    sql`MetricName IN ${GC_METRICS}`,
+    'Sum',
+  );
+  const windowSeconds = Number(q.windowNs) / 1e9;
+  const rows = await store.query<Omit<EvidenceRow, 'window'> & { window: number | string }>(sql`
+    SELECT host, signal, metric, toInt64(window) AS window, sum(v) AS value
+    FROM (
+      SELECT arrayJoin(hostKeys) AS host, signal, metric, window, kind,
+        multiIf(kind = 0, mean, kind = 1, total / ${param(windowSeconds, 'Float64')},
+          greatest(last - lagInFrame(last) OVER w, 0)
+            / nullIf((lastT - lagInFrame(lastT) OVER w) / 1e9, 0)) AS v,
+        row_number() OVER w AS rn
+      FROM (${gauges} UNION ALL ${sums} UNION ALL ${gc})
+      WINDOW w AS (PARTITION BY series, hostKeys ORDER BY window ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+    )
+    WHERE host IN ${hosts} AND NOT (kind = 2 AND rn = 1) AND v IS NOT NULL AND isFinite(v)
+    GROUP BY host, signal, metric, window
+    ORDER BY host, signal, metric, window
+    LIMIT ${q.maxRows}`);
+  // Int64 comes as text in the engine's JSON.
+  return rows.map((r) => ({ ...r, window: Number(r.window) }));
+}
+
+/**
+ * Hosts (JOIN_KEYS values) that have any gauge, sum or histogram point over [from, to), at most
+ * `limit`; only those of `among` when it is given.
+ */
+export async function selectMetricHosts(
+  store: Store,
+  fromNs: bigint,
+  toNs: bigint,
+  limit: number,
+  among?: readonly string[],
+): Promise<string[]> {
+  const only = among ? sql` AND host IN ${among}` : raw('');
+  const rows = await store.query<{ host: string }>(sql`
+    SELECT DISTINCT arrayJoin(${KEYS()}) AS host
+    FROM (SELECT ResourceAttributes, TimeUnix FROM otel_metrics_gauge
+      UNION ALL SELECT ResourceAttributes, toDateTime64(TimeUnix, 9) FROM otel_metrics_sum
+      UNION ALL SELECT ResourceAttributes, TimeUnix FROM otel_metrics_histogram)
+    WHERE TimeUnix >= fromUnixTimestamp64Nano(${param(fromNs.toString(), 'Int64')})
+      AND TimeUnix < fromUnixTimestamp64Nano(${param(toNs.toString(), 'Int64')})${only}
+    ORDER BY host
+    LIMIT ${limit}`);
+  return rows.map((r) => r.host);
+}

@@ -1,0 +1,23 @@
+import type { Store } from '../engine/client';
+import type { Sql } from './template';
+import { forEngine } from './ctes';
+
+/**
+ * Runs a query under the store's budget and returns its RowBinary body (over HTTP and with
+ * chDB alike). For answers too large to parse as JSON rows on the event loop.
+ */
+export async function execRowBinary(store: Store, q: Sql): Promise<Buffer> {
+  // Under the budget and the request's class, deadline and cancellation (store.call).
+  return store.call(async (o) => {
+    const rs = await store.client.exec({
+      query: `${forEngine(q.text, store.materializedCtes)}\nFORMAT RowBinary`,
+      query_params: store.params(q),
+      ...o,
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    }
+    return Buffer.concat(chunks);
+  });
+}
