@@ -61,10 +61,11 @@ const whatIfLayers = Object.entries(WHATIF_MAY_IMPORT).map(([folder, may]) => {
 
 const API = 'apps/api/src/';
 /**
- * apps/api's two layers with rules (docs/architecture.md, "apps/api"): foundation/ (the shared
- * vocabulary) at the bottom, importing none of the other folders, and server/ (the composition
- * root) at the top, imported by none of them; report/run.ts builds the API in process and the
- * entry re-exports it, so they compose too. Tests may import anything.
+ * apps/api's layers with rules (docs/architecture.md, "apps/api"): foundation/ (the shared
+ * vocabulary) at the bottom, importing none of the other folders; store/ (SQL, one folder per
+ * kind of data) on it; cache/ (the cache layer) on the store; server/ (the composition root) at
+ * the top, imported by none of them; report/run.ts builds the API in process and the entry
+ * re-exports it, so they compose too. Tests may import anything.
  */
 const apiLayers = [
   {
@@ -75,6 +76,24 @@ const apiLayers = [
       'every folder may import it and it imports none of them.',
     from: { path: `^${API}foundation/` },
     to: { path: `^${API}`, pathNot: `^${API}foundation/` },
+  },
+  {
+    name: 'api-store-on-foundation',
+    severity: 'error',
+    comment:
+      'apps/api/src/store (the SQL, in folders by what they store) imports only foundation/: ' +
+      'the cache layer, routes, ingest and the what-if worker stand on it, never the reverse.',
+    from: { path: `^${API}store/`, pathNot: '\\.test\\.ts$' },
+    to: { path: `^${API}[^/]+/`, pathNot: `^${API}(store|foundation|server)/` },
+  },
+  {
+    name: 'api-cache-on-store',
+    severity: 'error',
+    comment:
+      'apps/api/src/cache is the cache layer (answers, store figures, whole-request trees kept ' +
+      'in memory; cache/README.md lists every cache): it imports only store/ and foundation/.',
+    from: { path: `^${API}cache/`, pathNot: '\\.test\\.ts$' },
+    to: { path: `^${API}[^/]+/`, pathNot: `^${API}(cache|store|foundation|server)/` },
   },
   {
     name: 'api-server-is-the-root',

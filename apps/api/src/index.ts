@@ -12,7 +12,7 @@ export * from './store';
 export { insertNative, prepareForIngest, type NativeInsert } from './store/writes/insert';
 export { TYPED_ATTRIBUTES_TABLE } from './store/traces/typed-attributes';
 export { loadLeafCalls, materializeFanouts, type LoadedLeafCalls } from './store/fanouts';
-export { materializeCallBuckets } from './store/call-buckets-cache';
+export { materializeCallBuckets } from './store/call-buckets/cache';
 export { materializeOpenBuckets } from './store/call-buckets/open';
 export { selectHostEvidence } from './store/metrics/evidence';
 

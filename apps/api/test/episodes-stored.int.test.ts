@@ -7,7 +7,7 @@ import { presetSpec, type ScenarioTruth } from '@tailscope/tracegen';
 import { buildStoreApi } from '../src/server/app';
 import { migrate, openStore, sql, type Store } from '../src/store';
 import { detectAccelerators } from '../src/store/schema/accelerators';
-import { callBucketCoverage, materializeCallBuckets } from '../src/store/call-buckets-cache';
+import { callBucketCoverage, materializeCallBuckets } from '../src/store/call-buckets/cache';
 import { episodeQueries, selectEpisodeWindows } from '../src/store/episodes';
 import { ingestScenario, insertSpans } from './analysis-support';
 

@@ -1,7 +1,7 @@
 // The answer cache layer: between the routes and the store. Routes hand it their question and
 // a computation; it answers from a kept answer when the range's data is unchanged.
 import type { Store } from '../store';
-import { rangeVersion } from '../store/answer-cache';
+import { rangeVersion } from '../store/traces/range-version';
 import { AnswerCache, answerBytes, questionKey, type AnswerCacheOptions } from './answer-cache';
 
 export { AnswerCache, answerBytes, questionKey, type AnswerCacheStats } from './answer-cache';

@@ -16,16 +16,11 @@ import {
   wideFanoutNote,
 } from '../store/fanouts/wide';
 import { analysisPool, type AnalysisPool } from '../whatif-worker/pool';
+import { memoized, overBudgetRead, rememberOverBudget } from '../cache/request-reads';
 import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { checkReplaySize, checkWhatIfBody } from './whatif-schema';
-import {
-  memoized,
-  overBudgetRead,
-  rangeCache,
-  rememberOverBudget,
-  replayWholeRequests,
-} from './whatif-request';
+import { rangeCache, replayWholeRequests } from './whatif-request';
 import { capacityWhatIfAnswer, isCapacityPolicy } from './whatif-capacity';
 
 /** Fan-outs replayed at most; more are sampled uniformly by loadLeafCalls (and said so). */

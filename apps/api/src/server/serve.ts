@@ -5,9 +5,9 @@ import { startIngest, type IngestHandle, type IngestTuning } from '../ingest';
 import { buildApi } from './app';
 import { storeOptions } from './store-options';
 import { startSelfTrace } from './self-trace';
-import { startCallBucketMaterializer } from '../store/call-buckets-cache';
+import { startCallBucketMaterializer } from '../store/call-buckets/cache';
 import { startOpenBucketMaterializer } from '../store/call-buckets/open';
-import { startFanoutMaterializer } from '../store/fanouts-cache';
+import { startFanoutMaterializer } from '../store/fanouts/cache';
 import { applyRetention } from '../store/schema/retention';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine/nice';
 import {

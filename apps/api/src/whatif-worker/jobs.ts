@@ -21,7 +21,7 @@ import {
   runRequestColumns,
   type RequestColumnsJob,
   type RequestColumnsResult,
-} from './request-cache';
+} from '../cache/request-cache';
 
 /**
  * The analyses that run off the main thread: pure `@tailscope/analysis` calls on one leaf

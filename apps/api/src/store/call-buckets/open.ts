@@ -7,7 +7,7 @@ import {
 } from './tables';
 import type { Store } from '../engine/client';
 import { storeCallBucketsSql } from '../episodes/sql';
-import { recordedChunks, startChunkMaterializer, type MaterializerOptions } from '../fanouts-cache';
+import { recordedChunks, startChunkMaterializer, type MaterializerOptions } from '../fanouts/cache';
 import { CHUNK_NS } from '../fanouts/tables';
 import { inWindow, ns } from '../fanouts/sql';
 import { join, param, raw, sql, type Sql } from '../sql/template';

@@ -3,7 +3,7 @@ import type { Store } from '../engine/client';
 import { duplicatesSql, edgesSql, skewSql, type EdgeScope } from './sql';
 import { edgesInScope, storedDuplicatesSql } from './stored';
 import { CHUNK_NS } from '../fanouts/tables';
-import { coverage } from '../fanouts-cache';
+import { coverage } from '../fanouts/cache';
 import { uncovered, type Coverage } from '../fanouts/stored';
 
 /**

@@ -5,7 +5,7 @@ import {
   type SeriesWindow,
 } from '@tailscope/analysis';
 import { CALL_BUCKET_NS } from '../call-buckets/tables';
-import { callBucketCoverage } from '../call-buckets-cache';
+import { callBucketCoverage } from '../call-buckets/cache';
 import type { Store } from '../engine/client';
 import {
   liveEpisodeWindowsSql,

@@ -1,6 +1,6 @@
 import type { WidthCount } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
-import { coverage } from '../fanouts-cache';
+import { coverage } from './cache';
 import type { LeafScope } from './leaves';
 import { fanoutOperationsSql, hostWindowsSql } from './queries';
 import type { FanoutScope } from './sql';
@@ -136,10 +136,5 @@ export async function selectHostWindows(
 
 // Loading leaf calls and the stored fan-outs live in their own modules; callers import them here.
 export { loadLeafCalls, type LoadedLeafCalls, type LeafScope } from './leaves';
-export {
-  materializeFanouts,
-  cacheCovers,
-  coverage,
-  startFanoutMaterializer,
-} from '../fanouts-cache';
+export { materializeFanouts, cacheCovers, coverage, startFanoutMaterializer } from './cache';
 export type { FanoutScope } from './sql';

@@ -9,7 +9,7 @@ import {
 } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
 import { execRowBinary } from '../sql/row-binary';
-import { coverage } from '../fanouts-cache';
+import { coverage } from './cache';
 import { readLeafRow, type LeafRow } from './binary';
 import { fanoutArrays } from './queries';
 import { hostOf, inWindow, JOIN_SETTINGS, ns, withCtes, type FanoutScope } from './sql';

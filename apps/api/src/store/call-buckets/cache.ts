@@ -1,13 +1,13 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
-import { openBucketCoverage } from './call-buckets/open';
+import { openBucketCoverage } from './open';
 import {
   CALL_BUCKETS_TABLE,
   CALL_BUCKET_CHUNKS_TABLE,
   CALL_BUCKET_NS,
   CALL_BUCKET_OPEN_TABLE,
-} from './call-buckets/tables';
-import type { Store } from './engine/client';
-import { storeCallBucketsSql } from './episodes/sql';
+} from './tables';
+import type { Store } from '../engine/client';
+import { storeCallBucketsSql } from '../episodes/sql';
 import {
   chunksOf,
   currentCounts,
@@ -17,11 +17,11 @@ import {
   startChunkMaterializer,
   unrecordedHistory,
   type MaterializerOptions,
-} from './fanouts-cache';
-import type { Coverage } from './fanouts/stored';
-import { CHUNK_NS } from './fanouts/tables';
-import { ns } from './fanouts/sql';
-import { join, param, raw, sql } from './sql/template';
+} from '../fanouts/cache';
+import type { Coverage } from '../fanouts/stored';
+import { CHUNK_NS } from '../fanouts/tables';
+import { ns } from '../fanouts/sql';
+import { join, param, raw, sql } from '../sql/template';
 
 /**
  * Keeps `tailscope_call_buckets` (the episode series per 10 s bucket) current, the way stored

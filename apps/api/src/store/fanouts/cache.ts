@@ -1,17 +1,11 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
-import type { Store } from './engine/client';
-import { storeDuplicatesSql, storeEdgesSql } from './edges/stored';
-import {
-  CHUNK_NS,
-  CHUNKS_TABLE,
-  DUPLICATES_TABLE,
-  EDGES_TABLE,
-  FANOUTS_TABLE,
-} from './fanouts/tables';
-import { inWindow, ns, type FanoutScope } from './fanouts/sql';
-import { storeFanoutsSql, type Coverage } from './fanouts/stored';
-import { join, param, raw, sql } from './sql/template';
-import { TRACES } from './traces/tables';
+import type { Store } from '../engine/client';
+import { storeDuplicatesSql, storeEdgesSql } from '../edges/stored';
+import { CHUNK_NS, CHUNKS_TABLE, DUPLICATES_TABLE, EDGES_TABLE, FANOUTS_TABLE } from './tables';
+import { inWindow, ns, type FanoutScope } from './sql';
+import { storeFanoutsSql, type Coverage } from './stored';
+import { join, param, raw, sql } from '../sql/template';
+import { TRACES } from '../traces/tables';
 
 /**
  * A materialized copy of detected fan-outs, one row per fan-out (table `tailscope_fanouts`), and
@@ -104,7 +98,7 @@ export async function recordedChunks(
   return new Map(rows.map((r) => [BigInt(r.c), { spans: BigInt(r.n), version: BigInt(r.v) }]));
 }
 
-export type { Coverage } from './fanouts/stored';
+export type { Coverage } from './stored';
 
 /**
  * The longest run of chunks from the start of [from, to) that are stored and still match the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runs, slices } from './fanouts-cache';
+import { runs, slices } from './cache';
 
 describe('runs of stale chunks for one detection query', () => {
   it('groups consecutive chunks, at most 36 a run', () => {

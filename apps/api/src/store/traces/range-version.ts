@@ -1,8 +1,8 @@
 import { BACKGROUND_LOOKBACK_NS, EDGE_SLACK_NS } from '@tailscope/analysis';
-import type { Store } from './engine/client';
-import { inWindow } from './sql/ctes';
-import { sql } from './sql/template';
-import { TRACES } from './traces/tables';
+import type { Store } from '../engine/client';
+import { inWindow } from '../sql/ctes';
+import { sql } from '../sql/template';
+import { TRACES } from './tables';
 
 /**
  * The data version of a range for the answer cache (cache/answer-cache.ts): the spans the store
