@@ -1,14 +1,63 @@
 // @tailscope/analysis: pure, synchronous statistics (README.md). The entry exports what the apps,
 // the benchmarks and the other packages import, nothing else: a name nobody outside uses stays
-// inside. Attribution, episodes, critical path, calls and sampling still re-export whole while
-// they are being reworked; the what-if wing's entry (whatif/index.ts) is already trimmed.
+// inside (a module's own entry, such as whatif/index.ts, may export more for the package's other
+// modules). Only capacity still re-exports whole while it is being reworked. A new name the apps
+// need is added to its list here.
 export { type LeafCalls, type Quantiles, type Random } from './types';
 export { at } from './at';
-export * from './whatif';
+export {
+  bootstrapPercentiles,
+  buildReplayIndex,
+  buildRequestPlan,
+  type EdgeTarget,
+  firstAnswerAllLeavesMs,
+  latencyQuantile,
+  leafCallsFromRows,
+  type ParameterSpec,
+  POLICY_KINDS,
+  POLICY_SPECS,
+  type PolicyKind,
+  type PreparedRequestWhatIf,
+  prepareRequestWhatIf,
+  quantileNoiseFloor,
+  randomTraceSpans,
+  replayHedge,
+  replyBuffers,
+  type RequestPlan,
+  type RequestSimulateOptions,
+  type RequestTrees,
+  requestTreesFromColumns,
+  requestTreesFromSpans,
+  type RequestWhatIfResult,
+  resolvePolicy,
+  ROOT_PARENT_KEY,
+  type SimulateOptions,
+  simulateRequestWhatIf,
+  simulateWhatIf,
+  SPAN_KIND_CODE,
+  type SpanColumns,
+  spanColumnsFor,
+  spanColumnsFromSpans,
+  type SpanDescriptor,
+  SplitDriver,
+  type SplitExecutor,
+  type SplitReply,
+  SplitRunner,
+  type SplitScratch,
+  type SplitTask,
+  synthesizeLeafCalls,
+  synthesizeRequests,
+  targetMask,
+  type WhatIfEstimate,
+  type WhatIfPolicy,
+  WhatIfPolicyError,
+  type WhatIfReplay,
+  type WhatIfResult,
+} from './whatif';
 export { quantileInclusive, sortAscending } from './quantile';
 export { murmurHash3, randomFromSeed } from './hash';
 export { SeededRandom } from './random';
-export { ownEntry, emptyRecord } from './own-keys';
+export { ownEntry } from './own-keys';
 export {
   ABSENT_ATTRIBUTE,
   attributeKey,
@@ -41,10 +90,10 @@ export {
   amplificationFromCounts,
   type WidthCount,
 } from './amplification';
-export * from './attribution';
+export { attributeStragglers, type Attribution, type AttributionOptions } from './attribution';
 export { hostEpisodes, hostWindowStats, type WindowStats } from './hosts';
 export { type SpanRecord } from './span-record';
-export * from './calls';
+export { type Call, dedupeSpans, extractCalls } from './calls';
 export { type SkewPairCount, skewPairs } from './skew';
 export { groupRequestEdges } from './structure';
 export { dominantStructure, type EdgeSummary, lowerMedian, summarizeEdges } from './edge-summary';
@@ -53,12 +102,36 @@ export { fanoutVerdict, queuedStragglers, queuedTail } from './queueing';
 export { packLeafCalls, unpackLeafCalls } from './leaf-pack';
 export { backgroundOfCalls, type BackgroundWindow } from './background';
 export { selectFanouts } from './select-fanouts';
-export * from './critical-path';
-export * from './critical-path-bands';
-export * from './sampling';
-export * from './episodes';
-export * from './episodes-merge';
-export * from './episode-histogram';
-export * from './incidents';
+export {
+  criticalPath,
+  markSyncAnswers,
+  nameClientWaits,
+  type NamedPathSpan,
+  waitingLabel,
+} from './critical-path';
+export { addToBand, type BandTotals, compareBands, emptyBand } from './critical-path-bands';
+export { adjustedCount, OT_TRACESTATE_KEY, spanWeight, THRESHOLD_SUBKEY } from './sampling';
+export {
+  type DetectedEpisode,
+  detectEpisodes,
+  episodeWindowSeconds,
+  type Series,
+  type SeriesWindow,
+} from './episodes';
+export { mergeSameFault } from './episodes-merge';
+export {
+  addFineHistogram,
+  EPISODE_FINE_BINS_PER_OCTAVE,
+  windowFromBins,
+  windowFromFineHistogram,
+} from './episode-histogram';
+export {
+  CAUSE_TIE_MARGIN,
+  type CauseSpan,
+  criticalPathDifference,
+  type EpisodeGroup,
+  groupEpisodes,
+  rankRootCauses,
+} from './incidents';
 export * from './capacity';
-export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';
+export { cumulativeRates } from './metric-rates';
