@@ -17,6 +17,7 @@ import {
   type Loaded,
 } from './analysis-support';
 import { startSteadyIngest } from './pages-ingest';
+import { API_PATHS, apiClient, endpointUrl } from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 300_000);
 const BURST = Number(process.env.BURST ?? 36);
@@ -38,8 +39,9 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** The mixed requests of the burst, cycled: the routes the dashboard's analysis pages ask. */
 function requests(base: string, op: Loaded): [string, string, RequestInit | undefined][] {
-  const range = `from=${op.fromMs}&to=${op.toMs}`;
-  const leaf = `leafService=${encodeURIComponent(op.leafService)}&leafOperation=${encodeURIComponent(op.leafOperation)}`;
+  const at = (u: string) => `${new URL(base).origin}${u}`;
+  const range = { from: String(op.fromMs), to: String(op.toMs) };
+  const leaf = { ...range, leafService: op.leafService, leafOperation: op.leafOperation };
   const whatIf = (policy: object): RequestInit => ({
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -52,14 +54,14 @@ function requests(base: string, op: Loaded): [string, string, RequestInit | unde
     }),
   });
   return [
-    ['whatif-hedge', `${base}/whatif`, whatIf({ kind: 'hedge', delayPercentile: 95 })],
-    ['stragglers', `${base}/stragglers?${range}&${leaf}`, undefined],
-    ['fanouts', `${base}/fanouts?${range}&${leaf}`, undefined],
-    ['whatif-probation', `${base}/whatif`, whatIf({ kind: 'probation' })],
-    ['hosts', `${base}/hosts?${range}&${leaf}&windowSeconds=60`, undefined],
-    ['leaves', `${base}/leaves?${range}&${leaf}`, undefined],
-    ['edges', `${base}/edges?${range}`, undefined],
-    ['episodes', `${base}/episodes?${range}`, undefined],
+    ['whatif-hedge', at(API_PATHS.whatif.path), whatIf({ kind: 'hedge', delayPercentile: 95 })],
+    ['stragglers', at(endpointUrl('stragglers', { query: leaf })), undefined],
+    ['fanouts', at(endpointUrl('fanouts', { query: leaf })), undefined],
+    ['whatif-probation', at(API_PATHS.whatif.path), whatIf({ kind: 'probation' })],
+    ['hosts', at(endpointUrl('hosts', { query: { ...leaf, windowSeconds: 60 } })), undefined],
+    ['leaves', at(endpointUrl('leaves', { query: leaf })), undefined],
+    ['edges', at(endpointUrl('edges', { query: range })), undefined],
+    ['episodes', at(endpointUrl('episodes', { query: range })), undefined],
   ];
 }
 
@@ -84,12 +86,17 @@ async function timed(
   }
 }
 
+/** The trace search the probes and the start-up ask: the range's newest 20 traces. */
+const searchQuery = (op: Loaded) => ({ from: String(op.fromMs), to: String(op.toMs), limit: 20 });
+const searchUrl = (op: Loaded): string => endpointUrl('traces', { query: searchQuery(op) });
+
 /** The cheap answers a person waits on while analyses run. */
 function probes(base: string, op: Loaded, traceId: string): [string, string][] {
+  const at = (u: string) => `${new URL(base).origin}${u}`;
   return [
-    ['stats', `${base}/stats`],
-    ['trace read', `${base}/traces/${traceId}`],
-    ['trace search', `${base}/traces?from=${op.fromMs}&to=${op.toMs}&limit=20`],
+    ['stats', at(endpointUrl('stats', {}))],
+    ['trace read', at(endpointUrl('trace', { params: { traceId } }))],
+    ['trace search', at(searchUrl(op))],
   ];
 }
 
@@ -156,9 +163,9 @@ await withServer(
     // the burst starts once that is done, so the work after the clients leave is theirs alone.
     const startupMs = await untilIdle(pid);
     console.log(`server idle ${(startupMs / 1000).toFixed(1)} s after start (materializers)`);
-    const search = (await (
-      await fetch(`${base}/traces?from=${op.fromMs}&to=${op.toMs}&limit=20`)
-    ).json()) as { traces: { traceId: string }[] };
+    const search = await apiClient(fetch, new URL(base).origin).call('traces', {
+      query: searchQuery(op),
+    });
     const traceId = search.traces[0]?.traceId;
     if (traceId === undefined) throw new Error('no trace in range');
     const ingest =

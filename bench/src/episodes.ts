@@ -30,7 +30,7 @@ import {
   type Store,
 } from '@tailscope/api';
 import { insertGenerated } from './generated-store';
-import { endpointUrl } from '@tailscope/contracts';
+import { endpointUrl, parseAnswer, type ErrorBody } from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 10_000_000);
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -76,20 +76,18 @@ async function main(): Promise<void> {
       const ms = performance.now() - t;
       const used = process.cpuUsage(cpu);
       const cpuMs = (used.user + used.system) / 1000;
-      const body = res.json<{
-        windowSeconds?: number;
-        windowsTested?: number;
-        episodes?: { service: string; host: string; kind?: string; ratio: number }[];
-        error?: string;
-      }>();
-      const found = (body.episodes ?? [])
-        .map((e) => `${e.kind ?? ''} ${e.service}@${e.host} x${e.ratio.toFixed(1)}`)
-        .join(', ');
+      const ok = res.statusCode === 200;
+      const body = ok ? parseAnswer('episodes', res.body) : undefined;
+      const found = body
+        ? body.episodes
+            .map((e) => `${e.kind ?? ''} ${e.service}@${e.host} x${e.ratio.toFixed(1)}`)
+            .join(', ')
+        : (JSON.parse(res.body) as ErrorBody).error;
       console.log(
         `${label} run ${String(i + 1)}: ${String(res.statusCode)} in ${ms.toFixed(0)} ms, ` +
           `CPU ${cpuMs.toFixed(0)} ms, load ${(loadavg()[0] ?? 0).toFixed(1)}; ` +
-          `${String(body.windowSeconds ?? '-')} s windows, ${String(body.windowsTested ?? '-')} tested; ` +
-          (body.error ?? found),
+          `${String(body?.windowSeconds ?? '-')} s windows, ${String(body?.windowsTested ?? '-')} tested; ` +
+          found,
       );
     }
   };

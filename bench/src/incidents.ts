@@ -21,7 +21,7 @@ import {
   selectStats,
 } from '@tailscope/api';
 import { insertGenerated } from './generated-store';
-import { endpointUrl } from '@tailscope/contracts';
+import { endpointUrl, parseAnswer, type ErrorBody } from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 1_000_000);
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -30,15 +30,19 @@ const DATA_DIR = resolve(
 );
 const START = '2025-01-01T00:00:00Z';
 
-interface Found {
-  incidents?: {
-    fromMs: number;
-    toMs: number;
-    requests: number;
-    rootCauses: { service: string; host?: string; score: number }[];
-  }[];
-  episodes?: unknown[];
-  error?: string;
+/** One answer in a few words: the incidents and their causes, the episode count, or the error. */
+function describeAnswer(route: 'episodes' | 'incidents', status: number, text: string): string {
+  if (status !== 200) return (JSON.parse(text) as ErrorBody).error;
+  if (route === 'episodes')
+    return `${String(parseAnswer('episodes', text).episodes.length)} episodes`;
+  return parseAnswer('incidents', text)
+    .incidents.map(
+      (x) =>
+        `[${new Date(x.fromMs).toISOString().slice(11, 19)}-${new Date(x.toMs).toISOString().slice(11, 19)}, ${String(x.requests)} requests: ` +
+        x.rootCauses.map((c) => `${c.service}@${c.host ?? '-'} ${c.score.toFixed(3)}`).join(', ') +
+        ']',
+    )
+    .join(' ');
 }
 
 async function main(): Promise<void> {
@@ -82,21 +86,7 @@ async function main(): Promise<void> {
         url: endpointUrl(route, { query: { from: fromMs, to: toMs } }),
       });
       const used = process.cpuUsage(cpu);
-      const body = res.json<Found>();
-      const found =
-        body.error ??
-        (body.incidents
-          ? body.incidents
-              .map(
-                (x) =>
-                  `[${new Date(x.fromMs).toISOString().slice(11, 19)}-${new Date(x.toMs).toISOString().slice(11, 19)}, ${String(x.requests)} requests: ` +
-                  x.rootCauses
-                    .map((c) => `${c.service}@${c.host ?? '-'} ${c.score.toFixed(3)}`)
-                    .join(', ') +
-                  ']',
-              )
-              .join(' ')
-          : `${String(body.episodes?.length ?? 0)} episodes`);
+      const found = describeAnswer(route, res.statusCode, res.body);
       console.log(
         `${route} run ${String(i + 1)}: ${String(res.statusCode)} in ` +
           `${(performance.now() - t).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms, ` +

@@ -24,6 +24,7 @@ import {
 import { numberFlag, stringFlag } from './flags';
 import { cpuSeconds } from './ingest-load';
 import { startServer } from './serve-child';
+import { apiClient } from '@tailscope/contracts';
 
 const SECONDS = numberFlag('seconds', 20);
 const SERIES = numberFlag('series', 500);
@@ -135,9 +136,8 @@ async function main(): Promise<void> {
 
 /** The gRPC listener's address, from the stats the API reports. */
 async function grpcAddress(api: string): Promise<string> {
-  const res = await fetch(`${api}/api/v1/stats`);
-  const body = (await res.json()) as { listen?: { otlpGrpc?: string } };
-  return body.listen?.otlpGrpc ?? '';
+  const stats = await apiClient(fetch, api).call('stats', {});
+  return stats.listen?.otlpGrpc ?? '';
 }
 
 await main();

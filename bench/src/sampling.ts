@@ -11,7 +11,13 @@ import {
   selectSamplingInfo,
   selectStoredBounds,
 } from '@tailscope/api';
-import { API_PATHS, type EndpointResponse } from '@tailscope/contracts';
+import {
+  API_PATHS,
+  endpointUrl,
+  parseAnswer,
+  type EndpointQuery,
+  type WhatIfBody,
+} from '@tailscope/contracts';
 
 const DATA_DIR = process.env.DATA_DIR ?? '/tmp/sampling-1m';
 const RUNS = Number(process.env.RUNS ?? 3);
@@ -40,66 +46,121 @@ console.log(`${count?.n} spans (${count?.withTs} with TraceState), ${(to - from)
 console.log(services);
 const leaf = services.find((x) => x.roots === '0') ?? services[0];
 const api = await buildStoreApi(store);
-const range = `from=${from}&to=${to}`;
-const enc = encodeURIComponent;
+const range = { from: String(from), to: String(to) };
 // The busiest fan-out's leaf operation, for stragglers, hosts, leaves and what-if.
-const top = (await api.inject({ method: 'GET', url: `${API_PATHS.fanouts.path}?${range}` })).json<
-  EndpointResponse<'fanouts'>
->().fanouts[0];
-const fanLeaf = { s: top?.leafService ?? '', o: top?.leafOperation ?? '' };
-const leafQuery = `leafService=${enc(fanLeaf.s)}&leafOperation=${enc(fanLeaf.o)}`;
-const urls = [
-  `/api/v1/traces?${range}&limit=100`,
-  `/api/v1/traces?${range}&service=${enc(leaf?.s ?? '')}&limit=100`,
-  `/api/v1/traces?${range}&service=${enc(leaf?.s ?? '')}&operation=${enc(leaf?.o ?? '')}&minDurationMs=1&limit=100&order=slowest`,
-  `/api/v1/traces?${range}&minDurationMs=50&limit=100`,
-  `/api/v1/edges?${range}`,
-  `/api/v1/fanouts?${range}`,
-  `/api/v1/stragglers?${range}&${leafQuery}`,
-  `/api/v1/hosts?${range}&${leafQuery}`,
-  `/api/v1/leaves?${range}&${leafQuery}`,
-  `POST /api/v1/whatif ${leafQuery}`,
-];
+const top = parseAnswer(
+  'fanouts',
+  (await api.inject({ method: 'GET', url: endpointUrl('fanouts', { query: range }) })).body,
+).fanouts[0];
+const leafQuery = { leafService: top?.leafService ?? '', leafOperation: top?.leafOperation ?? '' };
 /** POST /api/v1/whatif over the range: hedge the leaf operation at its p95. */
-const whatIfBody = {
-  from,
-  to,
-  leafService: fanLeaf.s,
-  leafOperation: fanLeaf.o,
+const whatIfBody: WhatIfBody = {
+  ...range,
+  ...leafQuery,
   policy: { kind: 'hedge' },
 };
+
+/** One request of the run, and what its answer says: the sampling block and a count. */
+interface Asked {
+  label: string;
+  method: 'GET' | 'POST';
+  url: string;
+  /** null: only the answer's size is printed (leaves answer Arrow). */
+  read: ((text: string) => { sampling: unknown; n: number }) | null;
+}
+const traces = (query: Omit<EndpointQuery<'traces'>, 'from' | 'to'>): Asked => {
+  const url = endpointUrl('traces', { query: { ...range, ...query } });
+  return {
+    label: url,
+    method: 'GET',
+    url,
+    read: (t) => {
+      const a = parseAnswer('traces', t);
+      return { sampling: a.sampling, n: a.traces.length };
+    },
+  };
+};
+const leafUrl = (name: 'stragglers' | 'hosts' | 'leaves') =>
+  endpointUrl(name, { query: { ...range, ...leafQuery } });
+const asked: Asked[] = [
+  traces({ limit: 100 }),
+  traces({ service: leaf?.s ?? '', limit: 100 }),
+  traces({
+    service: leaf?.s ?? '',
+    operation: leaf?.o ?? '',
+    minDurationMs: 1,
+    limit: 100,
+    order: 'slowest',
+  }),
+  traces({ minDurationMs: 50, limit: 100 }),
+  {
+    label: endpointUrl('edges', { query: range }),
+    method: 'GET',
+    url: endpointUrl('edges', { query: range }),
+    read: (t) => {
+      const a = parseAnswer('edges', t);
+      return { sampling: a.sampling, n: a.edges.length };
+    },
+  },
+  {
+    label: endpointUrl('fanouts', { query: range }),
+    method: 'GET',
+    url: endpointUrl('fanouts', { query: range }),
+    read: (t) => {
+      const a = parseAnswer('fanouts', t);
+      return { sampling: a.sampling, n: a.fanouts.length };
+    },
+  },
+  {
+    label: leafUrl('stragglers'),
+    method: 'GET',
+    url: leafUrl('stragglers'),
+    read: (t) => {
+      const a = parseAnswer('stragglers', t);
+      return { sampling: a.sampling, n: a.fanouts };
+    },
+  },
+  {
+    label: leafUrl('hosts'),
+    method: 'GET',
+    url: leafUrl('hosts'),
+    read: (t) => {
+      const a = parseAnswer('hosts', t);
+      return { sampling: a.sampling, n: a.hosts.length };
+    },
+  },
+  { label: leafUrl('leaves'), method: 'GET', url: leafUrl('leaves'), read: null },
+  {
+    label: `${API_PATHS.whatif.method} ${API_PATHS.whatif.path} ${new URLSearchParams(leafQuery).toString()}`,
+    method: 'POST',
+    url: API_PATHS.whatif.path,
+    read: (t) => ({ sampling: parseAnswer('whatif', t).sampling, n: 0 }),
+  },
+];
+const rangeText = endpointUrl('fanouts', { query: range }).split('?')[1] ?? '';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-for (const url of urls) {
+for (const q of asked) {
   const wall: number[] = [];
   const cpu: number[] = [];
   let note = '';
   for (let i = 0; i < RUNS; i++) {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    const res = url.startsWith('POST ')
-      ? await api.inject({ method: 'POST', url: '/api/v1/whatif', payload: whatIfBody })
-      : await api.inject({ method: 'GET', url });
+    const res = await api.inject(
+      q.method === 'POST'
+        ? { method: 'POST', url: q.url, payload: whatIfBody }
+        : { method: 'GET', url: q.url },
+    );
     wall.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     cpu.push((c.user + c.system) / 1000);
-    if (url.includes('/leaves')) {
-      note = `${res.statusCode} ${res.rawPayload.length} bytes`;
-      continue;
-    }
-    const body = res.json<{
-      sampling?: unknown;
-      traces?: unknown[];
-      edges?: unknown[];
-      fanouts?: unknown[] | number;
-      hosts?: unknown[];
-    }>();
-    const n = Array.isArray(body.fanouts)
-      ? body.fanouts.length
-      : (body.fanouts ?? (body.traces ?? body.edges ?? body.hosts ?? []).length);
-    note = `${res.statusCode} ${JSON.stringify(body.sampling)} n=${n}`;
+    const read = res.statusCode === 200 ? q.read?.(res.body) : undefined;
+    note = read
+      ? `${res.statusCode} ${JSON.stringify(read.sampling)} n=${read.n}`
+      : `${res.statusCode} ${res.rawPayload.length} bytes`;
   }
   console.log(
-    `${url.replace(range, 'RANGE')}: wall ${median(wall).toFixed(0)} ms, cpu ${median(cpu).toFixed(0)} ms  ${note}`,
+    `${q.label.replace(rangeText, 'RANGE')}: wall ${median(wall).toFixed(0)} ms, cpu ${median(cpu).toFixed(0)} ms  ${note}`,
   );
 }
 // The sampling aggregate alone.

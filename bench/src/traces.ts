@@ -16,7 +16,13 @@ import { chromium } from 'playwright-core';
 import { createGenerator, presetSpec } from '@tailscope/tracegen';
 import { freePort, procStats, startServer } from './analysis-support';
 import { loadGenerated } from './generated-store';
-import { apiClient, type EndpointResponse } from '@tailscope/contracts';
+import {
+  API_PATHS,
+  apiClient,
+  endpointUrl,
+  parseAnswer,
+  type EndpointQuery,
+} from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 10_000_000);
 const SCENARIO = process.env.SCENARIO ?? 'bigtable-multiget';
@@ -77,7 +83,12 @@ function bigTrace(n: number, t0Ns: bigint): { traceId: string; body: string } {
   return { traceId, body: JSON.stringify({ resourceSpans }) };
 }
 
-async function timeRoute(pid: number, name: string, url: string): Promise<void> {
+async function timeRoute(
+  pid: number,
+  name: string,
+  url: string,
+  read: (text: string) => string = () => '',
+): Promise<void> {
   const walls: number[] = [];
   const cpus: number[] = [];
   let summary = '';
@@ -90,7 +101,7 @@ async function timeRoute(pid: number, name: string, url: string): Promise<void> 
     walls.push(performance.now() - t);
     cpus.push(procStats(pid).cpuMs - before);
     if (!res.ok) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
-    summary = describe(JSON.parse(text) as Answer);
+    summary = read(text);
     bytes = Buffer.byteLength(text);
   }
   console.log(
@@ -98,16 +109,17 @@ async function timeRoute(pid: number, name: string, url: string): Promise<void> 
   );
 }
 
-/** What the timed routes answer; a trace's or a span's answer has neither key (size only). */
-type Answer = EndpointResponse<'traces'> | EndpointResponse<'criticalPath'>;
+/** What a trace search answers, in a few words. */
+function describeTraces(text: string): string {
+  const a = parseAnswer('traces', text);
+  return `${a.traces.length} traces, more: ${String(a.more)}`;
+}
 
-function describe(body: Answer): string {
-  if ('traces' in body) return `${body.traces.length} traces, more: ${String(body.more)}`;
-  if ('entries' in body) {
-    const { slow, typical } = body;
-    return `${String(body.requests)} requests; slow ${slow.requests} (sampled ${String(slow.sampled)}), typical ${typical.requests} (sampled ${String(typical.sampled)}), ${body.entries.length} entries`;
-  }
-  return '';
+/** What a critical-path answer holds, in a few words. */
+function describePaths(text: string): string {
+  const a = parseAnswer('criticalPath', text);
+  const { slow, typical } = a;
+  return `${String(a.requests)} requests; slow ${slow.requests} (sampled ${String(slow.sampled)}), typical ${typical.requests} (sampled ${String(typical.sampled)}), ${a.entries.length} entries`;
 }
 
 /** Opens the trace page in Chromium: ms from navigation to the waterfall and the path table. */
@@ -136,7 +148,7 @@ async function openInBrowser(base: string, traceId: string): Promise<void> {
       // A string: the bench compiles without the DOM library.
       const t = await page.evaluate<{ wf: number; cp: number; api: number; script: number }>(
         `({ wf: window.__wf ?? NaN, cp: window.__cp ?? NaN,
-            api: performance.getEntriesByType('resource').find((e) => e.name.includes('/api/v1/traces/'))?.responseEnd ?? NaN,
+            api: performance.getEntriesByType('resource').find((e) => e.name.includes(${JSON.stringify(`${API_PATHS.traces.path}/`)}))?.responseEnd ?? NaN,
             script: performance.getEntriesByType('resource').filter((e) => e.name.endsWith('.js')).reduce((a, e) => Math.max(a, e.responseEnd), 0) })`,
       );
       const rows = await page.locator('.ts-wf-row').count();
@@ -191,46 +203,50 @@ async function main(): Promise<void> {
   const pid = server.pid ?? 0;
   try {
     const base = `http://127.0.0.1:${port}`;
-    const r = `from=${range.fromMs}&to=${range.toMs}`;
+    const r = { from: String(range.fromMs), to: String(range.toMs) };
+    const url = (u: string) => `${base}${u}`;
     console.log(
       `\nserver pid ${pid}; ${SPANS.toLocaleString()} spans of ${SCENARIO}, ${RUNS} run(s)`,
     );
-    await timeRoute(pid, 'traces newest', `${base}/api/v1/traces?${r}`);
-    await timeRoute(pid, 'traces slowest', `${base}/api/v1/traces?${r}&order=slowest`);
-    await timeRoute(
-      pid,
-      'traces >= 50 ms, 1000',
-      `${base}/api/v1/traces?${r}&minDurationMs=50&limit=1000`,
-    );
-    await timeRoute(
-      pid,
-      `traces service=${SEARCH_SERVICE}`,
-      `${base}/api/v1/traces?${r}&service=${encodeURIComponent(SEARCH_SERVICE)}`,
-    );
-    await timeRoute(
-      pid,
-      `traces service, slowest`,
-      `${base}/api/v1/traces?${r}&service=${encodeURIComponent(SEARCH_SERVICE)}&order=slowest`,
-    );
-    await timeRoute(pid, 'criticalpath p99', `${base}/api/v1/criticalpath?${r}`);
-    await timeRoute(pid, 'criticalpath p90', `${base}/api/v1/criticalpath?${r}&band=p90`);
+    const search = (label: string, query: Omit<EndpointQuery<'traces'>, 'from' | 'to'>) =>
+      timeRoute(
+        pid,
+        label,
+        url(endpointUrl('traces', { query: { ...r, ...query } })),
+        describeTraces,
+      );
+    await search('traces newest', {});
+    await search('traces slowest', { order: 'slowest' });
+    await search('traces >= 50 ms, 1000', { minDurationMs: 50, limit: 1000 });
+    await search(`traces service=${SEARCH_SERVICE}`, { service: SEARCH_SERVICE });
+    await search(`traces service, slowest`, { service: SEARCH_SERVICE, order: 'slowest' });
+    const paths = (label: string, query: Omit<EndpointQuery<'criticalPath'>, 'from' | 'to'>) =>
+      timeRoute(
+        pid,
+        label,
+        url(endpointUrl('criticalPath', { query: { ...r, ...query } })),
+        describePaths,
+      );
+    await paths('criticalpath p99', {});
+    await paths('criticalpath p90', { band: 'p90' });
     const big = bigTrace(TRACE_SPANS, BigInt(range.fromMs) * 1_000_000n + 1_000_000_000n);
     await sendOnce(base, otlpPort, big);
+    const traceId = big.traceId;
     await timeRoute(
       pid,
       `trace of ${TRACE_SPANS} spans (API)`,
-      `${base}/api/v1/traces/${big.traceId}`,
+      url(endpointUrl('trace', { params: { traceId } })),
     );
     // What the trace page asks for: each span without attributes, events and links.
     await timeRoute(
       pid,
       `trace summary (API)`,
-      `${base}/api/v1/traces/${big.traceId}?fields=summary`,
+      url(endpointUrl('trace', { params: { traceId }, query: { fields: 'summary' } })),
     );
     await timeRoute(
       pid,
       `one span in full (API)`,
-      `${base}/api/v1/traces/${big.traceId}/spans/${'1'.padStart(16, '0')}`,
+      url(endpointUrl('span', { params: { traceId, spanId: '1'.padStart(16, '0') } })),
     );
     await openInBrowser(base, big.traceId);
   } finally {

@@ -47,6 +47,7 @@ export const ErrorBody = Type.Object(
   { error: Type.String(), statusCode: Type.Integer() },
   { description: 'What went wrong; a 400 names the bad field' },
 );
+export type ErrorBody = Static<typeof ErrorBody>;
 
 /** Quantiles (type 7) across fan-outs, ms. */
 export const Quantiles = Type.Object(
