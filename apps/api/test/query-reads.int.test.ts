@@ -25,7 +25,10 @@ const TO_MS = FROM_MS + REQUESTS * 20 + 1000;
 
 beforeAll(async () => {
   // A budget above the guard's 90 s: the held analysis query must not be stopped by it.
-  server = await startServer('query-reads', { TAILSCOPE_QUERY_TIMEOUT_SECONDS: '150' });
+  server = await startServer('query-reads', {
+    TAILSCOPE_QUERY_TIMEOUT_SECONDS: '150',
+    TAILSCOPE_READ_SESSION: '1',
+  });
   await insertSpans(server.running.store, fanoutSpans(REQUESTS, 4));
   holder = createServer((_req, res) => {
     asked++;

@@ -39,6 +39,11 @@ export interface StoreOptions {
   tracesTable?: string | undefined;
   /** Read-only: the engine refuses writes and DDL on this connection (`readonly = 2`). */
   readOnly?: boolean | undefined;
+  /**
+   * Embedded only: trace reads and searches on a second engine session (read-session.ts).
+   * Default: TAILSCOPE_READ_SESSION=1 in the environment, else off (see docs/operations.md).
+   */
+  readSession?: boolean | undefined;
 }
 
 /**
@@ -151,14 +156,16 @@ export function openStore(opts: StoreOptions): Store {
       },
     });
     // The cheap answers' own session on the same data (read-session.ts): they never wait for
-    // the analysis query the first session is running.
-    reader = createClient({
-      connection: openReadSession(path) as unknown as NonNullable<ClientConnection>,
-      clickhouse_settings: {
-        ...clickhouse_settings,
-        ...({ enable_materialized_cte: 1 } as Record<string, number>),
-      },
-    });
+    // the analysis query the first session is running. Off by default until the HotROD and
+    // materializer runs it slowed under load are understood (docs/operations.md).
+    if (opts.readSession ?? process.env.TAILSCOPE_READ_SESSION === '1')
+      reader = createClient({
+        connection: openReadSession(path) as unknown as NonNullable<ClientConnection>,
+        clickhouse_settings: {
+          ...clickhouse_settings,
+          ...({ enable_materialized_cte: 1 } as Record<string, number>),
+        },
+      });
     description = `embedded ClickHouse (chDB) at ${path}${database !== 'default' ? ` database ${database}` : ''}`;
   }
   if (opts.readOnly) description += `, read-only on ${tracesTable}`;
