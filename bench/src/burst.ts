@@ -127,7 +127,7 @@ function printProbes(when: string, outcomes: Outcome[]): void {
     const ms = of.map((o) => o.ms);
     const statuses = [...new Set(of.map((o) => String(o.status)))].join('/');
     console.log(
-      `  ${kind} ${when}: n=${of.length} p50 ${pct(ms, 0.5).toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms (${statuses})`,
+      `  ${kind} ${when}: n=${of.length} p50 ${pct(ms, 0.5).toFixed(0)} ms, p99 ${pct(ms, 0.99).toFixed(0)} ms, max ${Math.max(...ms).toFixed(0)} ms (${statuses})`,
     );
   }
 }

@@ -237,16 +237,20 @@ export async function startHarness(prefix = 'hotrod'): Promise<Harness> {
         for (;;) {
           const pending = traceIds.filter((id) => !done.has(id));
           const answers = await api(pending.map((id) => `/api/v1/traces/${id}`));
+          // What the last round answered, for the failure's message: statuses and span counts.
+          const seen = new Map<string, number>();
           answers.forEach((res, i) => {
             const id = pending[i];
-            if (res.status !== 200 || id === undefined) return;
-            const trace = JSON.parse(res.body) as TraceResponse;
+            const trace = res.status === 200 ? (JSON.parse(res.body) as TraceResponse) : undefined;
+            const key = trace ? `200 with ${String(trace.spans.length)} spans` : String(res.status);
+            seen.set(key, (seen.get(key) ?? 0) + 1);
+            if (trace === undefined || id === undefined) return;
             if (complete(trace)) done.set(id, trace);
           });
           if (done.size === traceIds.length) break;
           if (Date.now() > deadline)
             throw new Error(
-              `${String(traceIds.length - done.size)} of ${String(traceIds.length)} traces incomplete`,
+              `${String(traceIds.length - done.size)} of ${String(traceIds.length)} traces incomplete (last round: ${[...seen].map(([k, n]) => `${k} x${String(n)}`).join(', ')})`,
             );
           await sleep(500);
         }

@@ -17,6 +17,7 @@ import {
 } from './budget';
 import { callOptions, guardCall, type CallOptions } from './call-options';
 import { EngineTurns } from './turns';
+import { openReadSession } from './read-session';
 
 type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
 
@@ -38,6 +39,11 @@ export interface StoreOptions {
   tracesTable?: string | undefined;
   /** Read-only: the engine refuses writes and DDL on this connection (`readonly = 2`). */
   readOnly?: boolean | undefined;
+  /**
+   * Embedded only: trace reads and searches on a second engine session (read-session.ts).
+   * Default: TAILSCOPE_READ_SESSION=1 in the environment, else off (see docs/operations.md).
+   */
+  readSession?: boolean | undefined;
 }
 
 /**
@@ -86,10 +92,12 @@ export interface Store {
   /** A query's parameters with the table names bound: for calls made on `client` directly. */
   params(q: Sql): Record<string, unknown>;
   /**
-   * Runs a call made on `client` directly under the budget and the current request's class,
-   * deadline and cancellation (call-options.ts): spread `options` into the call.
+   * Runs a call made on a client directly under the budget and the current request's class,
+   * deadline and cancellation (call-options.ts): spread `options` into the call, and make it on
+   * `on`, the client of the engine session that serves the request's class (the embedded
+   * engine reads the cheap answers on a session of their own; otherwise `on` is `client`).
    */
-  call<R>(run: (options: CallOptions) => Promise<R>): Promise<R>;
+  call<R>(run: (options: CallOptions, on: ClickHouseClient) => Promise<R>): Promise<R>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -122,6 +130,7 @@ export function openStore(opts: StoreOptions): Store {
       ? { [TRACE_ID_TS_PARAM]: `${tracesTable}_trace_id_ts` }
       : {}),
   });
+  let reader: ClickHouseClient | undefined;
   if (opts.url) {
     client = createClient({
       url: opts.url,
@@ -146,6 +155,17 @@ export function openStore(opts: StoreOptions): Store {
         ...({ enable_materialized_cte: 1 } as Record<string, number>),
       },
     });
+    // The cheap answers' own session on the same data (read-session.ts): they never wait for
+    // the analysis query the first session is running. Off by default until the HotROD and
+    // materializer runs it slowed under load are understood (docs/operations.md).
+    if (opts.readSession ?? process.env.TAILSCOPE_READ_SESSION === '1')
+      reader = createClient({
+        connection: openReadSession(path) as unknown as NonNullable<ClientConnection>,
+        clickhouse_settings: {
+          ...clickhouse_settings,
+          ...({ enable_materialized_cte: 1 } as Record<string, number>),
+        },
+      });
     description = `embedded ClickHouse (chDB) at ${path}${database !== 'default' ? ` database ${database}` : ''}`;
   }
   if (opts.readOnly) description += `, read-only on ${tracesTable}`;
@@ -154,37 +174,55 @@ export function openStore(opts: StoreOptions): Store {
   // next real query answers only its own rows.
   // chDB ignores the client's database; `USE` on its session is the same thing, done once before
   // the first query through the store (migrate creates the database before that).
-  let used: Promise<void> | undefined;
-  const useDatabase = (): Promise<void> => {
+  const used = new Map<ClickHouseClient, Promise<void>>();
+  const useDatabase = (on: ClickHouseClient): Promise<void> => {
     if (!embedded || database === 'default') return Promise.resolve();
-    used ??= client.command({ query: `USE ${checkIdent(database)}` }).then(() => undefined);
-    return used;
+    let done = used.get(on);
+    if (!done) {
+      done = on.command({ query: `USE ${checkIdent(database)}` }).then(() => undefined);
+      used.set(on, done);
+    }
+    return done;
   };
   // A query we stopped waiting for (its client left, or its deadline came while it was still
   // queued in chDB) runs on to its end or to max_execution_time, whose rows then lead the next
-  // answer: the throwaway takes a parameter, so chDB queues it behind that query.
-  const drain = async <R>(run: () => Promise<R>, signal?: AbortSignal): Promise<R> => {
-    await useDatabase();
+  // answer on its session: the throwaway queues behind it there (on the first session it takes
+  // a parameter, so chDB chains it behind that query; the read session runs one at a time).
+  const drain = async <R>(
+    on: ClickHouseClient,
+    run: () => Promise<R>,
+    signal?: AbortSignal,
+  ): Promise<R> => {
+    await useDatabase(on);
     try {
       return await run();
     } catch (err) {
       if (embedded && (budgetKindOf(err) !== null || signal?.aborted === true))
-        await client
+        await on
           .query({ query: 'SELECT {one:UInt8}', query_params: { one: 1 }, format: 'JSONEachRow' })
           .then((rs) => rs.json())
           .catch(() => undefined);
       throw err;
     }
   };
-  // The embedded engine takes one query at a time anyway: cheap ones go first (engine-turns.ts).
-  // A turn lasts through the drain, so the next query starts after any rows left behind.
+  // The embedded engine takes one query at a time anyway: ingest's inserts and background work
+  // go before analyses (engine-turns.ts). The cheap answers a person waits on (a trace, a
+  // search) take turns on their own session. A turn lasts through the drain, so the next query
+  // of that session starts after any rows left behind.
   const turns = embedded ? new EngineTurns() : undefined;
-  const call = <R>(run: (o: CallOptions) => Promise<R>): Promise<R> =>
+  const readTurns = reader ? new EngineTurns() : undefined;
+  const call = <R>(run: (o: CallOptions, on: ClickHouseClient) => Promise<R>): Promise<R> =>
     guardCall(budget, async (work) => {
       const options = callOptions(work, budget, analysis);
-      const release = await turns?.take(work?.workClass !== 'analysis', options.abort_signal);
+      const on = reader && work?.workClass === 'interactive' ? reader : client;
+      const release = await (on === client ? turns : readTurns)?.take(
+        work?.workClass !== 'analysis',
+        options.abort_signal,
+      );
       try {
-        return await withinBudget(budget, () => drain(() => run(options), options.abort_signal));
+        return await withinBudget(budget, () =>
+          drain(on, () => run(options, on), options.abort_signal),
+        );
       } finally {
         release?.();
       }
@@ -209,8 +247,8 @@ export function openStore(opts: StoreOptions): Store {
     },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
-      return call(async (o) => {
-        const rs = await client.query({
+      return call(async (o, on) => {
+        const rs = await on.query({
           query: forEngine(q.text, embedded !== undefined),
           query_params: { ...q.params, ...tableParams(q.text) },
           format: 'JSONEachRow',
@@ -220,8 +258,8 @@ export function openStore(opts: StoreOptions): Store {
       });
     },
     command(q: Sql): Promise<void> {
-      return call(async (o) => {
-        await client.command({
+      return call(async (o, on) => {
+        await on.command({
           query: forEngine(q.text, embedded !== undefined),
           query_params: { ...q.params, ...tableParams(q.text) },
           ...o,
@@ -234,6 +272,7 @@ export function openStore(opts: StoreOptions): Store {
       return r.success;
     },
     async close(): Promise<void> {
+      await reader?.close();
       await client.close();
     },
   };

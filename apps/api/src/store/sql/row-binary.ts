@@ -8,8 +8,8 @@ import { forEngine } from './ctes';
  */
 export async function execRowBinary(store: Store, q: Sql): Promise<Buffer> {
   // Under the budget and the request's class, deadline and cancellation (store.call).
-  return store.call(async (o) => {
-    const rs = await store.client.exec({
+  return store.call(async (o, on) => {
+    const rs = await on.exec({
       query: `${forEngine(q.text, store.materializedCtes)}\nFORMAT RowBinary`,
       query_params: store.params(q),
       ...o,
