@@ -12,6 +12,7 @@ import type {
 import { unpackLeafCalls } from '@tailscope/analysis';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
+import { queryBudgetFromEnv } from '../src/store/budget';
 import { sql } from '../src/store/sql';
 import { openTempStore } from './analysis-support';
 
@@ -77,7 +78,11 @@ export function describeConsistency(name: string, data: ConsistencyData): void {
         .slice(0, MAX_OPS);
 
     beforeAll(async () => {
-      ({ store, close } = await openTempStore(`consistency-${name}`));
+      // The checks judge numbers, not speed: on a busy machine an analysis may wait for its
+      // slot longer than the default 30 s budget (the what-if answered 503 at load ~20).
+      ({ store, close } = await openTempStore(`consistency-${name}`, {
+        budget: queryBudgetFromEnv({ TAILSCOPE_QUERY_TIMEOUT_SECONDS: '600' }),
+      }));
       await data.load(store);
       const [r] = await store.query<{ from: string; to: string }>(sql`
         SELECT toString(intDiv(toUnixTimestamp64Nano(min(Timestamp)), 1000000) - 1000) AS from,
