@@ -110,7 +110,7 @@ describe.skipIf(!haveBrowser && !process.env.CI)('one number per question (micro
       const oneLeaf = fanouts.locator('thead th', { hasText: 'One leaf p99' }).first();
       await expect(oneLeaf.getAttribute('title')).resolves.toContain('first call start');
       // The clock-skew note: one line with a count.
-      const caption = await fanouts.locator(`${edges} ~ p.caption`).innerText();
+      const caption = await fanouts.locator(`.table-wrap:has(${edges}) ~ p.caption`).innerText();
       expect(caption.split('\n')).toHaveLength(1);
       if (caption.includes('clock skew')) expect(caption).toMatch(/clock skew: [\d,]+ calls? /);
       await shot(fanouts, 'fanouts');
