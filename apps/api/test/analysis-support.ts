@@ -10,15 +10,19 @@ import {
 } from '@tailscope/tracegen';
 import { decodeTraceRequest } from '../src/ingest/decode-protobuf';
 import { TRACE_COLUMNS } from '../src/ingest/span-columns';
-import { migrate, openStore, TRACES_TABLE, type Store } from '../src/store';
+import { migrate, openStore, TRACES_TABLE, type Store, type StoreOptions } from '../src/store';
 import { insertNative } from '../src/store/writes/insert';
 
-/** A store on a fresh temporary data directory, migrated; `close` removes the directory. */
+/**
+ * A store on a fresh temporary data directory, migrated; `close` removes the directory.
+ * `opts` are passed to openStore (e.g. a larger query budget).
+ */
 export async function openTempStore(
   prefix: string,
+  opts: Omit<StoreOptions, 'dataDir'> = {},
 ): Promise<{ store: Store; close: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), `tailscope-${prefix}-`));
-  const store = openStore({ dataDir: dir });
+  const store = openStore({ ...opts, dataDir: dir });
   await migrate(store);
   return {
     store,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatPValue, formatPValueNamed } from './format';
+import { formatMs, formatPValue, formatPValueNamed } from './format';
 
 describe('formatPValue', () => {
   it('says "< 1e-6" for what a test can only bound, never 0.0e+0', () => {
@@ -13,5 +13,14 @@ describe('formatPValue', () => {
   it('names the value with "=" or with its bound', () => {
     expect(formatPValueNamed('q', 0)).toBe('q < 1e-6');
     expect(formatPValueNamed('q', 0.04)).toBe('q = 0.04');
+  });
+});
+
+describe('formatMs', () => {
+  it('reads float noise below half a nanosecond as 0, and keeps a real nanosecond', () => {
+    expect(formatMs(-1e-14)).toBe('0 ms');
+    expect(formatMs(4e-7)).toBe('0 ms');
+    expect(formatMs(1e-6)).toBe('0.001 µs');
+    expect(formatMs(150)).toBe('150 ms');
   });
 });

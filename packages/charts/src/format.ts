@@ -8,10 +8,16 @@ const ms3 = format('.3~r');
 const count = format(',d');
 const si = format('.3~s');
 
+/**
+ * Half a nanosecond, in ms. Spans are timed in whole nanoseconds, so a difference of means
+ * smaller than this is floating-point noise, not time ("−0.00000000001 µs" on the critical path).
+ */
+export const NOISE_MS = 5e-7;
+
 export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return '–';
   const a = Math.abs(ms);
-  if (a === 0) return '0 ms';
+  if (a < NOISE_MS) return '0 ms';
   if (a < 1) return `${ms3(ms * 1000)} µs`;
   if (a < 1000) return `${ms3(ms)} ms`;
   if (a < 60_000) return `${ms3(ms / 1000)} s`;

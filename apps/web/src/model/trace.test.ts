@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildTraceTree, flattenTree } from './trace-tree';
 import { findFanouts, hostOf } from './fanout';
-import { waterfallRows } from './waterfall-rows';
+import { rowIdOf, waterfallRows } from './waterfall-rows';
 import { fanoutTrace } from '../test-fixtures';
 import type { TraceSpan } from '../api/contracts';
 
@@ -62,5 +62,15 @@ describe('trace model', () => {
     expect(straggler?.background).toBe('compaction');
     expect(straggler?.inner?.durationMs).toBeCloseTo(60.6, 9);
     expect(rows.find((r) => r.id === 'c0')?.background).toBeUndefined();
+  });
+
+  it("selects a folded SERVER span's call row, and every other span's own row", () => {
+    const rows = waterfallRows(tree, findFanouts(tree)[0]);
+    // The critical-path table may list s2 (the server's own time) or c2 (the client's wait).
+    expect(rowIdOf(rows, 's2')).toBe('c2');
+    expect(rowIdOf(rows, 'c2')).toBe('c2');
+    expect(rowIdOf(rows, 'db')).toBe('db');
+    expect(rowIdOf(rows, undefined)).toBeUndefined();
+    for (const s of trace.spans) expect(rows.map((r) => r.id)).toContain(rowIdOf(rows, s.spanId));
   });
 });

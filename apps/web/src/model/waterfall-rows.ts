@@ -45,7 +45,11 @@ export function waterfallRows(
       // A folded SERVER span on the path puts its call's row on it.
       if (server && critical.has(server.span.spanId)) row.critical = true;
       if (server && server !== c.call.measured)
-        row.inner = { startMs: server.startMs, durationMs: server.durationMs };
+        row.inner = {
+          startMs: server.startMs,
+          durationMs: server.durationMs,
+          spanId: server.span.spanId,
+        };
       row.host = c.call.host;
       row.mode = c.call.sharingMode;
       const bg = backgroundOf(c.call);
@@ -54,4 +58,17 @@ export function waterfallRows(
     rows.push(row);
   }
   return rows;
+}
+
+/**
+ * The row that shows a span: its own, or, for a SERVER span folded into its call, the call's.
+ * The critical-path table lists both halves of a call (the client's wait on its callee, the
+ * server's own time), and each must light up a row of the waterfall. O(rows).
+ */
+export function rowIdOf(
+  rows: readonly WaterfallRow[],
+  spanId: string | undefined,
+): string | undefined {
+  if (spanId === undefined) return undefined;
+  return rows.find((r) => r.id === spanId || r.inner?.spanId === spanId)?.id ?? spanId;
 }

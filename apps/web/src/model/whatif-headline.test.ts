@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WhatIfResult } from '@tailscope/analysis';
-import { whatIfHeadline } from './whatif-headline';
+import { shownResult, whatIfHeadline } from './whatif-headline';
 
 const result = (applicable: boolean) =>
   ({
@@ -27,5 +27,21 @@ describe('whatIfHeadline', () => {
 
   it('shows the replay when the policy applies', () => {
     expect(whatIfHeadline(result(true))).toMatchObject({ whatIfMs: 99, lowMs: 95, changed: true });
+  });
+});
+
+describe('shownResult', () => {
+  const full = (applicable: boolean) => ({ ...result(applicable), extraLoad: 0.05 });
+
+  it('draws the recorded figures and no extra load when the policy does not apply', () => {
+    const r = shownResult(full(false));
+    expect(r.whatIf.p99).toEqual({ value: 100, low: 100, high: 100 });
+    expect(r.whatIf.p50).toEqual({ value: 10, low: 10, high: 10 });
+    expect(r.extraLoad).toBe(0);
+  });
+
+  it('keeps the replay when it applies', () => {
+    const r = full(true);
+    expect(shownResult(r)).toBe(r);
   });
 });

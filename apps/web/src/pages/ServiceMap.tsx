@@ -10,6 +10,7 @@ import { requestKey } from '../api/endpoints';
 import { fetchEdgesMap, toMapEdges, type EdgesMap } from '../api/edges-map';
 import { FILTER_KEYS, type TimeRange } from '../state/filters';
 import { useResource } from '../state/use-resource';
+import { QUANTITIES } from '../model/definitions';
 
 /** The shared range of the current URL with an edge selected: the Fan-outs page's filters. */
 export function edgeSearch(
@@ -64,7 +65,9 @@ function EdgeTable({ data }: { data: EdgesMap }) {
             <th>Caller</th>
             <th>Callee</th>
             <th className="n">Calls/s</th>
-            <th className="n">p99</th>
+            <th className="n" title={QUANTITIES.callLatency.definition}>
+              {QUANTITIES.callLatency.name}
+            </th>
             <th>Structure</th>
             <th className="n">Calls per request p50 / max</th>
           </tr>

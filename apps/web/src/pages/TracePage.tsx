@@ -11,7 +11,7 @@ import type { Trace } from '../api/contracts';
 import { useResource } from '../state/use-resource';
 import { buildTraceTree } from '../model/trace-tree';
 import { findFanouts, type TraceFanout } from '../model/fanout';
-import { waterfallRows } from '../model/waterfall-rows';
+import { rowIdOf, waterfallRows } from '../model/waterfall-rows';
 import { backgroundByCall } from '../model/match-calls';
 import { opSearch } from './links';
 import { SelectedSpan } from './trace/SelectedSpan';
@@ -132,7 +132,7 @@ function TraceView({ trace }: { trace: Trace }) {
               rows={rows}
               totalMs={tree.totalMs}
               width={w}
-              selected={selected?.span.spanId}
+              selected={rowIdOf(rows, selected?.span.spanId)}
               onSelect={setPicked}
             />
           )}

@@ -17,6 +17,13 @@ describe('layoutDiverging', () => {
     expect(r?.delta).toBe('−10 ms');
     expect(m && r && r.y > m.y).toBe(true);
   });
+  it('prints a difference of float noise as no difference', () => {
+    const l = layoutDiverging(
+      [{ key: 'c', label: 'frontend HTTP GET', typicalMs: 0.04, slowMs: 0.04, deltaMs: -1e-14 }],
+      400,
+    );
+    expect(l.rows[0]?.delta).toBe('0 ms');
+  });
   it('never draws a negative width', () => {
     const l = layoutDiverging(
       [{ key: 'x', label: 'x', typicalMs: NaN, slowMs: -1, deltaMs: 0 }],

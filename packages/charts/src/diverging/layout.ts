@@ -1,7 +1,7 @@
 import { scaleLinear } from 'd3-scale';
 import { frame, px, type Frame } from '../frame';
 import { linearTicks, type Tick } from '../ticks';
-import { formatMs } from '../format';
+import { formatMs, NOISE_MS } from '../format';
 import { legendRow, type LegendItem } from '../Axes';
 
 /** One (service, operation): its mean critical-path ms in the typical and the slow band. */
@@ -42,7 +42,7 @@ function clip(s: string, n: number): string {
 }
 
 const signed = (ms: number): string =>
-  ms > 0 ? `+${formatMs(ms)}` : ms < 0 ? `−${formatMs(-ms)}` : formatMs(0);
+  ms >= NOISE_MS ? `+${formatMs(ms)}` : ms <= -NOISE_MS ? `−${formatMs(-ms)}` : formatMs(0);
 
 /**
  * Where the tail's time goes: per (service, operation), typical requests' mean critical-path

@@ -11,8 +11,11 @@ export interface WaterfallRow {
   depth: number;
   startMs: number;
   durationMs: number;
-  /** The answering SERVER span, drawn inside its call's bar (the gap is network and queueing). */
-  inner?: { startMs: number; durationMs: number };
+  /**
+   * The answering SERVER span, drawn inside its call's bar (the gap is network and queueing);
+   * `spanId` is its id, so selecting that span selects this row.
+   */
+  inner?: { startMs: number; durationMs: number; spanId?: string };
   call: boolean;
   straggler: boolean;
   error: boolean;

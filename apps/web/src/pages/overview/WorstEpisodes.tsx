@@ -6,6 +6,8 @@ import { requestKey } from '../../api/endpoints';
 import { describeEpisode, fetchEpisodes, type Episode } from '../../api/episodes';
 import type { TimeRange } from '../../state/filters';
 import { useResource } from '../../state/use-resource';
+import { episodeEntries } from '../../model/episode-entries';
+import { SlowedWith } from './SlowedWith';
 
 /** Shown at most: the worst episodes by slowdown. */
 const SHOWN = 6;
@@ -30,6 +32,7 @@ export function WorstEpisodes({ range, rangeKey }: { range: TimeRange; rangeKey:
   const res = useResource(requestKey('overview-episodes', { rangeKey }), (signal) =>
     fetchEpisodes(range, undefined, signal),
   );
+  const entries = res.state === 'ready' ? episodeEntries(res.data.episodes) : [];
   return (
     <Panel
       id="episodes"
@@ -46,7 +49,7 @@ export function WorstEpisodes({ range, rangeKey }: { range: TimeRange; rangeKey:
         </Empty>
       ) : (
         <ul className="episode-list" data-testid="episodes-overview">
-          {res.data.episodes.slice(0, SHOWN).map((e) => {
+          {entries.slice(0, SHOWN).map(({ episode: e, callers }) => {
             const links = episodeLinks(e, res.data.windowSeconds * 1000);
             return (
               <li
@@ -58,6 +61,7 @@ export function WorstEpisodes({ range, rangeKey }: { range: TimeRange; rangeKey:
                   {formatCount(e.calls)} calls, {formatPValueNamed('q', e.qValue)})
                 </span>{' '}
                 <Link to={links.stragglers}>hosts</Link> · <Link to={links.traces}>traces</Link>
+                <SlowedWith callers={callers} />
               </li>
             );
           })}

@@ -13,7 +13,7 @@ import {
   formatPct,
 } from '@tailscope/charts';
 import type { WhatIfRun } from '../../whatif/use-whatif';
-import { whatIfHeadline } from '../../model/whatif-headline';
+import { shownResult, whatIfHeadline } from '../../model/whatif-headline';
 
 function Headline({ r }: { r: WhatIfResult }) {
   const h = whatIfHeadline(r);
@@ -89,7 +89,7 @@ export function Results({
   baselineCurve: CdfSeries['points'] | null;
   onPickMs: (ms: number) => void;
 }) {
-  const r = run.answer.result;
+  const r = shownResult(run.answer.result);
   const whatIfSeries: CdfSeries = {
     key: 'whatif',
     label: 'what-if',
@@ -107,7 +107,8 @@ export function Results({
           },
         ]
       : []),
-    whatIfSeries,
+    // Not applicable: the recorded curve alone (the replay's is noise around it).
+    ...(r.applicable || !baselineCurve ? [whatIfSeries] : []),
   ];
   return (
     <>

@@ -1,0 +1,22 @@
+import { formatMs } from '@tailscope/charts';
+import { timesSlower, type Episode } from '../../api/episodes';
+
+/**
+ * The callers that slowed with an episode's callee in the same window, on one line under it
+ * (model/episode-entries.ts): the same fault seen from upstream, not another fault.
+ */
+export function SlowedWith({ callers }: { callers: readonly Episode[] }) {
+  if (callers.length === 0) return null;
+  return (
+    <div className="muted" data-testid="episode-callers">
+      The same fault upstream:{' '}
+      {callers
+        .map(
+          (c) =>
+            `calls from ${c.parentService ?? '?'} into ${c.service} ${timesSlower(c.ratio)} slower (p99 ${formatMs(c.p99Ms)})`,
+        )
+        .join('; ')}
+      .
+    </div>
+  );
+}
