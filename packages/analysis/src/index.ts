@@ -62,3 +62,4 @@ export * from './episode-histogram';
 export * from './incidents';
 export * from './capacity';
 export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';
+export * from './episode-cause';
