@@ -63,3 +63,4 @@ export * from './incidents';
 export * from './capacity';
 export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';
 export * from './episode-cause';
+export * from './measured-modes';
