@@ -96,7 +96,9 @@ const num = (v: number): string =>
   v >= 100 ? String(Math.round(v)) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 const times = (r: number): string =>
   r >= Number.MAX_VALUE / 2 ? 'much' : r >= 10 ? `${Math.round(r)}x` : `${r.toFixed(1)}x`;
-const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
+/** UTC time of day: HH:MM, with seconds when either end is not on a whole minute. */
+const clock = (ms: number, seconds: boolean): string =>
+  new Date(ms).toISOString().slice(11, seconds ? 19 : 16);
 const ms = (v: number): string => `${num(v)} ms`;
 
 /** "its pod ran at 98% of its CPU limit (12% before)" and the cause's name. */
@@ -155,7 +157,8 @@ const grew = (now: number, before: number): boolean =>
  * give `unexplained` with the note; a ratio of Number.MAX_VALUE reads "much slower".
  */
 export function episodeCause(c: CauseInput): EpisodeCause {
-  const head = `calls into ${c.service} on ${c.host} were ${times(c.ratio)} slower from ${hhmm(c.fromMs)} to ${hhmm(c.toMs)}`;
+  const secs = c.fromMs % 60_000 !== 0 || c.toMs % 60_000 !== 0;
+  const head = `calls into ${c.service} on ${c.host} were ${times(c.ratio)} slower from ${clock(c.fromMs, secs)} to ${clock(c.toMs, secs)}`;
   const evidence = c.evidence ?? [];
   const s = c.spans;
   const serverGrew = s !== undefined && grew(s.serverMs, s.baselineServerMs);
