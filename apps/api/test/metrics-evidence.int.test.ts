@@ -9,7 +9,8 @@ import { JSON_TYPE, startServer } from './ingest-support';
 /**
  * selectHostEvidence on exact OTLP/JSON points: a cumulative steal counter becomes a rate from
  * its second window on (user time left out), a delta error count a rate over its window, a
- * cumulative GC histogram's Sum pause seconds per second, and a gauge joined on container.id.
+ * cumulative GC histogram's Sum pause seconds per second, major page faults per second (minor
+ * left out), and a gauge joined on container.id.
  */
 
 let dir: string;
@@ -45,6 +46,20 @@ beforeAll(async () => {
                     ...cumulative('steal', [0, 1, 2, 8]),
                     ...cumulative('user', [0, 100, 200, 300]),
                   ],
+                },
+              },
+              {
+                name: 'system.paging.faults',
+                sum: {
+                  aggregationTemporality: 2,
+                  isMonotonic: true,
+                  dataPoints: [
+                    ...cumulative('major', [0, 50, 250, 250]),
+                    ...cumulative('minor', [0, 9000, 18000, 27000]),
+                  ].map((p) => ({
+                    ...p,
+                    attributes: [str('type', p.attributes[0]?.value.stringValue ?? '')],
+                  })),
                 },
               },
               {
@@ -129,6 +144,12 @@ describe('selectHostEvidence', () => {
     ]);
     close(of('network'), [[1, 2]]);
     close(of('gc-pause'), [[1, 0.02]]);
+    // Major faults only (minor ones are normal work): 50, 200 and 0 per 10 s.
+    close(of('memory-pressure'), [
+      [1, 5],
+      [2, 20],
+      [3, 0],
+    ]);
     expect(rows.every((r) => r.host === 'n1')).toBe(true);
   });
 

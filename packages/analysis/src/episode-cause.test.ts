@@ -90,3 +90,21 @@ describe('episodeCause', () => {
     });
   });
 });
+
+describe('episodeCause: memory pressure', () => {
+  it('names paging when major faults rose with the server spans', () => {
+    const paging = { signal: 'memory-pressure', value: 250, baseline: 2, ratio: 125 };
+    const c = episodeCause({
+      service: 's',
+      host: 'h',
+      fromMs: 0,
+      toMs: 60_000,
+      ratio: 5,
+      evidence: [paging],
+    });
+    expect(c).toEqual({
+      signal: 'memory-pressure',
+      text: 'calls into s on h were 5.0x slower from 00:00 to 00:01; its host had 250 major page faults/s (2.00/s before): memory pressure (paging)',
+    });
+  });
+});

@@ -57,6 +57,7 @@ export type CauseSignal =
   | 'neighbour-pressure'
   | 'gc-pause'
   | 'network'
+  | 'memory-pressure'
   | 'network-or-queueing'
   | 'server-time'
   | 'unexplained';
@@ -79,12 +80,19 @@ export const EVIDENCE_FLOOR: Readonly<Record<string, number>> = {
   'neighbour-pressure': 0.05,
   'gc-pause': 0.02,
   network: 1,
+  'memory-pressure': 10,
 };
 /** Span time (server or outside) grew when it rose this much and by at least SPAN_MIN_MS. */
 export const SPAN_RISE = 1.5;
 export const SPAN_MIN_MS = 1;
 
-const RESOURCE_SIGNALS = ['neighbour-pressure', 'throttling', 'cpu-saturation', 'gc-pause'];
+const RESOURCE_SIGNALS = [
+  'neighbour-pressure',
+  'throttling',
+  'cpu-saturation',
+  'gc-pause',
+  'memory-pressure',
+];
 
 export function fired(e: SignalEvidence): boolean {
   const floor = EVIDENCE_FLOOR[e.signal];
@@ -103,7 +111,8 @@ const ms = (v: number): string => `${num(v)} ms`;
 
 /** "its pod ran at 98% of its CPU limit (12% before)" and the cause's name. */
 function clauseOf(e: SignalEvidence): { text: string; name: string } {
-  const before = `(${e.signal === 'network' ? `${num(e.baseline)}/s` : pct(e.baseline)} before)`;
+  const perSecond = e.signal === 'network' || e.signal === 'memory-pressure';
+  const before = `(${perSecond ? `${num(e.baseline)}/s` : pct(e.baseline)} before)`;
   switch (e.signal) {
     case 'cpu-saturation': {
       const m = e.metric ?? '';
@@ -133,6 +142,11 @@ function clauseOf(e: SignalEvidence): { text: string; name: string } {
       return {
         text: `it spent ${pct(e.value)} of its time in GC pauses ${before}`,
         name: 'GC pauses',
+      };
+    case 'memory-pressure':
+      return {
+        text: `its host had ${num(e.value)} major page faults/s ${before}`,
+        name: 'memory pressure (paging)',
       };
     default:
       return {

@@ -17,7 +17,7 @@ export type EpisodesQuery = Static<typeof EpisodesQuery>;
 export const EpisodeEvidence = Type.Object({
   signal: Type.String({
     description:
-      'Evidence kind (docs/metrics.md): cpu-saturation, throttling, neighbour-pressure, gc-pause, network',
+      'Evidence kind (docs/metrics.md): cpu-saturation, throttling, neighbour-pressure, gc-pause, network, memory-pressure',
   }),
   host: Type.String({ description: 'The host (resource key value) the metric was joined on' }),
   metric: Type.Optional(
@@ -103,7 +103,7 @@ export const ServiceEpisode = Type.Object({
   causeSignal: Type.Optional(
     Type.String({
       description:
-        'What the cause names: cpu-saturation, throttling, neighbour-pressure, gc-pause, network, network-or-queueing, server-time, unexplained',
+        'What the cause names: cpu-saturation, throttling, neighbour-pressure, gc-pause, network, memory-pressure, network-or-queueing, server-time, unexplained',
     }),
   ),
 });

@@ -12,7 +12,7 @@ type Evidence = NonNullable<Episode['evidence']>[number];
 
 /** A signal's value in its unit (docs/metrics.md): shares and seconds per second as %. */
 export function formatSignal(signal: string, v: number): string {
-  if (signal === 'network') return `${v >= 10 ? v.toFixed(0) : v.toFixed(2)}/s`;
+  if (signal === 'network' || signal === 'memory-pressure') return `${v >= 10 ? v.toFixed(0) : v.toFixed(2)}/s`;
   return formatPct(v);
 }
 
@@ -22,6 +22,7 @@ const SIGNAL_NAMES: Readonly<Record<string, string>> = {
   'neighbour-pressure': 'CPU steal',
   'gc-pause': 'time in GC pauses',
   network: 'network errors and drops',
+  'memory-pressure': 'major page faults',
 };
 
 function EvidenceRow({ e }: { e: Evidence }) {
