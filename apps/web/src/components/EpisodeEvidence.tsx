@@ -12,7 +12,8 @@ type Evidence = NonNullable<Episode['evidence']>[number];
 
 /** A signal's value in its unit (docs/metrics.md): shares and seconds per second as %. */
 export function formatSignal(signal: string, v: number): string {
-  if (signal === 'network' || signal === 'memory-pressure') return `${v >= 10 ? v.toFixed(0) : v.toFixed(2)}/s`;
+  if (signal === 'network' || signal === 'memory-pressure')
+    return `${v >= 10 ? v.toFixed(0) : v.toFixed(2)}/s`;
   return formatPct(v);
 }
 
