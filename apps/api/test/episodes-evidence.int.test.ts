@@ -174,7 +174,7 @@ afterAll(async () => {
   delete process.env.TAILSCOPE_QUERY_TIMEOUT_SECONDS;
   await running.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 300_000);
 
 async function episodes(): Promise<ServiceEpisode[]> {
   const from = boundary - HISTORY_MS;

@@ -40,7 +40,7 @@ export function measuredSharingModes(rows: readonly HostSignalRow[]): Map<string
   for (const r of rows) {
     if (!PRESSURE.has(r.signal) || !Number.isFinite(r.value)) continue;
     let w = perHost.get(r.host);
-    if (!w) perHost.set(r.host, (w = new Map()));
+    if (!w) perHost.set(r.host, (w = new Map<number, number>()));
     w.set(r.window, Math.max(w.get(r.window) ?? 0, r.value));
   }
   const out = new Map<string, string>();

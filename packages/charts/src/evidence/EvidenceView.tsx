@@ -31,7 +31,7 @@ export function EvidenceView({ layout }: { layout: EvidenceLayout }) {
       />
       <path className="ts-evidence-line" d={layout.path} fill="none" />
       {layout.points.map((p) => (
-        <circle key={`${String(p.x)}`} className="ts-dot tone-base" cx={p.x} cy={p.y} r={2} />
+        <circle key={String(p.x)} className="ts-dot tone-base" cx={p.x} cy={p.y} r={2} />
       ))}
       {layout.xLabels.map((l) => (
         <text
