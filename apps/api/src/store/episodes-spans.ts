@@ -10,7 +10,8 @@ import { TRACES } from './tables';
  * with the sums of the client's duration, the server span's own and the client's time outside
  * it (client - server, floored at 0: the incidents' `network` split). The server span's host
  * is the episode's host (the callee series' host). A call belongs to the window of its server
- * span's start; a duplicated client span joins once (ANY).
+ * span's start; a duplicated client span joins once (ANY). Only the client spans of the
+ * traces those server spans are in are read into the join (not every client span of the range).
  */
 
 export interface SpanSplitQuery {
@@ -55,10 +56,7 @@ export async function selectSpanSplit(store: Store, q: SpanSplitQuery): Promise<
     serverNs: Num;
     outsideNs: Num;
   }>(sql`
-    SELECT s.service AS service, s.host AS host, toInt64(intDiv(s.startNs, ${ns(q.windowNs)})) AS window,
-      toUInt64(count()) AS calls, sum(c.durationNs) AS clientNs, sum(s.durationNs) AS serverNs,
-      sum(greatest(c.durationNs - s.durationNs, 0)) AS outsideNs
-    FROM (
+    WITH servers AS (
       SELECT TraceId, ParentSpanId, CAST(ServiceName, 'String') AS service,
         ${hostOf('ResourceAttributes')} AS host,
         toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs
@@ -66,12 +64,17 @@ export async function selectSpanSplit(store: Store, q: SpanSplitQuery): Promise<
       WHERE ${inWindow(fromNs, q.toNs)} AND SpanKind IN ${param([...SERVER_KINDS], 'Array(String)')}
         AND ParentSpanId != '' AND ServiceName IN ${param(services, 'Array(String)')}
         AND host IN ${param(hosts, 'Array(String)')}
-    ) AS s
+    )
+    SELECT s.service AS service, s.host AS host, toInt64(intDiv(s.startNs, ${ns(q.windowNs)})) AS window,
+      toUInt64(count()) AS calls, sum(c.durationNs) AS clientNs, sum(s.durationNs) AS serverNs,
+      sum(greatest(c.durationNs - s.durationNs, 0)) AS outsideNs
+    FROM servers AS s
     ANY INNER JOIN (
       SELECT TraceId, SpanId, toInt64(Duration) AS durationNs
       FROM ${TRACES}
       WHERE ${inWindow(fromNs - CLIENT_LEAD_NS, q.toNs)}
         AND SpanKind IN ${param([...CLIENT_KINDS], 'Array(String)')}
+        AND TraceId IN (SELECT TraceId FROM servers)
     ) AS c ON s.TraceId = c.TraceId AND s.ParentSpanId = c.SpanId
     GROUP BY service, host, window
     ORDER BY service, host, window
