@@ -89,6 +89,32 @@ beforeAll(async () => {
         ],
       },
       {
+        // Bare metal, no steal: two CPUs 10% idle each while the process uses 20% of them.
+        resource: { attributes: [str('service.name', 'app2'), str('host.name', 'n2')] },
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'system.cpu.utilization',
+                gauge: {
+                  dataPoints: ['0', '1'].flatMap((cpu) =>
+                    ['idle', 'user'].map((state) => ({
+                      timeUnixNano: s(5),
+                      asDouble: state === 'idle' ? 0.1 : 0.9,
+                      attributes: [str('cpu', cpu), str('state', state)],
+                    })),
+                  ),
+                },
+              },
+              {
+                name: 'process.cpu.utilization',
+                gauge: { dataPoints: [{ timeUnixNano: s(5), asDouble: 0.2 }] },
+              },
+            ],
+          },
+        ],
+      },
+      {
         resource: { attributes: [str('service.name', 'app'), str('container.id', 'c1')] },
         scopeMetrics: [
           {
@@ -153,10 +179,19 @@ describe('selectHostEvidence', () => {
     expect(rows.every((r) => r.host === 'n1')).toBe(true);
   });
 
+  it("reads a neighbour on bare metal: the host's CPU busy, not with the workload's own", async () => {
+    const rows = await query(['n2']);
+    const n = rows.filter((r) => r.signal === 'neighbour-pressure');
+    expect(n).toHaveLength(1);
+    // 1 - 0.2 idle / 2 CPUs - 0.2 own = 0.7; the idle and CPU-count inputs are not evidence.
+    expect(n[0]?.value).toBeCloseTo(0.7, 9);
+    expect(rows.map((r) => r.signal).sort()).toEqual(['cpu-saturation', 'neighbour-pressure']);
+  });
+
   it('joins a gauge on container.id, and names the hosts metrics carry', async () => {
     const rows = await query(['c1', 'nobody']);
     expect(rows).toMatchObject([{ host: 'c1', signal: 'cpu-saturation', value: 0.5 }]);
-    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual(['c1', 'n1']);
+    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual(['c1', 'n1', 'n2']);
     expect(await query([])).toEqual([]);
   });
 });

@@ -108,3 +108,26 @@ describe('episodeCause: memory pressure', () => {
     });
   });
 });
+
+describe('episodeCause: a neighbour on bare metal', () => {
+  it("names the host busy with others' work", () => {
+    const busy = {
+      signal: 'neighbour-pressure',
+      metric: 'system.cpu.utilization busy, not process.cpu.utilization',
+      value: 0.7,
+      baseline: 0.1,
+      ratio: 7,
+    };
+    const c = episodeCause({
+      service: 's',
+      host: 'h',
+      fromMs: 0,
+      toMs: 60_000,
+      ratio: 3,
+      evidence: [busy],
+    });
+    expect(c.text).toMatch(
+      /its host's CPU was 70% busy with other work than its own \(10% before\): neighbour pressure$/,
+    );
+  });
+});

@@ -135,7 +135,9 @@ function clauseOf(e: SignalEvidence): { text: string; name: string } {
       };
     case 'neighbour-pressure':
       return {
-        text: `its host's CPU steal was ${pct(e.value)} ${before}`,
+        text: e.metric?.startsWith('system.cpu.utilization busy')
+          ? `its host's CPU was ${pct(e.value)} busy with other work than its own ${before}`
+          : `its host's CPU steal was ${pct(e.value)} ${before}`,
         name: 'neighbour pressure',
       };
     case 'gc-pause':

@@ -64,3 +64,4 @@ export * from './capacity';
 export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';
 export * from './episode-cause';
 export * from './measured-modes';
+export * from './neighbour-busy';

@@ -1,3 +1,4 @@
+import { HOST_CPUS, HOST_IDLE, neighbourBusy } from '@tailscope/analysis';
 import type { Store } from './client';
 import { join, param, raw, sql, type Sql } from './sql';
 
@@ -48,6 +49,9 @@ export const MEMORY_METRICS = ['system.paging.faults'];
 const MAJOR = raw("(Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')");
 const STEAL = raw(
   "(Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal')",
+);
+const IDLE = raw(
+  "(MetricName = 'system.cpu.utilization' AND (Attributes['cpu.mode'] = 'idle' OR Attributes['state'] = 'idle' OR Attributes['system.cpu.state'] = 'idle'))",
 );
 
 export interface EvidenceQuery {
@@ -107,9 +111,17 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
   const gauges = pointsOf(
     q,
     'otel_metrics_gauge',
-    sql`if(MetricName IN ${CPU_SATURATION_METRICS}, 'cpu-saturation', 'neighbour-pressure')`,
-    sql`MetricName IN ${CPU_SATURATION_METRICS} OR (MetricName = 'system.cpu.utilization' AND ${STEAL})`,
+    sql`multiIf(MetricName IN ${CPU_SATURATION_METRICS}, 'cpu-saturation', ${IDLE}, ${HOST_IDLE}, 'neighbour-pressure')`,
+    sql`MetricName IN ${CPU_SATURATION_METRICS} OR (MetricName = 'system.cpu.utilization' AND (${STEAL} OR ${IDLE}))`,
     'Value',
+  );
+  // One per idle series (one per CPU) and window: summed over series, the host's CPU count.
+  const cpus = pointsOf(
+    q,
+    'otel_metrics_gauge',
+    sql`${HOST_CPUS}`,
+    sql`MetricName = 'system.cpu.utilization' AND ${IDLE}`,
+    '1',
   );
   const sums = pointsOf(
     q,
@@ -132,7 +144,7 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
   // signal, metric) with its windows and values as arrays, not one JSON object per window.
   const rows = await store.query<{
     host: string;
-    signal: EvidenceSignal;
+    signal: EvidenceSignal | typeof HOST_IDLE | typeof HOST_CPUS;
     metric: string;
     windows: (number | string)[];
     values: number[];
@@ -149,7 +161,7 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
         FROM (
           SELECT hostKeys, signal, metric, series, kind,
             arraySort(x -> x.1, groupArray((window, last, lastT, total, mean))) AS p
-          FROM (${gauges} UNION ALL ${sums} UNION ALL ${gc})
+          FROM (${gauges} UNION ALL ${cpus} UNION ALL ${sums} UNION ALL ${gc})
           GROUP BY hostKeys, signal, metric, series, kind
         )
       )
@@ -163,7 +175,7 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
     GROUP BY host, signal, metric
     ORDER BY host, signal, metric`);
   // Int64 comes as text in the engine's JSON.
-  return rows.flatMap((r) =>
+  const out = rows.flatMap((r) =>
     r.windows.map((w, i) => ({
       host: r.host,
       signal: r.signal,
@@ -172,6 +184,13 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
       value: r.values[i] as number,
     })),
   );
+  // The host's idle CPU and CPU count are inputs, not evidence: they become the share of the
+  // host busy with other work than the workload's own (neighbourBusy).
+  const derived = neighbourBusy(out) as EvidenceRow[];
+  const evidence = out.filter(
+    (r): r is EvidenceRow => r.signal !== HOST_IDLE && r.signal !== HOST_CPUS,
+  );
+  return [...evidence, ...derived];
 }
 
 /**
