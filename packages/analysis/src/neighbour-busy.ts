@@ -22,12 +22,12 @@ export interface MetricSignalRow extends HostSignalRow {
 }
 
 /** The derived neighbour-pressure rows, one per (host, window) with all three inputs. */
-export function neighbourBusy<R extends MetricSignalRow>(rows: readonly R[]): MetricSignalRow[] {
+export function neighbourBusy(rows: readonly MetricSignalRow[]): MetricSignalRow[] {
   const cells = new Map<
     string,
     { host: string; window: number; idle?: number; cpus?: number; own?: number }
   >();
-  const cell = (r: R) => {
+  const cell = (r: MetricSignalRow) => {
     const key = `${r.host}\0${String(r.window)}`;
     let c = cells.get(key);
     if (!c) cells.set(key, (c = { host: r.host, window: r.window }));
