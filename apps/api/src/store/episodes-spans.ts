@@ -10,7 +10,8 @@ import { TRACES } from './tables';
  * with the sums of the client's duration, the server span's own and the client's time outside
  * it (client - server, floored at 0: the incidents' `network` split). The server span's host
  * is the episode's host (the callee series' host). A call belongs to the window of its server
- * span's start; a duplicated client span joins once (ANY). Only the client spans of the
+ * span's start; a duplicated client span joins once (ANY). A SERVER span with no CLIENT parent
+ * (called straight from its caller's span) is its own call: client = server, nothing outside. Only the client spans of the
  * traces those server spans are in are read into the join (not every client span of the range).
  */
 
@@ -66,10 +67,11 @@ export async function selectSpanSplit(store: Store, q: SpanSplitQuery): Promise<
         AND host IN ${param(hosts, 'Array(String)')}
     )
     SELECT s.service AS service, s.host AS host, toInt64(intDiv(s.startNs, ${ns(q.windowNs)})) AS window,
-      toUInt64(count()) AS calls, sum(c.durationNs) AS clientNs, sum(s.durationNs) AS serverNs,
-      sum(greatest(c.durationNs - s.durationNs, 0)) AS outsideNs
+      toUInt64(count()) AS calls, sum(if(c.SpanId = '', s.durationNs, c.durationNs)) AS clientNs,
+      sum(s.durationNs) AS serverNs,
+      sum(if(c.SpanId = '', 0, greatest(c.durationNs - s.durationNs, 0))) AS outsideNs
     FROM servers AS s
-    ANY INNER JOIN (
+    ANY LEFT JOIN (
       SELECT TraceId, SpanId, toInt64(Duration) AS durationNs
       FROM ${TRACES}
       WHERE ${inWindow(fromNs - CLIENT_LEAD_NS, q.toNs)}
