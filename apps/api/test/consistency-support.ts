@@ -13,7 +13,7 @@ import { unpackLeafCalls } from '@tailscope/analysis';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { queryBudgetFromEnv } from '../src/store/engine/budget';
-import { sql } from '../src/store/sql';
+import { sql } from '../src/store/sql/template';
 import { openTempStore } from './analysis-support';
 
 /**

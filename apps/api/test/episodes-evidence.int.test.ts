@@ -26,13 +26,24 @@ let dir: string;
 let running: Running;
 let boundary: number;
 
-/** Server spans of one service on one host: 5 calls per second, slow in [slowFrom, slowTo). */
-function callsOf(service: string, host: string, fromMs: number, toMs: number, slowFrom: number) {
+/**
+ * Server spans of one service on one host: 5 calls per second, slow in [slowFrom, slowTo);
+ * `outside`: the server span stays fast and the client's time before it grows instead.
+ */
+function callsOf(
+  service: string,
+  host: string,
+  fromMs: number,
+  toMs: number,
+  slowFrom: number,
+  outside = false,
+) {
   const spans: SpanRecord[] = [];
   let i = 0;
   for (let t = fromMs; t < toMs; t += 200, i++) {
     const slow = t >= slowFrom && t < slowFrom + WINDOW_MS;
-    const ms = slow ? 400 + (i % 7) : 10 + (i % 5);
+    const ms = slow && !outside ? 400 + (i % 7) : 10 + (i % 5);
+    const waitMs = slow && outside ? 390 : 0;
     const traceId = `${Buffer.from(service).toString('hex').padEnd(8, '0').slice(0, 8)}${i.toString(16).padStart(24, '0')}`;
     const common = { traceId, name: 'GET /', attributes: {} };
     const startNs = BigInt(t) * 1_000_000n;
@@ -55,7 +66,7 @@ function callsOf(service: string, host: string, fromMs: number, toMs: number, sl
         kind: 'SPAN_KIND_CLIENT',
         service: 'front',
         startNs,
-        durationNs: durationNs + 1_000_000n,
+        durationNs: durationNs + BigInt(1 + waitMs) * 1_000_000n,
         resource: { 'service.name': 'front', 'host.name': 'front-1' },
       },
       {
@@ -64,7 +75,7 @@ function callsOf(service: string, host: string, fromMs: number, toMs: number, sl
         parentSpanId: (2 * i + 1).toString(16).padStart(16, '0'),
         kind: 'SPAN_KIND_SERVER',
         service,
-        startNs,
+        startNs: startNs + BigInt(waitMs) * 1_000_000n,
         durationNs,
         resource: { 'service.name': service, 'host.name': host },
       },
@@ -108,6 +119,8 @@ function otlpJson(spans: readonly SpanRecord[]): string {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tailscope-evidence-'));
+  // A busy machine (several test runs at once) must not turn a slow answer into a 503.
+  process.env.TAILSCOPE_QUERY_TIMEOUT_SECONDS = '240';
   running = await startServer(dir);
   let level = 0.1;
   const reader = new PeriodicExportingMetricReader({
@@ -142,24 +155,26 @@ beforeAll(async () => {
   await running.ingest.flush();
   const from = boundary - HISTORY_MS;
   // Through the OTLP listener, as a real server takes spans (its stored buckets follow).
-  for (const [service, host] of [
-    ['cart', 'A'],
-    ['pay', 'pay-host'],
+  for (const [service, host, outside] of [
+    ['cart', 'A', false],
+    ['pay', 'pay-host', false],
+    ['ship', 'ship-host', true],
   ] as const) {
     const res = await postOtlp(
       running,
-      otlpJson(callsOf(service, host, from, boundary + WINDOW_MS, boundary)),
+      otlpJson(callsOf(service, host, from, boundary + WINDOW_MS, boundary, outside)),
       JSON_TYPE,
     );
     expect(res.status).toBe(200);
   }
   await running.ingest.flush();
-}, 90_000);
+}, 300_000);
 
 afterAll(async () => {
+  delete process.env.TAILSCOPE_QUERY_TIMEOUT_SECONDS;
   await running.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 300_000);
 
 async function episodes(): Promise<ServiceEpisode[]> {
   const from = boundary - HISTORY_MS;
@@ -172,7 +187,7 @@ async function episodes(): Promise<ServiceEpisode[]> {
   return body.episodes.filter((e) => e.kind !== 'edge');
 }
 
-describe('episode evidence from metrics', () => {
+describe('episode evidence from metrics', { timeout: 300_000 }, () => {
   it("names host A's CPU saturation inside the episode against before it", async () => {
     const cart = (await episodes()).find((e) => e.service === 'cart');
     expect(cart).toMatchObject({ host: 'A', fromMs: boundary, toMs: boundary + WINDOW_MS });
@@ -182,6 +197,36 @@ describe('episode evidence from metrics', () => {
     expect(cpu?.baseline).toBeCloseTo(0.1, 6);
     expect(cpu?.ratio).toBeGreaterThan(1);
     expect(cart?.evidenceNote).toBeUndefined();
+    // The gauge's series over the baseline and the episode: low, then high in the last window.
+    const values = cpu?.series?.values ?? [];
+    expect(values.at(-1)).toBeCloseTo(0.95, 6);
+    expect(values.at(-2)).toBeCloseTo(0.1, 6);
+    expect((cpu?.series?.fromMs ?? 0) + values.length * WINDOW_MS).toBe(boundary + WINDOW_MS);
+  });
+
+  it('names the cause: CPU saturation where the server spans grew with the CPU', async () => {
+    const cart = (await episodes()).find((e) => e.service === 'cart');
+    expect(cart?.causeSignal).toBe('cpu-saturation');
+    expect(cart?.cause).toMatch(
+      /^calls into cart on A were .* slower from .*; its process used 95% of the CPU \(10% before\): CPU saturation$/,
+    );
+    expect(cart?.spanEvidence?.serverMs).toBeGreaterThan(400);
+    expect(cart?.spanEvidence?.baselineServerMs).toBeLessThan(15);
+  });
+
+  it('names network or queueing from spans alone when only the time outside grew', async () => {
+    const ship = (await episodes()).find((e) => e.service === 'ship');
+    expect(ship).toMatchObject({ host: 'ship-host', causeSignal: 'network-or-queueing' });
+    expect(ship?.spanEvidence?.outsideMs).toBeCloseTo(391, 0);
+    expect(ship?.spanEvidence?.baselineOutsideMs).toBeCloseTo(1, 3);
+    expect(ship?.spanEvidence?.serverMs).toBeLessThan(15);
+    expect(ship?.cause).toContain('network or queueing before the server');
+  });
+
+  it("names the server's own time, with why no metric explains it", async () => {
+    const pay = (await episodes()).find((e) => e.service === 'pay');
+    expect(pay?.causeSignal).toBe('server-time');
+    expect(pay?.cause).toContain('cannot be joined');
   });
 
   it('says why an episode on a host no metric names has no evidence', async () => {

@@ -9,7 +9,8 @@ import { JSON_TYPE, startServer } from './ingest-support';
 /**
  * selectHostEvidence on exact OTLP/JSON points: a cumulative steal counter becomes a rate from
  * its second window on (user time left out), a delta error count a rate over its window, a
- * cumulative GC histogram's Sum pause seconds per second, and a gauge joined on container.id.
+ * cumulative GC histogram's Sum pause seconds per second, major page faults per second (minor
+ * left out), and a gauge joined on container.id.
  */
 
 let dir: string;
@@ -48,6 +49,20 @@ beforeAll(async () => {
                 },
               },
               {
+                name: 'system.paging.faults',
+                sum: {
+                  aggregationTemporality: 2,
+                  isMonotonic: true,
+                  dataPoints: [
+                    ...cumulative('major', [0, 50, 250, 250]),
+                    ...cumulative('minor', [0, 9000, 18000, 27000]),
+                  ].map((p) => ({
+                    ...p,
+                    attributes: [str('type', p.attributes[0]?.value.stringValue ?? '')],
+                  })),
+                },
+              },
+              {
                 name: 'system.network.errors',
                 sum: {
                   aggregationTemporality: 1,
@@ -68,6 +83,32 @@ beforeAll(async () => {
                     explicitBounds: [1],
                   })),
                 },
+              },
+            ],
+          },
+        ],
+      },
+      {
+        // Bare metal, no steal: two CPUs 10% idle each while the process uses 20% of them.
+        resource: { attributes: [str('service.name', 'app2'), str('host.name', 'n2')] },
+        scopeMetrics: [
+          {
+            metrics: [
+              {
+                name: 'system.cpu.utilization',
+                gauge: {
+                  dataPoints: ['0', '1'].flatMap((cpu) =>
+                    ['idle', 'user'].map((state) => ({
+                      timeUnixNano: s(5),
+                      asDouble: state === 'idle' ? 0.1 : 0.9,
+                      attributes: [str('cpu', cpu), str('state', state)],
+                    })),
+                  ),
+                },
+              },
+              {
+                name: 'process.cpu.utilization',
+                gauge: { dataPoints: [{ timeUnixNano: s(5), asDouble: 0.2 }] },
               },
             ],
           },
@@ -129,13 +170,28 @@ describe('selectHostEvidence', () => {
     ]);
     close(of('network'), [[1, 2]]);
     close(of('gc-pause'), [[1, 0.02]]);
+    // Major faults only (minor ones are normal work): 50, 200 and 0 per 10 s.
+    close(of('memory-pressure'), [
+      [1, 5],
+      [2, 20],
+      [3, 0],
+    ]);
     expect(rows.every((r) => r.host === 'n1')).toBe(true);
+  });
+
+  it("reads a neighbour on bare metal: the host's CPU busy, not with the workload's own", async () => {
+    const rows = await query(['n2']);
+    const n = rows.filter((r) => r.signal === 'neighbour-pressure');
+    expect(n).toHaveLength(1);
+    // 1 - 0.2 idle / 2 CPUs - 0.2 own = 0.7; the idle and CPU-count inputs are not evidence.
+    expect(n[0]?.value).toBeCloseTo(0.7, 9);
+    expect(rows.map((r) => r.signal).sort()).toEqual(['cpu-saturation', 'neighbour-pressure']);
   });
 
   it('joins a gauge on container.id, and names the hosts metrics carry', async () => {
     const rows = await query(['c1', 'nobody']);
     expect(rows).toMatchObject([{ host: 'c1', signal: 'cpu-saturation', value: 0.5 }]);
-    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual(['c1', 'n1']);
+    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual(['c1', 'n1', 'n2']);
     expect(await query([])).toEqual([]);
   });
 });

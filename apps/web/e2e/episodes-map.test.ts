@@ -52,6 +52,13 @@ describe.skipIf(!haveBrowser && !process.env.CI)('episodes and the service map',
       /calls (into|from frontend into) customer[^\n]* were \d+(\.\d)?x slower from \d\d:\d\d(:\d\d)? to \d\d:\d\d(:\d\d)? UTC/,
     );
     expect(await list.getByRole('link', { name: 'hosts' }).count()).toBeGreaterThan(0);
+    // Beside the callee episode: its cause in words and the span split it rests on (no metrics
+    // here: customer's own server spans grew).
+    const evidence = list.getByTestId('episode-evidence').first();
+    await evidence.locator('summary').click();
+    const ev = await evidence.innerText();
+    expect(ev).toMatch(/calls into customer on [^\n]* slower from [^\n]*: [a-z' ]+/);
+    expect(ev).toMatch(/server spans [\d.]+ (µs|ms|s) \([\d.]+ (µs|ms|s) before\)/);
     await page.screenshot({ path: artifactPath('episodes-overview.png'), fullPage: true });
     await page.close();
   });

@@ -134,4 +134,7 @@ export {
   rankRootCauses,
 } from './incidents';
 export * from './capacity';
-export { cumulativeRates } from './metric-rates';
+export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';
+export * from './episode-cause';
+export * from './measured-modes';
+export * from './neighbour-busy';

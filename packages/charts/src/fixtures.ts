@@ -3,6 +3,8 @@ import type { CurvePoint } from './amplification/layout';
 import type { ForestInput } from './forest/layout';
 import { quantileCurve, type QuantilePoint } from './quantile-curve';
 import type { WaterfallRow } from './waterfall/layout';
+import type { EvidenceSeriesInput } from './evidence/layout';
+import { formatPct } from './format';
 
 /**
  * mulberry32, uniform in [0, 1). Not @tailscope/analysis's generator (new code uses that one):
@@ -210,3 +212,17 @@ export function defined<T>(v: T | null | undefined, what = 'value'): T {
   if (v === null || v === undefined) throw new Error(`${what} is missing`);
   return v;
 }
+
+/** A pod's CPU share of its limit per minute: 12% before, 98% in a 2-minute episode. */
+const EVIDENCE_T = Date.UTC(2026, 0, 1, 5, 16);
+export const CPU_SERIES: EvidenceSeriesInput = {
+  fromMs: EVIDENCE_T,
+  windowMs: 60_000,
+  values: [0.12, 0.11, null, 0.13, 0.98, 0.97],
+  episodeFromMs: EVIDENCE_T + 4 * 60_000,
+  episodeToMs: EVIDENCE_T + 6 * 60_000,
+  value: 0.975,
+  baseline: 0.12,
+  format: formatPct,
+  label: 'k8s.pod.cpu_limit_utilization',
+};

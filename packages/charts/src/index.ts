@@ -53,3 +53,5 @@ export {
   type ReportOperationCharts,
   type ReportStragglerRow,
 } from './report';
+export { layoutEvidence, type EvidenceLayout, type EvidenceSeriesInput } from './evidence/layout';
+export { EvidenceView } from './evidence/EvidenceView';

@@ -17,7 +17,7 @@ export type EpisodesQuery = Static<typeof EpisodesQuery>;
 export const EpisodeEvidence = Type.Object({
   signal: Type.String({
     description:
-      'Evidence kind (docs/metrics.md): cpu-saturation, throttling, neighbour-pressure, gc-pause, network',
+      'Evidence kind (docs/metrics.md): cpu-saturation, throttling, neighbour-pressure, gc-pause, network, memory-pressure',
   }),
   host: Type.String({ description: 'The host (resource key value) the metric was joined on' }),
   metric: Type.Optional(
@@ -26,8 +26,41 @@ export const EpisodeEvidence = Type.Object({
   value: Type.Number({ description: "The signal's mean over the episode's windows" }),
   baseline: Type.Number({ description: "The signal's mean over the windows just before it" }),
   ratio: Type.Number({ description: 'value / baseline (Number.MAX_VALUE when baseline is 0)' }),
+  series: Type.Optional(
+    Type.Object(
+      {
+        fromMs: Type.Number({ description: 'Start of the first window (the baseline), epoch ms' }),
+        windowMs: Type.Number({ description: 'Window length, ms' }),
+        values: Type.Array(Type.Union([Type.Number(), Type.Null()]), {
+          description:
+            "The signal per window from the baseline's start to the episode's end; null: no point",
+        }),
+      },
+      { description: "The signal's series over the baseline and the episode" },
+    ),
+  ),
 });
 export type EpisodeEvidence = Static<typeof EpisodeEvidence>;
+
+export const EpisodeSpanEvidence = Type.Object(
+  {
+    calls: Type.Number({ description: 'Calls with a server span inside the episode' }),
+    baselineCalls: Type.Number({ description: 'Such calls in the windows just before it' }),
+    clientMs: Type.Number({ description: 'Mean client-span ms (the call as its caller saw it)' }),
+    baselineClientMs: Type.Number(),
+    serverMs: Type.Number({ description: "Mean ms of the callee's server span" }),
+    baselineServerMs: Type.Number(),
+    outsideMs: Type.Number({
+      description: "Mean ms of the client's time outside its server span (network, queueing)",
+    }),
+    baselineOutsideMs: Type.Number(),
+  },
+  {
+    description:
+      "Evidence from spans, with no metrics: calls into the episode's (service, host) inside it against the windows just before it",
+  },
+);
+export type EpisodeSpanEvidence = Static<typeof EpisodeSpanEvidence>;
 
 export const ServiceEpisode = Type.Object({
   service: Type.String({ description: 'Callee service' }),
@@ -60,6 +93,18 @@ export const ServiceEpisode = Type.Object({
   ),
   evidenceNote: Type.Optional(
     Type.String({ description: 'Why there is no metric evidence (no metrics, no join)' }),
+  ),
+  spanEvidence: Type.Optional(EpisodeSpanEvidence),
+  cause: Type.Optional(
+    Type.String({
+      description: 'The cause in words, from the evidence (docs/metrics.md "Causes")',
+    }),
+  ),
+  causeSignal: Type.Optional(
+    Type.String({
+      description:
+        'What the cause names: cpu-saturation, throttling, neighbour-pressure, gc-pause, network, memory-pressure, network-or-queueing, server-time, unexplained',
+    }),
   ),
 });
 export type ServiceEpisode = Static<typeof ServiceEpisode>;

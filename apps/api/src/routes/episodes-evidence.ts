@@ -8,6 +8,7 @@ import {
   selectMetricHosts,
   type EvidenceRow,
 } from '../store/metrics/evidence';
+import { hasMetricTables } from '../store/metrics/modes';
 
 /**
  * Each callee episode's metric evidence: per (signal, metric) of its host, the mean over the
@@ -23,11 +24,13 @@ const MAX_ROWS = 50_000;
 const MAX_PER_EPISODE = 10;
 /** Metric hosts named in a note. */
 const NOTE_HOSTS = 10;
+/** An evidence entry carries its series when it spans at most this many windows. */
+const MAX_SERIES_WINDOWS = 400;
 
-const baselineMs = (e: ServiceEpisode, windowMs: number): number =>
+export const baselineMs = (e: ServiceEpisode, windowMs: number): number =>
   Math.min(Math.max(e.toMs - e.fromMs, BASELINE_MIN_WINDOWS * windowMs), BASELINE_MAX_MS);
 
-const joinable = (e: ServiceEpisode): boolean =>
+export const joinable = (e: ServiceEpisode): boolean =>
   e.kind !== 'edge' && e.host !== '*' && e.host !== UNKNOWN_HOST && e.host !== '';
 
 /** Mean of the values of the rows whose window is in [lo, hi). */
@@ -40,6 +43,14 @@ function meanIn(rows: readonly EvidenceRow[], lo: number, hi: number): number {
       sum += r.value;
     }
   return n > 0 ? sum / n : NaN;
+}
+
+/** The rows' values per window over [lo, hi), null where there is none; undefined if too long. */
+function seriesOf(rows: readonly EvidenceRow[], lo: number, hi: number, windowMs: number) {
+  if (hi - lo > MAX_SERIES_WINDOWS || hi <= lo) return undefined;
+  const values: (number | null)[] = new Array<number | null>(hi - lo).fill(null);
+  for (const r of rows) if (r.window >= lo && r.window < hi) values[r.window - lo] = r.value;
+  return { fromMs: lo * windowMs, windowMs, values };
 }
 
 /** The evidence of one episode from its host's rows (grouped by signal and metric). */
@@ -65,7 +76,16 @@ export function episodeEvidence(
     const baseline = meanIn(g, base, from);
     if (!Number.isFinite(value) || !Number.isFinite(baseline)) continue;
     const ratio = baseline > 0 ? value / baseline : value > 0 ? Number.MAX_VALUE : 1;
-    out.push({ signal: first.signal, host: e.host, metric: first.metric, value, baseline, ratio });
+    const series = seriesOf(g, base, to, windowMs);
+    out.push({
+      signal: first.signal,
+      host: e.host,
+      metric: first.metric,
+      value,
+      baseline,
+      ratio,
+      ...(series ? { series } : {}),
+    });
   }
   return out.sort((a, b) => b.ratio - a.ratio).slice(0, MAX_PER_EPISODE);
 }
@@ -101,6 +121,15 @@ export async function withEvidence(
   const fromNs = BigInt(Math.floor(fromMs)) * 1_000_000n;
   const toNs = BigInt(Math.ceil(toMs)) * 1_000_000n;
   const hosts = [...new Set(episodes.filter(joinable).map((e) => e.host))];
+  // Read-only over a Collector that writes spans only: no metrics tables, no evidence.
+  const tables = await hasMetricTables(store);
+  if (!tables)
+    return episodes.map((e) => ({
+      ...e,
+      evidenceNote: joinable(e)
+        ? 'no metrics tables in the database (otel_metrics_*): no metric evidence'
+        : noteOf(e, { sample: [], asked: new Set() }),
+    }));
   const rows = await selectHostEvidence(store, {
     fromNs,
     toNs,

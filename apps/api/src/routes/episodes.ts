@@ -19,6 +19,7 @@ import { selectSamplingInfo } from '../store/traces/sampling';
 import { clampRange } from './clamp-range';
 import { cachedAnswer } from '../cache';
 import { withEvidence } from './episodes-evidence';
+import { withCauses } from './episodes-cause';
 
 /** The identity of a series: what an episode names. */
 type SeriesName = Pick<
@@ -107,7 +108,11 @@ export function judgeEpisodes(
         return n ? [toApiEpisode(e, n)] : [];
       }),
     );
-    const episodes = await withEvidence(store, merged, scope.windowMs);
+    const episodes = await withCauses(
+      store,
+      await withEvidence(store, merged, scope.windowMs),
+      scope.windowMs,
+    );
     const edges = [...names.values()]
       .filter((n) => n.kind === 'edge')
       .map((n) => ({ caller: n.parentService, callee: n.service }));

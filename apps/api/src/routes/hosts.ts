@@ -4,13 +4,34 @@ import {
   MAX_HOST_WINDOWS as MAX_WINDOWS,
   type HostWindow,
 } from '@tailscope/contracts';
-import { hostEpisodes, quantileInclusive, type WindowStats } from '@tailscope/analysis';
+import {
+  UNKNOWN_MODE,
+  hostEpisodes,
+  quantileInclusive,
+  type WindowStats,
+} from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { badRequest, type RouteApp, optionalNumber, parseRange, requireText } from '../foundation';
 import { selectHostWindows } from '../store/fanouts';
 import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
+import { measureHosts } from '../store/metrics/modes';
+
+/** Hosts whose spans carry no sharing mode take the mode their metrics measure (docs/metrics.md). */
+async function withMeasuredHostModes<H extends { host: string; mode: string }>(
+  store: ApiContext['store'],
+  hosts: H[],
+  range: { fromNs: bigint; toNs: bigint },
+): Promise<H[]> {
+  const unknown = hosts.filter((h) => h.mode === UNKNOWN_MODE).map((h) => h.host);
+  if (unknown.length === 0) return hosts;
+  const { modes } = await measureHosts(store, { ...range, hosts: unknown, baseNs: 0n });
+  return hosts.map((h) => {
+    const m = h.mode === UNKNOWN_MODE ? modes.get(h.host) : undefined;
+    return m === undefined ? h : { ...h, mode: m };
+  });
+}
 
 export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
   app.get(API_PATHS.hosts.path, { schema: HostsRoute }, async (req) => {
@@ -52,11 +73,13 @@ export function hostRoutes(app: RouteApp, ctx: ApiContext): void {
           maxMs: r.maxMs,
         }));
         const episodes = hostEpisodes(cells, { windowMs, factor, minCalls });
+        const grouped = groupByHost(rows, cells, minCalls);
         return {
           from: range.fromMs,
           to: range.toMs,
           windowSeconds,
-          ...groupByHost(rows, cells, minCalls),
+          ...grouped,
+          hosts: await withMeasuredHostModes(ctx.store, grouped.hosts, range),
           episodes,
           sampling,
         };

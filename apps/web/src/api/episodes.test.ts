@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEpisodes, describeEpisode } from './episodes';
 import { episodeLinks } from '../pages/overview/WorstEpisodes';
+import { formatSignal } from '../components/EpisodeEvidence';
 
 const at = (hh: number, mm: number): number => Date.UTC(2024, 2, 1, hh, mm);
 
@@ -77,5 +78,55 @@ describe('episodes in words', () => {
     expect(() => decodeEpisodes({ windowSeconds: 10, episodes: [{ service: 'x' }] }, '')).toThrow(
       /episodes\.0\.host|episodes\[0\]/,
     );
+  });
+
+  it('keeps the cause, the span split and the evidence series (null windows too)', () => {
+    const d = decodeEpisodes(
+      {
+        windowSeconds: 60,
+        episodes: [
+          {
+            service: 'currencyservice',
+            host: 'pod-1',
+            fromMs: at(5, 19),
+            toMs: at(5, 21),
+            p99Ms: 400,
+            baselineP99Ms: 10,
+            ratio: 40,
+            calls: 10,
+            qValue: 0.001,
+            cause: 'calls into currencyservice ...: CPU saturation',
+            causeSignal: 'cpu-saturation',
+            spanEvidence: {
+              calls: 10,
+              baselineCalls: 30,
+              clientMs: 401,
+              baselineClientMs: 11,
+              serverMs: 400,
+              baselineServerMs: 10,
+              outsideMs: 1,
+              baselineOutsideMs: 1,
+            },
+            evidence: [
+              {
+                signal: 'cpu-saturation',
+                host: 'pod-1',
+                value: 0.98,
+                baseline: 0.12,
+                ratio: 8.2,
+                series: { fromMs: at(5, 16), windowMs: 60_000, values: [0.12, null, 0.98] },
+              },
+            ],
+          },
+        ],
+      },
+      '',
+    );
+    const e = d.episodes[0];
+    expect(e?.causeSignal).toBe('cpu-saturation');
+    expect(e?.spanEvidence?.serverMs).toBe(400);
+    expect(e?.evidence?.[0]?.series?.values).toEqual([0.12, null, 0.98]);
+    expect(formatSignal('cpu-saturation', 0.98)).toBe('98%');
+    expect(formatSignal('network', 2.5)).toBe('2.50/s');
   });
 });

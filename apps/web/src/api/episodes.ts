@@ -3,7 +3,7 @@
 import type * as C from '@tailscope/contracts';
 import { getJson } from './client';
 import { decodeSampling } from './contracts';
-import { arr, num, numOr, obj, oneOf, optional, str, type Decoder } from './decode';
+import { arr, nullable, num, numOr, obj, oneOf, optional, str, type Decoder } from './decode';
 import type { TimeRange } from '../state/filters';
 
 export type Episode = C.ServiceEpisode;
@@ -40,10 +40,31 @@ export const decodeEpisodes: Decoder<Episodes> = obj<Episodes>({
             value: num,
             baseline: num,
             ratio: numOr(NaN),
+            series: optional(
+              obj<NonNullable<C.EpisodeEvidence['series']>>({
+                fromMs: num,
+                windowMs: num,
+                values: arr(nullable(num)),
+              }),
+            ),
           }),
         ),
       ),
       evidenceNote: optional(str),
+      spanEvidence: optional(
+        obj<C.EpisodeSpanEvidence>({
+          calls: num,
+          baselineCalls: num,
+          clientMs: num,
+          baselineClientMs: num,
+          serverMs: num,
+          baselineServerMs: num,
+          outsideMs: num,
+          baselineOutsideMs: num,
+        }),
+      ),
+      cause: optional(str),
+      causeSignal: optional(str),
     }),
   ),
   sampling: optional(decodeSampling),

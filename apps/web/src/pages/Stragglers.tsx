@@ -23,6 +23,7 @@ import { operationLabel } from '../model/operations';
 import { useLeafData, useOpenExample } from '../whatif/use-leaves';
 import { DimensionPicker } from './stragglers/DimensionPicker';
 import { HostHeatmap } from './stragglers/HostHeatmap';
+import { CauseEvidence } from './stragglers/CauseEvidence';
 
 function Summary({ data, op }: { data: StragglersData; op: FanoutOp }) {
   const causes = orderRows(data.rows).filter((r) => r.cause);
@@ -112,6 +113,9 @@ function AttributionTable({ rows }: { rows: StragglerRow[] }) {
 
 const FOREST_MAX = 30;
 
+const causeHosts = (rows: readonly StragglerRow[]): Set<string> =>
+  new Set(rows.filter((r) => r.cause && r.dimension === 'host').map((r) => r.value));
+
 function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; by: string[] }) {
   const { op, range, rangeKey, by } = props;
   const [all, setAll] = useState(false);
@@ -178,11 +182,8 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
       <Panel id="attribution" title="Attribution table">
         <AttributionTable rows={rows} />
       </Panel>
-      <HostHeatmap
-        {...props}
-        causes={new Set(rows.filter((r) => r.cause && r.dimension === 'host').map((r) => r.value))}
-        open={example.open}
-      />
+      <CauseEvidence {...props} hosts={causeHosts(rows)} />
+      <HostHeatmap {...props} causes={causeHosts(rows)} open={example.open} />
     </>
   );
 }

@@ -3,7 +3,9 @@ import {
   BACKGROUND_LOOKBACK_NS,
   EDGE_SLACK_NS,
   UNKNOWN_HOST,
+  UNKNOWN_MODE,
   backgroundOfCalls,
+  withMeasuredModes,
   type BackgroundWindow,
   type LeafCalls,
 } from '@tailscope/analysis';
@@ -17,6 +19,7 @@ import { fanoutWeightsCte } from './weighted';
 import { uncovered, type Coverage } from './stored';
 import { join, raw, sql, type Sql } from '../sql/template';
 import { TRACES } from '../traces/tables';
+import { measureHosts } from '../metrics/modes';
 
 /**
  * Loading the leaf calls of one operation: ClickHouse detects the fan-outs and returns one
@@ -71,7 +74,20 @@ export async function loadLeafCalls(
     ).then((b) => readLeafRow(b, keys.length, weights)),
     store.query<BackgroundWindow>(backgroundWindowsSql(scope, base)),
   ]);
-  return { calls: assemble(row, keys, windows), sampled: row.matched > row.fanouts };
+  // Hosts whose spans carry no sharing mode or background: what their metrics say.
+  const declared = new Set(windows.map((w) => w.host));
+  const asked = row.modeDict.includes(UNKNOWN_MODE)
+    ? row.hostDict
+    : row.hostDict.filter((h) => !declared.has(h));
+  const measured = await measureHosts(store, {
+    fromNs: base,
+    toNs: scope.toNs + EDGE_SLACK_NS,
+    hosts: asked,
+    baseNs: base,
+  });
+  const gc = measured.gc.filter((w) => !declared.has(w.host));
+  const calls = assemble(row, keys, gc.length > 0 ? [...windows, ...gc] : windows);
+  return { calls: withMeasuredModes(calls, measured.modes), sampled: row.matched > row.fanouts };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { HOST_CPUS, HOST_IDLE, neighbourBusy } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
 import { join, param, raw, sql, type Sql } from '../sql/template';
 
@@ -27,7 +28,12 @@ export const JOIN_KEYS = [
 ] as const;
 
 export type EvidenceSignal =
-  'cpu-saturation' | 'throttling' | 'neighbour-pressure' | 'gc-pause' | 'network';
+  | 'cpu-saturation'
+  | 'throttling'
+  | 'neighbour-pressure'
+  | 'gc-pause'
+  | 'network'
+  | 'memory-pressure';
 
 /** Usage over limit (or over one CPU), a gauge near 1 when the workload is saturated. */
 export const CPU_SATURATION_METRICS = [
@@ -38,8 +44,14 @@ export const CPU_SATURATION_METRICS = [
 export const GC_METRICS = ['v8js.gc.duration', 'jvm.gc.duration'];
 export const NETWORK_METRICS = ['system.network.errors', 'system.network.dropped'];
 export const THROTTLING_METRICS = ['container.cpu.throttling_data.throttled_time'];
+/** Major page faults (hostmetrics' paging scraper: `type`, newer `system.paging.type`). */
+export const MEMORY_METRICS = ['system.paging.faults'];
+const MAJOR = raw("(Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')");
 const STEAL = raw(
   "(Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal')",
+);
+const IDLE = raw(
+  "(MetricName = 'system.cpu.utilization' AND (Attributes['cpu.mode'] = 'idle' OR Attributes['state'] = 'idle' OR Attributes['system.cpu.state'] = 'idle'))",
 );
 
 export interface EvidenceQuery {
@@ -99,15 +111,23 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
   const gauges = pointsOf(
     q,
     'otel_metrics_gauge',
-    sql`if(MetricName IN ${CPU_SATURATION_METRICS}, 'cpu-saturation', 'neighbour-pressure')`,
-    sql`MetricName IN ${CPU_SATURATION_METRICS} OR (MetricName = 'system.cpu.utilization' AND ${STEAL})`,
+    sql`multiIf(MetricName IN ${CPU_SATURATION_METRICS}, 'cpu-saturation', ${IDLE}, ${HOST_IDLE}, 'neighbour-pressure')`,
+    sql`MetricName IN ${CPU_SATURATION_METRICS} OR (MetricName = 'system.cpu.utilization' AND (${STEAL} OR ${IDLE}))`,
     'Value',
+  );
+  // One per idle series (one per CPU) and window: summed over series, the host's CPU count.
+  const cpus = pointsOf(
+    q,
+    'otel_metrics_gauge',
+    sql`${HOST_CPUS}`,
+    sql`MetricName = 'system.cpu.utilization' AND ${IDLE}`,
+    '1',
   );
   const sums = pointsOf(
     q,
     'otel_metrics_sum',
-    sql`multiIf(MetricName IN ${NETWORK_METRICS}, 'network', MetricName IN ${THROTTLING_METRICS}, 'throttling', 'neighbour-pressure')`,
-    sql`MetricName IN ${NETWORK_METRICS} OR MetricName IN ${THROTTLING_METRICS} OR (MetricName = 'system.cpu.time' AND ${STEAL})`,
+    sql`multiIf(MetricName IN ${NETWORK_METRICS}, 'network', MetricName IN ${THROTTLING_METRICS}, 'throttling', MetricName IN ${MEMORY_METRICS}, 'memory-pressure', 'neighbour-pressure')`,
+    sql`MetricName IN ${NETWORK_METRICS} OR MetricName IN ${THROTTLING_METRICS} OR (MetricName IN ${MEMORY_METRICS} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL})`,
     'Value',
   );
   const gc = pointsOf(
@@ -118,23 +138,59 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
     'Sum',
   );
   const windowSeconds = Number(q.windowNs) / 1e9;
-  const rows = await store.query<Omit<EvidenceRow, 'window'> & { window: number | string }>(sql`
-    SELECT host, signal, metric, toInt64(window) AS window, sum(v) AS value
+  // Per series, its windows in order as arrays: a cumulative series' rates are differences of
+  // neighbours (arrayDifference), no window function; the first window of a series has none
+  // (0 / 0, dropped as not finite), nor has an interval of zero length. Out: one row per (host,
+  // signal, metric) with its windows and values as arrays, not one JSON object per window.
+  const rows = await store.query<{
+    host: string;
+    signal: EvidenceSignal | typeof HOST_IDLE | typeof HOST_CPUS;
+    metric: string;
+    windows: (number | string)[];
+    values: number[];
+  }>(sql`
+    SELECT host, signal, metric, groupArray(window) AS windows, groupArray(value) AS values
     FROM (
-      SELECT arrayJoin(hostKeys) AS host, signal, metric, window, kind,
-        multiIf(kind = 0, mean, kind = 1, total / ${param(windowSeconds, 'Float64')},
-          greatest(last - lagInFrame(last) OVER w, 0)
-            / nullIf((lastT - lagInFrame(lastT) OVER w) / 1e9, 0)) AS v,
-        row_number() OVER w AS rn
-      FROM (${gauges} UNION ALL ${sums} UNION ALL ${gc})
-      WINDOW w AS (PARTITION BY series, hostKeys ORDER BY window ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+      SELECT host, signal, metric, window, sum(v) AS value
+      FROM (
+        SELECT hostKeys, signal, metric, p.1 AS ws,
+          multiIf(kind = 0, arrayMap(x -> x.5, p),
+            kind = 1, arrayMap(x -> x.4 / ${param(windowSeconds, 'Float64')}, p),
+            arrayMap((d, t) -> greatest(d, 0) / (t / 1e9),
+              arrayDifference(arrayMap(x -> x.2, p)), arrayDifference(arrayMap(x -> x.3, p)))) AS vs
+        FROM (
+          SELECT hostKeys, signal, metric, series, kind,
+            arraySort(x -> x.1, groupArray((window, last, lastT, total, mean))) AS p
+          FROM (${gauges} UNION ALL ${cpus} UNION ALL ${sums} UNION ALL ${gc})
+          GROUP BY hostKeys, signal, metric, series, kind
+        )
+      )
+      ARRAY JOIN ws AS window, vs AS v
+      ARRAY JOIN hostKeys AS host
+      WHERE host IN ${hosts} AND isFinite(v)
+      GROUP BY host, signal, metric, window
+      ORDER BY host, signal, metric, window
+      LIMIT ${q.maxRows}
     )
-    WHERE host IN ${hosts} AND NOT (kind = 2 AND rn = 1) AND v IS NOT NULL AND isFinite(v)
-    GROUP BY host, signal, metric, window
-    ORDER BY host, signal, metric, window
-    LIMIT ${q.maxRows}`);
+    GROUP BY host, signal, metric
+    ORDER BY host, signal, metric`);
   // Int64 comes as text in the engine's JSON.
-  return rows.map((r) => ({ ...r, window: Number(r.window) }));
+  const out = rows.flatMap((r) =>
+    r.windows.map((w, i) => ({
+      host: r.host,
+      signal: r.signal,
+      metric: r.metric,
+      window: Number(w),
+      value: r.values[i] as number,
+    })),
+  );
+  // The host's idle CPU and CPU count are inputs, not evidence: they become the share of the
+  // host busy with other work than the workload's own (neighbourBusy).
+  const derived = neighbourBusy(out) as EvidenceRow[];
+  const evidence = out.filter(
+    (r): r is EvidenceRow => r.signal !== HOST_IDLE && r.signal !== HOST_CPUS,
+  );
+  return [...evidence, ...derived];
 }
 
 /**

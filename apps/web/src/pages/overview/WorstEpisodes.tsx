@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { formatCount, formatMs, formatPValueNamed } from '@tailscope/charts';
 import { Panel } from '../../components/Panel';
+import { EpisodeEvidence } from '../../components/EpisodeEvidence';
 import { Empty, ErrorState, Loading } from '../../components/states';
 import { requestKey } from '../../api/endpoints';
 import { describeEpisode, fetchEpisodes, type Episode } from '../../api/episodes';
@@ -62,6 +63,7 @@ export function WorstEpisodes({ range, rangeKey }: { range: TimeRange; rangeKey:
                 </span>{' '}
                 <Link to={links.stragglers}>hosts</Link> · <Link to={links.traces}>traces</Link>
                 <SlowedWith callers={callers} />
+                <EpisodeEvidence episode={e} />
               </li>
             );
           })}

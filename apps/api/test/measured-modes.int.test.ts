@@ -1,0 +1,162 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HostsResponse, StragglersResponse } from '@tailscope/contracts';
+import type { Running } from '../src/server/serve';
+import { JSON_TYPE, postOtlp, startServer } from './ingest-support';
+
+/**
+ * Sharing mode and background measured from metrics when spans carry neither (issue #27): four
+ * leaf hosts answer 4-wide fan-outs; no span has `host.sharing_mode` or `background.activity`.
+ * Over OTLP/JSON with exact times: a cumulative `system.cpu.time{state=steal}` of h1 rising
+ * 0.3 s/s (contended), of h2 flat (dedicated), of h3 0.03 s/s (shared); h4 sends none
+ * (unknown); h2's `v8js.gc.duration` Sum grows 0.2 s/s from minute 5 on (gc background). h1 answers
+ * every 10th fan-out slowly, so the contended mode is a straggler cause.
+ */
+
+let dir: string;
+let running: Running;
+const MIN = 60_000;
+const T0_MS = 1_767_607_200_000; // a multiple of the minute
+const MINUTES = 10;
+const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
+const ns = (ms: number) => String(BigInt(ms) * 1_000_000n);
+const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+
+function spansJson(): string {
+  const byResource = new Map<string, object[]>();
+  const add = (service: string, host: string, span: object) => {
+    const key = `${service}\0${host}`;
+    byResource.set(key, [...(byResource.get(key) ?? []), span]);
+  };
+  let id = 1;
+  for (let f = 0, t = T0_MS + 500; t < T0_MS + MINUTES * MIN - 1000; f++, t += 250) {
+    const traceId = hex(f + 1, 32);
+    const rootId = hex(id++, 16);
+    const durs = [1, 2, 3, 4].map((h) => (h === 1 && f % 10 === 0 ? 120 : 8 + ((f + h) % 5)));
+    const end = t + Math.max(...durs) + 2;
+    const span = (spanId: string, parent: string, kind: number, at: number, ms: number) => ({
+      traceId,
+      spanId,
+      parentSpanId: parent,
+      name: 'GET /item',
+      kind,
+      startTimeUnixNano: ns(at),
+      endTimeUnixNano: ns(at + ms),
+    });
+    add('front', 'front-1', { ...span(rootId, '', 2, t, end - t), name: 'GET /' });
+    durs.forEach((ms, i) => {
+      const client = hex(id++, 16);
+      add('front', 'front-1', span(client, rootId, 3, t + 1, ms + 1));
+      add('leaf', `h${i + 1}`, span(hex(id++, 16), client, 2, t + 1, ms));
+    });
+  }
+  return JSON.stringify({
+    resourceSpans: [...byResource.entries()].map(([key, spans]) => {
+      const [service = '', host = ''] = key.split('\0');
+      return {
+        resource: { attributes: [str('service.name', service), str('host.name', host)] },
+        scopeSpans: [{ spans }],
+      };
+    }),
+  });
+}
+
+function metricsJson(): string {
+  const at = (i: number) => ns(T0_MS + i * MIN + 30_000);
+  const steal = (perSecond: number) =>
+    Array.from({ length: MINUTES }, (_, i) => ({
+      startTimeUnixNano: ns(T0_MS),
+      timeUnixNano: at(i),
+      asDouble: perSecond * (30 + 60 * i),
+      attributes: [str('state', 'steal')],
+    }));
+  const host = (name: string, perSecond: number, gc = false) => ({
+    resource: { attributes: [str('service.name', 'node'), str('host.name', name)] },
+    scopeMetrics: [
+      {
+        metrics: [
+          {
+            name: 'system.cpu.time',
+            sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: steal(perSecond) },
+          },
+          ...(gc
+            ? [
+                {
+                  name: 'v8js.gc.duration',
+                  histogram: {
+                    aggregationTemporality: 2,
+                    dataPoints: Array.from({ length: MINUTES }, (_, i) => ({
+                      startTimeUnixNano: ns(T0_MS),
+                      timeUnixNano: at(i),
+                      count: String(i + 1),
+                      sum: i >= 5 ? 0.04 + 12 * (i - 4) : 0.01 * i,
+                      bucketCounts: [String(i + 1)],
+                      explicitBounds: [],
+                    })),
+                  },
+                },
+              ]
+            : []),
+        ],
+      },
+    ],
+  });
+  return JSON.stringify({
+    resourceMetrics: [host('h1', 0.3), host('h2', 0, true), host('h3', 0.03)],
+  });
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tailscope-modes-'));
+  // A busy machine (several test runs at once) must not turn a slow answer into a 503.
+  process.env.TAILSCOPE_QUERY_TIMEOUT_SECONDS = '240';
+  running = await startServer(dir);
+  const metrics = await fetch(`${running.urls.otlpHttp}/v1/metrics`, {
+    method: 'POST',
+    headers: JSON_TYPE,
+    body: metricsJson(),
+  });
+  expect(metrics.status).toBe(200);
+  expect((await postOtlp(running, spansJson(), JSON_TYPE)).status).toBe(200);
+  await running.ingest.flush();
+}, 300_000);
+
+afterAll(async () => {
+  delete process.env.TAILSCOPE_QUERY_TIMEOUT_SECONDS;
+  await running.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const range = `from=${T0_MS}&to=${T0_MS + MINUTES * MIN}&leafService=leaf&leafOperation=${encodeURIComponent('GET /item')}`;
+
+async function get<T>(path: string): Promise<T> {
+  const res = await fetch(`${running.urls.api}${path}`);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as T;
+}
+
+describe('sharing mode measured from metrics', () => {
+  it('gives the host heatmap a measured mode per host', async () => {
+    const body = await get<HostsResponse>(`/api/v1/hosts?${range}`);
+    const modes = Object.fromEntries(body.hosts.map((h) => [h.host, h.mode]));
+    expect(modes).toEqual({ h1: 'contended', h2: 'dedicated', h3: 'shared', h4: 'unknown' });
+  });
+
+  it(
+    'attributes stragglers to the measured contended mode and GC background',
+    { timeout: 300_000 },
+    async () => {
+      const body = await get<StragglersResponse>(`/api/v1/stragglers?${range}&thresholdMs=50`);
+      const row = (dimension: string, value: string) =>
+        body.rows.find((r) => r.dimension === dimension && r.value === value);
+      expect(row('sharing_mode', 'contended')?.stragglers).toBeGreaterThan(0);
+      expect(row('sharing_mode', 'contended')?.riskRatio).toBeGreaterThan(1);
+      expect(row('sharing_mode', 'dedicated')?.calls).toBeGreaterThan(0);
+      expect(row('sharing_mode', 'unknown')?.calls).toBeGreaterThan(0);
+      // h2's GC minutes (5 on) make its calls "during gc".
+      expect(row('background', 'gc')?.calls).toBeGreaterThan(0);
+    },
+  );
+});
