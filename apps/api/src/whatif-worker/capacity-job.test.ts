@@ -26,11 +26,10 @@ describe('runCapacity', () => {
     ...over,
   });
   const fresh = (changes: CapacityChange[], seed: number) =>
-    simulateCapacityWhatIf(
-      prepareCapacity(requestTreesFromColumns(columns), { seed }),
-      changes,
-      { seed, bootstrapSamples: 1000 },
-    );
+    simulateCapacityWhatIf(prepareCapacity(requestTreesFromColumns(columns), { seed }), changes, {
+      seed,
+      bootstrapSamples: 1000,
+    });
 
   it('misses without columns, fills, then answers from the kept fit as a fresh fit does', () => {
     expect(runCapacity(job({ key: 'a' }), 0)).toEqual({ miss: true });
