@@ -48,8 +48,8 @@ export function MachineControls({
   if (services.length === 0) return null;
   return (
     <fieldset className="controls" style={{ border: 0, padding: 0, margin: 0 }}>
-      <legend className="slider">
-        <label>Machines per service</label>
+      <legend style={{ fontWeight: 500, fontSize: 13, padding: 0, marginBottom: 8 }}>
+        Machines per service
       </legend>
       {services.map((s) => (
         <MachineRow

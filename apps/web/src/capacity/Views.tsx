@@ -58,6 +58,7 @@ export function Headline({
       }
     >
       <div
+        className="grid"
         data-testid="capacity-headline"
         data-state={saturated ? 'saturated' : 'predicted'}
         data-quality={quality}
@@ -76,7 +77,7 @@ export function Headline({
           </p>
         )}
         {caveats.length > 0 && (
-          <ul className="notes">
+          <ul className="notes" style={{ marginTop: 0 }}>
             {caveats.map((c) => (
               <li key={c.kind} data-testid="capacity-caveat" data-kind={c.kind}>
                 {c.text}
@@ -118,6 +119,8 @@ export function ServicesTable({ answer }: { answer: CapacityView }) {
               <tr
                 key={s.service}
                 data-service={s.service}
+                data-utilisation-after={s.utilisationAfter}
+                data-instances-after={s.instancesAfter}
                 className={s.service === first ? 'is-cause' : undefined}
               >
                 <td>{s.service}</td>
