@@ -20,9 +20,9 @@ import {
 /** Simulated arrivals of a prediction: PREDICT_SIM / (1 - utilisation)^2, at most the max. */
 const PREDICT_SIM = 60_000;
 const MAX_PREDICT_SIM = 4_000_000;
-/** A preview fit's (sample.ts: a control being dragged): a quarter of the arrivals, at most 400,000. */
-const PREVIEW_SIM = 15_000;
-const MAX_PREVIEW_SIM = 400_000;
+/** A preview fit's (sample.ts: a control being dragged): a sixth of the arrivals, at most 120,000. */
+const PREVIEW_SIM = 10_000;
+const MAX_PREVIEW_SIM = 120_000;
 /** Simulations kept on a fit (40 KB of histograms each, two per entry). */
 const MAX_CACHED_SIMS = 512;
 
