@@ -11,8 +11,10 @@
 // relative error; not a test (a 2-core machine shared with other work moves a p99 by itself:
 // the load average is printed beside each run).
 //
-// env: TRUTH_DURATION (60 s), TRUTH_RATE (15), TRUTH_FACTORS (1.5,2), TRUTH_MACHINES (1: the
-// run without a leaf process; 0: skip it).
+// Then HotROD recorded at a low dispatch rate against higher ones (capacity-truth-hotrod.ts).
+//
+// env: TRUTH_PARTS (demo,hotrod), TRUTH_DURATION (60 s), TRUTH_RATE (15), TRUTH_FACTORS
+// (1.5,2), TRUTH_MACHINES (1: the run without a leaf process; 0: skip it); HotROD's in its file.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -20,11 +22,13 @@ import { join, resolve } from 'node:path';
 import type { WhatIfResponse } from '@tailscope/contracts';
 import { buildStoreApi, openStore, sql, type Store } from '@tailscope/api';
 import { freePort } from './analysis-support';
+import { hotrodTruth } from './capacity-truth-hotrod';
 
 const DURATION_S = Number(process.env.TRUTH_DURATION ?? 60);
 const RATE = Number(process.env.TRUTH_RATE ?? 15);
 const FACTORS = (process.env.TRUTH_FACTORS ?? '1.5,2').split(',').map(Number);
 const MACHINES = process.env.TRUTH_MACHINES !== '0';
+const PARTS = (process.env.TRUTH_PARTS ?? 'demo,hotrod').split(',');
 const BIN = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
 /** The demo's default leaf processes and virtual hosts per process (apps/cli/src/demo.ts). */
 const LEAF_PROCESSES = 5;
@@ -98,7 +102,7 @@ const rel = (got: number, want: number): string => {
   return `${e >= 0 ? '+' : ''}${e.toFixed(1)}%`;
 };
 
-async function main(): Promise<void> {
+async function demoTruth(): Promise<void> {
   console.log(
     `bench:capacity-truth: demo --duration ${DURATION_S} at ${RATE}/s, x${FACTORS.join(', x')}${MACHINES ? `, and --leaf-processes ${LEAF_PROCESSES - 1}` : ''}`,
   );
@@ -190,4 +194,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (PARTS.includes('demo')) await demoTruth();
+if (PARTS.includes('hotrod')) await hotrodTruth();
