@@ -57,10 +57,8 @@ export function MachineControls({
           s={s}
           value={machines[s.service] ?? s.instances}
           set={(n) => {
-            const next = { ...machines };
-            if (n === s.instances) delete next[s.service];
-            else next[s.service] = n;
-            onChange(next);
+            const others = Object.entries(machines).filter(([k]) => k !== s.service);
+            onChange(Object.fromEntries(n === s.instances ? others : [...others, [s.service, n]]));
           }}
         />
       ))}

@@ -37,15 +37,15 @@ function Predictor({ op, range }: { op: FanoutOp; range: TimeRange }) {
     (a: CapacityAsk, quality: Quality, signal: AbortSignal) =>
       fetchCapacity(range, leaf, a, seed, signal, quality),
   );
-  // The services to give machine controls: the last answer's (the set does not change with the
-  // controls, only with the range or operation).
-  const [services, setServices] = useState<CapacityServiceView[]>([]);
+  // The services to give machine controls: the answer shown's (it stays shown while the next is
+  // asked; the set changes with the range or operation, not with the controls).
+  const services: CapacityServiceView[] =
+    state.kind === 'ready' ? state.answer.capacity.services : [];
   const [timing, setTiming] = useState<Timing | null>(null);
   const urlTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
 
   useEffect(() => {
     if (state.kind !== 'ready') return;
-    setServices(state.answer.capacity.services);
     // Control-to-screen time: measured after the browser painted the answer.
     const id = requestAnimationFrame(() => {
       const t = { updateMs: performance.now() - state.askedAt, quality: state.quality };
