@@ -6,7 +6,9 @@ import {
   capacityWhatIf,
   logNormal,
   prepareCapacity,
+  PREVIEW_REQUESTS,
   queueTrees,
+  sampleCapacity,
   simulateCapacityWhatIf,
   type CapacityChange,
   type CapacityWhatIf,
@@ -41,6 +43,8 @@ function table(r: CapacityWhatIf): void {
   );
 }
 
+const load = (factor: number): CapacityChange => ({ kind: 'load', factor });
+
 function bench(name: string, trees: RequestTrees, scenarios: CapacityChange[][]): void {
   const nodes = trees.parent.length;
   console.log(`\n${name}: ${trees.nodeOffsets.length - 1} requests, ${nodes} calls and roots`);
@@ -65,9 +69,22 @@ function bench(name: string, trees: RequestTrees, scenarios: CapacityChange[][])
     console.log(`  predict ${JSON.stringify(changes)}: ${show(median(ts))}`);
     if (last) table(last);
   }
+  // The capacity page's preview (a control moving): a sample of the kept fit, made once, then
+  // a new factor per update (each a new simulation: the slider's positions are new loads).
+  const [sample, sampleT] = timed(() => sampleCapacity(prepared, PREVIEW_REQUESTS, 1));
+  console.log(`  preview sample of ${PREVIEW_REQUESTS} requests, made once: ${show(sampleT)}`);
+  const previews: Timing[] = [];
+  for (let i = 0; i < 10 * RUNS; i++)
+    previews.push(
+      timed(() =>
+        simulateCapacityWhatIf(sample, [load(1.3 + 0.05 * i)], { bootstrapSamples: 200 }),
+      )[1],
+    );
+  console.log(
+    `  preview, each update a new factor (median of ${previews.length}): ${show(median(previews))}`,
+  );
 }
 
-const load = (factor: number): CapacityChange => ({ kind: 'load', factor });
 const { trees } = microservicesTrees(REQUESTS, 5000);
 bench('microservices preset', trees, [
   [load(1.5)],

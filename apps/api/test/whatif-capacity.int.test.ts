@@ -119,6 +119,26 @@ describe('POST /api/v1/whatif: load and machines (issue 29)', () => {
     expect((await post({ ...base, policy: { kind: 'load', factor: 1.5 } })).json).toEqual(res.json);
   });
 
+  it('keeps the fit: the next load what-if over the range answers from it, the same', async () => {
+    const ask = (factor: number) =>
+      api.inject({
+        method: 'POST',
+        url: '/api/v1/whatif',
+        payload: { ...base, seed: 9, policy: { kind: 'load', factor } },
+      });
+    const cold = await ask(1.5);
+    const other = await ask(2);
+    const warm = await ask(1.5);
+    expect([cold, other, warm].map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    expect(cold.headers['tailscope-replay-cache']).toBe('miss');
+    expect(other.headers['tailscope-replay-cache']).toMatch(/^hit; age=/);
+    expect(warm.headers['tailscope-replay-cache']).toMatch(/^hit; age=/);
+    expect(warm.json()).toEqual(cold.json());
+    expect(other.json<WhatIfResponse>().whatIf.p99.value).toBeGreaterThan(
+      cold.json<WhatIfResponse>().whatIf.p99.value,
+    );
+  });
+
   it('says the service saturates at 3x instead of a number', async () => {
     const res = await post({ ...base, policy: { kind: 'load', factor: 3 } });
     expect(res.status).toBe(200);

@@ -12,6 +12,7 @@ import { NotFound } from './pages/NotFound';
 // The what-if and trace pages carry the simulator's parameter tables and the leaf-data decoder:
 // loaded when visited, so the first chart of the other pages does not wait for them.
 const WhatIf = lazy(() => import('./pages/WhatIf').then((m) => ({ default: m.WhatIf })));
+const Capacity = lazy(() => import('./pages/Capacity').then((m) => ({ default: m.Capacity })));
 const loadTracePage = () => import('./pages/TracePage');
 // Opened on a trace's URL: fetch the page's chunk now, beside the session check, not after it
 // (the trace itself is already asked for by public/preload.js).
@@ -40,6 +41,14 @@ export function App() {
             element={
               <Page>
                 <WhatIf />
+              </Page>
+            }
+          />
+          <Route
+            path="capacity"
+            element={
+              <Page>
+                <Capacity />
               </Page>
             }
           />

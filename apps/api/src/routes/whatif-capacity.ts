@@ -11,7 +11,7 @@ import { badRequest, notFound } from '../foundation';
 import { loadRequestColumns } from '../store/requests/columns';
 import { capWideParents, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED } from '../store/fanouts/wide';
 import type { AnalysisPool } from '../whatif-worker/pool';
-import { MAX_REQUEST_SPANS, MAX_REQUEST_TREES } from './whatif-request';
+import { cacheBytes, MAX_REQUEST_SPANS, MAX_REQUEST_TREES, rangeCache } from './whatif-request';
 
 /** Whether a policy is a load or machines change (issue 29) rather than a replay policy. */
 export function isCapacityPolicy(p: WhatIfBody['policy']): p is CapacityPolicy {
@@ -41,50 +41,72 @@ export async function capacityWhatIfAnswer(
   ctx: ApiContext,
   pool: AnalysisPool,
   body: WhatIfBody,
-  asked: { fromNs: bigint; toNs: bigint },
+  asked: { fromNs: bigint; toNs: bigint; toMs: number },
   cancel: AbortSignal,
+  onCache?: (hit: boolean, ageMs: number) => void,
 ): Promise<WhatIfResponse> {
   const { changes, policy } = changesOf(body);
-  const loaded = await loadRequestColumns(
-    ctx.store,
-    { ...asked, leafService: body.leafService, leafOperation: body.leafOperation },
-    { maxTraces: MAX_REQUEST_TREES, maxSpans: MAX_REQUEST_SPANS },
-  );
-  if (!loaded)
-    throw notFound(
-      `no requests hold ${body.leafService}/${body.leafOperation} between from and to`,
-    );
-  const capped = capWideParents(loaded.columns, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED);
+  const range = rangeCache(body, asked);
+  const seed = body.seed ?? 1;
   const target = {
     leafService: body.leafService,
     leafOperation: body.leafOperation,
     ...(body.parentService !== undefined ? { parentService: body.parentService } : {}),
     ...(body.parentOperation !== undefined ? { parentOperation: body.parentOperation } : {}),
   };
-  const {
-    capacity: cap,
-    replay,
-    machinesForSlo,
-  } = await pool.run(
-    {
-      kind: 'capacity',
-      columns: capped.columns,
-      changes,
-      ...(policy ? { policy } : {}),
-      target,
-      options: {
-        seed: body.seed ?? 1,
-        preview: body.quality === 'preview',
-        ...(body.sloMs !== undefined ? { sloMs: body.sloMs } : {}),
-      },
+  const job = {
+    kind: 'capacity' as const,
+    // What is read, and the seed (the fit draws with it): the fit cache's key.
+    key: JSON.stringify([
+      'capacity',
+      range.key,
+      body.leafService,
+      body.leafOperation,
+      MAX_REQUEST_TREES,
+      MAX_REQUEST_SPANS,
+      MAX_FANOUT_CALLS,
+      seed,
+    ]),
+    changes,
+    ...(policy ? { policy } : {}),
+    target,
+    options: {
+      seed,
+      preview: body.quality === 'preview',
+      ...(body.sloMs !== undefined ? { sloMs: body.sloMs } : {}),
     },
-    cancel,
-  );
+    ttlMs: range.ttlMs,
+    maxBytes: cacheBytes(ctx),
+  };
+  let reply = await pool.run(job, cancel);
+  if (reply.miss) {
+    const loaded = await loadRequestColumns(
+      ctx.store,
+      { ...asked, leafService: body.leafService, leafOperation: body.leafOperation },
+      { maxTraces: MAX_REQUEST_TREES, maxSpans: MAX_REQUEST_SPANS },
+    );
+    if (!loaded)
+      throw notFound(
+        `no requests hold ${body.leafService}/${body.leafOperation} between from and to`,
+      );
+    const capped = capWideParents(loaded.columns, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED);
+    reply = await pool.run(
+      {
+        ...job,
+        columns: capped.columns,
+        readNotes: loaded.sampled
+          ? [`more than ${MAX_REQUEST_TREES} requests matched: a uniform sample was read`]
+          : [],
+      },
+      cancel,
+    );
+  }
+  if (reply.miss) throw new Error('capacity: the fit cache missed with the columns sent');
+  onCache?.(reply.cached, reply.ageMs);
+  const { capacity: cap, replay, machinesForSlo } = reply;
   const notes = [
     `capacity: fitted on the ${cap.requests} requests holding ${body.leafService}/${body.leafOperation} (their calls are the load each service is fitted on)`,
-    ...(loaded.sampled
-      ? [`more than ${MAX_REQUEST_TREES} requests matched: a uniform sample was read`]
-      : []),
+    ...reply.readNotes,
     ...cap.notes,
   ];
   const capacity = {

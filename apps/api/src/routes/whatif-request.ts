@@ -29,7 +29,7 @@ const REQUEST_CACHE_LIVE_TTL_MS = 15_000;
 const REQUEST_CACHE_TTL_MS = 5 * 60_000;
 
 /** The cache's byte bound: half the query budget's memory, at most 1 GiB. */
-const cacheBytes = (ctx: ApiContext): number =>
+export const cacheBytes = (ctx: ApiContext): number =>
   Math.min(1024 ** 3, Math.floor(ctx.store.budget.maxMemoryBytes / 2));
 
 /**

@@ -81,7 +81,13 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       const asked = parseRange({ from: text(raw.from), to: text(raw.to) }, Date.now());
       // Load and machines (issue 29), alone or beside a policy: their own path.
       if (isCapacityPolicy(raw.policy) || (raw.capacity?.length ?? 0) > 0)
-        return capacityWhatIfAnswer(ctx, pool, raw, asked, cancel);
+        // The fit cache said as the replay cache is (capacity-job.ts): not in the body.
+        return capacityWhatIfAnswer(ctx, pool, raw, asked, cancel, (hit, ageMs) => {
+          void reply.header(
+            'tailscope-replay-cache',
+            hit ? `hit; age=${(ageMs / 1000).toFixed(1)}s` : 'miss',
+          );
+        });
       const body: ReplayWhatIfBody = { ...raw, policy: raw.policy };
       const warmupMs = Math.min(warmupFor(body.policy), MAX_WARMUP_MS);
       // A preview (a control moving) reuses the range's small reads as it reuses its trees.

@@ -1,46 +1,148 @@
 import {
   capacityTrees,
   machinesForSlo,
-  type MachinesForSlo,
-  type LoadChange,
+  PREVIEW_REQUESTS,
   prepareCapacity,
   requestTreesFromColumns,
+  sampleCapacity,
   simulateCapacityWhatIf,
   simulateRequestWhatIf,
   type CapacityChange,
   type CapacityWhatIf,
   type EdgeTarget,
+  type LoadChange,
+  type MachinesForSlo,
+  type PreparedCapacity,
   type RequestWhatIfResult,
   type SpanColumns,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
+import { requestCacheStats, typedBytes } from './request-cache';
 
 /**
  * Issue 29's load and machine-count what-if on an analysis thread: the requests' trees, the
  * capacity fit, the prediction, and (with a policy) the policy replayed on the requests
  * re-timed at the new load.
+ *
+ * The fit is kept (the fit cache): a job names what was read (`key`); a job without columns
+ * answers from the kept fit or reports a miss, and the caller reads the spans and sends them.
+ * These jobs run on the one thread of the whole-request replay (pool.ts), so the same key finds
+ * its entry, and both caches together stay within `maxBytes`. A kept fit answers exactly as a
+ * fresh one: the fit is a function of the trees and the seed, and its simulations are seeded.
  */
 export interface CapacityJob {
   kind: 'capacity';
-  columns: SpanColumns;
+  /** What was (or would be) read, and the seed: the cache key of the fit. */
+  key: string;
+  /** The spans, when the main thread read them (after a miss); absent: answer from the cache. */
+  columns?: SpanColumns;
+  /** What the read found worth saying (a sample), kept with the entry. */
+  readNotes?: string[];
   changes: CapacityChange[];
   policy?: WhatIfPolicy;
   target: EdgeTarget;
   options: { seed: number; preview: boolean; sloMs?: number };
+  /** How long a new entry lives, ms, and the caches' byte bound. */
+  ttlMs: number;
+  maxBytes: number;
 }
 
-export interface CapacityResult {
+export interface CapacityAnswerParts {
   capacity: CapacityWhatIf;
   /** The policy's replay at the new load (absent without a policy, or when saturated). */
   replay?: RequestWhatIfResult;
   machinesForSlo?: MachinesForSlo & { sloMs: number };
 }
 
-export function runCapacity(job: CapacityJob): CapacityResult {
-  const trees = requestTreesFromColumns(job.columns);
+export type CapacityResult =
+  | { miss: true }
+  | (CapacityAnswerParts & {
+      miss: false;
+      cached: boolean;
+      ageMs: number;
+      readNotes: string[];
+    });
+
+interface Entry {
+  prepared: PreparedCapacity;
+  /** The preview's sample of the fit (sample.ts), made at the first preview. */
+  preview?: PreparedCapacity;
+  readNotes: string[];
+  bytes: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+const fits = new Map<string, Entry>();
+
+function evict(now: number, maxBytes: number, keep: string): void {
+  for (const [k, e] of fits) if (e.expiresAt <= now && k !== keep) fits.delete(k);
+  // The replay cache shares the thread's heap: its bytes count against the same bound.
+  let total = requestCacheStats().bytes;
+  for (const e of fits.values()) total += e.bytes;
+  for (const [k, e] of fits) {
+    if (total <= maxBytes) break;
+    if (k === keep) continue;
+    fits.delete(k);
+    total -= e.bytes;
+  }
+}
+
+/** The kept fit of a job's key, or a new one from its columns; undefined: a miss. */
+function entryOf(job: CapacityJob, now: number): { entry: Entry; cached: boolean } | undefined {
+  let entry = fits.get(job.key);
+  if (entry && entry.expiresAt <= now) {
+    fits.delete(job.key);
+    entry = undefined;
+  }
+  const cached = entry !== undefined && job.columns === undefined;
+  if (!entry) {
+    if (!job.columns) return undefined;
+    const prepared = prepareCapacity(requestTreesFromColumns(job.columns), {
+      seed: job.options.seed,
+    });
+    entry = {
+      prepared,
+      readNotes: job.readNotes ?? [],
+      bytes: typedBytes(prepared),
+      createdAt: now,
+      expiresAt: now + job.ttlMs,
+    };
+  }
+  fits.delete(job.key);
+  fits.set(job.key, entry);
+  return { entry, cached };
+}
+
+export function runCapacity(job: CapacityJob, now = Date.now()): CapacityResult {
+  const found = entryOf(job, now);
+  if (!found) return { miss: true };
+  const { entry, cached } = found;
   const seed = job.options.seed;
-  const prepared = prepareCapacity(trees, { seed });
-  const bootstrapSamples = job.options.preview ? 200 : 1000;
+  const preview = job.options.preview;
+  if (preview && !entry.preview) {
+    entry.preview = sampleCapacity(entry.prepared, PREVIEW_REQUESTS, seed);
+    entry.bytes += typedBytes(entry.preview);
+  }
+  const prepared = preview && entry.preview ? entry.preview : entry.prepared;
+  const parts = answer(prepared, job, seed, preview);
+  evict(now, job.maxBytes, job.key);
+  return {
+    miss: false,
+    cached,
+    ageMs: now - entry.createdAt,
+    readNotes: entry.readNotes,
+    ...parts,
+  };
+}
+
+function answer(
+  prepared: PreparedCapacity,
+  job: CapacityJob,
+  seed: number,
+  preview: boolean,
+): CapacityAnswerParts {
+  const bootstrapSamples = preview ? 200 : 1000;
   const capacity = simulateCapacityWhatIf(prepared, job.changes, { seed, bootstrapSamples });
   const sloMs = job.options.sloMs;
   const load: LoadChange = job.changes.find((c) => c.kind === 'load') ?? {
@@ -56,7 +158,14 @@ export function runCapacity(job: CapacityJob): CapacityResult {
   if (!atLoad) return { capacity, ...slo };
   const replay = simulateRequestWhatIf(atLoad, job.target, job.policy, {
     seed,
-    ...(job.options.preview ? { replays: 1, bootstrapSamples: 200 } : {}),
+    ...(preview ? { replays: 1, bootstrapSamples: 200 } : {}),
   });
   return { capacity, replay, ...slo };
+}
+
+/** Fits kept and their bytes (for tests and the bench). */
+export function capacityCacheStats(): { entries: number; bytes: number } {
+  let bytes = 0;
+  for (const e of fits.values()) bytes += e.bytes;
+  return { entries: fits.size, bytes };
 }

@@ -49,10 +49,10 @@ function createAnalysisPool(budget: QueryBudget, limits: AnalysisLimits): Analys
       const leftMs = work ? remainingMs(work) : budget.timeoutSeconds * 1000;
       if (leftMs <= 0) throw new QueryBudgetError('time', budget);
       const timeout = AbortSignal.timeout(leftMs);
-      // The cached whole-request jobs run on their own thread; a client gone does not abort
-      // them (aborting a running task terminates its thread, and the cache with it): they are
-      // short (a preview: tens of ms), and the answer is dropped.
-      const cached = job.kind === 'whatif-request-columns';
+      // The cached whole-request and capacity jobs run on their own thread; a client gone does
+      // not abort them (aborting a running task terminates its thread, and the caches with it):
+      // a preview is short (tens of ms), and the answer is dropped.
+      const cached = job.kind === 'whatif-request-columns' || job.kind === 'capacity';
       const signal = cancel && !cached ? AbortSignal.any([timeout, cancel]) : timeout;
       let reply: JobReply;
       try {
@@ -84,8 +84,9 @@ function createAnalysisPool(budget: QueryBudget, limits: AnalysisLimits): Analys
 const REQUEST_THREAD_IDLE_MS = 5 * 60_000;
 
 /**
- * One thread for the cached whole-request jobs (request-cache.ts): every answer for a range and
- * edge finds the trees and plan the previous one left, with no affinity bookkeeping. Kept apart
+ * One thread for the cached whole-request jobs (request-cache.ts) and capacity jobs (their fit
+ * cache, capacity-job.ts): every answer for a range and edge finds the trees, plan or fit the
+ * previous one left, with no affinity bookkeeping. Kept apart
  * from the pool above so perf's orchestration of the other jobs is not touched.
  */
 function requestPool(budget: QueryBudget, maxQueue: number): Piscina {

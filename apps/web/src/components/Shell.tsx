@@ -11,6 +11,7 @@ const PAGES = [
   { to: '/stragglers', label: 'Stragglers', end: false },
   { to: '/map', label: 'Service map', end: false },
   { to: '/whatif', label: 'What-if', end: false },
+  { to: '/capacity', label: 'Capacity', end: false },
   { to: '/criticalpath', label: 'Critical path', end: false },
   { to: '/traces', label: 'Traces', end: true },
 ];
@@ -46,7 +47,7 @@ export function Shell() {
   const loc = useLocation();
   const session = useContext(SessionContext);
   const search = sharedSearch(loc.search);
-  const withOperation = ['/fanouts', '/stragglers', '/whatif'].some((p) =>
+  const withOperation = ['/fanouts', '/stragglers', '/whatif', '/capacity'].some((p) =>
     loc.pathname.startsWith(p),
   );
   return (

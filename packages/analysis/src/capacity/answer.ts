@@ -84,7 +84,14 @@ export function simulateCapacityWhatIf(
   const baseline = percentiles(Float64Array.from(recorded).sort());
   const widen = Math.max(1, ...scenario.services.map((s) => s.loadOverObserved)) ** 2;
   const extrapolated = scenario.services.some((s) => s.extrapolated);
-  const notes = modelNotes(scenario.services, widen);
+  const notes = [
+    ...(p.fit.preview
+      ? [
+          `preview: ${requests} of the ${p.fit.preview.of} requests re-timed, on shorter simulations (the model is the whole recording's)`,
+        ]
+      : []),
+    ...modelNotes(scenario.services, widen),
+  ];
   const base = {
     requests,
     baseline,

@@ -20,6 +20,9 @@ import {
 /** Simulated arrivals of a prediction: PREDICT_SIM / (1 - utilisation)^2, at most the max. */
 const PREDICT_SIM = 60_000;
 const MAX_PREDICT_SIM = 4_000_000;
+/** A preview fit's (sample.ts: a control being dragged): a sixth of the arrivals, at most 120,000. */
+const PREVIEW_SIM = 10_000;
+const MAX_PREVIEW_SIM = 120_000;
 /** Simulations kept on a fit (40 KB of histograms each, two per entry). */
 const MAX_CACHED_SIMS = 512;
 
@@ -249,10 +252,9 @@ function rewait(
     let sim = cache.get(key);
     if (!sim) {
       const rho = Math.max(w.utilisation, (factor[wi]! * w.rate * mean) / x.k);
-      const n = Math.max(
-        w.nSim,
-        Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)),
-      );
+      const n = fit.preview
+        ? Math.min(MAX_PREVIEW_SIM, Math.ceil(PREVIEW_SIM / (1 - rho) ** 2))
+        : Math.max(w.nSim, Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)));
       const [from, to] = simulateMgkPair(
         w.rate,
         factor[wi]! * w.rate,

@@ -68,6 +68,8 @@ export interface CapacityFit {
   waitMs: Float64Array;
   holdMs: Float64Array;
   windowOf: Int32Array;
+  /** A preview's fit (sample.ts): a sample of the requests, shorter simulations. */
+  preview?: { of: number };
 }
 
 /** A load change: every request's traffic, or only one root operation's, times `factor`. */

@@ -1,0 +1,198 @@
+// npm run bench:capacity-truth — issue 29's ground truth on a real cluster: `tailscope demo`
+// recorded at its rate predicts its own root p50/p99 at 1.5x and 2x the rate, and with one leaf
+// process fewer (its 8 virtual hosts), against real runs at those settings.
+//
+// Runs `tailscope demo --duration TRUTH_DURATION --rate R` on fresh data directories: at the
+// base rate (TRUTH_RATE, default 15/s: `--rate auto` on 2 cores), at 1.5x and 2x, and at the base
+// rate with `--leaf-processes 4` (of 5). Each run's root fan-outs after warm-up (the demo's root
+// SERVER spans, as bench:demo-impact reads them) are measured from its own store. The base run's
+// store then answers POST /api/v1/whatif (the real API over the embedded engine) for the load
+// factors and for demo-leaf at 32 instances instead of 40. Prints predicted vs measured with the
+// relative error; not a test (a 2-core machine shared with other work moves a p99 by itself:
+// the load average is printed beside each run).
+//
+// Then HotROD recorded at a low dispatch rate against higher ones (capacity-truth-hotrod.ts).
+//
+// env: TRUTH_PARTS (demo,hotrod), TRUTH_DURATION (60 s), TRUTH_RATE (15), TRUTH_FACTORS
+// (1.5,2), TRUTH_MACHINES (1: the run without a leaf process; 0: skip it); HotROD's in its file.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { WhatIfResponse } from '@tailscope/contracts';
+import { buildStoreApi, openStore, sql, type Store } from '@tailscope/api';
+import { freePort } from './analysis-support';
+import { hotrodTruth } from './capacity-truth-hotrod';
+
+const DURATION_S = Number(process.env.TRUTH_DURATION ?? 60);
+const RATE = Number(process.env.TRUTH_RATE ?? 15);
+const FACTORS = (process.env.TRUTH_FACTORS ?? '1.5,2').split(',').map(Number);
+const MACHINES = process.env.TRUTH_MACHINES !== '0';
+const PARTS = (process.env.TRUTH_PARTS ?? 'demo,hotrod').split(',');
+const BIN = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
+/** The demo's default leaf processes and virtual hosts per process (apps/cli/src/demo.ts). */
+const LEAF_PROCESSES = 5;
+const HOSTS_PER_PROCESS = 8;
+
+interface Measured {
+  dir: string;
+  fromMs: number;
+  toMs: number;
+  n: number;
+  p50: number;
+  p99: number;
+  load: number;
+}
+
+/** One demo run, its store kept in `dir` (the caller removes it). */
+async function demo(rate: number, extra: string[]): Promise<Measured> {
+  const dir = mkdtempSync(join(tmpdir(), 'tailscope-truth-'));
+  const port = await freePort();
+  const args = [BIN, 'demo', '--duration', String(DURATION_S), '--data-dir', dir];
+  args.push('--rate', String(rate), '--port', String(port));
+  args.push('--otlp-http-port', '0', '--otlp-grpc-port', '0', ...extra);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let fromMs = 0;
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    for (const line of d.split('\n')) {
+      if (/^demo: \d+ hosts/.test(line)) console.log(`  ${line}`);
+      if (fromMs === 0 && /recording from now/.test(line)) {
+        fromMs = Date.now();
+        console.log(`  ${line}`);
+      }
+    }
+  });
+  const code = await new Promise<number | null>((ok) => child.once('exit', ok));
+  const toMs = Date.now();
+  if (code !== 0) throw new Error(`tailscope demo exited with ${String(code)}`);
+  const store = openStore({ dataDir: dir, readOnly: true });
+  try {
+    const [r] = await store.query<{ n: string; p50: number; p99: number }>(sql`
+      SELECT toString(count()) AS n,
+        quantileExactInclusive(0.5)(Duration) / 1e6 AS p50,
+        quantileExactInclusive(0.99)(Duration) / 1e6 AS p99
+      FROM otel_traces
+      WHERE ServiceName = 'demo-root' AND SpanKind IN ('Server', 'SPAN_KIND_SERVER')
+        AND ParentSpanId = '' AND Timestamp >= fromUnixTimestamp64Milli(toInt64(${fromMs}))`);
+    return {
+      dir,
+      fromMs,
+      toMs,
+      n: Number(r?.n ?? 0),
+      p50: r?.p50 ?? NaN,
+      p99: r?.p99 ?? NaN,
+      load: loadavg()[0] ?? 0,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The root operation's name (the leaf a whole-request what-if names to take all requests). */
+async function rootOperation(store: Store): Promise<string> {
+  const [r] = await store.query<{ name: string }>(sql`
+    SELECT SpanName AS name FROM otel_traces
+    WHERE ServiceName = 'demo-root' AND ParentSpanId = '' LIMIT 1`);
+  if (!r) throw new Error('no root span recorded');
+  return r.name;
+}
+
+const rel = (got: number, want: number): string => {
+  const e = (got / want - 1) * 100;
+  return `${e >= 0 ? '+' : ''}${e.toFixed(1)}%`;
+};
+
+async function demoTruth(): Promise<void> {
+  console.log(
+    `bench:capacity-truth: demo --duration ${DURATION_S} at ${RATE}/s, x${FACTORS.join(', x')}${MACHINES ? `, and --leaf-processes ${LEAF_PROCESSES - 1}` : ''}`,
+  );
+  console.log(`\nbase run: ${RATE}/s`);
+  const base = await demo(RATE, []);
+  console.log(
+    `  measured ${base.n} root fan-outs: p50 ${base.p50.toFixed(2)} ms, p99 ${base.p99.toFixed(2)} ms (load average ${base.load.toFixed(1)})`,
+  );
+  const truths: { label: string; m: Measured; body: object }[] = [];
+  try {
+    for (const f of FACTORS) {
+      console.log(`\nrun at x${f}: ${RATE * f}/s`);
+      const m = await demo(RATE * f, []);
+      console.log(
+        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)})`,
+      );
+      truths.push({ label: `x${f} traffic`, m, body: { policy: { kind: 'load', factor: f } } });
+    }
+    if (MACHINES) {
+      console.log(`\nrun without a leaf process: --leaf-processes ${LEAF_PROCESSES - 1}`);
+      const m = await demo(RATE, ['--leaf-processes', String(LEAF_PROCESSES - 1)]);
+      console.log(
+        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)})`,
+      );
+      truths.push({
+        label: `demo-leaf ${(LEAF_PROCESSES - 1) * HOSTS_PER_PROCESS} of ${LEAF_PROCESSES * HOSTS_PER_PROCESS} hosts`,
+        m,
+        body: {
+          policy: {
+            kind: 'machines',
+            service: 'demo-leaf',
+            count: (LEAF_PROCESSES - 1) * HOSTS_PER_PROCESS,
+          },
+        },
+      });
+    }
+    const store = openStore({ dataDir: base.dir, readOnly: true });
+    const api = await buildStoreApi(store);
+    try {
+      const op = await rootOperation(store);
+      console.log(
+        `\npredicted from the base run (requests holding demo-root ${op}, ${new Date(base.fromMs).toISOString()} on)`,
+      );
+      console.log(
+        '| change | p50 predicted [95%] | p50 measured | error | p99 predicted [95%] | p99 measured | error | load avg |',
+      );
+      console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+      for (const t of truths) {
+        const res = await api.inject({
+          method: 'POST',
+          url: '/api/v1/whatif',
+          payload: {
+            leafService: 'demo-root',
+            leafOperation: op,
+            from: base.fromMs,
+            to: base.toMs,
+            ...t.body,
+          },
+        });
+        if (res.statusCode !== 200) {
+          console.log(`| ${t.label} | ${res.statusCode}: ${res.body.slice(0, 200)} |`);
+          continue;
+        }
+        const a = res.json<WhatIfResponse>();
+        const w = a.capacity?.request.whatIf;
+        const b = a.capacity?.request.baseline;
+        if (!w || !b) {
+          console.log(`| ${t.label} | not predicted: ${a.reason ?? ''} |`);
+          continue;
+        }
+        const e = (x: { value: number; low: number; high: number }) =>
+          `${x.value.toFixed(2)} [${x.low.toFixed(2)}, ${x.high.toFixed(2)}]`;
+        console.log(
+          `| ${t.label} | ${e(w.p50)} | ${t.m.p50.toFixed(2)} | ${rel(w.p50.value, t.m.p50)} | ${e(w.p99)} | ${t.m.p99.toFixed(2)} | ${rel(w.p99.value, t.m.p99)} | ${t.m.load.toFixed(1)} |`,
+        );
+        for (const s of a.capacity?.services ?? [])
+          console.log(
+            `    ${s.service}: ${s.model} k ${s.k} x${s.instances}->${s.instancesAfter} util ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)} wait ${s.waitMs.toFixed(2)} ms fit err ${(100 * s.fitError).toFixed(1)}%${s.extrapolated ? ` extrapolated ${s.loadOverObserved.toFixed(2)}x` : ''}`,
+          );
+        console.log(`    (recorded root p50 ${b.p50.toFixed(2)}, p99 ${b.p99.toFixed(2)} ms)`);
+      }
+    } finally {
+      await api.close();
+      await store.close();
+    }
+  } finally {
+    for (const d of [base.dir, ...truths.map((t) => t.m.dir)])
+      rmSync(d, { recursive: true, force: true });
+  }
+}
+
+if (PARTS.includes('demo')) await demoTruth();
+if (PARTS.includes('hotrod')) await hotrodTruth();
