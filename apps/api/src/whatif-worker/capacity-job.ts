@@ -17,7 +17,7 @@ import {
   type SpanColumns,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
-import { requestCacheStats, typedBytes } from './request-cache';
+import { requestCacheStats, typedBytes } from '../cache/request-cache';
 
 /**
  * Issue 29's load and machine-count what-if on an analysis thread: the requests' trees, the
