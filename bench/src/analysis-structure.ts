@@ -12,7 +12,7 @@ import {
   withServer,
   type Loaded,
 } from './analysis-support';
-import { parseAnswer } from '@tailscope/contracts';
+import { endpointUrl, parseAnswer } from '@tailscope/contracts';
 
 interface Timing {
   medianMs: number;
@@ -48,14 +48,14 @@ function summarize(route: string, body: string): string {
   return `${r.edges.length} edges (${[...by].map(([k, n]) => `${n} ${k}`).join(', ')}), ${r.duplicates} duplicates`;
 }
 
-async function time(base: string, pid: number, route: string, url: string, runs: number) {
+async function time(pid: number, route: string, url: string, runs: number) {
   const walls: number[] = [];
   const cpus: number[] = [];
   let summary = '';
   for (let i = 0; i < runs; i++) {
     const before = procStats(pid).cpuMs;
     const t = performance.now();
-    const res = await fetch(`${base}${url}`);
+    const res = await fetch(url);
     const body = await res.text();
     walls.push(performance.now() - t);
     cpus.push(procStats(pid).cpuMs - before);
@@ -81,15 +81,17 @@ async function measure(
 ): Promise<Measured> {
   return withServer(dataDir, limitMiB, async (base, pid) => {
     const idleRss = procStats(pid).rss;
-    const range = `from=${op.fromMs}&to=${op.toMs}`;
-    const one = `${range}&leafService=${encodeURIComponent(op.leafService)}&leafOperation=${encodeURIComponent(op.leafOperation)}`;
+    // Every URL from the contract's paths (packages/contracts), on the server's origin.
+    const origin = new URL(base).origin;
+    const range = { from: op.fromMs, to: op.toMs };
+    const one = { ...range, leafService: op.leafService, leafOperation: op.leafOperation };
     const routes = new Map<string, Result>();
     for (const [route, url] of [
-      ['edges', `/edges?${range}`],
-      ['fanouts', `/fanouts?${range}`],
-      ['fanouts one op', `/fanouts?${one}`],
+      ['edges', origin + endpointUrl('edges', { query: range })],
+      ['fanouts', origin + endpointUrl('fanouts', { query: range })],
+      ['fanouts one op', origin + endpointUrl('fanouts', { query: one })],
     ] as const) {
-      const r = await time(base, pid, route, url, runs);
+      const r = await time(pid, route, url, runs);
       routes.set(route, r);
       console.log(
         `${label} ${route.padEnd(15)} ${r === 'not available' ? r : `median ${r.medianMs.toFixed(0)} ms, max ${r.maxMs.toFixed(0)} ms, server CPU ${r.cpuMedianMs.toFixed(0)} ms; ${r.summary}`}`,

@@ -22,7 +22,7 @@ import {
   type Loaded,
 } from './analysis-support';
 import { runStructureBench } from './analysis-structure';
-import { parseAnswer } from '@tailscope/contracts';
+import { endpointUrl, parseAnswer } from '@tailscope/contracts';
 
 /** `--preset NAME` and `--spans N` override SCENARIO and SPANS. */
 function flag(name: string): string | undefined {
@@ -42,13 +42,23 @@ type Op = Loaded;
 /** One server lifetime: every route `runs` times; prints wall, server CPU and memory. */
 async function measure(op: Op, runs: number, label: string): Promise<void> {
   await withServer(DATA_DIR, LIMIT_MIB, async (base, pid) => {
-    const q = `from=${op.fromMs}&to=${op.toMs}&leafService=${encodeURIComponent(op.leafService)}&leafOperation=${encodeURIComponent(op.leafOperation)}`;
+    // Every URL from the contract's paths (packages/contracts), on the server's origin.
+    const origin = new URL(base).origin;
+    const q = {
+      from: op.fromMs,
+      to: op.toMs,
+      leafService: op.leafService,
+      leafOperation: op.leafOperation,
+    };
     const routes: [string, string][] = [
-      ['fanouts', `${base}/fanouts?${q}`],
-      ['stragglers', `${base}/stragglers?${q}`],
-      ['stragglersAll', `${base}/stragglers?${q}&maxFanouts=1000000`],
-      ['hosts', `${base}/hosts?${q}&windowSeconds=60`],
-      ['leaves', `${base}/leaves?${q}`],
+      ['fanouts', origin + endpointUrl('fanouts', { query: q })],
+      ['stragglers', origin + endpointUrl('stragglers', { query: q })],
+      [
+        'stragglersAll',
+        origin + endpointUrl('stragglers', { query: { ...q, maxFanouts: 1000000 } }),
+      ],
+      ['hosts', origin + endpointUrl('hosts', { query: { ...q, windowSeconds: 60 } })],
+      ['leaves', origin + endpointUrl('leaves', { query: q })],
     ];
     console.log(
       `\n${label}: server pid ${pid}, idle RSS ${procStats(pid).rss.toFixed(0)} MiB; ${op.leafService}/${op.leafOperation}, ${runs} run(s) each`,

@@ -12,7 +12,12 @@ import { join, resolve } from 'node:path';
 import { createGenerator, presetSpec } from '@tailscope/tracegen';
 import { freePort, startServer } from './analysis-support';
 import { loadGenerated } from './generated-store';
-import { API_PATHS, parseAnswer, type EndpointResponse } from '@tailscope/contracts';
+import {
+  endpointUrl,
+  parseAnswer,
+  type EndpointResponse,
+  type WhatIfBody,
+} from '@tailscope/contracts';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 100_000);
 const DATA_DIR = resolve(
@@ -31,10 +36,11 @@ function load(): Promise<{ fromMs: number; toMs: number }> {
 }
 
 type Answer = EndpointResponse<'whatif'>;
+type Policy = WhatIfBody['policy'];
 
-async function post(port: number, body: object): Promise<{ ms: number; a: Answer }> {
+async function post(port: number, body: WhatIfBody): Promise<{ ms: number; a: Answer }> {
   const t = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}${API_PATHS.whatif.path}`, {
+  const res = await fetch(`http://127.0.0.1:${port}${endpointUrl('whatif', {})}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -60,16 +66,17 @@ async function drag(
   port: number,
   range: { fromMs: number; toMs: number },
   edge: { leafService: string; leafOperation: string },
-  positions: object[],
+  positions: Policy[],
   rest = true,
 ): Promise<void> {
   const base = { ...edge, from: range.fromMs, to: range.toMs, seed: 1 };
-  const first = positions[0] ?? {};
+  const first = positions[0];
+  if (first === undefined) throw new Error('no positions');
   const cold = await post(port, { ...base, policy: first, quality: 'preview' });
   const times: number[] = [];
   for (const policy of positions)
     times.push((await post(port, { ...base, policy, quality: 'preview' })).ms);
-  const kind = (first as { kind?: string }).kind ?? '?';
+  const kind = first.kind;
   const span = `${JSON.stringify(first)} .. ${JSON.stringify(positions[positions.length - 1] ?? first)}`;
   console.log(
     `  ${kind} on ${edge.leafService} ${edge.leafOperation} (${span}), ${cold.a.requests.toLocaleString()} edge groups: first ${cold.ms.toFixed(0)} ms; ` +

@@ -1,8 +1,7 @@
 // @tailscope/analysis: pure, synchronous statistics (README.md). The entry exports what the apps,
 // the benchmarks and the other packages import, nothing else: a name nobody outside uses stays
 // inside (a module's own entry, such as whatif/index.ts, may export more for the package's other
-// modules). Only capacity still re-exports whole while it is being reworked. A new name the apps
-// need is added to its list here.
+// modules). A new name the apps need is added to its list here.
 export { type LeafCalls, type Quantiles, type Random } from './types';
 export { at } from './at';
 export {
@@ -133,8 +132,27 @@ export {
   groupEpisodes,
   rankRootCauses,
 } from './incidents';
-export * from './capacity';
-export { cumulativeRates, type CumulativeSeries, type Rates } from './metric-rates';
-export * from './episode-cause';
-export * from './measured-modes';
-export * from './neighbour-busy';
+export {
+  CapacityChangeError,
+  capacityTrees,
+  capacityWhatIf,
+  logNormal,
+  machinesForSlo,
+  MAX_CAPACITY_CHANGES,
+  MAX_LOAD_FACTOR,
+  MAX_MACHINES,
+  prepareCapacity,
+  PREVIEW_REQUESTS,
+  queueTrees,
+  sampleCapacity,
+  simulateCapacityWhatIf,
+  type CapacityChange,
+  type CapacityWhatIf,
+  type LoadChange,
+  type MachinesForSlo,
+  type PreparedCapacity,
+} from './capacity';
+export { cumulativeRates } from './metric-rates';
+export { episodeCause } from './episode-cause';
+export { gcBackgroundWindows, measuredSharingModes, withMeasuredModes } from './measured-modes';
+export { HOST_CPUS, HOST_IDLE, neighbourBusy } from './neighbour-busy';
