@@ -51,6 +51,8 @@ describe.skipIf(!haveBrowser && !process.env.CI)('episodes and the service map',
     expect(text).toMatch(
       /calls (into|from frontend into) customer[^\n]* were \d+(\.\d)?x slower from \d\d:\d\d(:\d\d)? to \d\d:\d\d(:\d\d)? UTC/,
     );
+    // mysql sends no spans: its calls, slower too, are listed within customer's entry.
+    expect(text).toMatch(/Within it: calls from customer into mysql \d+(\.\d)?x slower/);
     expect(await list.getByRole('link', { name: 'hosts' }).count()).toBeGreaterThan(0);
     // Beside the callee episode: its cause in words and the span split it rests on (no metrics
     // here: customer's own server spans grew).

@@ -159,8 +159,9 @@ describe.skipIf(!haveBrowser && !process.env.CI)('traces, trace details, critica
     expect(details).toMatch(/service\.name\s*mysql/);
     await page.locator('[data-span="a000000000000003"].ts-wf-row').click();
     await page.locator('[data-testid="span-details"][data-span="a000000000000003"]').waitFor();
+    // The attributes are a second read (CI's load can hold it for several seconds).
     await expect
-      .poll(() => page.locator('[data-testid="span-details"]').innerText())
+      .poll(() => page.locator('[data-testid="span-details"]').innerText(), { timeout: 30_000 })
       .toContain('service.name');
     expect(await page.locator('[data-testid="span-status"]').innerText()).toBe(
       'error: redis timeout',

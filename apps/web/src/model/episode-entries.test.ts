@@ -23,6 +23,33 @@ describe('episodeEntries', () => {
     expect(episodeEntries([customer, mysql])).toEqual([{ episode: mysql, callers: [customer] }]);
   });
 
+  it('lists a callee with no server spans within its caller whose own spans grew', () => {
+    const split = (calls: number, serverMs: number, baselineServerMs: number) => ({
+      calls,
+      baselineCalls: calls,
+      clientMs: serverMs + 1,
+      baselineClientMs: baselineServerMs + 1,
+      serverMs,
+      baselineServerMs,
+      outsideMs: 1,
+      baselineOutsideMs: 1,
+    });
+    const customer = {
+      ...ep('customer', 'frontend', 30_000, 70_000),
+      spanEvidence: split(800, 120, 4),
+    };
+    const mysql = { ...ep('mysql', 'customer', 30_000, 70_000), spanEvidence: split(0, 0, 0) };
+    expect(episodeEntries([mysql, customer])).toEqual([
+      { episode: customer, callers: [], within: [mysql] },
+    ]);
+    // Had customer's own server time not grown, the fault is below it: mysql leads.
+    const flat = { ...customer, spanEvidence: split(800, 4, 4) };
+    expect(episodeEntries([mysql, flat])).toEqual([{ episode: mysql, callers: [flat] }]);
+    // A callee with server spans of its own leads as before.
+    const seen = { ...mysql, spanEvidence: split(800, 120, 4) };
+    expect(episodeEntries([seen, customer])).toEqual([{ episode: seen, callers: [customer] }]);
+  });
+
   it('follows a chain to the deepest callee', () => {
     const a = ep('frontend', 'gateway', 0, 60_000);
     const b = ep('customer', 'frontend', 0, 60_000);

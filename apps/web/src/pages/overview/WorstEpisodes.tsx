@@ -8,7 +8,7 @@ import { describeEpisode, fetchEpisodes, type Episode } from '../../api/episodes
 import type { TimeRange } from '../../state/filters';
 import { useResource } from '../../state/use-resource';
 import { episodeEntries } from '../../model/episode-entries';
-import { SlowedWith } from './SlowedWith';
+import { SlowedWith, SlowedWithin } from './SlowedWith';
 
 /** Shown at most: the worst episodes by slowdown. */
 const SHOWN = 6;
@@ -50,7 +50,7 @@ export function WorstEpisodes({ range, rangeKey }: { range: TimeRange; rangeKey:
         </Empty>
       ) : (
         <ul className="episode-list" data-testid="episodes-overview">
-          {entries.slice(0, SHOWN).map(({ episode: e, callers }) => {
+          {entries.slice(0, SHOWN).map(({ episode: e, callers, within }) => {
             const links = episodeLinks(e, res.data.windowSeconds * 1000);
             return (
               <li
@@ -63,6 +63,7 @@ export function WorstEpisodes({ range, rangeKey }: { range: TimeRange; rangeKey:
                 </span>{' '}
                 <Link to={links.stragglers}>hosts</Link> · <Link to={links.traces}>traces</Link>
                 <SlowedWith callers={callers} />
+                <SlowedWithin callees={within} />
                 <EpisodeEvidence episode={e} />
               </li>
             );
