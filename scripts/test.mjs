@@ -1,0 +1,23 @@
+// `npm test`: Vitest over every project, leaving out the long tier (scripts/long-tests.txt) so
+// CI stays within its 15 minutes; `npm run test:full` (TAILSCOPE_FULL_TESTS=1) runs everything.
+// Arguments go to Vitest; naming files runs exactly those, long or not.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export function longTests() {
+  return readFileSync(new URL('./long-tests.txt', import.meta.url), 'utf8')
+    .split('\n')
+    .map((l) => l.replace(/#.*$/, '').trim())
+    .filter(Boolean);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const named = args.some((a) => !a.startsWith('-'));
+  const full = process.env.TAILSCOPE_FULL_TESTS === '1' || named;
+  const exclude = full ? [] : longTests().flatMap((f) => ['--exclude', `**/${f}`]);
+  if (!full)
+    console.log(`npm test: ${longTests().length} long test files left to npm run test:full`);
+  const r = spawnSync('vitest', ['run', ...exclude, ...args], { stdio: 'inherit', shell: false });
+  process.exit(r.status ?? 1);
+}
