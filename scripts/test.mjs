@@ -15,9 +15,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2);
   const named = args.some((a) => !a.startsWith('-'));
   const full = process.env.TAILSCOPE_FULL_TESTS === '1' || named;
-  const exclude = full ? [] : longTests().flatMap((f) => ['--exclude', `**/${f}`]);
-  if (!full)
-    console.log(`npm test: ${longTests().length} long test files left to npm run test:full`);
+  const long = full ? [] : longTests();
+  const exclude = long.flatMap((f) => ['--exclude', `**/${f}`]);
+  if (!full) console.log(`npm test: ${long.length} long test files left to npm run test:full`);
   const r = spawnSync('vitest', ['run', ...exclude, ...args], { stdio: 'inherit', shell: false });
   process.exit(r.status ?? 1);
 }

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { longTests } from '../../scripts/test.mjs';
 
 /**
  * scripts/long-tests.txt names the test files `npm test` leaves to `npm run test:full` (by file
@@ -23,10 +24,8 @@ function files(dir: string, out: string[] = []): string[] {
 }
 
 describe('the long test tier', () => {
-  const names = readFileSync(join(root, 'scripts/long-tests.txt'), 'utf8')
-    .split('\n')
-    .map((l) => l.replace(/#.*$/, '').trim())
-    .filter(Boolean);
+  // The very list `npm test` excludes (scripts/test.mjs reads it).
+  const names = longTests();
   const all = ['apps', 'packages', 'bench', 'collectors'].flatMap((d) => files(join(root, d)));
 
   it('names test files, each exactly one in the repository', () => {
