@@ -169,9 +169,22 @@ module.exports = {
         pathNot: [
           '^$1/',
           '^((?:apps|packages)/[^/]+|collectors)/src/index\\.tsx?$',
+          '^packages/analysis/src/testing\\.ts$',
           '^packages/charts/src/styles\\.css$',
         ],
       },
+    },
+    {
+      name: 'analysis-testing-for-tests',
+      severity: 'error',
+      comment:
+        "@tailscope/analysis/testing (synthesizers, the what-if's building blocks) is for the " +
+        'benchmarks and the tests: what the apps run comes through the package entry.',
+      from: {
+        path: '^(apps|collectors)/[^/]+/src/',
+        pathNot: ['\\.test\\.tsx?$', '/src/testing/'],
+      },
+      to: { path: '^packages/analysis/src/testing\\.ts$' },
     },
     ...whatIfLayers,
     ...apiLayers,

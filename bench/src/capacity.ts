@@ -3,17 +3,15 @@
 // drawn from an M/G/3 queue. Prints the figures; not a test. Times are medians of RUNS runs,
 // CPU time of this process (user + system) and wall time (a shared machine makes them differ).
 import {
-  capacityWhatIf,
-  logNormal,
   prepareCapacity,
   PREVIEW_REQUESTS,
-  queueTrees,
   sampleCapacity,
   simulateCapacityWhatIf,
   type CapacityChange,
   type CapacityWhatIf,
   type RequestTrees,
 } from '@tailscope/analysis';
+import { capacityWhatIf, logNormal, queueTrees } from '@tailscope/analysis/testing';
 import { microservicesTrees } from './microservices-trees';
 import { timed, type Timing } from './timing';
 

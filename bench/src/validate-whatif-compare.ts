@@ -1,18 +1,20 @@
 // The analysis half of bench/src/validate-whatif.ts: from the recorded runs in a store, predict
 // each policy with the simulator and compare with the run that had it switched on for real.
 import {
+  SeededRandom,
+  simulateWhatIf,
+  type LeafCalls,
+  type WhatIfPolicy,
+} from '@tailscope/analysis';
+import { selectFanouts } from '@tailscope/analysis/testing';
+import {
   bootstrapPercentiles,
   firstAnswerAllLeavesMs,
   latencyQuantile,
   quantileNoiseFloor,
-  SeededRandom,
-  selectFanouts,
-  simulateWhatIf,
-  type LeafCalls,
   type WhatIfEstimate,
-  type WhatIfPolicy,
   type WhatIfReplay,
-} from '@tailscope/analysis';
+} from '@tailscope/analysis/testing';
 import { DEFAULT_PROBATION, type RootStats, type SlowHostOption } from '@tailscope/demo';
 import { loadLeafCalls, type Store } from '@tailscope/api';
 

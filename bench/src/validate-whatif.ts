@@ -30,7 +30,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import cliProgress from 'cli-progress';
-import { latencyQuantile } from '@tailscope/analysis';
+import { latencyQuantile } from '@tailscope/analysis/testing';
 import { LoadGenerator, startCluster, type ClusterOptions } from '@tailscope/demo';
 import { loadSettings, selectStats, serve, type Running } from '@tailscope/api';
 import {

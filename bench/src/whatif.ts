@@ -3,20 +3,22 @@
 // Times are the median of RUNS runs, as CPU time of this process (user + system) and as wall
 // time: on a shared machine wall time also counts waiting for a core, CPU time does not.
 import {
-  bootstrapPercentiles,
-  buildReplayIndex,
-  latencyQuantile,
   prepareRequestWhatIf,
-  replayHedge,
   SeededRandom,
   simulateRequestWhatIf,
   simulateWhatIf,
-  synthesizeLeafCalls,
-  synthesizeRequests,
   type EdgeTarget,
   type RequestTrees,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
+import {
+  bootstrapPercentiles,
+  buildReplayIndex,
+  latencyQuantile,
+  replayHedge,
+  synthesizeLeafCalls,
+  synthesizeRequests,
+} from '@tailscope/analysis/testing';
 import { RequestReplayThreads, shareTrees } from '@tailscope/api';
 import { microservicesTrees, tileTrees } from './microservices-trees';
 import { timed, timedAsync, type Timing } from './timing';

@@ -2,20 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   amplification,
   detectFanouts,
-  lowerMedian,
   quantileInclusive,
-  queuedStragglers,
-  queuedTail,
-  sortAscending,
   fanoutPickHashes,
   fanoutTimes,
-  hostWindowStats,
   table1,
-  widthStats,
-  type DetectedOperation,
   type LeafCalls,
   type SpanRecord,
 } from '@tailscope/analysis';
+import {
+  lowerMedian,
+  queuedStragglers,
+  queuedTail,
+  sortAscending,
+  hostWindowStats,
+  widthStats,
+  type DetectedOperation,
+} from '@tailscope/analysis/testing';
 import type { Store } from '../src/store';
 import {
   cacheCovers,

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomFromSeed, type Random, type SpanRecord } from '@tailscope/analysis';
+import { type Random, type SpanRecord } from '@tailscope/analysis';
+import { randomFromSeed } from '@tailscope/analysis/testing';
 import {
   createGenerator,
   encodeOtlpProtobuf,

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  dedupeSpans,
-  extractCalls,
-  groupRequestEdges,
-  summarizeEdges,
-  type Call,
-  type SpanRecord,
-} from '@tailscope/analysis';
+import { extractCalls, type Call, type SpanRecord } from '@tailscope/analysis';
+import { dedupeSpans, groupRequestEdges, summarizeEdges } from '@tailscope/analysis/testing';
 import { presetSpec, type ScenarioTruth } from '@tailscope/tracegen';
 import type { Store } from '../src/store';
 import { callCtes } from '../src/store/sql/calls';

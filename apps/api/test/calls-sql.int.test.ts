@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EDGE_SLACK_NS, extractCalls, type Call, type SpanRecord } from '@tailscope/analysis';
 import {
-  EDGE_SLACK_NS,
   dedupeSpans,
-  extractCalls,
   groupRequestEdges,
   skewPairs,
   summarizeEdges,
-  type Call,
-  type SpanRecord,
-} from '@tailscope/analysis';
+} from '@tailscope/analysis/testing';
 import type { Store } from '../src/store';
 import { callCtes } from '../src/store/sql/calls';
 import { selectDuplicates, selectEdges, selectSkew } from '../src/store/edges';

@@ -1,4 +1,5 @@
-import { randomFromSeed, type Random, type SpanRecord } from '@tailscope/analysis';
+import { type Random, type SpanRecord } from '@tailscope/analysis';
+import { randomFromSeed } from '@tailscope/analysis/testing';
 import { T0_NS } from './analysis-support';
 
 /**

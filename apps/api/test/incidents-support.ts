@@ -1,4 +1,5 @@
-import { randomFromSeed, type SpanRecord } from '@tailscope/analysis';
+import { type SpanRecord } from '@tailscope/analysis';
+import { randomFromSeed } from '@tailscope/analysis/testing';
 
 /**
  * Hand-made requests for the incident tests: frontend `GET /home` (fe-0) -> CLIENT `GET /api`

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomFromSeed, type SpanRecord } from '@tailscope/analysis';
+import { type SpanRecord } from '@tailscope/analysis';
+import { randomFromSeed } from '@tailscope/analysis/testing';
 import { loadSettings, type Env } from '../src/config';
 import { serve, type Running } from '../src/server/serve';
 import { insertSpans, T0_NS } from './analysis-support';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spanWeight } from '@tailscope/analysis';
+import { spanWeight } from '@tailscope/analysis/testing';
 import { sql } from '../src/store';
 import {
   caseOf,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spanWeight } from '@tailscope/analysis';
+import { spanWeight } from '@tailscope/analysis/testing';
 import type { EdgesResponse, FanoutsResponse, TraceResponse } from '@tailscope/contracts';
 import { countSpans, eventually, JSON_TYPE, postOtlp } from './ingest-support';
 import { fanoutSpans, startServer, T0_NS } from './query-support';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomFromSeed, type SpanRecord } from '@tailscope/analysis';
+import { type SpanRecord } from '@tailscope/analysis';
+import { randomFromSeed } from '@tailscope/analysis/testing';
 import type { Store } from '../src/store';
 import { searchTraces, type TraceSearch } from '../src/store/traces/search';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';

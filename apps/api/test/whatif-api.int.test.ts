@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomFromSeed, simulateWhatIf, type SpanRecord } from '@tailscope/analysis';
+import { simulateWhatIf, type SpanRecord } from '@tailscope/analysis';
+import { randomFromSeed } from '@tailscope/analysis/testing';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { loadLeafCalls } from '../src/store/fanouts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  randomTraceSpans,
   requestTreesFromColumns,
   requestTreesFromSpans,
   simulateRequestWhatIf,
 } from '@tailscope/analysis';
+import { randomTraceSpans } from '@tailscope/analysis/testing';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { loadRequestColumns } from '../src/store/requests/columns';

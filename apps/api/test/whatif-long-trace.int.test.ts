@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomFromSeed, type SpanRecord } from '@tailscope/analysis';
+import { type SpanRecord } from '@tailscope/analysis';
+import { randomFromSeed } from '@tailscope/analysis/testing';
 import type { WhatIfResponse } from '@tailscope/contracts';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';

@@ -6,7 +6,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { packLeafCalls, synthesizeLeafCalls } from '@tailscope/analysis';
+import { packLeafCalls } from '@tailscope/analysis';
+import { synthesizeLeafCalls } from '@tailscope/analysis/testing';
 import {
   artifactPath,
   CHROMIUM,

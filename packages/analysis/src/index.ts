@@ -1,28 +1,18 @@
-// @tailscope/analysis: pure, synchronous statistics (README.md). The entry exports what the apps,
-// the benchmarks and the other packages import, nothing else: a name nobody outside uses stays
-// inside (a module's own entry, such as whatif/index.ts, may export more for the package's other
-// modules). A new name the apps need is added to its list here.
+// @tailscope/analysis: pure, synchronous statistics (README.md). The entry exports what the apps'
+// and collectors' sources run on, nothing else: a name only benchmarks and tests use is in the
+// second entry, @tailscope/analysis/testing (testing.ts); a name nobody outside uses stays inside.
+// test/entry.test.ts checks both lists against the imports.
 export { type LeafCalls, type Quantiles, type Random } from './types';
 export { at } from './at';
 export {
-  bootstrapPercentiles,
-  buildReplayIndex,
-  buildRequestPlan,
   type EdgeTarget,
-  firstAnswerAllLeavesMs,
-  latencyQuantile,
-  leafCallsFromRows,
   type ParameterSpec,
   POLICY_KINDS,
   POLICY_SPECS,
   type PolicyKind,
   type PreparedRequestWhatIf,
   prepareRequestWhatIf,
-  quantileNoiseFloor,
-  randomTraceSpans,
-  replayHedge,
   replyBuffers,
-  type RequestPlan,
   type RequestSimulateOptions,
   type RequestTrees,
   requestTreesFromColumns,
@@ -36,7 +26,6 @@ export {
   SPAN_KIND_CODE,
   type SpanColumns,
   spanColumnsFor,
-  spanColumnsFromSpans,
   type SpanDescriptor,
   SplitDriver,
   type SplitExecutor,
@@ -44,17 +33,12 @@ export {
   SplitRunner,
   type SplitScratch,
   type SplitTask,
-  synthesizeLeafCalls,
-  synthesizeRequests,
-  targetMask,
-  type WhatIfEstimate,
   type WhatIfPolicy,
   WhatIfPolicyError,
-  type WhatIfReplay,
   type WhatIfResult,
 } from './whatif';
-export { quantileInclusive, sortAscending } from './quantile';
-export { murmurHash3, randomFromSeed } from './hash';
+export { quantileInclusive } from './quantile';
+export { murmurHash3 } from './hash';
 export { SeededRandom } from './random';
 export { ownEntry } from './own-keys';
 export {
@@ -82,7 +66,7 @@ export {
   UNKNOWN_HOST,
   UNKNOWN_MODE,
 } from './conventions';
-export { fanoutPickHashes, fanoutTimes, slowestShare, table1, widthStats } from './fanout-stats';
+export { fanoutPickHashes, fanoutTimes, slowestShare, table1 } from './fanout-stats';
 export {
   amplification,
   amplificationCurve,
@@ -90,17 +74,15 @@ export {
   type WidthCount,
 } from './amplification';
 export { attributeStragglers, type Attribution, type AttributionOptions } from './attribution';
-export { hostEpisodes, hostWindowStats, type WindowStats } from './hosts';
+export { hostEpisodes, type WindowStats } from './hosts';
 export { type SpanRecord } from './span-record';
-export { type Call, dedupeSpans, extractCalls } from './calls';
-export { type SkewPairCount, skewPairs } from './skew';
-export { groupRequestEdges } from './structure';
-export { dominantStructure, type EdgeSummary, lowerMedian, summarizeEdges } from './edge-summary';
-export { type DetectedOperation, detectFanouts } from './detect';
-export { fanoutVerdict, queuedStragglers, queuedTail } from './queueing';
+export { type Call, extractCalls } from './calls';
+export { type SkewPairCount } from './skew';
+export { dominantStructure, type EdgeSummary } from './edge-summary';
+export { detectFanouts } from './detect';
+export { fanoutVerdict } from './queueing';
 export { packLeafCalls, unpackLeafCalls } from './leaf-pack';
 export { backgroundOfCalls, type BackgroundWindow } from './background';
-export { selectFanouts } from './select-fanouts';
 export {
   criticalPath,
   markSyncAnswers,
@@ -109,7 +91,7 @@ export {
   waitingLabel,
 } from './critical-path';
 export { addToBand, type BandTotals, compareBands, emptyBand } from './critical-path-bands';
-export { adjustedCount, OT_TRACESTATE_KEY, spanWeight, THRESHOLD_SUBKEY } from './sampling';
+export { adjustedCount, OT_TRACESTATE_KEY, THRESHOLD_SUBKEY } from './sampling';
 export {
   type DetectedEpisode,
   detectEpisodes,
@@ -135,15 +117,12 @@ export {
 export {
   CapacityChangeError,
   capacityTrees,
-  capacityWhatIf,
-  logNormal,
   machinesForSlo,
   MAX_CAPACITY_CHANGES,
   MAX_LOAD_FACTOR,
   MAX_MACHINES,
   prepareCapacity,
   PREVIEW_REQUESTS,
-  queueTrees,
   sampleCapacity,
   simulateCapacityWhatIf,
   type CapacityChange,

@@ -36,29 +36,53 @@ function names(list: string, side: 'left' | 'right'): string[] {
     });
 }
 
-describe('the analysis entry', () => {
-  const entry = readFileSync(join(root, 'packages/analysis/src/index.ts'), 'utf8');
-  const exported = [...entry.matchAll(/export\s*\{([^}]*)\}\s*from/g)].flatMap((m) =>
+/** The named exports of one entry file. */
+function exportsOf(file: string): string[] {
+  const text = readFileSync(join(root, 'packages/analysis/src', file), 'utf8');
+  expect(text).not.toMatch(/export\s*\*/);
+  return [...text.matchAll(/export\s*\{([^}]*)\}\s*from/g)].flatMap((m) =>
     names(m[1] ?? '', 'right'),
   );
+}
 
-  it('re-exports named lists only (no export *)', () => {
-    expect(entry).not.toMatch(/export\s*\*/);
-    expect(exported.length).toBeGreaterThan(50);
+/** Every name imported from `specifier` by a file outside the package. */
+function importedFrom(specifier: string): Set<string> {
+  const used = new Set<string>();
+  const quoted = specifier.replace(/\//g, '\\/');
+  const re = new RegExp(
+    `(?:import|export)\\s+(?:type\\s+)?\\{([^}]*)\\}\\s*from\\s*'${quoted}'`,
+    'g',
+  );
+  for (const top of ['apps', 'bench', 'collectors', 'scripts', 'packages']) {
+    for (const f of sources(join(root, top))) {
+      if (f.includes('/packages/analysis/')) continue;
+      const text = readFileSync(f, 'utf8');
+      for (const m of text.matchAll(re)) for (const n of names(m[1] ?? '', 'left')) used.add(n);
+    }
+  }
+  return used;
+}
+
+describe('the analysis entries', () => {
+  const entry = exportsOf('index.ts');
+  const testing = exportsOf('testing.ts');
+
+  it('re-export named lists only (no export *), each name once', () => {
+    expect(entry.length).toBeGreaterThan(50);
+    expect(testing.length).toBeGreaterThan(5);
+    expect(new Set(entry).size).toBe(entry.length);
+    expect(entry.filter((n) => testing.includes(n))).toEqual([]);
   });
 
-  it('exports exactly the names used outside the package', () => {
-    const used = new Set<string>();
-    for (const top of ['apps', 'bench', 'collectors', 'scripts', 'packages']) {
-      for (const f of sources(join(root, top))) {
-        if (f.includes('/packages/analysis/')) continue;
-        const text = readFileSync(f, 'utf8');
-        const re = /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'@tailscope\/analysis'/g;
-        for (const m of text.matchAll(re)) for (const n of names(m[1] ?? '', 'left')) used.add(n);
-      }
-    }
-    const unused = exported.filter((n) => !used.has(n));
+  it('the package entry exports exactly the names used outside the package', () => {
+    const used = importedFrom('@tailscope/analysis');
+    const unused = entry.filter((n) => !used.has(n));
     expect(unused, 'exported by the entry but imported by no app, bench or package').toEqual([]);
-    expect(new Set(exported).size).toBe(exported.length);
+  });
+
+  it('the testing entry exports exactly the names the benchmarks and tests use', () => {
+    const used = importedFrom('@tailscope/analysis/testing');
+    const unused = testing.filter((n) => !used.has(n));
+    expect(unused, 'exported by testing.ts but imported by no bench or test').toEqual([]);
   });
 });

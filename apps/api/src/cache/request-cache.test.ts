@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  randomTraceSpans,
-  requestTreesFromColumns,
-  simulateRequestWhatIf,
-  spanColumnsFromSpans,
-} from '@tailscope/analysis';
+import { requestTreesFromColumns, simulateRequestWhatIf } from '@tailscope/analysis';
+import { randomTraceSpans, spanColumnsFromSpans } from '@tailscope/analysis/testing';
 import { PREVIEW_BOOTSTRAP, requestCacheStats, runRequestColumns } from './request-cache';
 import type { RequestColumnsJob } from './request-cache';
 

@@ -3,7 +3,7 @@ import { ProtobufTraceSerializer, JsonTraceSerializer } from '@opentelemetry/otl
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import protobuf from 'protobufjs/minimal';
-import { randomFromSeed } from '@tailscope/analysis';
+import { randomFromSeed } from '@tailscope/analysis/testing';
 
 /**
  * Fan-out traces as the OpenTelemetry JS SDK would export them (ReadableSpans serialized by the

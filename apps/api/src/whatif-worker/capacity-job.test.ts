@@ -2,13 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   PREVIEW_REQUESTS,
   prepareCapacity,
-  randomTraceSpans,
   requestTreesFromColumns,
   sampleCapacity,
   simulateCapacityWhatIf,
-  spanColumnsFromSpans,
   type CapacityChange,
 } from '@tailscope/analysis';
+import { randomTraceSpans, spanColumnsFromSpans } from '@tailscope/analysis/testing';
 import { capacityCacheStats, runCapacity, type CapacityJob } from './capacity-job';
 
 /** The capacity fit cache (capacity-job.ts): misses, hits, and answers equal to a fresh fit. */

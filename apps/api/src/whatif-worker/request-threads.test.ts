@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simulateRequestWhatIf, synthesizeRequests, type WhatIfPolicy } from '@tailscope/analysis';
+import { simulateRequestWhatIf, type WhatIfPolicy } from '@tailscope/analysis';
+import { synthesizeRequests } from '@tailscope/analysis/testing';
 import { RequestReplayThreads, shareTrees } from './request-threads';
 
 const route = { leafService: 'route', leafOperation: 'HTTP GET /route' };

@@ -1,12 +1,6 @@
 import type { TraceResponse, WhatIfResponse } from '@tailscope/contracts';
-import {
-  buildRequestPlan,
-  requestTreesFromSpans,
-  simulateRequestWhatIf,
-  targetMask,
-  type RequestPlan,
-  type SpanRecord,
-} from '@tailscope/analysis';
+import { requestTreesFromSpans, simulateRequestWhatIf, type SpanRecord } from '@tailscope/analysis';
+import { buildRequestPlan, targetMask, type RequestPlan } from '@tailscope/analysis/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hotrodSkipReason } from './hotrod-bin';
 import { dispatchTraceIds, startHarness, type Harness } from './hotrod-support';

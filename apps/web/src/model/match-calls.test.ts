@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leafCallsFromRows } from '@tailscope/analysis';
+import { leafCallsFromRows } from '@tailscope/analysis/testing';
 import { backgroundByCall } from './match-calls';
 import { buildTraceTree } from './trace-tree';
 import { findFanouts } from './fanout';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { leafCallsFromRows } from '@tailscope/analysis';
-import { synthesizeLeafCalls } from '@tailscope/analysis';
+import { leafCallsFromRows } from '@tailscope/analysis/testing';
+import { synthesizeLeafCalls } from '@tailscope/analysis/testing';
 import {
   exampleTrace,
   leafCurves,
