@@ -35,6 +35,8 @@ export interface DemoFlags extends ServerFlags {
   slowFor: string;
   slowMs: string;
   compactionEveryMs: string;
+  /** Runtime metrics export period, s (0: none); absent: the cluster's default. */
+  metricsEveryS?: string;
   statusEveryS: string;
   warmupMaxS: string;
   otlp?: string;
@@ -101,6 +103,9 @@ export function clusterOptionsFromFlags(f: DemoFlags, otlpUrl: string): ClusterO
     contendedNice: num('--contended-nice', f.contendedNice, 0, 19, true),
     probe: f.probe,
     compactionEveryMs: num('--compaction-every-ms', f.compactionEveryMs, 100, 3_600_000),
+    ...(f.metricsEveryS === undefined
+      ? {}
+      : { metricsIntervalMs: num('--metrics-every-s', f.metricsEveryS, 0, 3600) * 1000 }),
     hedge: {
       delayMs: num('--hedge-delay-ms', f.hedgeDelayMs, 0.1, 60_000),
       percentile: hedgePercentile,

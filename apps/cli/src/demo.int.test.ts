@@ -5,13 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, sql, type Store } from '@tailscope/api';
+import { openStore, selectHostEvidence, sql, type Store } from '@tailscope/api';
 
 /**
  * The real `tailscope demo` end to end: the CLI starts the server, the cluster (hog, five leaf
  * processes answering as 40 hosts, the root) and load, with hedging after 3 ms so that backups
  * happen, stops after --duration and exits 0. Then: no process of it is left, and the store holds
- * fan-outs of width 8, marked hedges, 40 hosts and compaction spans. Bounded: ~35 s here, killed
+ * fan-outs of width 8, marked hedges, 40 hosts and compaction spans, and the processes' runtime
+ * metrics (their cores' CPU, V8 GC pauses) as the evidence Tailscope reads. Bounded: ~35 s here, killed
  * after 150 s.
  */
 
@@ -61,6 +62,8 @@ beforeAll(async () => {
     '5',
     '--status-every-s',
     '4',
+    '--metrics-every-s',
+    '2',
     '--data-dir',
     dir,
     '--port',
@@ -158,5 +161,42 @@ describe('tailscope demo --duration', () => {
       FROM otel_traces WHERE SpanAttributes['background.activity'] = 'compaction'`);
     expect(Number(rows[0]?.n)).toBeGreaterThan(0);
     expect(rows[0]?.roles).toEqual(['compaction']);
+  });
+
+  it("exports the processes' runtime metrics: the hog's core busy with others, real GC pauses", async () => {
+    const hosts = await store.query<{ host: string; role: string }>(sql`
+      SELECT DISTINCT ResourceAttributes['host.name'] AS host,
+             ResourceAttributes['tailscope.demo.role'] AS role
+      FROM otel_metrics_gauge WHERE MetricName = 'process.cpu.utilization'`);
+    // 40 leaf hosts and the root, each under the resource its spans carry.
+    expect(hosts.length).toBe(41);
+    const [span] = await store.query<{ from: string; to: string }>(sql`
+      SELECT toString(toUnixTimestamp64Nano(min(TimeUnix))) AS from,
+             toString(toUnixTimestamp64Nano(max(TimeUnix)) + 1) AS to
+      FROM otel_metrics_gauge`);
+    const rows = await selectHostEvidence(store, {
+      fromNs: BigInt(span?.from ?? '0'),
+      toNs: BigInt(span?.to ?? '0'),
+      windowNs: 4_000_000_000n,
+      hosts: hosts.map((h) => h.host),
+      maxRows: 50_000,
+    });
+    /** The signal's mean over the role's hosts and windows (the worst of its metrics per window). */
+    const mean = (role: string, signal: string): number => {
+      const inRole = new Set(hosts.filter((h) => h.role === role).map((h) => h.host));
+      const cells = new Map<string, number>();
+      for (const r of rows) {
+        if (r.signal !== signal || !inRole.has(r.host)) continue;
+        const key = `${r.host} ${String(r.window)}`;
+        cells.set(key, Math.max(cells.get(key) ?? 0, r.value));
+      }
+      const values = [...cells.values()];
+      return values.length === 0 ? Number.NaN : values.reduce((s, v) => s + v, 0) / values.length;
+    };
+    // The hog spins 30 ms of every 36 on the contended leaf's core: whatever else runs on the
+    // machine, others hold that core at least half the time (Bobtail's signature).
+    expect(mean('contended', 'neighbour-pressure')).toBeGreaterThan(0.5);
+    // The gc leaf's garbage makes V8 pause: v8js.gc.duration read as pause seconds per second.
+    expect(mean('gc', 'gc-pause')).toBeGreaterThan(0);
   });
 });

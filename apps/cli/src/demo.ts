@@ -262,6 +262,11 @@ extraCommands.push((program: Command) => {
     .option('--compaction-every-ms <ms>', 'mean period of the compaction leaf', '2500')
     .option('--status-every-s <s>', 'print a status line this often', '5')
     .option(
+      '--metrics-every-s <s>',
+      "export the root's and leaves' runtime metrics (CPU of their cores, V8 GC, event loop) this often; 0: none",
+      '10',
+    )
+    .option(
       '--warmup-max-s <s>',
       'warm up (nothing recorded) until latency settles and the probes rule, at most this long; 0: record from the start',
       '60',

@@ -47,6 +47,12 @@ export interface ClusterOptions {
    * nothing until `startRecording()` (recording-gate.ts). Default false: record from the start.
    */
   warmup?: boolean;
+  /**
+   * Runtime metrics of the root and the leaves (runtime-metrics.ts: CPU of each host's cores,
+   * V8 GC pauses, event-loop delay, memory, network), exported every this many ms to the OTLP
+   * endpoint's /v1/metrics. Default 10000; 0: none.
+   */
+  metricsIntervalMs?: number;
   /** The probe's calm baseline (measureProbeBaseline, before anything started); null: none. */
   probeBaseline?: ProbeBaseline | null;
   log?: (line: string) => void;

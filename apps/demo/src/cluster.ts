@@ -40,6 +40,9 @@ function canRaisePriority(): boolean {
   return r.status === 0 && r.stdout.trim() === '-5';
 }
 
+/** How often the root and leaves export runtime metrics by default, ms. */
+const DEFAULT_METRICS_INTERVAL_MS = 10_000;
+
 function hogConfig(opts: ClusterOptions): ChildConfig {
   return {
     kind: 'hog',
@@ -64,6 +67,7 @@ function leafConfig(opts: ClusterOptions, p: LeafProcessPlan): ChildConfig {
     gcAllocPerRequest: opts.gcAllocPerRequest ?? 2000,
     gcRetained: opts.gcRetained ?? 300_000,
     recording: !(opts.warmup ?? false),
+    metricsIntervalMs: opts.metricsIntervalMs ?? DEFAULT_METRICS_INTERVAL_MS,
   };
 }
 
@@ -148,6 +152,7 @@ function rootChild(opts: ClusterOptions, plan: ClusterPlan, endpoints: LeafEndpo
       callTimeoutMs: opts.callTimeoutMs ?? 5000,
       controlFraction: opts.controlFraction ?? 0,
       recording: !(opts.warmup ?? false),
+      metricsIntervalMs: opts.metricsIntervalMs ?? DEFAULT_METRICS_INTERVAL_MS,
     },
   });
 }

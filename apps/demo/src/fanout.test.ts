@@ -31,6 +31,7 @@ function runner(
     callTimeoutMs: 5000,
     controlFraction,
     recording: true,
+    metricsIntervalMs: 0,
   };
   return { ...fake, runner: new FanoutRunner(fake.client, config) };
 }

@@ -12,6 +12,7 @@ import { alignAutogroupNice, onStop, readChildConfig, send } from './child-ipc';
 import { buildIndex, compact, GarbageMaker, search } from './leaf-work';
 import { LeafSharing } from './leaf-sharing';
 import type { SlowHostPlan, SupervisorMessage } from './messages';
+import { startRuntimeMetrics } from './runtime-metrics';
 import { HostTracers, installContext, instrumentHttp } from './telemetry';
 
 const config = readChildConfig('leaf');
@@ -31,6 +32,20 @@ const tracers = new HostTracers(
   { recording: config.recording },
 );
 for (const host of config.hosts) tracers.add(host, {});
+const runtimeMetrics =
+  config.metricsIntervalMs > 0
+    ? startRuntimeMetrics({
+        otlpUrl: config.otlpUrl,
+        serviceName: 'demo-leaf',
+        processAttributes: {
+          'tailscope.demo.process': config.processName,
+          'tailscope.demo.role': config.role,
+          'process.pid': process.pid,
+        },
+        hosts: config.hosts,
+        intervalMs: config.metricsIntervalMs,
+      })
+    : null;
 const hostOfPort = new Map<number, string>();
 const http = instrumentHttp({
   provider: tracers.router(config.hosts[0] ?? 'unknown'),
@@ -144,5 +159,5 @@ onStop(async () => {
         }),
     ),
   );
-  await tracers.shutdown();
+  await Promise.all([tracers.shutdown(), runtimeMetrics?.stop()]);
 });

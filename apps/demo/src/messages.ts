@@ -34,6 +34,8 @@ export interface LeafConfig {
   gcRetained: number;
   /** Record traces from the start; false: only after the supervisor's `record` (warm-up). */
   recording: boolean;
+  /** Export runtime metrics (runtime-metrics.ts) this often, ms; 0: none. */
+  metricsIntervalMs: number;
 }
 
 export interface LeafEndpoint {
@@ -96,6 +98,8 @@ export interface RootConfig {
   controlFraction: number;
   /** As for leaves: false holds traces back until the supervisor's `record`. */
   recording: boolean;
+  /** As for leaves: runtime metrics every this many ms; 0: none. */
+  metricsIntervalMs: number;
 }
 
 /** Which group of a randomized split a fan-out belongs to (`tailscope.arm`). */

@@ -12,6 +12,7 @@ import { FanoutRunner } from './fanout';
 import { LeafClient } from './leaf-client';
 import type { SupervisorMessage } from './messages';
 import type { ProbationEpisode } from './probation';
+import { startRuntimeMetrics } from './runtime-metrics';
 import { HostTracers, installContext, instrumentHttp } from './telemetry';
 
 const ROOT_HOST = 'root-01';
@@ -31,6 +32,16 @@ process.on('message', (msg: SupervisorMessage) => {
   if (msg.type === 'record') tracers.gate.start();
 });
 const tracer = tracers.add(ROOT_HOST, {});
+const runtimeMetrics =
+  config.metricsIntervalMs > 0
+    ? startRuntimeMetrics({
+        otlpUrl: config.otlpUrl,
+        serviceName: 'demo-root',
+        processAttributes: { 'tailscope.demo.policy': config.policy, 'process.pid': process.pid },
+        hosts: [ROOT_HOST],
+        intervalMs: config.metricsIntervalMs,
+      })
+    : null;
 const http = instrumentHttp({ provider: tracers.router(ROOT_HOST), peerService: 'demo-leaf' });
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const runner = new FanoutRunner(new LeafClient(http, agent), config);
@@ -96,5 +107,5 @@ onStop(async () => {
     server.closeIdleConnections();
   });
   agent.destroy();
-  await tracers.shutdown();
+  await Promise.all([tracers.shutdown(), runtimeMetrics?.stop()]);
 });

@@ -187,8 +187,9 @@ export function instrumentHttp(opts: InstrumentOptions): typeof import('node:htt
       if (opts.peerService !== undefined) attrs['peer.service'] = opts.peerService;
       return attrs;
     },
-    // The exporter's own requests must not become spans (each export would trace itself).
-    ignoreOutgoingRequestHook: (req: RequestOptions) => (req.path ?? '').includes('/v1/traces'),
+    // The exporters' own requests must not become spans (each export would trace itself).
+    ignoreOutgoingRequestHook: (req: RequestOptions) =>
+      /\/v1\/(traces|metrics)/.test(req.path ?? ''),
   });
   instrumentation.setTracerProvider(opts.provider);
   instrumentation.enable();
