@@ -33,7 +33,13 @@ export function neighbourBusy(rows: readonly MetricSignalRow[]): MetricSignalRow
     if (!c) cells.set(key, (c = { host: r.host, window: r.window }));
     return c;
   };
+  // Only hosts that report idle CPU can have the derived row: the others' own-CPU rows (often
+  // most of them) are not indexed.
+  const withIdle = new Set<string>();
+  for (const r of rows) if (r.signal === HOST_IDLE) withIdle.add(r.host);
+  if (withIdle.size === 0) return [];
   for (const r of rows) {
+    if (!withIdle.has(r.host)) continue;
     if (r.signal === HOST_IDLE) cell(r).idle = r.value;
     else if (r.signal === HOST_CPUS) cell(r).cpus = r.value;
     else if (r.signal === 'cpu-saturation' && r.metric === OWN_CPU_METRIC) cell(r).own = r.value;

@@ -101,6 +101,87 @@ function pointsOf(q: EvidenceQuery, table: string, signal: Sql, where: Sql, valu
     GROUP BY hostKeys, signal, metric, series, window, kind`;
 }
 
+/**
+ * Per (host, signal, metric) and window, the sum over the series of the asked hosts (a series
+ * belongs to every host its resource names), ordered by host, signal, metric and window, at
+ * most `maxRows`. O(values).
+ */
+function sumSeries(
+  series: readonly {
+    hostKeys: readonly string[];
+    signal: string;
+    metric: string;
+    windows: readonly (number | string)[];
+    values: readonly number[];
+  }[],
+  hosts: readonly string[],
+  maxRows: number,
+): {
+  host: string;
+  signal: EvidenceRow['signal'] | typeof HOST_IDLE | typeof HOST_CPUS;
+  metric: string;
+  window: number;
+  value: number;
+}[] {
+  type Signal = EvidenceRow['signal'] | typeof HOST_IDLE | typeof HOST_CPUS;
+  const asked = new Set(hosts);
+  const groups = new Map<
+    string,
+    {
+      host: string;
+      signal: Signal;
+      metric: string;
+      windows: number[];
+      values: number[];
+      sums?: Map<number, number>;
+    }
+  >();
+  for (const s of series) {
+    const windows = s.windows.map(Number);
+    for (const host of new Set(s.hostKeys)) {
+      if (!asked.has(host)) continue;
+      const key = `${host}\u0000${s.signal}\u0000${s.metric}`;
+      const g = groups.get(key);
+      if (!g) {
+        // One series so far: its arrays as they are (windows ascending, one value each).
+        groups.set(key, {
+          host,
+          signal: s.signal as Signal,
+          metric: s.metric,
+          windows,
+          values: [...s.values],
+        });
+        continue;
+      }
+      if (!g.sums) {
+        g.sums = new Map();
+        g.windows.forEach((w, i) => g.sums?.set(w, g.values[i] ?? 0));
+      }
+      windows.forEach((w, i) => g.sums?.set(w, (g.sums.get(w) ?? 0) + (s.values[i] ?? 0)));
+    }
+  }
+  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  const ordered = [...groups.values()].sort(
+    (a, b) => cmp(a.host, b.host) || cmp(a.signal, b.signal) || cmp(a.metric, b.metric),
+  );
+  const out: { host: string; signal: Signal; metric: string; window: number; value: number }[] = [];
+  for (const g of ordered) {
+    const windows = g.sums ? [...g.sums.keys()].sort((a, b) => a - b) : g.windows;
+    for (let i = 0; i < windows.length && out.length < maxRows; i++) {
+      const w = windows[i] as number;
+      out.push({
+        host: g.host,
+        signal: g.signal,
+        metric: g.metric,
+        window: w,
+        value: g.sums ? (g.sums.get(w) ?? 0) : (g.values[i] as number),
+      });
+    }
+    if (out.length >= maxRows) break;
+  }
+  return out;
+}
+
 /** Evidence rows of the hosts over [from, to), the range clamped to MAX_EVIDENCE_RANGE_NS. */
 export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promise<EvidenceRow[]> {
   const hosts = q0.hosts.slice(0, MAX_EVIDENCE_HOSTS);
@@ -140,24 +221,31 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
   const windowSeconds = Number(q.windowNs) / 1e9;
   // Per series, its windows in order as arrays: a cumulative series' rates are differences of
   // neighbours (arrayDifference), no window function; the first window of a series has none
-  // (0 / 0, dropped as not finite), nor has an interval of zero length. Out: one row per (host,
-  // signal, metric) with its windows and values as arrays, not one JSON object per window.
+  // (0 / 0, dropped as not finite), nor has an interval of zero length. Out: one row per series
+  // with its windows and values as arrays; the values are bounded by a running count of them
+  // (at most maxRows plus one series). The sum over a host's series per window (CPU modes,
+  // interfaces) is taken here in TypeScript: measured on 1,000 hosts x 360 windows, the engine's
+  // ARRAY JOIN and regrouping of every window cost 1 s of the 1.3 s. Windows leave as Float64
+  // (exact below 2^53), which the JSON output writes as numbers, not quoted Int64 text.
   const rows = await store.query<{
-    host: string;
+    hostKeys: string[];
     signal: EvidenceSignal | typeof HOST_IDLE | typeof HOST_CPUS;
     metric: string;
     windows: (number | string)[];
     values: number[];
   }>(sql`
-    SELECT host, signal, metric, groupArray(window) AS windows, groupArray(value) AS values
+    SELECT hostKeys, signal, metric, arrayMap(w -> toFloat64(w), ws) AS windows, vs AS values
     FROM (
-      SELECT host, signal, metric, window, sum(v) AS value
+      SELECT hostKeys, signal, metric, arrayFilter((w, v) -> isFinite(v), p.1, raw) AS ws,
+        arrayFilter(v -> isFinite(v), raw) AS vs,
+        sum(length(vs)) OVER (ORDER BY hostKeys, signal, metric, series
+          ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS upto
       FROM (
-        SELECT hostKeys, signal, metric, p.1 AS ws,
+        SELECT hostKeys, signal, metric, series, p,
           multiIf(kind = 0, arrayMap(x -> x.5, p),
             kind = 1, arrayMap(x -> x.4 / ${param(windowSeconds, 'Float64')}, p),
             arrayMap((d, t) -> greatest(d, 0) / (t / 1e9),
-              arrayDifference(arrayMap(x -> x.2, p)), arrayDifference(arrayMap(x -> x.3, p)))) AS vs
+              arrayDifference(arrayMap(x -> x.2, p)), arrayDifference(arrayMap(x -> x.3, p)))) AS raw
         FROM (
           SELECT hostKeys, signal, metric, series, kind,
             arraySort(x -> x.1, groupArray((window, last, lastT, total, mean))) AS p
@@ -165,25 +253,9 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
           GROUP BY hostKeys, signal, metric, series, kind
         )
       )
-      ARRAY JOIN ws AS window, vs AS v
-      ARRAY JOIN hostKeys AS host
-      WHERE host IN ${hosts} AND isFinite(v)
-      GROUP BY host, signal, metric, window
-      ORDER BY host, signal, metric, window
-      LIMIT ${q.maxRows}
     )
-    GROUP BY host, signal, metric
-    ORDER BY host, signal, metric`);
-  // Int64 comes as text in the engine's JSON.
-  const out = rows.flatMap((r) =>
-    r.windows.map((w, i) => ({
-      host: r.host,
-      signal: r.signal,
-      metric: r.metric,
-      window: Number(w),
-      value: r.values[i] as number,
-    })),
-  );
+    WHERE upto - length(vs) < ${q.maxRows} AND length(vs) > 0`);
+  const out = sumSeries(rows, hosts, q.maxRows);
   // The host's idle CPU and CPU count are inputs, not evidence: they become the share of the
   // host busy with other work than the workload's own (neighbourBusy).
   const derived = neighbourBusy(out) as EvidenceRow[];
