@@ -2,7 +2,8 @@
  * bench:ingest's comparison phase: a real OpenTelemetry Collector (OTLP/HTTP receiver -> batch
  * processor -> nop exporter: it stores nothing) on a free loopback port, sent the same load as
  * the Tailscope end-to-end phase. The binary is given with `--collector PATH` or `OTELCOL_BIN`;
- * bench/src/otelcol holds a minimal distribution built from the released Collector modules.
+ * collectors/otelcol/build is a small distribution built from the released Collector modules
+ * (it also has what CI's host-metrics test needs).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
