@@ -21,13 +21,14 @@ import type { Meter, ObservableResult } from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { HostMetrics } from '@opentelemetry/host-metrics';
 import { RuntimeNodeInstrumentation } from '@opentelemetry/instrumentation-runtime-node';
-import { resourceFromAttributes, type DetectedResourceAttributes } from '@opentelemetry/resources';
+import type { DetectedResourceAttributes } from '@opentelemetry/resources';
 import {
   AggregationType,
   MeterProvider,
   PeriodicExportingMetricReader,
   type ViewOptions,
 } from '@opentelemetry/sdk-metrics';
+import { hostResource } from './telemetry';
 
 /** The /proc/stat columns after `cpuN`, in order (proc(5)). */
 const CPU_MODES = ['user', 'nice', 'system', 'idle', 'iowait', 'interrupt', 'softirq', 'steal'];
@@ -179,12 +180,7 @@ export function startRuntimeMetrics(opts: RuntimeMetricsOptions): { stop: () => 
   let stopped = false;
   const start = (host: string, first: boolean): void => {
     const provider = new MeterProvider({
-      resource: resourceFromAttributes({
-        ...opts.processAttributes,
-        'service.name': opts.serviceName,
-        'service.instance.id': host,
-        'host.name': host,
-      }),
+      resource: hostResource(opts.serviceName, host, opts.processAttributes),
       readers: [
         new PeriodicExportingMetricReader({
           exporter: new OTLPMetricExporter({ url }),

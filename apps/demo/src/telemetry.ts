@@ -15,7 +15,11 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { resourceFromAttributes, type DetectedResourceAttributes } from '@opentelemetry/resources';
+import {
+  resourceFromAttributes,
+  type DetectedResourceAttributes,
+  type Resource,
+} from '@opentelemetry/resources';
 import { BatchSpanProcessor, ParentBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { RecordingGate } from './recording-gate';
 
@@ -65,6 +69,20 @@ export function markAttributes(headers: OutgoingHttpHeaders | IncomingMessage['h
   return attrs;
 }
 
+/** The resource of one virtual host, for its spans and its metrics alike (they join on it). */
+export function hostResource(
+  serviceName: string,
+  host: string,
+  attributes: DetectedResourceAttributes,
+): Resource {
+  return resourceFromAttributes({
+    ...attributes,
+    'service.name': serviceName,
+    'service.instance.id': host,
+    'host.name': host,
+  });
+}
+
 export class HostTracers {
   private readonly processor: BatchSpanProcessor;
   private readonly exporter: OTLPTraceExporter;
@@ -103,13 +121,7 @@ export class HostTracers {
   /** A provider for one host; its spans carry `host.name` = host and `attributes`. */
   add(host: string, attributes: DetectedResourceAttributes): Tracer {
     const provider = new TracerProvider({
-      resource: resourceFromAttributes({
-        ...this.processAttributes,
-        ...attributes,
-        'service.name': this.serviceName,
-        'service.instance.id': host,
-        'host.name': host,
-      }),
+      resource: hostResource(this.serviceName, host, { ...this.processAttributes, ...attributes }),
       spanProcessors: [this.processor],
       sampler: new ParentBasedSampler({ root: this.gate }),
     });
