@@ -101,83 +101,68 @@ function pointsOf(q: EvidenceQuery, table: string, signal: Sql, where: Sql, valu
     GROUP BY hostKeys, signal, metric, series, window, kind`;
 }
 
+/** A signal as the query returns it: evidence, or the host CPU inputs of neighbourBusy. */
+type QuerySignal = EvidenceSignal | typeof HOST_IDLE | typeof HOST_CPUS;
+type QueryRow = Omit<EvidenceRow, 'signal'> & { signal: QuerySignal };
+interface SeriesRow {
+  hostKeys: readonly string[];
+  signal: QuerySignal;
+  metric: string;
+  /** Ascending. */
+  windows: readonly (number | string)[];
+  values: readonly number[];
+}
+
 /**
  * Per (host, signal, metric) and window, the sum over the series of the asked hosts (a series
  * belongs to every host its resource names), ordered by host, signal, metric and window, at
- * most `maxRows`. O(values).
+ * most `maxRows`. A group of one series (the common case) is read as it is. O(values).
  */
 function sumSeries(
-  series: readonly {
-    hostKeys: readonly string[];
-    signal: string;
-    metric: string;
-    windows: readonly (number | string)[];
-    values: readonly number[];
-  }[],
+  rows: readonly SeriesRow[],
   hosts: readonly string[],
   maxRows: number,
-): {
-  host: string;
-  signal: EvidenceRow['signal'] | typeof HOST_IDLE | typeof HOST_CPUS;
-  metric: string;
-  window: number;
-  value: number;
-}[] {
-  type Signal = EvidenceRow['signal'] | typeof HOST_IDLE | typeof HOST_CPUS;
+): QueryRow[] {
   const asked = new Set(hosts);
-  const groups = new Map<
-    string,
-    {
-      host: string;
-      signal: Signal;
-      metric: string;
-      windows: number[];
-      values: number[];
-      sums?: Map<number, number>;
-    }
-  >();
-  for (const s of series) {
-    const windows = s.windows.map(Number);
+  const groups = new Map<string, { host: string; series: SeriesRow[] }>();
+  for (const s of rows)
     for (const host of new Set(s.hostKeys)) {
       if (!asked.has(host)) continue;
       const key = `${host}\u0000${s.signal}\u0000${s.metric}`;
       const g = groups.get(key);
-      if (!g) {
-        // One series so far: its arrays as they are (windows ascending, one value each).
-        groups.set(key, {
-          host,
-          signal: s.signal as Signal,
-          metric: s.metric,
-          windows,
-          values: [...s.values],
-        });
-        continue;
-      }
-      if (!g.sums) {
-        g.sums = new Map();
-        g.windows.forEach((w, i) => g.sums?.set(w, g.values[i] ?? 0));
-      }
-      windows.forEach((w, i) => g.sums?.set(w, (g.sums.get(w) ?? 0) + (s.values[i] ?? 0)));
+      if (g) g.series.push(s);
+      else groups.set(key, { host, series: [s] });
     }
-  }
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   const ordered = [...groups.values()].sort(
-    (a, b) => cmp(a.host, b.host) || cmp(a.signal, b.signal) || cmp(a.metric, b.metric),
+    (a, b) =>
+      cmp(a.host, b.host) ||
+      cmp(a.series[0]?.signal ?? '', b.series[0]?.signal ?? '') ||
+      cmp(a.series[0]?.metric ?? '', b.series[0]?.metric ?? ''),
   );
-  const out: { host: string; signal: Signal; metric: string; window: number; value: number }[] = [];
-  for (const g of ordered) {
-    const windows = g.sums ? [...g.sums.keys()].sort((a, b) => a - b) : g.windows;
-    for (let i = 0; i < windows.length && out.length < maxRows; i++) {
-      const w = windows[i] as number;
-      out.push({
-        host: g.host,
-        signal: g.signal,
-        metric: g.metric,
-        window: w,
-        value: g.sums ? (g.sums.get(w) ?? 0) : (g.values[i] as number),
-      });
+  const out: QueryRow[] = [];
+  for (const { host, series } of ordered) {
+    const [first] = series;
+    if (!first || out.length >= maxRows) break;
+    let windows = first.windows.map(Number);
+    let values = first.values;
+    if (series.length > 1) {
+      const sums = new Map<number, number>();
+      for (const s of series)
+        s.windows.forEach((w, i) =>
+          sums.set(Number(w), (sums.get(Number(w)) ?? 0) + (s.values[i] ?? 0)),
+        );
+      windows = [...sums.keys()].sort((a, b) => a - b);
+      values = windows.map((w) => sums.get(w) ?? 0);
     }
-    if (out.length >= maxRows) break;
+    for (let i = 0; i < windows.length && out.length < maxRows; i++)
+      out.push({
+        host,
+        signal: first.signal,
+        metric: first.metric,
+        window: windows[i] as number,
+        value: values[i] as number,
+      });
   }
   return out;
 }
@@ -227,13 +212,7 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
   // interfaces) is taken here in TypeScript: measured on 1,000 hosts x 360 windows, the engine's
   // ARRAY JOIN and regrouping of every window cost 1 s of the 1.3 s. Windows leave as Float64
   // (exact below 2^53), which the JSON output writes as numbers, not quoted Int64 text.
-  const rows = await store.query<{
-    hostKeys: string[];
-    signal: EvidenceSignal | typeof HOST_IDLE | typeof HOST_CPUS;
-    metric: string;
-    windows: (number | string)[];
-    values: number[];
-  }>(sql`
+  const rows = await store.query<SeriesRow>(sql`
     SELECT hostKeys, signal, metric, arrayMap(w -> toFloat64(w), ws) AS windows, vs AS values
     FROM (
       SELECT hostKeys, signal, metric, arrayFilter((w, v) -> isFinite(v), p.1, raw) AS ws,
