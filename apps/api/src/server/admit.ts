@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdmissionGate, runAsWork, type WorkClass } from '../store/engine/admission';
 import type { AnalysisLimits, QueryBudget } from '../store/engine/budget';
 import { clientGone } from '../foundation';
+import { isRefresh, liveStarted, serveLive } from './live-answers';
 
 /**
  * Which gate a route waits at (store/admission.ts). The cheap answers a person waits on while
@@ -67,12 +68,19 @@ export function admitted<This>(
 ): Handler<This> {
   const gate = admissionGates(store)[workClass];
   return async function (this: This, req, reply) {
+    // A question over the live edge with a young kept answer never waits (live-answers.ts).
+    if (workClass === 'analysis') {
+      const served = serveLive(req, reply, store);
+      if (served) return served;
+    }
     const work = {
       workClass,
       signal: clientGone(reply),
       deadlineMs: Math.round(Date.now() - reply.elapsedTime + store.budget.timeoutSeconds * 1000),
     };
-    const release = await gate.enter(work);
+    // A live answer's recomputation waits behind every person's request (live-answers.ts).
+    const release = await gate.enter(work, { background: isRefresh(req) });
+    liveStarted(req);
     try {
       return await runAsWork(work, () => handler.call(this, req, reply));
     } finally {

@@ -23,6 +23,7 @@ import { installAccess } from './access';
 import { ServerMetrics } from './metrics';
 import { criticalPathRoutes } from '../routes/critical-path';
 import { admitted, workClassOf } from './admit';
+import { keepLiveAnswers } from './live-answers';
 import { BusyError } from '../store/engine/admission';
 import { episodeRoutes } from '../routes/episodes';
 import { incidentRoutes } from '../routes/incidents';
@@ -79,6 +80,7 @@ export async function buildApi(
   }).withTypeProvider<TypeBoxTypeProvider>();
   const routes: RegisteredRoute[] = [];
   registered.set(app, routes);
+  keepLiveAnswers(app, ctx.store);
   app.addHook('onRoute', (r) => {
     const check = nonFiniteQueryCheck(r.schema?.querystring);
     if (check) r.preValidation = [check, ...[r.preValidation ?? []].flat()];

@@ -5,6 +5,8 @@ import { detectAccelerators } from '../store/schema/accelerators';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine/nice';
 import { niceOwnAutogroup } from '../store/engine/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
+import { liveAnswersFromEnv } from '../cache/live-answers';
+import { setLiveAnswers } from './live-answers';
 import { buildApi } from './app';
 import { storeOptions } from './store-options';
 import { checkExposure } from './exposure';
@@ -36,7 +38,10 @@ export async function serveReadOnly(
   const { tls } = await readTls(settings);
   const engineNice = engineNiceFromEnv(process.env);
   const statsWaitMs = statsWaitFromEnv(process.env);
+  // Checked before anything opens: a bad value is a start-up error naming it.
+  const liveAnswers = liveAnswersFromEnv(process.env);
   const store = openStore(storeOptions(settings, { readOnly: true }));
+  setLiveAnswers(store, liveAnswers);
   storeFigures(store, statsWaitMs);
   // The embedded engine's threads yield to the machine's other work (engine-nice.ts).
   if (store.embedded) {

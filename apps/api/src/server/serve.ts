@@ -16,6 +16,8 @@ import {
   type AutogroupNice,
 } from '../store/engine/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
+import { liveAnswersFromEnv } from '../cache/live-answers';
+import { setLiveAnswers } from './live-answers';
 import { prettyLogStream } from './log-stream';
 import { checkExposure } from './exposure';
 import { ServerMetrics } from './metrics';
@@ -74,7 +76,10 @@ export async function serve(
   const metrics = new ServerMetrics({ processMetrics: true });
   const engineNice = engineNiceFromEnv(process.env);
   const statsWaitMs = statsWaitFromEnv(process.env);
+  // Checked before anything opens: a bad value is a start-up error naming it.
+  const liveAnswers = liveAnswersFromEnv(process.env);
   const store = openStore(storeOptions(settings));
+  setLiveAnswers(store, liveAnswers);
   // /api/v1/stats answers from kept figures, refreshed after ingest commits (store-figures.ts).
   const figures = storeFigures(store, statsWaitMs);
   // The embedded engine's threads yield to the machine's other work (engine-nice.ts).

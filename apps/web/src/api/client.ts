@@ -7,7 +7,7 @@ import {
 } from '@tailscope/contracts';
 import type { Decoder } from './decode';
 import { announceUnauthorized } from './session';
-import { isShared, sharedAnswer } from './shared-answers';
+import { isShared, noteAnswerAge, sharedAnswer, wantsFresh } from './shared-answers';
 
 /** A failed API call, with the server's own message (it names the bad parameter on a 400). */
 export class ApiError extends Error {
@@ -50,19 +50,40 @@ export async function getJson<N extends EndpointName, T>(
   const url = apiUrl(name, req);
   // Analysis answers are shared by URL between pages (shared-answers.ts); the rest is asked.
   const body = isShared(url)
-    ? await sharedAnswer(url, (s) => readJson(url, s), signal)
+    ? await sharedAnswer(
+        url,
+        (s) =>
+          readJson(url, s, wantsFresh(url), (age) => {
+            noteAnswerAge(url, age);
+          }),
+        signal,
+      )
     : await readJson(url, signal);
   return decode(body, '');
 }
 
-async function readJson(url: string, signal?: AbortSignal): Promise<unknown> {
-  let res = await fetch(url, signal ? { signal } : {});
+/** The server's header on an answer it served from its live answers (its age, ms). */
+const AGE_HEADER = 'x-tailscope-answer-age-ms';
+
+async function readJson(
+  url: string,
+  signal?: AbortSignal,
+  fresh = false,
+  onAge?: (ageMs: number | undefined) => void,
+): Promise<unknown> {
+  const init: RequestInit = {
+    ...(signal ? { signal } : {}),
+    ...(fresh ? { headers: { 'cache-control': 'no-cache' } } : {}),
+  };
+  let res = await fetch(url, init);
   // public/preload.js asks for /api/v1/stats (or a trace page its trace) before the log-in:
   // that 401 is stale once logged in.
   if (res.status === 401)
     res = await fetch(url, { cache: 'no-store', ...(signal ? { signal } : {}) });
   if (res.status === 401) announceUnauthorized();
   if (!res.ok) throw await readError(res, url);
+  const age = res.headers.get(AGE_HEADER);
+  onAge?.(age === null || !Number.isFinite(Number(age)) ? undefined : Number(age));
   return (await res.json()) as unknown;
 }
 

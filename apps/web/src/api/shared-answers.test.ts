@@ -1,5 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { forgetAnswers, isShared, sharedAnswer } from './shared-answers';
+import {
+  forgetAnswers,
+  isShared,
+  noteAnswerAge,
+  oldestAnswer,
+  sharedAnswer,
+  wantsFresh,
+} from './shared-answers';
 
 /** A load that answers when told, recording its signal. */
 function pending() {
@@ -60,5 +67,22 @@ describe('sharedAnswer', () => {
     only.abort();
     await expect(c).rejects.toThrow();
     expect(q.signals[0]?.aborted).toBe(true);
+  });
+});
+
+describe('answers the server served from its live answers', () => {
+  it('asks each URL fresh once after Refresh, and tracks the oldest served age', () => {
+    const url = '/api/v1/edges?from=1&to=2';
+    forgetAnswers();
+    expect(wantsFresh(url)).toBe(true);
+    expect(wantsFresh(url)).toBe(false);
+    expect(wantsFresh('/api/v1/fanouts?from=1&to=2')).toBe(true);
+    noteAnswerAge(url, 12_000);
+    noteAnswerAge('/api/v1/hosts?x', 3_000);
+    expect(oldestAnswer()?.ageMs).toBe(12_000);
+    noteAnswerAge(url, undefined);
+    expect(oldestAnswer()?.ageMs).toBe(3_000);
+    forgetAnswers();
+    expect(oldestAnswer()).toBeNull();
   });
 });

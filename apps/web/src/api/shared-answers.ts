@@ -18,6 +18,16 @@ interface Flight {
 const kept = new Map<string, unknown>();
 const flights = new Map<string, Flight>();
 
+// After "Refresh" each URL is asked once with `Cache-Control: no-cache`: the server may answer a
+// question over a range ending now from an answer up to 5 minutes old (its live answers, header
+// x-tailscope-answer-age-ms) and a person who asked for the newest should get it.
+let refreshed = false;
+const askedFresh = new Set<string>();
+// The age of each kept answer the server served from its live answers, for the range picker.
+const ages = new Map<string, { ageMs: number; at: number }>();
+const listeners = new Set<() => void>();
+let oldest: { ageMs: number; at: number } | null = null;
+
 /** Whether `url`'s answer is shared by URL. */
 export function isShared(url: string): boolean {
   return SHARED.test(url);
@@ -26,6 +36,43 @@ export function isShared(url: string): boolean {
 /** Drops every kept answer ("Refresh": the next asks go to the server). */
 export function forgetAnswers(): void {
   kept.clear();
+  refreshed = true;
+  askedFresh.clear();
+  ages.clear();
+  changed();
+}
+
+/** Whether the next load of `url` asks the server for a fresh answer (once after Refresh). */
+export function wantsFresh(url: string): boolean {
+  if (!refreshed || askedFresh.has(url)) return false;
+  askedFresh.add(url);
+  return true;
+}
+
+/** Records the age the server gave `url`'s answer (undefined: computed for this ask). */
+export function noteAnswerAge(url: string, ageMs: number | undefined): void {
+  if (ageMs === undefined) ages.delete(url);
+  else ages.set(url, { ageMs, at: Date.now() });
+  changed();
+}
+
+function changed(): void {
+  let o: { ageMs: number; at: number } | null = null;
+  for (const a of ages.values())
+    if (!o || a.ageMs - (Date.now() - a.at) > o.ageMs - (Date.now() - o.at)) o = a;
+  oldest = o;
+  for (const l of listeners) l();
+}
+
+/** The oldest answer on screen that the server served from its live answers (null: none). */
+export function oldestAnswer(): { ageMs: number; at: number } | null {
+  return oldest;
+}
+
+/** Subscribes to changes of oldestAnswer (React's useSyncExternalStore). */
+export function subscribeAnswerAges(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 function keep(url: string, value: unknown): void {
@@ -35,6 +82,7 @@ function keep(url: string, value: unknown): void {
     const first = kept.keys().next();
     if (first.done === true) break;
     kept.delete(first.value);
+    ages.delete(first.value);
   }
 }
 

@@ -1,8 +1,9 @@
-import { useId, useState } from 'react';
+import { useId, useState, useSyncExternalStore } from 'react';
 import { utcFormat } from 'd3-time-format';
 import { RANGE_PRESETS, type RangeKey } from '../state/filters';
 import { useFilters, useRange, useStore } from '../state/store-context';
 import { formatMs } from '@tailscope/charts';
+import { oldestAnswer, subscribeAnswerAges } from '../api/shared-answers';
 
 const toInput = utcFormat('%Y-%m-%dT%H:%M:%S');
 const show = utcFormat('%Y-%m-%d %H:%M:%S');
@@ -20,6 +21,8 @@ export function TimeRangePicker() {
   const id = useId();
   const [draft, setDraft] = useState<{ from: string; to: string } | null>(null);
   const current = range.state === 'ready' ? range.range : null;
+  // Answers the server served from its last answer over a range ending now (up to 5 minutes old).
+  const oldest = useSyncExternalStore(subscribeAnswerAges, oldestAnswer);
 
   const choose = (key: RangeKey) => {
     if (key === 'custom') {
@@ -101,6 +104,16 @@ export function TimeRangePicker() {
         >
           {show(new Date(current.fromMs))} – {show(new Date(current.toMs))} UTC (
           {formatMs(current.toMs - current.fromMs)})
+        </span>
+      )}
+      {oldest && !draft && (
+        <span
+          className="timing"
+          style={{ paddingBottom: 7 }}
+          data-testid="answer-age"
+          title="Over a range that ends now, the server answers a slow question from its last answer (at most 5 minutes old) and computes a new one behind it: the next visit shows that. Refresh asks for the newest."
+        >
+          some answers {formatMs(oldest.ageMs)} old
         </span>
       )}
       <button type="button" onClick={refresh} title="Read the store again (new spans, new 'now')">

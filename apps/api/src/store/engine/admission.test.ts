@@ -34,6 +34,26 @@ describe('admission gate', () => {
     expect(gate.stats()).toMatchObject({ running: 0, queued: 0, finished: 3 });
   });
 
+  it('admits background work only when no request of a person waits', async () => {
+    const gate = new AdmissionGate('analysis', { slots: 1, maxQueue: 4 }, DEFAULT_QUERY_BUDGET);
+    const order: string[] = [];
+    const release = await gate.enter(work());
+    const bg = gate.enter(work(), { background: true }).then((r) => {
+      order.push('background');
+      return r;
+    });
+    const person = gate.enter(work()).then((r) => {
+      order.push('person');
+      return r;
+    });
+    expect(gate.stats().queued).toBe(2);
+    release();
+    (await person)();
+    (await bg)();
+    expect(order).toEqual(['person', 'background']);
+    expect(gate.stats()).toMatchObject({ running: 0, queued: 0, finished: 3 });
+  });
+
   it('answers 503 without running a request still queued at its deadline', async () => {
     const gate = new AdmissionGate('analysis', { slots: 1, maxQueue: 4 }, DEFAULT_QUERY_BUDGET);
     const release = await gate.enter(work());

@@ -99,6 +99,11 @@ interface Waiter {
 
 export class AdmissionGate {
   private readonly queue: Waiter[] = [];
+  /**
+   * Background work (a live answer's recomputation, server/live-answers.ts): admitted only when
+   * no request of a person waits, so it never delays one. Bounded by its caller.
+   */
+  private readonly background: Waiter[] = [];
   private readonly counts: Omit<GateStats, 'running' | 'queued'> = {
     admitted: 0,
     rejected: 0,
@@ -117,7 +122,11 @@ export class AdmissionGate {
   ) {}
 
   stats(): GateStats {
-    return { running: this.running, queued: this.queue.length, ...this.counts };
+    return {
+      running: this.running,
+      queued: this.queue.length + this.background.length,
+      ...this.counts,
+    };
   }
 
   /**
@@ -125,10 +134,12 @@ export class AdmissionGate {
    * BusyError when the queue is full, QueryBudgetError (503) at the deadline, ClientGoneError
    * when the client left first.
    */
-  async enter(work: Work): Promise<() => void> {
+  async enter(work: Work, opts: { background?: boolean } = {}): Promise<() => void> {
     if (work.signal.aborted) throw new ClientGoneError();
+    const background = opts.background === true;
+    const queue = background ? this.background : this.queue;
     if (this.running < this.limits.slots && this.queue.length === 0) return this.take();
-    if (this.queue.length >= this.limits.maxQueue) {
+    if (!background && this.queue.length >= this.limits.maxQueue) {
       this.counts.rejected++;
       throw new BusyError(
         `${this.workClass} busy: ${this.running} running and ${this.queue.length} waiting (TAILSCOPE_ANALYSIS_QUEUE); retry shortly`,
@@ -138,9 +149,9 @@ export class AdmissionGate {
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { admit: resolve };
       const leave = (err: Error, count: 'expired' | 'dropped'): void => {
-        const i = this.queue.indexOf(waiter);
+        const i = queue.indexOf(waiter);
         if (i < 0) return;
-        this.queue.splice(i, 1);
+        queue.splice(i, 1);
         this.counts[count]++;
         clearTimeout(timer);
         reject(err);
@@ -158,7 +169,7 @@ export class AdmissionGate {
         resolve();
       };
       work.signal.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(waiter);
+      queue.push(waiter);
     });
     return this.take(true);
   }
@@ -174,7 +185,7 @@ export class AdmissionGate {
       released = true;
       this.counts.finished++;
       this.heldMs = 0.8 * this.heldMs + 0.2 * (Date.now() - since);
-      const next = this.queue.shift();
+      const next = this.queue.shift() ?? this.background.shift();
       if (next) next.admit();
       else this.running--;
     };

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { LiveAnswers, liveAnswersFromEnv, liveFamily } from './live-answers';
+
+const answer = (fromMs: number, toMs: number, computedAt: number, payload = `{"to":${toMs}}`) => ({
+  payload,
+  contentType: 'application/json',
+  fromMs,
+  toMs,
+  computedAt,
+});
+
+describe('live answers', () => {
+  it('serves a slow answer to the same question over a moved range, while young', () => {
+    const live = new LiveAnswers({ maxAgeMs: 60_000, refreshAfterMs: 5_000, minComputeMs: 1_000 });
+    const fam = liveFamily('/api/v1/fanouts', { from: '1', to: '2', leafService: 'kv' });
+    live.keep(fam, answer(1_000, 100_000, 100_000), 4_000);
+    // "All data" seconds later: same start, later end.
+    const hit = live.lookup(fam, { fromMs: 1_000, toMs: 103_000 }, 103_000);
+    expect(hit?.answer.toMs).toBe(100_000);
+    expect(hit?.ageMs).toBe(3_000);
+    expect(hit?.refresh).toBe(false);
+    // "Last hour" a minute less a second later: both ends moved with the clock.
+    expect(live.lookup(fam, { fromMs: 60_000, toMs: 159_000 }, 159_000)?.refresh).toBe(true);
+    // Too old, a range ending before the kept one, or a start far off: not served.
+    expect(live.lookup(fam, { fromMs: 1_000, toMs: 99_000 }, 101_000)).toBeUndefined();
+    expect(live.lookup(fam, { fromMs: 90_000, toMs: 101_000 }, 101_000)).toBeUndefined();
+    expect(live.lookup(fam, { fromMs: 1_000, toMs: 170_000 }, 170_001)).toBeUndefined();
+    // Dropped once too old.
+    expect(live.stats().entries).toBe(0);
+  });
+
+  it('keeps only slow answers, unless the family has one; never an older range over a newer', () => {
+    const live = new LiveAnswers({ minComputeMs: 1_000 });
+    const fam = liveFamily('/api/v1/edges', {});
+    live.keep(fam, answer(0, 10_000, 10_000), 200);
+    expect(live.stats().entries).toBe(0);
+    live.keep(fam, answer(0, 10_000, 10_000), 2_000);
+    live.keep(fam, answer(0, 12_000, 12_000, 'fresh'), 5);
+    expect(live.lookup(fam, { fromMs: 0, toMs: 12_000 }, 12_000)?.answer.payload).toBe('fresh');
+    live.keep(fam, answer(0, 11_000, 13_000, 'late'), 3_000);
+    expect(live.lookup(fam, { fromMs: 0, toMs: 12_000 }, 13_000)?.answer.payload).toBe('fresh');
+  });
+
+  it('runs one refresh per family; families differ by every parameter but the range', () => {
+    const live = new LiveAnswers({ refreshAfterMs: 0, minComputeMs: 0 });
+    const a = liveFamily('/api/v1/hosts', {
+      from: '1',
+      to: '2',
+      leafService: 'a',
+      windowSeconds: 5,
+    });
+    const b = liveFamily('/api/v1/hosts', { windowSeconds: 5, leafService: 'a', to: '9' });
+    const c = liveFamily('/api/v1/hosts', { leafService: 'b', windowSeconds: 5 });
+    expect(a).toBe(b);
+    expect(a).not.toBe(c);
+    live.keep(a, answer(0, 10, 10), 0);
+    expect(live.lookup(a, { fromMs: 0, toMs: 10 }, 11)?.refresh).toBe(true);
+    expect(live.startRefresh(a)).toBe(true);
+    expect(live.lookup(a, { fromMs: 0, toMs: 10 }, 12)?.refresh).toBe(false);
+    expect(live.startRefresh(a)).toBe(false);
+    live.endRefresh(a);
+    expect(live.refreshesRunning()).toBe(0);
+  });
+
+  it('is bounded in bytes, and configured from the environment', () => {
+    const live = new LiveAnswers({ maxBytes: 100, minComputeMs: 0 });
+    live.keep('a', answer(0, 1, 1, 'x'.repeat(60)), 0);
+    live.keep('b', answer(0, 1, 1, 'y'.repeat(60)), 0);
+    expect(live.stats()).toMatchObject({ entries: 1, bytes: 60 });
+    expect(live.lookup('b', { fromMs: 0, toMs: 1 }, 1)).toBeDefined();
+    expect(liveAnswersFromEnv({})).toEqual({
+      maxAgeMs: 300_000,
+      refreshAfterMs: 10_000,
+      minComputeMs: 1_000,
+    });
+    expect(liveAnswersFromEnv({ TAILSCOPE_LIVE_ANSWER_MAX_S: '0' })).toBeNull();
+    expect(() => liveAnswersFromEnv({ TAILSCOPE_LIVE_ANSWER_MIN_MS: 'soon' })).toThrow(
+      /TAILSCOPE_LIVE_ANSWER_MIN_MS must be a number/,
+    );
+  });
+});

@@ -1,0 +1,194 @@
+/**
+ * Live answers: the last slow answer of each question over a range that ends at the live edge
+ * (now, where spans still arrive), served again to the next asker of that question while it is
+ * younger than `maxAgeMs`, and recomputed behind it (stale-while-revalidate, as HTTP's
+ * `Cache-Control: stale-while-revalidate` and dashboards' query caches do).
+ *
+ * Why: under ingest the exact answer cache (answer-cache.ts) cannot serve "all data" or "the last
+ * hour": the range's end moves with every visit and new spans land in it, so every page asked
+ * its analyses again (10-20 s each at 1.2M spans on 2 cores, issue #24). Here a question is
+ * its route and parameters without the range (its "family"); an asked range matches a kept
+ * answer when it starts within `maxAgeMs` of the kept one's start and ends at or after its end,
+ * within `maxAgeMs`. The answer then says how old it is (the route sets
+ * `x-tailscope-answer-age-ms`), and it still names its own range (`from`, `to`).
+ *
+ * Only answers that took at least `minComputeMs` are kept: a cheap answer is simply computed
+ * again, so a small store (and every test over one) always sees its newest spans. A client that
+ * wants a fresh answer says `Cache-Control: no-cache` (the dashboard's Refresh does). Pure: the
+ * clock comes in as an argument; the server (server/live-answers.ts) does the I/O.
+ */
+
+export interface LiveAnswerOptions {
+  /** A kept answer is served while younger than this, ms (default 5 min). */
+  maxAgeMs?: number;
+  /** Recompute behind a served answer older than this, ms (default 10 s). */
+  refreshAfterMs?: number;
+  /** Keep only answers that took at least this long to compute, ms (default 1,000). */
+  minComputeMs?: number;
+  /** Families kept at most (default 128, least recently used out first). */
+  maxEntries?: number;
+  /** Their payloads' summed size at most, bytes (default 64 MiB). */
+  maxBytes?: number;
+}
+
+export interface LiveAnswer {
+  /** The serialized answer as sent (JSON text, or the packed bytes of /leaves). */
+  payload: string | Buffer;
+  contentType: string;
+  fromMs: number;
+  toMs: number;
+  /** When its computation finished, epoch ms. */
+  computedAt: number;
+}
+
+export interface LiveHit {
+  answer: LiveAnswer;
+  ageMs: number;
+  /** Whether the asker should start a recomputation (old enough, and none running). */
+  refresh: boolean;
+}
+
+export interface LiveAnswerStats {
+  hits: number;
+  kept: number;
+  refreshes: number;
+  entries: number;
+  bytes: number;
+}
+
+interface Entry extends LiveAnswer {
+  bytes: number;
+}
+
+export class LiveAnswers {
+  readonly maxAgeMs: number;
+  readonly refreshAfterMs: number;
+  readonly minComputeMs: number;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly refreshing = new Set<string>();
+  private bytes = 0;
+  private counts = { hits: 0, kept: 0, refreshes: 0 };
+
+  constructor(opts: LiveAnswerOptions = {}) {
+    this.maxAgeMs = Math.max(0, opts.maxAgeMs ?? 300_000);
+    this.refreshAfterMs = Math.max(0, opts.refreshAfterMs ?? 10_000);
+    this.minComputeMs = Math.max(0, opts.minComputeMs ?? 1_000);
+    this.maxEntries = Math.max(1, opts.maxEntries ?? 128);
+    this.maxBytes = Math.max(1, opts.maxBytes ?? 64 * 1024 * 1024);
+  }
+
+  /**
+   * The kept answer of `family` for the asked range, when one is young enough and its range is
+   * the asked one as it was when computed (see the file's comment); undefined otherwise.
+   */
+  lookup(
+    family: string,
+    asked: { fromMs: number; toMs: number },
+    now: number,
+  ): LiveHit | undefined {
+    const e = this.entries.get(family);
+    if (!e) return undefined;
+    const ageMs = Math.max(0, now - e.computedAt);
+    if (ageMs > this.maxAgeMs) {
+      this.drop(family);
+      return undefined;
+    }
+    const startMoved = Math.abs(asked.fromMs - e.fromMs);
+    const endMoved = asked.toMs - e.toMs;
+    if (startMoved > this.maxAgeMs || endMoved < 0 || endMoved > this.maxAgeMs) return undefined;
+    this.entries.delete(family);
+    this.entries.set(family, e);
+    this.counts.hits++;
+    const refresh = ageMs >= this.refreshAfterMs && !this.refreshing.has(family);
+    return { answer: e, ageMs, refresh };
+  }
+
+  /**
+   * Keeps a finished answer of `family` (taking `computeMs`) when it was slow enough to be worth
+   * serving again, or when the family already has one (a refresh's answer replaces it).
+   */
+  keep(family: string, answer: LiveAnswer, computeMs: number): void {
+    if (computeMs < this.minComputeMs && !this.entries.has(family)) return;
+    const kept = this.entries.get(family);
+    // A late answer over an older range never replaces a newer one.
+    if (kept && kept.toMs > answer.toMs) return;
+    const bytes =
+      typeof answer.payload === 'string'
+        ? Buffer.byteLength(answer.payload)
+        : answer.payload.length;
+    this.drop(family);
+    if (bytes > this.maxBytes) return;
+    this.entries.set(family, { ...answer, bytes });
+    this.bytes += bytes;
+    this.counts.kept++;
+    for (const k of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.drop(k);
+    }
+  }
+
+  /** Marks a recomputation of `family` as running; false when one already is. */
+  startRefresh(family: string): boolean {
+    if (this.refreshing.has(family)) return false;
+    this.refreshing.add(family);
+    this.counts.refreshes++;
+    return true;
+  }
+
+  endRefresh(family: string): void {
+    this.refreshing.delete(family);
+  }
+
+  /** Recomputations running now. */
+  refreshesRunning(): number {
+    return this.refreshing.size;
+  }
+
+  stats(): LiveAnswerStats {
+    return { ...this.counts, entries: this.entries.size, bytes: this.bytes };
+  }
+
+  private drop(family: string): void {
+    const e = this.entries.get(family);
+    if (!e) return;
+    this.entries.delete(family);
+    this.bytes -= e.bytes;
+  }
+}
+
+/**
+ * A question's family: its route and every parameter but the range (`from`, `to`), in a fixed
+ * order, so the same question over a moved range meets its last answer.
+ */
+export function liveFamily(route: string, query: Record<string, unknown>): string {
+  const keys = Object.keys(query)
+    .filter((k) => k !== 'from' && k !== 'to' && query[k] !== undefined)
+    .sort();
+  return `${route}?${JSON.stringify(keys.map((k) => [k, query[k]]))}`;
+}
+
+/**
+ * The bounds of live answers from the environment: `TAILSCOPE_LIVE_ANSWER_MAX_S` (default 300;
+ * 0 turns them off) and `TAILSCOPE_LIVE_ANSWER_MIN_MS` (default 1000). Null when off.
+ */
+export function liveAnswersFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): LiveAnswerOptions | null {
+  const num = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const v = Number(raw);
+    if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a number >= 0, got ${raw}`);
+    return v;
+  };
+  const maxS = num('TAILSCOPE_LIVE_ANSWER_MAX_S', 300);
+  if (maxS === 0) return null;
+  const maxAgeMs = Math.round(maxS * 1000);
+  return {
+    maxAgeMs,
+    refreshAfterMs: Math.min(10_000, maxAgeMs),
+    minComputeMs: num('TAILSCOPE_LIVE_ANSWER_MIN_MS', 1_000),
+  };
+}
