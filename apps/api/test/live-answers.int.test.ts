@@ -94,4 +94,24 @@ describe('live answers', () => {
     expect((JSON.parse(next.body) as { to: number }).to).toBe(NOW_MS + 5_000);
     expect(live?.stats().refreshes).toBeGreaterThanOrEqual(1);
   });
+
+  it('serves the what-if the same way, keyed by its body but the range', async () => {
+    setLiveAnswers(store, { minComputeMs: 0, refreshAfterMs: 60_000 });
+    const post = async (toMs: number, policy: Record<string, unknown>) => {
+      const res = await api.inject({
+        method: 'POST',
+        url: '/api/v1/whatif',
+        payload: { from: FROM_MS, to: toMs, leafService: 'kv', leafOperation: 'get', policy },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return { body: res.body, age: res.headers[ANSWER_AGE_HEADER] };
+    };
+    const first = await post(NOW_MS + 6_000, { kind: 'hedge' });
+    expect(first.age).toBeUndefined();
+    const again = await post(NOW_MS + 7_000, { kind: 'hedge' });
+    expect(again.age).toBeDefined();
+    expect(again.body).toBe(first.body);
+    // Another policy is another question.
+    expect((await post(NOW_MS + 7_000, { kind: 'tied' })).age).toBeUndefined();
+  });
 });

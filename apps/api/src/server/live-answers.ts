@@ -18,8 +18,13 @@ import { outsideWork } from '../store/engine/admission';
  * Answers are kept as sent (onSend), so /leaves' packed bytes are kept like JSON.
  */
 
-/** Routes whose answers depend on their query only (the answer-cached analyses). */
+/**
+ * Routes whose answers depend on their query only (the answer-cached analyses), and the
+ * what-if, whose answer depends on its body only (its seed included).
+ */
+const POST_ROUTES = new Set<string>([API_PATHS.whatif.path]);
 const LIVE_ROUTES = new Set<string>([
+  ...POST_ROUTES,
   API_PATHS.fanouts.path,
   API_PATHS.edges.path,
   API_PATHS.stragglers.path,
@@ -89,13 +94,18 @@ export function serveLive(
   now = Date.now(),
 ): FastifyReply | undefined {
   const route = req.routeOptions.url;
-  if (req.method !== 'GET' || route === undefined || !LIVE_ROUTES.has(route)) return undefined;
+  if (route === undefined || !LIVE_ROUTES.has(route)) return undefined;
+  if (req.method !== (POST_ROUTES.has(route) ? 'POST' : 'GET')) return undefined;
   const live = liveAnswersOf(store);
   if (!live) return undefined;
-  const query = (req.query ?? {}) as Record<string, unknown>;
+  const asks = req.method === 'POST' ? req.body : req.query;
+  if (typeof asks !== 'object' || asks === null || Array.isArray(asks)) return undefined;
+  const query = asks as Record<string, unknown>;
+  const text = (v: unknown): string | undefined =>
+    typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
   let asked: { fromMs: number; toMs: number };
   try {
-    asked = parseRange(query, now);
+    asked = parseRange({ from: text(query.from), to: text(query.to) }, now);
   } catch {
     // The handler answers the 400.
     return undefined;
@@ -138,7 +148,12 @@ function refresh(
   headers[REFRESH_HEADER] = '1';
   outsideWork(() => {
     app
-      .inject({ method: 'GET', url: req.url, headers })
+      .inject({
+        method: req.method === 'POST' ? 'POST' : 'GET',
+        url: req.url,
+        headers,
+        ...(req.method === 'POST' ? { payload: JSON.stringify(req.body) } : {}),
+      })
       .catch((err: unknown) => {
         req.log.warn({ err }, 'live answer refresh failed');
       })
