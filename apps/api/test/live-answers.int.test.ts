@@ -67,6 +67,9 @@ describe('live answers', () => {
     const fresh = await get(url(NOW_MS + 1_000), { 'cache-control': 'no-cache' });
     expect(fresh.age).toBeUndefined();
     expect(requestsOf(fresh.body)).toBeGreaterThan(before);
+    // The next window of a series (a test's second phase) is another question.
+    const next = await get(`/api/v1/fanouts?from=${NOW_MS - 10_000}&to=${NOW_MS + 1_000}`);
+    expect(next.age).toBeUndefined();
     // Another parameter is another question.
     expect((await get(`${url(NOW_MS + 2_000)}&leafService=kv`)).age).toBeUndefined();
 

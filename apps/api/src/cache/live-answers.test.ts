@@ -10,23 +10,40 @@ const answer = (fromMs: number, toMs: number, computedAt: number, payload = `{"t
 });
 
 describe('live answers', () => {
-  it('serves a slow answer to the same question over a moved range, while young', () => {
-    const live = new LiveAnswers({ maxAgeMs: 60_000, refreshAfterMs: 5_000, minComputeMs: 1_000 });
+  it('serves a slow answer to the same question over a grown or moved live range, while young', () => {
+    const HOUR = 3_600_000;
+    const live = new LiveAnswers({
+      maxAgeMs: 300_000,
+      refreshAfterMs: 10_000,
+      minComputeMs: 1_000,
+    });
     const fam = liveFamily('/api/v1/fanouts', { from: '1', to: '2', leafService: 'kv' });
-    live.keep(fam, answer(1_000, 100_000, 100_000), 4_000);
+    live.keep(fam, answer(0, HOUR, HOUR), 4_000);
     // "All data" seconds later: same start, later end.
-    const hit = live.lookup(fam, { fromMs: 1_000, toMs: 103_000 }, 103_000);
-    expect(hit?.answer.toMs).toBe(100_000);
+    const hit = live.lookup(fam, { fromMs: 0, toMs: HOUR + 3_000 }, HOUR + 3_000);
+    expect(hit?.answer.toMs).toBe(HOUR);
     expect(hit?.ageMs).toBe(3_000);
     expect(hit?.refresh).toBe(false);
-    // "Last hour" a minute less a second later: both ends moved with the clock.
-    expect(live.lookup(fam, { fromMs: 60_000, toMs: 159_000 }, 159_000)?.refresh).toBe(true);
-    // Too old, a range ending before the kept one, or a start far off: not served.
-    expect(live.lookup(fam, { fromMs: 1_000, toMs: 99_000 }, 101_000)).toBeUndefined();
-    expect(live.lookup(fam, { fromMs: 90_000, toMs: 101_000 }, 101_000)).toBeUndefined();
-    expect(live.lookup(fam, { fromMs: 1_000, toMs: 170_000 }, 170_001)).toBeUndefined();
-    // Dropped once too old.
+    // "Last hour" 59 s later: both ends moved with the clock; old enough to be recomputed.
+    expect(live.lookup(fam, { fromMs: 59_000, toMs: HOUR + 59_000 }, HOUR + 59_000)?.refresh).toBe(
+      true,
+    );
+    // A range ending before the kept one, or one it covers too little of: not served.
+    expect(live.lookup(fam, { fromMs: 0, toMs: HOUR - 1_000 }, HOUR + 1_000)).toBeUndefined();
+    expect(
+      live.lookup(fam, { fromMs: HOUR - 20_000, toMs: HOUR + 20_000 }, HOUR + 20_000),
+    ).toBeUndefined();
+    // Too old: dropped.
+    expect(live.lookup(fam, { fromMs: 0, toMs: HOUR + 1_000 }, HOUR + 300_001)).toBeUndefined();
     expect(live.stats().entries).toBe(0);
+  });
+
+  it('never serves the next window of a series (test phases back to back)', () => {
+    const live = new LiveAnswers({ minComputeMs: 0 });
+    const fam = liveFamily('/api/v1/edges', {});
+    live.keep(fam, answer(0, 20_000, 20_000), 2_000);
+    expect(live.lookup(fam, { fromMs: 20_000, toMs: 40_000 }, 40_000)).toBeUndefined();
+    expect(live.lookup(fam, { fromMs: 1_000, toMs: 21_000 }, 21_000)).toBeDefined();
   });
 
   it('keeps only slow answers, unless the family has one; never an older range over a newer', () => {

@@ -8,8 +8,9 @@
  * hour": the range's end moves with every visit and new spans land in it, so every page asked
  * its analyses again (10-20 s each at 1.2M spans on 2 cores, issue #24). Here a question is
  * its route and parameters without the range (its "family"); an asked range matches a kept
- * answer when it starts within `maxAgeMs` of the kept one's start and ends at or after its end,
- * within `maxAgeMs`. The answer then says how old it is (the route sets
+ * answer when it ends at or after the kept one's end, within `maxAgeMs`, and their overlap is
+ * at least MIN_OVERLAP (90%) of each: "all data" a little grown, or "the last hour" a little
+ * moved, never the next window of a series. The answer then says how old it is (the route sets
  * `x-tailscope-answer-age-ms`), and it still names its own range (`from`, `to`).
  *
  * Only answers that took at least `minComputeMs` are kept: a cheap answer is simply computed
@@ -60,6 +61,9 @@ interface Entry extends LiveAnswer {
   bytes: number;
 }
 
+/** Share of the asked range and of the kept one their overlap must be to serve one for the other. */
+export const MIN_OVERLAP = 0.9;
+
 export class LiveAnswers {
   readonly maxAgeMs: number;
   readonly refreshAfterMs: number;
@@ -95,9 +99,14 @@ export class LiveAnswers {
       this.drop(family);
       return undefined;
     }
-    const startMoved = Math.abs(asked.fromMs - e.fromMs);
     const endMoved = asked.toMs - e.toMs;
-    if (startMoved > this.maxAgeMs || endMoved < 0 || endMoved > this.maxAgeMs) return undefined;
+    if (endMoved < 0 || endMoved > this.maxAgeMs) return undefined;
+    // The two ranges are nearly the same: their overlap is most of each (the longer one). "All
+    // data" grown, or a rolling window moved by a little of its length; never the window before
+    // it (HotROD's test phases are that), nor a part of it.
+    const overlap = Math.min(asked.toMs, e.toMs) - Math.max(asked.fromMs, e.fromMs);
+    const longer = Math.max(asked.toMs - asked.fromMs, e.toMs - e.fromMs);
+    if (!(overlap >= MIN_OVERLAP * longer)) return undefined;
     this.entries.delete(family);
     this.entries.set(family, e);
     this.counts.hits++;
