@@ -14,7 +14,7 @@ describe('live answers', () => {
     const HOUR = 3_600_000;
     const live = new LiveAnswers({
       maxAgeMs: 300_000,
-      refreshAfterMs: 10_000,
+      refreshAfterMs: 30_000,
       minComputeMs: 1_000,
     });
     const fam = liveFamily('/api/v1/fanouts', { from: '1', to: '2', leafService: 'kv' });
@@ -87,7 +87,7 @@ describe('live answers', () => {
     expect(live.lookup('b', { fromMs: 0, toMs: 1 }, 1)).toBeDefined();
     expect(liveAnswersFromEnv({})).toEqual({
       maxAgeMs: 300_000,
-      refreshAfterMs: 10_000,
+      refreshAfterMs: 30_000,
       minComputeMs: 1_000,
     });
     expect(liveAnswersFromEnv({ TAILSCOPE_LIVE_ANSWER_MAX_S: '0' })).toBeNull();

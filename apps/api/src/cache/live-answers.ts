@@ -22,7 +22,7 @@
 export interface LiveAnswerOptions {
   /** A kept answer is served while younger than this, ms (default 5 min). */
   maxAgeMs?: number;
-  /** Recompute behind a served answer older than this, ms (default 10 s). */
+  /** Recompute behind a served answer older than this, ms (default 30 s). */
   refreshAfterMs?: number;
   /** Keep only answers that took at least this long to compute, ms (default 1,000). */
   minComputeMs?: number;
@@ -77,7 +77,7 @@ export class LiveAnswers {
 
   constructor(opts: LiveAnswerOptions = {}) {
     this.maxAgeMs = Math.max(0, opts.maxAgeMs ?? 300_000);
-    this.refreshAfterMs = Math.max(0, opts.refreshAfterMs ?? 10_000);
+    this.refreshAfterMs = Math.max(0, opts.refreshAfterMs ?? 30_000);
     this.minComputeMs = Math.max(0, opts.minComputeMs ?? 1_000);
     this.maxEntries = Math.max(1, opts.maxEntries ?? 128);
     this.maxBytes = Math.max(1, opts.maxBytes ?? 64 * 1024 * 1024);
@@ -197,7 +197,7 @@ export function liveAnswersFromEnv(
   const maxAgeMs = Math.round(maxS * 1000);
   return {
     maxAgeMs,
-    refreshAfterMs: Math.min(10_000, maxAgeMs),
+    refreshAfterMs: Math.min(30_000, maxAgeMs),
     minComputeMs: num('TAILSCOPE_LIVE_ANSWER_MIN_MS', 1_000),
   };
 }

@@ -78,7 +78,7 @@ export function admitted<This>(
       signal: clientGone(reply),
       deadlineMs: Math.round(Date.now() - reply.elapsedTime + store.budget.timeoutSeconds * 1000),
     };
-    // A live answer's recomputation waits behind every person's request (live-answers.ts).
+    // A live answer's recomputation runs in the gate's background slot (live-answers.ts).
     const release = await gate.enter(work, { background: isRefresh(req) });
     liveStarted(req);
     try {

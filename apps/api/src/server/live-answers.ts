@@ -14,7 +14,8 @@ import { outsideWork } from '../store/engine/admission';
  * slot, a question over a range ending at the live edge is answered from its last slow answer
  * when that is young enough (header `x-tailscope-answer-age-ms`), and a recomputation of the
  * asked range is started behind it, through the same gate as any analysis (an internal request
- * with the asker's credentials and `Cache-Control: no-cache`), at most one per analysis slot.
+ * with the asker's credentials and `Cache-Control: no-cache`), one at a time, in the gate's
+ * background slot.
  * Answers are kept as sent (onSend), so /leaves' packed bytes are kept like JSON.
  */
 
@@ -39,12 +40,12 @@ const LIVE_EDGE_MS = 120_000;
 
 export const ANSWER_AGE_HEADER = 'x-tailscope-answer-age-ms';
 /**
- * Marks a recomputation's internal request: it waits at the gate behind every other request. A
- * client that sends it only lowers its own priority.
+ * Marks a recomputation's internal request: it runs in the gate's background slot. A client
+ * that sends it waits for that one slot (its queue bounded as the analyses' is).
  */
 const REFRESH_HEADER = 'x-tailscope-refresh';
 
-/** Whether `req` is a live answer's recomputation (background priority at the gate). */
+/** Whether `req` is a live answer's recomputation (the gate's background slot). */
 export function isRefresh(req: FastifyRequest): boolean {
   return req.headers[REFRESH_HEADER] === '1';
 }
@@ -115,8 +116,7 @@ export function serveLive(
   if (!wantsFresh(req)) {
     const hit = live.lookup(family, asked, now);
     if (hit) {
-      if (hit.refresh && live.refreshesRunning() < Math.max(1, store.analysis.threads))
-        refresh(req.server, req, live, family);
+      if (hit.refresh && live.refreshesRunning() === 0) refresh(req.server, req, live, family);
       return reply
         .header('content-type', hit.answer.contentType)
         .header(ANSWER_AGE_HEADER, String(Math.round(hit.ageMs)))

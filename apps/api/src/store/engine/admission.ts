@@ -100,10 +100,13 @@ interface Waiter {
 export class AdmissionGate {
   private readonly queue: Waiter[] = [];
   /**
-   * Background work (a live answer's recomputation, server/live-answers.ts): admitted only when
-   * no request of a person waits, so it never delays one. Bounded by its caller.
+   * Background work (a live answer's recomputation, server/live-answers.ts) runs in a slot of its
+   * own, one at a time, so a person's request never waits at the gate for it (it still shares
+   * the engine, which runs one query at a time, and the CPU, at the analyses' nice). Its queue
+   * is bounded by its caller.
    */
   private readonly background: Waiter[] = [];
+  private backgroundRunning = 0;
   private readonly counts: Omit<GateStats, 'running' | 'queued'> = {
     admitted: 0,
     rejected: 0,
@@ -123,7 +126,7 @@ export class AdmissionGate {
 
   stats(): GateStats {
     return {
-      running: this.running,
+      running: this.running + this.backgroundRunning,
       queued: this.queue.length + this.background.length,
       ...this.counts,
     };
@@ -138,8 +141,13 @@ export class AdmissionGate {
     if (work.signal.aborted) throw new ClientGoneError();
     const background = opts.background === true;
     const queue = background ? this.background : this.queue;
-    if (this.running < this.limits.slots && this.queue.length === 0) return this.take();
-    if (!background && this.queue.length >= this.limits.maxQueue) {
+    if (
+      background
+        ? this.backgroundRunning < 1
+        : this.running < this.limits.slots && this.queue.length === 0
+    )
+      return background ? this.takeBackground() : this.take();
+    if (queue.length >= this.limits.maxQueue) {
       this.counts.rejected++;
       throw new BusyError(
         `${this.workClass} busy: ${this.running} running and ${this.queue.length} waiting (TAILSCOPE_ANALYSIS_QUEUE); retry shortly`,
@@ -171,7 +179,21 @@ export class AdmissionGate {
       work.signal.addEventListener('abort', onAbort, { once: true });
       queue.push(waiter);
     });
-    return this.take(true);
+    return background ? this.takeBackground(true) : this.take(true);
+  }
+
+  private takeBackground(counted = false): () => void {
+    if (!counted) this.backgroundRunning++;
+    this.counts.admitted++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.counts.finished++;
+      const next = this.background.shift();
+      if (next) next.admit();
+      else this.backgroundRunning--;
+    };
   }
 
   private take(counted = false): () => void {
@@ -185,7 +207,7 @@ export class AdmissionGate {
       released = true;
       this.counts.finished++;
       this.heldMs = 0.8 * this.heldMs + 0.2 * (Date.now() - since);
-      const next = this.queue.shift() ?? this.background.shift();
+      const next = this.queue.shift();
       if (next) next.admit();
       else this.running--;
     };
