@@ -20,7 +20,8 @@ import { outsideWork } from '../store/engine/admission';
  */
 
 /**
- * Routes whose answers depend on their query only (the answer-cached analyses), and the
+ * Routes whose answers depend on their query only (the answer-cached analyses and the critical
+ * path), and the
  * what-if, whose answer depends on its body only (its seed included).
  */
 const POST_ROUTES = new Set<string>([API_PATHS.whatif.path]);
@@ -33,6 +34,7 @@ const LIVE_ROUTES = new Set<string>([
   API_PATHS.leaves.path,
   API_PATHS.episodes.path,
   API_PATHS.incidents.path,
+  API_PATHS.criticalPath.path,
 ]);
 
 /** A range is live when it ends within this of now: its spans may still be arriving. */

@@ -101,9 +101,8 @@ export class AdmissionGate {
   private readonly queue: Waiter[] = [];
   /**
    * Background work (a live answer's recomputation, server/live-answers.ts) runs in a slot of its
-   * own, one at a time, so a person's request never waits at the gate for it (it still shares
-   * the engine, which runs one query at a time, and the CPU, at the analyses' nice). Its queue
-   * is bounded by its caller.
+   * own, one at a time, and starts only when no person's request runs or waits: a person never
+   * waits at the gate for it, and it rarely shares the engine (one query at a time) with one.
    */
   private readonly background: Waiter[] = [];
   private backgroundRunning = 0;
@@ -143,7 +142,7 @@ export class AdmissionGate {
     const queue = background ? this.background : this.queue;
     if (
       background
-        ? this.backgroundRunning < 1
+        ? this.idleForBackground()
         : this.running < this.limits.slots && this.queue.length === 0
     )
       return background ? this.takeBackground() : this.take();
@@ -190,9 +189,8 @@ export class AdmissionGate {
       if (released) return;
       released = true;
       this.counts.finished++;
-      const next = this.background.shift();
-      if (next) next.admit();
-      else this.backgroundRunning--;
+      this.backgroundRunning--;
+      this.admitBackground();
     };
   }
 
@@ -209,8 +207,26 @@ export class AdmissionGate {
       this.heldMs = 0.8 * this.heldMs + 0.2 * (Date.now() - since);
       const next = this.queue.shift();
       if (next) next.admit();
-      else this.running--;
+      else {
+        this.running--;
+        this.admitBackground();
+      }
     };
+  }
+
+  /** Background work starts only when no person's request runs or waits, one at a time. */
+  private idleForBackground(): boolean {
+    return this.backgroundRunning < 1 && this.running === 0 && this.queue.length === 0;
+  }
+
+  /** Hands the background slot to the next background waiter, when idle. */
+  private admitBackground(): void {
+    if (!this.idleForBackground()) return;
+    const next = this.background.shift();
+    if (next) {
+      this.backgroundRunning++;
+      next.admit();
+    }
   }
 
   /** Seconds until a slot is likely free: the queue ahead over the slots, at the mean hold. */
