@@ -73,13 +73,15 @@ export function admitted<This>(
       const served = serveLive(req, reply, store);
       if (served) return served;
     }
+    const refresh = isRefresh(req);
     const work = {
       workClass,
       signal: clientGone(reply),
       deadlineMs: Math.round(Date.now() - reply.elapsedTime + store.budget.timeoutSeconds * 1000),
+      ...(refresh ? { deferred: true } : {}),
     };
     // A live answer's recomputation runs in the gate's background slot (live-answers.ts).
-    const release = await gate.enter(work, { background: isRefresh(req) });
+    const release = await gate.enter(work, { background: refresh });
     liveStarted(req);
     try {
       return await runAsWork(work, () => handler.call(this, req, reply));

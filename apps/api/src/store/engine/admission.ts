@@ -21,6 +21,8 @@ export interface Work {
   readonly signal: AbortSignal;
   /** When the request's query budget runs out (arrival + TAILSCOPE_QUERY_TIMEOUT_SECONDS), ms. */
   readonly deadlineMs: number;
+  /** Background work no person waits for: its queries take the engine after every other. */
+  readonly deferred?: boolean;
 }
 
 const current = new AsyncLocalStorage<Work>();

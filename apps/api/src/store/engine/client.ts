@@ -218,6 +218,7 @@ export function openStore(opts: StoreOptions): Store {
       const release = await (on === client ? turns : readTurns)?.take(
         work?.workClass !== 'analysis',
         options.abort_signal,
+        work?.deferred === true,
       );
       try {
         return await withinBudget(budget, () =>

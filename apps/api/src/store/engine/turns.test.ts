@@ -39,4 +39,25 @@ describe('engine turns', () => {
     (await next)();
     expect(turns.queued).toBe(0);
   });
+
+  it("gives a deferred turn (a live answer's recomputation) after every other waiting", async () => {
+    const turns = new EngineTurns();
+    const first = await turns.take(false);
+    const order: string[] = [];
+    const waiting = (
+      [
+        ['refresh', false, true],
+        ['analysis', false, false],
+        ['insert', true, false],
+      ] as const
+    ).map(([name, urgent, deferred]) =>
+      turns.take(urgent, undefined, deferred).then((release) => {
+        order.push(name);
+        release();
+      }),
+    );
+    first();
+    await Promise.all(waiting);
+    expect(order).toEqual(['insert', 'analysis', 'refresh']);
+  });
 });

@@ -5,8 +5,8 @@ import { ClientGoneError } from './admission';
  * the order they were sent (chdb-node serializes them: concurrent ones corrupt each other's
  * parameters), so an insert sent after N analysis queries waits for all N. Queries take a turn
  * here first, one at a time: ingest's inserts and background work before any analysis query
- * still waiting, so they wait at most for the query running. Within a rank, first come, first
- * served. A waiting turn whose signal aborts is dropped. With TAILSCOPE_READ_SESSION=1 the cheap
+ * still waiting, so they wait at most for the query running; a live answer's recomputation after
+ * every other. Within a rank, first come, first served. A waiting turn whose signal aborts is dropped. With TAILSCOPE_READ_SESSION=1 the cheap
  * answers (a trace, a search) take turns of their own, on their own session (read-session.ts).
  *
  * Tried and reverted: a third rank putting the cheap answers before background work on this
@@ -14,10 +14,15 @@ import { ClientGoneError } from './admission';
  */
 export class EngineTurns {
   private busy = false;
-  private readonly waiting: { urgent: boolean; go: () => void }[] = [];
+  private readonly waiting: { rank: number; go: () => void }[] = [];
 
-  /** Waits for a turn; returns its release (call it once, when the query and its drain end). */
-  async take(urgent: boolean, signal?: AbortSignal): Promise<() => void> {
+  /**
+   * Waits for a turn; returns its release (call it once, when the query and its drain end).
+   * `deferred`: background work no person waits for (a live answer's recomputation) goes after
+   * every other turn waiting.
+   */
+  async take(urgent: boolean, signal?: AbortSignal, deferred = false): Promise<() => void> {
+    const rank = urgent ? 0 : deferred ? 2 : 1;
     if (signal?.aborted) throw new ClientGoneError();
     if (!this.busy) {
       this.busy = true;
@@ -31,15 +36,15 @@ export class EngineTurns {
         reject(new ClientGoneError());
       };
       const turn = {
-        urgent,
+        rank,
         go: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      // An urgent turn goes after the urgent ones already waiting, before every other.
-      const at = urgent ? this.waiting.findIndex((w) => !w.urgent) : -1;
+      // A turn goes after those of its rank already waiting, before every lower one.
+      const at = this.waiting.findIndex((w) => w.rank > rank);
       if (at < 0) this.waiting.push(turn);
       else this.waiting.splice(at, 0, turn);
     });
