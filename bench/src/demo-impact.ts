@@ -95,10 +95,20 @@ async function browseAll(base: string): Promise<string[]> {
   const browser = await launch(nicedChromium());
   const lines: string[] = [];
   try {
-    for (const route of ROUTES) {
+    routes: for (const route of ROUTES) {
       const { ctx, page } = await coldPage(browser);
       for (const visit of ['cold', 'second']) {
-        const t = await timePage(page, () => page.goto(`${base}${route}`));
+        let t: Awaited<ReturnType<typeof timePage>>;
+        try {
+          t = await timePage(page, () => page.goto(`${base}${route}`));
+        } catch (err) {
+          // The demo ended (its server with it) before every page was opened: say so and stop.
+          lines.push(
+            `${route.padEnd(14)} ${visit.padEnd(6)} not opened: ${String(err).split('\n')[0]}`,
+          );
+          await ctx.close();
+          break routes;
+        }
         lines.push(
           `${route.padEnd(14)} ${visit.padEnd(6)} ${Number.isNaN(t.ms) ? '-' : `${(t.ms / 1000).toFixed(1)} s`}${t.timedOut ? ' t/o' : ''}  ${describeAnswers(t.answers, 3)}`,
         );
