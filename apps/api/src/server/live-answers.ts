@@ -93,7 +93,7 @@ function wantsFresh(req: FastifyRequest): boolean {
 export function serveLive(
   req: FastifyRequest,
   reply: FastifyReply,
-  store: { readonly analysis: { readonly threads: number } },
+  store: object,
   now = Date.now(),
 ): FastifyReply | undefined {
   const route = req.routeOptions.url;

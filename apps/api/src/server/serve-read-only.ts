@@ -3,6 +3,7 @@ import type { Settings } from '../config';
 import { openStore, type Store } from '../store';
 import { detectAccelerators } from '../store/schema/accelerators';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine/nice';
+import { readSessionFromEnv } from '../store/engine/read-session';
 import { niceOwnAutogroup } from '../store/engine/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { liveAnswersFromEnv } from '../cache/live-answers';
@@ -40,6 +41,7 @@ export async function serveReadOnly(
   const statsWaitMs = statsWaitFromEnv(process.env);
   // Checked before anything opens: a bad value is a start-up error naming it.
   const liveAnswers = liveAnswersFromEnv(process.env);
+  readSessionFromEnv(process.env);
   const store = openStore(storeOptions(settings, { readOnly: true }));
   setLiveAnswers(store, liveAnswers);
   storeFigures(store, statsWaitMs);

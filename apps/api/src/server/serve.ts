@@ -10,6 +10,7 @@ import { startOpenBucketMaterializer } from '../store/call-buckets/open';
 import { startFanoutMaterializer } from '../store/fanouts/cache';
 import { applyRetention } from '../store/schema/retention';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine/nice';
+import { readSessionFromEnv } from '../store/engine/read-session';
 import {
   niceOwnAutogroup,
   restoreOwnAutogroup,
@@ -78,6 +79,7 @@ export async function serve(
   const statsWaitMs = statsWaitFromEnv(process.env);
   // Checked before anything opens: a bad value is a start-up error naming it.
   const liveAnswers = liveAnswersFromEnv(process.env);
+  readSessionFromEnv(process.env);
   const store = openStore(storeOptions(settings));
   setLiveAnswers(store, liveAnswers);
   // /api/v1/stats answers from kept figures, refreshed after ingest commits (store-figures.ts).

@@ -17,7 +17,7 @@ import {
 } from './budget';
 import { callOptions, guardCall, type CallOptions } from './call-options';
 import { EngineTurns } from './turns';
-import { openReadSession } from './read-session';
+import { openReadSession, readSessionFromEnv } from './read-session';
 
 type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
 
@@ -41,7 +41,8 @@ export interface StoreOptions {
   readOnly?: boolean | undefined;
   /**
    * Embedded only: trace reads and searches on a second engine session (read-session.ts).
-   * Default: TAILSCOPE_READ_SESSION=1 in the environment, else off (see docs/operations.md).
+   * Default: on, unless TAILSCOPE_READ_SESSION=0 in the environment (readSessionFromEnv; see
+   * docs/operations.md).
    */
   readSession?: boolean | undefined;
 }
@@ -156,9 +157,8 @@ export function openStore(opts: StoreOptions): Store {
       },
     });
     // The cheap answers' own session on the same data (read-session.ts): they never wait for
-    // the analysis query the first session is running. Off by default until the HotROD and
-    // materializer runs it slowed under load are understood (docs/operations.md).
-    if (opts.readSession ?? process.env.TAILSCOPE_READ_SESSION === '1')
+    // the analysis query the first session is running (docs/operations.md).
+    if (opts.readSession ?? readSessionFromEnv(process.env))
       reader = createClient({
         connection: openReadSession(path) as unknown as NonNullable<ClientConnection>,
         clickhouse_settings: {

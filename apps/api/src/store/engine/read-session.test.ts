@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { paramText } from './read-session';
+import { paramText, readSessionFromEnv } from './read-session';
 
 describe('paramText', () => {
   it('escapes a string by the escaped (TSV) rules and leaves quotes alone', () => {
@@ -25,5 +25,20 @@ describe('paramText', () => {
     expect(() => paramText(Number.NaN)).toThrow(/non-finite/);
     expect(() => paramText(2 ** 60)).toThrow(/bigint/);
     expect(() => paramText({ a: 1 })).toThrow(/object/);
+  });
+});
+
+describe('readSessionFromEnv', () => {
+  it('is on unless turned off with 0', () => {
+    expect(readSessionFromEnv({})).toBe(true);
+    expect(readSessionFromEnv({ TAILSCOPE_READ_SESSION: '' })).toBe(true);
+    expect(readSessionFromEnv({ TAILSCOPE_READ_SESSION: '1' })).toBe(true);
+    expect(readSessionFromEnv({ TAILSCOPE_READ_SESSION: '0' })).toBe(false);
+  });
+
+  it('names the variable and the value it refuses', () => {
+    expect(() => readSessionFromEnv({ TAILSCOPE_READ_SESSION: 'yes' })).toThrow(
+      'TAILSCOPE_READ_SESSION must be 0 or 1, got "yes"',
+    );
   });
 });

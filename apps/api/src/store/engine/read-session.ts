@@ -87,3 +87,14 @@ export function paramText(value: unknown): string {
 function settingText(text: string): string {
   return text.replace(/\\/g, '\\\\');
 }
+
+/**
+ * Whether the embedded engine gives trace reads and searches their own session:
+ * `TAILSCOPE_READ_SESSION` unset, empty or `1` yes, `0` no; anything else is refused.
+ */
+export function readSessionFromEnv(env: Readonly<Record<string, string | undefined>>): boolean {
+  const raw = env.TAILSCOPE_READ_SESSION;
+  if (raw === undefined || raw === '' || raw === '1') return true;
+  if (raw === '0') return false;
+  throw new Error(`TAILSCOPE_READ_SESSION must be 0 or 1, got ${JSON.stringify(raw)}`);
+}
