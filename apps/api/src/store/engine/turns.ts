@@ -6,8 +6,9 @@ import { ClientGoneError } from './admission';
  * parameters), so an insert sent after N analysis queries waits for all N. Queries take a turn
  * here first, one at a time: ingest's inserts and background work before any analysis query
  * still waiting, so they wait at most for the query running; a live answer's recomputation after
- * every other. Within a rank, first come, first served. A waiting turn whose signal aborts is dropped. Unless TAILSCOPE_READ_SESSION=0, the
- * cheap answers (a trace, a search) take turns of their own, on their own session (read-session.ts).
+ * every other. Within a rank, first come, first served. A waiting turn whose signal aborts is
+ * dropped. Unless TAILSCOPE_READ_SESSION=0, the cheap answers (a trace, a search) take turns of
+ * their own, on their own session (read-session.ts).
  *
  * Tried and reverted: a third rank putting the cheap answers before background work on this
  * one session made HotROD's whole-request what-if take 11-28 s instead of 2-3 s.
