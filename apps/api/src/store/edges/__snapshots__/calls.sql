@@ -19,24 +19,25 @@ ts_spans AS /* materialize */ (
     if(SpanAttributes[{p40:String}] != '', SpanAttributes[{p41:String}], ResourceAttributes[{p42:String}]) AS attr0
   FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p43:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p44:Int64})
+    AND cityHash64(TraceId) IN (SELECT cityHash64(TraceId) FROM {tracesTable:Identifier} WHERE Timestamp >= fromUnixTimestamp64Nano({p45:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p46:Int64}))
   LIMIT 1 BY key
 ),
 ts_wrappers AS /* materialize */ (
   SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
   FROM ts_spans
-  WHERE kind = {p45:Int64} AND NOT clientAttrs
+  WHERE kind = {p47:Int64} AND NOT clientAttrs
     AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
 ),
 ts_answers AS (
   SELECT parentKey AS key, toUInt32(count()) AS answers,
     argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
     argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
-    toUInt32(countIf(kind = {p46:Int64})) AS servers,
-    minIf(startNs, kind = {p47:Int64}) AS serverStartNs,
-    maxIf(startNs + durationNs, kind = {p48:Int64}) AS serverEndNs,
+    toUInt32(countIf(kind = {p48:Int64})) AS servers,
+    minIf(startNs, kind = {p49:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p50:Int64}) AS serverEndNs,
     argMin(attr0, (startNs, spanId)) AS answerAttr0
   FROM ts_spans
-  WHERE kind IN ({p49:Int64}, {p50:Int64}) AND parentSpanId != ''
+  WHERE kind IN ({p51:Int64}, {p52:Int64}) AND parentSpanId != ''
   GROUP BY parentKey
 ),
 ts_hops AS (
@@ -52,8 +53,8 @@ ts_hops AS (
   ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
   WHERE c.parentSpanId != '' AND NOT c.background
     AND (c.isCallSpan
-      OR (c.kind = {p51:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
-      OR (c.kind = {p52:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+      OR (c.kind = {p53:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p54:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
 ),
 calls AS (
   SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
@@ -63,20 +64,20 @@ calls AS (
     if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
     if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerName, h.name) AS leafOperation,
     h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p53:String}),
-      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p54:String}),
-      if(h.host != '', h.host, {p55:String})) AS host,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p56:String}),
-      h.isCallSpan, {p57:String}, if(h.mode != '', h.mode, {p58:String})) AS mode,
-    if(h.host != '', h.host, {p59:String}) AS clientHost,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p55:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p56:String}),
+      if(h.host != '', h.host, {p57:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p58:String}),
+      h.isCallSpan, {p59:String}, if(h.mode != '', h.mode, {p60:String})) AS mode,
+    if(h.host != '', h.host, {p61:String}) AS clientHost,
     if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
     h.wrappers AS wrappers,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')) AND a.answerAttr0 != '', a.answerAttr0, h.attr0 != '', h.attr0, {p60:String}) AS attr0
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')) AND a.answerAttr0 != '', a.answerAttr0, h.attr0 != '', h.attr0, {p62:String}) AS attr0
   FROM ts_hops AS h
   ANY LEFT JOIN ts_answers AS a ON h.key = a.key
   ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
-  WHERE h.isCallSpan OR h.kind = {p61:Int64} OR (p.key != 0 AND p.service != h.service)
+  WHERE h.isCallSpan OR h.kind = {p63:Int64} OR (p.key != 0 AND p.service != h.service)
 )
 SELECT * FROM calls
 
@@ -125,20 +126,22 @@ SELECT * FROM calls
 -- p42: String = "zone"
 -- p43: Int64 = "1699999940000000000"
 -- p44: Int64 = "1700001860000000000"
--- p45: Int64 = 5
--- p46: Int64 = 1
--- p47: Int64 = 1
+-- p45: Int64 = "1700000000000000000"
+-- p46: Int64 = "1700001800000000000"
+-- p47: Int64 = 5
 -- p48: Int64 = 1
 -- p49: Int64 = 1
--- p50: Int64 = 2
+-- p50: Int64 = 1
 -- p51: Int64 = 1
--- p52: Int64 = 5
--- p53: String = "unknown"
--- p54: String = "unknown"
+-- p52: Int64 = 2
+-- p53: Int64 = 1
+-- p54: Int64 = 5
 -- p55: String = "unknown"
 -- p56: String = "unknown"
 -- p57: String = "unknown"
 -- p58: String = "unknown"
 -- p59: String = "unknown"
--- p60: String = "(absent)"
--- p61: Int64 = 1
+-- p60: String = "unknown"
+-- p61: String = "unknown"
+-- p62: String = "(absent)"
+-- p63: Int64 = 1

@@ -30,23 +30,24 @@ ts_spans AS /* materialize */ (
     mapContains(SpanAttributes, {p45:String}) AS background
   FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p46:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p47:Int64})
+    AND cityHash64(TraceId) IN (SELECT cityHash64(TraceId) FROM {tracesTable:Identifier} WHERE Timestamp >= fromUnixTimestamp64Nano({p48:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p49:Int64}))
   LIMIT 1 BY key
 ),
 ts_wrappers AS /* materialize */ (
   SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
   FROM ts_spans
-  WHERE kind = {p48:Int64} AND NOT clientAttrs
+  WHERE kind = {p50:Int64} AND NOT clientAttrs
     AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
 ),
 ts_answers AS (
   SELECT parentKey AS key, toUInt32(count()) AS answers,
     argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
     argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
-    toUInt32(countIf(kind = {p49:Int64})) AS servers,
-    minIf(startNs, kind = {p50:Int64}) AS serverStartNs,
-    maxIf(startNs + durationNs, kind = {p51:Int64}) AS serverEndNs
+    toUInt32(countIf(kind = {p51:Int64})) AS servers,
+    minIf(startNs, kind = {p52:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p53:Int64}) AS serverEndNs
   FROM ts_spans
-  WHERE kind IN ({p52:Int64}, {p53:Int64}) AND parentSpanId != ''
+  WHERE kind IN ({p54:Int64}, {p55:Int64}) AND parentSpanId != ''
   GROUP BY parentKey
 ),
 ts_hops AS (
@@ -62,8 +63,8 @@ ts_hops AS (
   ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
   WHERE c.parentSpanId != '' AND NOT c.background
     AND (c.isCallSpan
-      OR (c.kind = {p54:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
-      OR (c.kind = {p55:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+      OR (c.kind = {p56:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p57:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
 ),
 calls AS (
   SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
@@ -73,19 +74,19 @@ calls AS (
     if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
     if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerName, h.name) AS leafOperation,
     h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p56:String}),
-      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p57:String}),
-      if(h.host != '', h.host, {p58:String})) AS host,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p59:String}),
-      h.isCallSpan, {p60:String}, if(h.mode != '', h.mode, {p61:String})) AS mode,
-    if(h.host != '', h.host, {p62:String}) AS clientHost,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p58:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p59:String}),
+      if(h.host != '', h.host, {p60:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p61:String}),
+      h.isCallSpan, {p62:String}, if(h.mode != '', h.mode, {p63:String})) AS mode,
+    if(h.host != '', h.host, {p64:String}) AS clientHost,
     if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
     h.wrappers AS wrappers
   FROM ts_hops AS h
   ANY LEFT JOIN ts_answers AS a ON h.key = a.key
   ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
-  WHERE h.isCallSpan OR h.kind = {p63:Int64} OR (p.key != 0 AND p.service != h.service)
+  WHERE h.isCallSpan OR h.kind = {p65:Int64} OR (p.key != 0 AND p.service != h.service)
 ),
 request_edges AS (
   SELECT
@@ -104,11 +105,11 @@ request_edges AS (
     toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
       arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
     multiIf(width = 1, 'single', concurrency = 1, 'sequential',
-      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p64:Int64}, 'parallel', 'pool') AS structure
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p66:Int64}, 'parallel', 'pool') AS structure
   FROM calls
-  WHERE callerService = {p65:String} AND leafService = {p66:String}
+  WHERE callerService = {p67:String} AND leafService = {p68:String}
   GROUP BY callerKey, leafService, leafOperation
-  HAVING fanoutStartNs >= {p67:Int64} AND fanoutStartNs < {p68:Int64}
+  HAVING fanoutStartNs >= {p69:Int64} AND fanoutStartNs < {p70:Int64}
 ),
 live_edges AS (
   SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure,
@@ -192,24 +193,26 @@ SETTINGS join_algorithm = 'parallel_hash'
 -- p45: String = "background.activity"
 -- p46: Int64 = "1700000540000000000"
 -- p47: Int64 = "1700001860000000000"
--- p48: Int64 = 5
--- p49: Int64 = 1
--- p50: Int64 = 1
+-- p48: Int64 = "1700000600000000000"
+-- p49: Int64 = "1700001800000000000"
+-- p50: Int64 = 5
 -- p51: Int64 = 1
 -- p52: Int64 = 1
--- p53: Int64 = 2
+-- p53: Int64 = 1
 -- p54: Int64 = 1
--- p55: Int64 = 5
--- p56: String = "unknown"
--- p57: String = "unknown"
+-- p55: Int64 = 2
+-- p56: Int64 = 1
+-- p57: Int64 = 5
 -- p58: String = "unknown"
 -- p59: String = "unknown"
 -- p60: String = "unknown"
 -- p61: String = "unknown"
 -- p62: String = "unknown"
--- p63: Int64 = 1
--- p64: Int64 = "1000000"
--- p65: String = "frontend"
--- p66: String = "route"
--- p67: Int64 = "1700000600000000000"
--- p68: Int64 = "1700001800000000000"
+-- p63: String = "unknown"
+-- p64: String = "unknown"
+-- p65: Int64 = 1
+-- p66: Int64 = "1000000"
+-- p67: String = "frontend"
+-- p68: String = "route"
+-- p69: Int64 = "1700000600000000000"
+-- p70: Int64 = "1700001800000000000"

@@ -18,23 +18,24 @@ ts_spans AS /* materialize */ (
     mapContains(SpanAttributes, {p39:String}) AS background
   FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p40:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p41:Int64})
+    AND cityHash64(TraceId) IN (SELECT cityHash64(TraceId) FROM {tracesTable:Identifier} WHERE Timestamp >= fromUnixTimestamp64Nano({p42:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p43:Int64}))
   LIMIT 1 BY key
 ),
 ts_wrappers AS /* materialize */ (
   SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
   FROM ts_spans
-  WHERE kind = {p42:Int64} AND NOT clientAttrs
+  WHERE kind = {p44:Int64} AND NOT clientAttrs
     AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
 ),
 ts_answers AS (
   SELECT parentKey AS key, toUInt32(count()) AS answers,
     argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
     argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
-    toUInt32(countIf(kind = {p43:Int64})) AS servers,
-    minIf(startNs, kind = {p44:Int64}) AS serverStartNs,
-    maxIf(startNs + durationNs, kind = {p45:Int64}) AS serverEndNs
+    toUInt32(countIf(kind = {p45:Int64})) AS servers,
+    minIf(startNs, kind = {p46:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p47:Int64}) AS serverEndNs
   FROM ts_spans
-  WHERE kind IN ({p46:Int64}, {p47:Int64}) AND parentSpanId != ''
+  WHERE kind IN ({p48:Int64}, {p49:Int64}) AND parentSpanId != ''
   GROUP BY parentKey
 ),
 ts_hops AS (
@@ -50,8 +51,8 @@ ts_hops AS (
   ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
   WHERE c.parentSpanId != '' AND NOT c.background
     AND (c.isCallSpan
-      OR (c.kind = {p48:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
-      OR (c.kind = {p49:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+      OR (c.kind = {p50:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p51:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
 ),
 calls AS (
   SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
@@ -61,19 +62,19 @@ calls AS (
     if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
     if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerName, h.name) AS leafOperation,
     h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p50:String}),
-      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p51:String}),
-      if(h.host != '', h.host, {p52:String})) AS host,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p53:String}),
-      h.isCallSpan, {p54:String}, if(h.mode != '', h.mode, {p55:String})) AS mode,
-    if(h.host != '', h.host, {p56:String}) AS clientHost,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p52:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p53:String}),
+      if(h.host != '', h.host, {p54:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p55:String}),
+      h.isCallSpan, {p56:String}, if(h.mode != '', h.mode, {p57:String})) AS mode,
+    if(h.host != '', h.host, {p58:String}) AS clientHost,
     if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
     h.wrappers AS wrappers
   FROM ts_hops AS h
   ANY LEFT JOIN ts_answers AS a ON h.key = a.key
   ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
-  WHERE h.isCallSpan OR h.kind = {p57:Int64} OR (p.key != 0 AND p.service != h.service)
+  WHERE h.isCallSpan OR h.kind = {p59:Int64} OR (p.key != 0 AND p.service != h.service)
 ),
 request_edges AS (
   SELECT
@@ -92,11 +93,11 @@ request_edges AS (
     toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
       arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
     multiIf(width = 1, 'single', concurrency = 1, 'sequential',
-      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p58:Int64}, 'parallel', 'pool') AS structure
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p60:Int64}, 'parallel', 'pool') AS structure
   FROM calls
-  WHERE callerService = {p59:String} AND leafService = {p60:String}
+  WHERE callerService = {p61:String} AND leafService = {p62:String}
   GROUP BY callerKey, leafService, leafOperation
-  HAVING fanoutStartNs >= {p61:Int64} AND fanoutStartNs < {p62:Int64}
+  HAVING fanoutStartNs >= {p63:Int64} AND fanoutStartNs < {p64:Int64}
 ),
 live_edges AS (
   SELECT parentService, parentOperation, leafService, leafOperation, width, concurrency, structure,
@@ -172,24 +173,26 @@ SETTINGS join_algorithm = 'parallel_hash'
 -- p39: String = "background.activity"
 -- p40: Int64 = "1699999940000000000"
 -- p41: Int64 = "1700001860000000000"
--- p42: Int64 = 5
--- p43: Int64 = 1
--- p44: Int64 = 1
+-- p42: Int64 = "1700000000000000000"
+-- p43: Int64 = "1700001800000000000"
+-- p44: Int64 = 5
 -- p45: Int64 = 1
 -- p46: Int64 = 1
--- p47: Int64 = 2
+-- p47: Int64 = 1
 -- p48: Int64 = 1
--- p49: Int64 = 5
--- p50: String = "unknown"
--- p51: String = "unknown"
+-- p49: Int64 = 2
+-- p50: Int64 = 1
+-- p51: Int64 = 5
 -- p52: String = "unknown"
 -- p53: String = "unknown"
 -- p54: String = "unknown"
 -- p55: String = "unknown"
 -- p56: String = "unknown"
--- p57: Int64 = 1
--- p58: Int64 = "1000000"
--- p59: String = "frontend"
--- p60: String = "route"
--- p61: Int64 = "1700000000000000000"
--- p62: Int64 = "1700001800000000000"
+-- p57: String = "unknown"
+-- p58: String = "unknown"
+-- p59: Int64 = 1
+-- p60: Int64 = "1000000"
+-- p61: String = "frontend"
+-- p62: String = "route"
+-- p63: Int64 = "1700000000000000000"
+-- p64: Int64 = "1700001800000000000"

@@ -27,23 +27,24 @@ ts_spans AS /* materialize */ (
     mapContains(SpanAttributes, {p45:String}) AS background
   FROM {tracesTable:Identifier}
   WHERE Timestamp >= fromUnixTimestamp64Nano({p46:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p47:Int64})
+    AND cityHash64(TraceId) IN (SELECT cityHash64(TraceId) FROM {tracesTable:Identifier} WHERE Timestamp >= fromUnixTimestamp64Nano({p48:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p49:Int64}))
   LIMIT 1 BY key
 ),
 ts_wrappers AS /* materialize */ (
   SELECT key, parentKey AS upKey, parentSpanId AS upSpanId, toUInt8(1) AS isWrapper
   FROM ts_spans
-  WHERE kind = {p48:Int64} AND NOT clientAttrs
+  WHERE kind = {p50:Int64} AND NOT clientAttrs
     AND key IN (SELECT parentKey FROM ts_spans WHERE parentSpanId != '' GROUP BY parentKey HAVING count() = 1)
 ),
 ts_answers AS (
   SELECT parentKey AS key, toUInt32(count()) AS answers,
     argMin(service, (startNs, spanId)) AS answerService, argMin(name, (startNs, spanId)) AS answerName,
     argMin(host, (startNs, spanId)) AS answerHost, argMin(mode, (startNs, spanId)) AS answerMode,
-    toUInt32(countIf(kind = {p49:Int64})) AS servers,
-    minIf(startNs, kind = {p50:Int64}) AS serverStartNs,
-    maxIf(startNs + durationNs, kind = {p51:Int64}) AS serverEndNs
+    toUInt32(countIf(kind = {p51:Int64})) AS servers,
+    minIf(startNs, kind = {p52:Int64}) AS serverStartNs,
+    maxIf(startNs + durationNs, kind = {p53:Int64}) AS serverEndNs
   FROM ts_spans
-  WHERE kind IN ({p52:Int64}, {p53:Int64}) AND parentSpanId != ''
+  WHERE kind IN ({p54:Int64}, {p55:Int64}) AND parentSpanId != ''
   GROUP BY parentKey
 ),
 ts_hops AS (
@@ -59,8 +60,8 @@ ts_hops AS (
   ANY LEFT JOIN ts_wrappers AS w2 ON w1.upKey = w2.key
   WHERE c.parentSpanId != '' AND NOT c.background
     AND (c.isCallSpan
-      OR (c.kind = {p54:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
-      OR (c.kind = {p55:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
+      OR (c.kind = {p56:Int64} AND c.parentKey NOT IN (SELECT key FROM ts_spans WHERE isCallSpan))
+      OR (c.kind = {p57:Int64} AND c.key NOT IN (SELECT key FROM ts_wrappers)))
 ),
 calls AS (
   SELECT h.traceId AS traceId, h.callerKey AS callerKey, h.callerSpanId AS callerSpanId,
@@ -70,19 +71,19 @@ calls AS (
     if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerService, if(h.isCallSpan, if(h.peerService != '', h.peerService, h.serverAddress), h.service)) AS leafService,
     if(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), a.answerName, h.name) AS leafOperation,
     h.startNs AS startNs, h.durationNs AS durationNs, h.startNs + h.durationNs AS endNs,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p56:String}),
-      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p57:String}),
-      if(h.host != '', h.host, {p58:String})) AS host,
-    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p59:String}),
-      h.isCallSpan, {p60:String}, if(h.mode != '', h.mode, {p61:String})) AS mode,
-    if(h.host != '', h.host, {p62:String}) AS clientHost,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerHost != '', a.answerHost, {p58:String}),
+      h.isCallSpan, if(h.serverAddress != '', h.serverAddress, {p59:String}),
+      if(h.host != '', h.host, {p60:String})) AS host,
+    multiIf(h.isCallSpan AND a.answers > 0 AND NOT (h.kind = 4 AND (h.peerService != '' OR h.serverAddress != '')), if(a.answerMode != '', a.answerMode, {p61:String}),
+      h.isCallSpan, {p62:String}, if(h.mode != '', h.mode, {p63:String})) AS mode,
+    if(h.host != '', h.host, {p64:String}) AS clientHost,
     if(h.isCallSpan, a.answers, toUInt32(0)) AS answers,
     if(h.isCallSpan AND a.servers > 0, greatest(h.startNs - a.serverStartNs, a.serverEndNs - endNs, toInt64(0)), toInt64(0)) AS skewNs,
     h.wrappers AS wrappers
   FROM ts_hops AS h
   ANY LEFT JOIN ts_answers AS a ON h.key = a.key
   ANY LEFT JOIN ts_spans AS p ON h.callerKey = p.key
-  WHERE h.isCallSpan OR h.kind = {p63:Int64} OR (p.key != 0 AND p.service != h.service)
+  WHERE h.isCallSpan OR h.kind = {p65:Int64} OR (p.key != 0 AND p.service != h.service)
 ),
 request_edges AS (
   SELECT
@@ -101,11 +102,11 @@ request_edges AS (
     toUInt32(greatest(1, arrayMax(arrayCumSum(arrayMap(event -> event.2,
       arraySort(arrayConcat(arrayMap(t -> (t, toInt8(1)), starts), arrayMap(t -> (t, toInt8(-1)), ends)))))))) AS concurrency,
     multiIf(width = 1, 'single', concurrency = 1, 'sequential',
-      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p64:Int64}, 'parallel', 'pool') AS structure
+      concurrency = width OR arrayMax(starts) - fanoutStartNs <= {p66:Int64}, 'parallel', 'pool') AS structure
   FROM calls
-  WHERE leafService = {p65:String} AND leafOperation = {p66:String}
+  WHERE leafService = {p67:String} AND leafOperation = {p68:String}
   GROUP BY callerKey, leafService, leafOperation
-  HAVING fanoutStartNs >= {p67:Int64} AND fanoutStartNs < {p68:Int64}
+  HAVING fanoutStartNs >= {p69:Int64} AND fanoutStartNs < {p70:Int64}
 ),
 live_fanouts AS (
   SELECT fanoutKey, leafService, leafOperation, traceId, parentSpanId, parentService, parentOperation,
@@ -119,14 +120,14 @@ fanouts_in_scope AS (
   SELECT traceId, parentSpanId, fanoutStartNs, keptCalls FROM live_fanouts
 ),
 fo_weights AS (
-  SELECT cityHash64(TraceId, SpanId) AS key, any(if(match(extract(extract(TraceState, {p69:String}), {p70:String}), '^[0-9a-f]{1,14}$'), toFloat64(72057594037927936) / toFloat64(toUInt64(72057594037927936) - reinterpretAsUInt64(reverse(unhex(rightPad(extract(extract(TraceState, {p71:String}), {p72:String}), 14, '0'))))), 1.0)) AS weight
+  SELECT cityHash64(TraceId, SpanId) AS key, any(if(match(extract(extract(TraceState, {p71:String}), {p72:String}), '^[0-9a-f]{1,14}$'), toFloat64(72057594037927936) / toFloat64(toUInt64(72057594037927936) - reinterpretAsUInt64(reverse(unhex(rightPad(extract(extract(TraceState, {p73:String}), {p74:String}), 14, '0'))))), 1.0)) AS weight
   FROM {tracesTable:Identifier}
-  WHERE Timestamp >= fromUnixTimestamp64Nano({p73:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p74:Int64}) AND TraceState != ''
+  WHERE Timestamp >= fromUnixTimestamp64Nano({p75:Int64}) AND Timestamp < fromUnixTimestamp64Nano({p76:Int64}) AND TraceState != ''
   GROUP BY key
 ),
 window_calls AS (
   SELECT arrayJoin(arrayMap(call -> (call.3, call.4,
-      floor((toFloat64(fanoutStartNs) / 1e6 + toFloat64(call.1 - fanoutStartNs) / 1e6) / {p75:Float64}),
+      floor((toFloat64(fanoutStartNs) / 1e6 + toFloat64(call.1 - fanoutStartNs) / 1e6) / {p77:Float64}),
       toFloat64(call.2) / 1e6), keptCalls)) AS windowCall,
     windowCall.1 AS host, windowCall.2 AS mode, windowCall.3 AS windowIndex, windowCall.4 AS durationMs,
     toUInt64(round(least(if(fw.weight > 0, fw.weight, 1.0), 1073741824) * 1000)) AS weight1000,
@@ -135,8 +136,8 @@ window_calls AS (
   LEFT JOIN fo_weights AS fw ON cityHash64(f.traceId, f.parentSpanId) = fw.key
 )
 SELECT host,
-  if(isNull(host), NULL, if(countIf(mode != {p76:String}) > 0, minIf(mode, mode != {p77:String}), {p78:String})) AS mode,
-  windowIndex * {p79:Float64} AS startMs,
+  if(isNull(host), NULL, if(countIf(mode != {p78:String}) > 0, minIf(mode, mode != {p79:String}), {p80:String})) AS mode,
+  windowIndex * {p81:Float64} AS startMs,
   round(sum(weight)) AS calls,
   quantileExactWeightedInterpolated(0.5)(durationMs, weight1000) AS p50Ms,
   quantileExactWeightedInterpolated(0.99)(durationMs, weight1000) AS p99Ms,
@@ -194,35 +195,37 @@ SETTINGS group_by_use_nulls = 1, join_algorithm = 'parallel_hash'
 -- p45: String = "background.activity"
 -- p46: Int64 = "1700000540000000000"
 -- p47: Int64 = "1700001860000000000"
--- p48: Int64 = 5
--- p49: Int64 = 1
--- p50: Int64 = 1
+-- p48: Int64 = "1700000600000000000"
+-- p49: Int64 = "1700001800000000000"
+-- p50: Int64 = 5
 -- p51: Int64 = 1
 -- p52: Int64 = 1
--- p53: Int64 = 2
+-- p53: Int64 = 1
 -- p54: Int64 = 1
--- p55: Int64 = 5
--- p56: String = "unknown"
--- p57: String = "unknown"
+-- p55: Int64 = 2
+-- p56: Int64 = 1
+-- p57: Int64 = 5
 -- p58: String = "unknown"
 -- p59: String = "unknown"
 -- p60: String = "unknown"
 -- p61: String = "unknown"
 -- p62: String = "unknown"
--- p63: Int64 = 1
--- p64: Int64 = "1000000"
--- p65: String = "kv"
--- p66: String = "get"
--- p67: Int64 = "1700000600000000000"
--- p68: Int64 = "1700001800000000000"
--- p69: String = "(?:^|,)[ \\t\\n\\r]*ot=([^,]*?)[ \\t\\n\\r]*(?:,|$)"
--- p70: String = "(?:^|;)th:([^;]*)"
+-- p63: String = "unknown"
+-- p64: String = "unknown"
+-- p65: Int64 = 1
+-- p66: Int64 = "1000000"
+-- p67: String = "kv"
+-- p68: String = "get"
+-- p69: Int64 = "1700000600000000000"
+-- p70: Int64 = "1700001800000000000"
 -- p71: String = "(?:^|,)[ \\t\\n\\r]*ot=([^,]*?)[ \\t\\n\\r]*(?:,|$)"
 -- p72: String = "(?:^|;)th:([^;]*)"
--- p73: Int64 = "1699999940000000000"
--- p74: Int64 = "1700001860000000000"
--- p75: Float64 = 5000
--- p76: String = "unknown"
--- p77: String = "unknown"
+-- p73: String = "(?:^|,)[ \\t\\n\\r]*ot=([^,]*?)[ \\t\\n\\r]*(?:,|$)"
+-- p74: String = "(?:^|;)th:([^;]*)"
+-- p75: Int64 = "1699999940000000000"
+-- p76: Int64 = "1700001860000000000"
+-- p77: Float64 = 5000
 -- p78: String = "unknown"
--- p79: Float64 = 5000
+-- p79: String = "unknown"
+-- p80: String = "unknown"
+-- p81: Float64 = 5000
