@@ -2,10 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
+import { withStages } from './stages';
 import type { Sql } from '../sql/template';
 import { checkIdent } from '../schema/ddl';
 import { TRACES_PARAM, TRACE_ID_TS_PARAM } from '../traces/tables';
-import { forEngine } from '../sql/ctes';
 import {
   analysisLimitsFromEnv,
   budgetKindOf,
@@ -74,7 +74,8 @@ export interface Store {
   readonly cluster: string | undefined;
   readonly embedded: ChdbConnection | undefined;
   /**
-   * The engine computes CTEs marked MATERIALIZE once (sql-ctes.ts): the embedded engine (its
+   * The engine computes CTEs marked MATERIALIZE once (sql/ctes.ts): the embedded engine, as
+   * temporary tables made before the query (stages.ts) or else as `AS MATERIALIZED` (its
    * ClickHouse has `enable_materialized_cte`); servers run the marks as plain CTEs.
    */
   readonly materializedCtes: boolean;
@@ -149,8 +150,8 @@ export function openStore(opts: StoreOptions): Store {
     // bundles its own copy of the same declarations; the shapes match, the nominal types do not.
     client = createClient({
       connection: embedded as unknown as NonNullable<ClientConnection>,
-      // Not in the client's typed settings yet (ClickHouse 26): the engine computes each
-      // CTE marked MATERIALIZE once (sql-ctes.ts).
+      // Not in the client's typed settings yet (ClickHouse 26): a CTE marked MATERIALIZE that
+      // cannot be a stage of its own (stages.ts) is computed once all the same.
       clickhouse_settings: {
         ...clickhouse_settings,
         ...({ enable_materialized_cte: 1 } as Record<string, number>),
@@ -248,24 +249,26 @@ export function openStore(opts: StoreOptions): Store {
     },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
-      return call(async (o, on) => {
-        const rs = await on.query({
-          query: forEngine(q.text, embedded !== undefined),
-          query_params: { ...q.params, ...tableParams(q.text) },
-          format: 'JSONEachRow',
-          ...o,
-        });
-        return rs.json<T>();
-      });
+      const params = { ...q.params, ...tableParams(q.text) };
+      return call((o, on) =>
+        withStages(on, q.text, params, o, embedded !== undefined, async (text) => {
+          const rs = await on.query({
+            query: text,
+            query_params: params,
+            format: 'JSONEachRow',
+            ...o,
+          });
+          return rs.json<T>();
+        }),
+      );
     },
     command(q: Sql): Promise<void> {
-      return call(async (o, on) => {
-        await on.command({
-          query: forEngine(q.text, embedded !== undefined),
-          query_params: { ...q.params, ...tableParams(q.text) },
-          ...o,
-        });
-      });
+      const params = { ...q.params, ...tableParams(q.text) };
+      return call((o, on) =>
+        withStages(on, q.text, params, o, embedded !== undefined, async (text) => {
+          await on.command({ query: text, query_params: params, ...o });
+        }),
+      );
     },
     call,
     async ping(): Promise<boolean> {

@@ -16,9 +16,10 @@ export interface Cte {
 
 /**
  * Marks a CTE to compute once: `name AS /* materialize *\/ (...)`. A comment, so every
- * ClickHouse runs the text as is; the store turns it into `AS MATERIALIZED (` where the engine
- * has materialized CTEs (client.ts `forEngine`: the embedded engine). Measured on 1M spans of
- * calls: the calls CTEs went from 17 s to 3.3 s.
+ * ClickHouse runs the text as is; the embedded engine computes it first as a temporary table
+ * the query reads (engine/stages.ts), or else as `AS MATERIALIZED (` (forEngine). Measured on
+ * 1M spans of calls: the calls CTEs went from 17 s to 3.3 s computed once, and planning a query
+ * over them from ~0.8 s to ~0.1 s with the marked steps as tables.
  */
 export const MATERIALIZE = '/* materialize */';
 

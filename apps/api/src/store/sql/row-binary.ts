@@ -1,6 +1,6 @@
 import type { Store } from '../engine/client';
 import type { Sql } from './template';
-import { forEngine } from './ctes';
+import { withStages } from '../engine/stages';
 
 /**
  * Runs a query under the store's budget and returns its RowBinary body (over HTTP and with
@@ -8,16 +8,15 @@ import { forEngine } from './ctes';
  */
 export async function execRowBinary(store: Store, q: Sql): Promise<Buffer> {
   // Under the budget and the request's class, deadline and cancellation (store.call).
-  return store.call(async (o, on) => {
-    const rs = await on.exec({
-      query: `${forEngine(q.text, store.materializedCtes)}\nFORMAT RowBinary`,
-      query_params: store.params(q),
-      ...o,
-    });
-    const chunks: Buffer[] = [];
-    for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
-      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
-    }
-    return Buffer.concat(chunks);
-  });
+  const params = store.params(q);
+  return store.call((o, on) =>
+    withStages(on, q.text, params, o, store.materializedCtes, async (text) => {
+      const rs = await on.exec({ query: `${text}\nFORMAT RowBinary`, query_params: params, ...o });
+      const chunks: Buffer[] = [];
+      for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
+        chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+      }
+      return Buffer.concat(chunks);
+    }),
+  );
 }
