@@ -11,8 +11,9 @@ import { insertSpans, mixedSpans, openTempStore, T0_NS } from './analysis-suppor
 /**
  * The embedded engine runs the marked steps of a query (the calls chain's `ts_spans` and
  * `ts_wrappers`) as temporary tables first (engine/stages.ts). Against the same query run whole
- * (marks as `AS MATERIALIZED`, as before), on mixed fan-outs: the same rows; and no table is
- * left on the session after an answer, a failure or a query abandoned mid-way.
+ * (marks as `AS MATERIALIZED`, as before), on mixed fan-outs: the same rows; no table is left
+ * on the session after an answer, a failure or a query abandoned mid-way; and the steps' tables
+ * and the query share one memory budget, as the single query did.
  */
 
 const SCOPE = { fromNs: T0_NS, toNs: T0_NS + 800n * 40_000_000n };
@@ -78,7 +79,7 @@ describe('query steps as temporary tables', () => {
         q.text,
         store.params(q),
         { clickhouse_settings: {}, abort_signal: abort.signal },
-        true,
+        store.staging,
         async (text) => {
           const rs = await store.client.query({
             query: text,
@@ -93,5 +94,37 @@ describe('query steps as temporary tables', () => {
       expect(await store.query(sql`SELECT ${1} AS one`)).toEqual([{ one: 1 }]);
       expect(await leftTables()).toBe(0);
     }
+  });
+
+  it('gives the query the memory budget its steps left', async () => {
+    const budget = 256 * 2 ** 20;
+    const run = (q: Sql): Promise<unknown[]> =>
+      withStages(
+        store.client,
+        q.text,
+        {},
+        { clickhouse_settings: { max_memory_usage: String(budget) } },
+        { maxMemoryBytes: budget },
+        async (text, opts) => {
+          const rs = await store.client.query({ query: text, format: 'JSONEachRow', ...opts });
+          return rs.json();
+        },
+      );
+    // A step holding ~200 MB (25M UInt64), and a query needing ~100 MB of its own: alone it
+    // fits the 256 MiB budget, after the step it does not.
+    const step = {
+      name: 'held',
+      body: raw('\n  SELECT number FROM numbers(25000000)'),
+      materialize: true,
+    };
+    const heavy = 'SELECT length(groupArray(number)) AS n FROM numbers(6000000)';
+    expect(await run(raw(heavy))).toEqual([{ n: 6_000_000 }]);
+    expect(await run(withCtes([step], raw('SELECT toString(count()) AS n FROM held')))).toEqual([
+      { n: '25000000' },
+    ]);
+    await expect(
+      run(withCtes([step], raw(`${heavy} WHERE number NOT IN (SELECT 1 FROM held)`))),
+    ).rejects.toThrow(/memory/i);
+    expect(await leftTables()).toBe(0);
   });
 });

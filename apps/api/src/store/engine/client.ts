@@ -79,6 +79,8 @@ export interface Store {
    * ClickHouse has `enable_materialized_cte`); servers run the marks as plain CTEs.
    */
   readonly materializedCtes: boolean;
+  /** Set where marked steps run first as temporary tables (stages.ts): the budget they share. */
+  readonly staging: { maxMemoryBytes: number } | undefined;
   readonly description: string;
   /** The limits every query and command here runs with; over them: QueryBudgetError. */
   readonly budget: QueryBudget;
@@ -229,12 +231,15 @@ export function openStore(opts: StoreOptions): Store {
         release?.();
       }
     });
+  // Marked query steps as temporary tables on the embedded engine (stages.ts).
+  const staging = embedded ? { maxMemoryBytes: budget.maxMemoryBytes } : undefined;
   return {
     client,
     database,
     cluster: opts.url ? opts.cluster : undefined,
     embedded,
     materializedCtes: embedded !== undefined,
+    staging,
     description,
     budget,
     analysis,
@@ -251,12 +256,12 @@ export function openStore(opts: StoreOptions): Store {
     query<T>(q: Sql): Promise<T[]> {
       const params = { ...q.params, ...tableParams(q.text) };
       return call((o, on) =>
-        withStages(on, q.text, params, o, embedded !== undefined, async (text) => {
+        withStages(on, q.text, params, o, staging, async (text, opts) => {
           const rs = await on.query({
             query: text,
             query_params: params,
             format: 'JSONEachRow',
-            ...o,
+            ...opts,
           });
           return rs.json<T>();
         }),
@@ -265,8 +270,8 @@ export function openStore(opts: StoreOptions): Store {
     command(q: Sql): Promise<void> {
       const params = { ...q.params, ...tableParams(q.text) };
       return call((o, on) =>
-        withStages(on, q.text, params, o, embedded !== undefined, async (text) => {
-          await on.command({ query: text, query_params: params, ...o });
+        withStages(on, q.text, params, o, staging, async (text, opts) => {
+          await on.command({ query: text, query_params: params, ...opts });
         }),
       );
     },

@@ -121,18 +121,19 @@ export function splitStages(text: string): Staged | null {
 
 /**
  * Runs `exec` on the query `text` with its steps first as temporary tables of session `on`
- * (`staged`: the embedded engine; a server runs the CTEs as written), dropping them after.
+ * (`staged`: the embedded engine, with the budget's memory; a server runs the CTEs as written),
+ * dropping them after. `exec` gets the options to run the query with.
  */
 export async function withStages<R>(
   on: ClickHouseClient,
   text: string,
   params: Record<string, unknown>,
   options: CallOptions,
-  staged: boolean,
-  exec: (text: string) => Promise<R>,
+  staged: { maxMemoryBytes: number } | undefined,
+  exec: (text: string, options: CallOptions) => Promise<R>,
 ): Promise<R> {
   const split = staged ? splitStages(text) : null;
-  if (!split) return exec(forEngine(text, staged));
+  if (!staged || !split) return exec(forEngine(text, staged !== undefined), options);
   const made: string[] = [];
   try {
     for (const s of split.stages) {
@@ -143,7 +144,21 @@ export async function withStages<R>(
         ...options,
       });
     }
-    return await exec(split.main);
+    // The tables hold their memory while the query runs: it gets what is left of the budget,
+    // so the steps and the query together stay within max_memory_usage, as one query did.
+    const rs = await on.query({
+      query:
+        'SELECT toString(sum(total_bytes)) AS held FROM system.tables WHERE is_temporary AND has({stages:Array(String)}, name)',
+      query_params: { stages: made },
+      format: 'JSONEachRow',
+      ...options,
+    });
+    const held = Number((await rs.json<{ held: string }>())[0]?.held ?? 0);
+    const left = Math.max(1 << 20, staged.maxMemoryBytes - held);
+    return await exec(split.main, {
+      ...options,
+      clickhouse_settings: { ...options.clickhouse_settings, max_memory_usage: String(left) },
+    });
   } finally {
     // Not cancellable, and with a parameter: chDB runs a parameterized query only after the
     // one before it has finished (an abandoned CREATE included), so the drop finds the table.

@@ -10,8 +10,12 @@ export async function execRowBinary(store: Store, q: Sql): Promise<Buffer> {
   // Under the budget and the request's class, deadline and cancellation (store.call).
   const params = store.params(q);
   return store.call((o, on) =>
-    withStages(on, q.text, params, o, store.materializedCtes, async (text) => {
-      const rs = await on.exec({ query: `${text}\nFORMAT RowBinary`, query_params: params, ...o });
+    withStages(on, q.text, params, o, store.staging, async (text, opts) => {
+      const rs = await on.exec({
+        query: `${text}\nFORMAT RowBinary`,
+        query_params: params,
+        ...opts,
+      });
       const chunks: Buffer[] = [];
       for await (const chunk of rs.stream as AsyncIterable<Buffer | string>) {
         chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
