@@ -23,6 +23,7 @@ import {
   materializeCallBuckets,
   materializeFanouts,
   materializeOpenBuckets,
+  materializeOpenFanouts,
   migrate,
   openStore,
 } from '@tailscope/api';
@@ -94,6 +95,7 @@ async function load(dataDir: string): Promise<{ spans: number; fromMs: number; t
     const f = await materializeFanouts(store, range);
     const b = await materializeCallBuckets(store, range);
     await materializeOpenBuckets(store, { nowNs });
+    await materializeOpenFanouts(store, { nowNs });
     console.log(
       `materialized ${f.chunks} fan-out chunks, ${b.chunks} episode chunks in ${((performance.now() - t) / 1000).toFixed(0)} s`,
     );

@@ -14,6 +14,7 @@ export { TYPED_ATTRIBUTES_TABLE } from './store/traces/typed-attributes';
 export { loadLeafCalls, materializeFanouts, type LoadedLeafCalls } from './store/fanouts';
 export { materializeCallBuckets } from './store/call-buckets/cache';
 export { materializeOpenBuckets } from './store/call-buckets/open';
+export { materializeOpenFanouts } from './store/fanouts/open';
 export { selectHostEvidence } from './store/metrics/evidence';
 
 // Ingest: OTLP protobuf decoding and the columns a decoded request becomes.

@@ -191,6 +191,7 @@ describe('read-only over a Collector table', () => {
           typedAttributes: false,
           callBuckets: false,
           openCallBuckets: false,
+          openFanouts: false,
         });
         expect(expected.stats.readOnly).toBe(false);
         expect(got.fanouts).toEqual(expected.fanouts);
@@ -242,6 +243,7 @@ describe('read-only over a Collector table', () => {
         typedAttributes: false,
         callBuckets: false,
         openCallBuckets: false,
+        openFanouts: false,
       });
       expect(got.traces).toEqual(expected.traces);
       expect(got.fanouts).toEqual(expected.fanouts);

@@ -42,6 +42,7 @@ export const StatsResponse = Type.Object({
         typedAttributes: Type.Boolean(),
         callBuckets: Type.Optional(Type.Boolean()),
         openCallBuckets: Type.Optional(Type.Boolean()),
+        openFanouts: Type.Optional(Type.Boolean()),
       },
       {
         description:

@@ -8,6 +8,7 @@ import { startSelfTrace } from './self-trace';
 import { startCallBucketMaterializer } from '../store/call-buckets/cache';
 import { startOpenBucketMaterializer } from '../store/call-buckets/open';
 import { startFanoutMaterializer } from '../store/fanouts/cache';
+import { startOpenFanoutMaterializer } from '../store/fanouts/open';
 import { applyRetention } from '../store/schema/retention';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine/nice';
 import { readSessionFromEnv } from '../store/engine/read-session';
@@ -131,6 +132,13 @@ export async function serve(
       if (log) console.error('tailscope: storing open episode series failed:', err);
     },
   });
+  // The open chunk's fan-outs and edges likewise: a page over a range ending now detects live
+  // only the newest seconds, not up to ten minutes.
+  const openFanouts = startOpenFanoutMaterializer(store, {
+    onError: (err: unknown) => {
+      if (log) console.error('tailscope: storing open fan-outs failed:', err);
+    },
+  });
   ready = true;
   const selfTrace = settings.selfTrace
     ? startSelfTrace(`${tls ? 'https' : 'http'}://${loopback(settings.host)}:${ingest.httpPort}`, {
@@ -189,6 +197,7 @@ export async function serve(
       await materializer.stop();
       await bucketMaterializer.stop();
       await openMaterializer.stop();
+      await openFanouts.stop();
       await ingest.close();
       figures.stop();
       await store.close();

@@ -7,7 +7,11 @@ import {
 } from './tables';
 import type { Store } from '../engine/client';
 import { storeCallBucketsSql } from '../episodes/sql';
-import { recordedChunks, startChunkMaterializer, type MaterializerOptions } from '../fanouts/cache';
+import {
+  recordedChunks,
+  startChunkMaterializer,
+  type MaterializerOptions,
+} from '../fanouts/chunks';
 import { CHUNK_NS } from '../fanouts/tables';
 import { inWindow, ns } from '../fanouts/sql';
 import { join, param, raw, sql, type Sql } from '../sql/template';
@@ -57,14 +61,18 @@ WHERE s.ts >= t.b * ${ns(B)} - ${ns(S)} AND s.ts < (t.b + 1) * ${ns(B)} + ${ns(S
 GROUP BY t.b`;
 }
 
-async function signatures(store: Store, fromB: bigint, toB: bigint): Promise<Map<bigint, bigint>> {
+export async function signatures(
+  store: Store,
+  fromB: bigint,
+  toB: bigint,
+): Promise<Map<bigint, bigint>> {
   if (fromB >= toB) return new Map();
   const rows = await store.query<{ b: string; n: string }>(openSignaturesSql(fromB, toB));
   return new Map(rows.map((r) => [BigInt(r.b), BigInt(r.n)]));
 }
 
 /** Spans in each bucket's window [b - margin, b + 10 s + margin), for the buckets [fromB, toB). */
-async function windowCounts(
+export async function windowCounts(
   store: Store,
   fromB: bigint,
   toB: bigint,
@@ -84,7 +92,7 @@ async function windowCounts(
   return out;
 }
 
-interface OpenRecord {
+export interface OpenRecord {
   /** The signature (module comment). */
   spans: bigint;
   /** All spans in the bucket's window when it was built. */
@@ -119,7 +127,7 @@ async function recordedBuckets(
  * (spans are only added): only the newest minute or so, which the steady ingest reaches, pays
  * for the join.
  */
-async function currentBuckets(
+export async function currentBuckets(
   store: Store,
   fromB: bigint,
   toB: bigint,
@@ -233,7 +241,7 @@ export async function materializeOpenBuckets(
 export const OPEN_RUN_BUCKETS = 6;
 
 /** Consecutive buckets grouped into runs of at most OPEN_RUN_BUCKETS. */
-function bucketRuns(buckets: readonly bigint[]): bigint[][] {
+export function bucketRuns(buckets: readonly bigint[]): bigint[][] {
   const out: bigint[][] = [];
   for (const b of buckets) {
     const cur = out[out.length - 1];

@@ -111,8 +111,9 @@ async function liveDuplicates(store: Store, scope: { fromNs: bigint; toNs: bigin
 
 /**
  * Extra copies of spans stored in [fromNs, toNs): the stored counts of the covered chunks that
- * lie wholly inside the range, plus a live count of its ragged ends (and of everything when a
- * covered chunk has no stored count, as after an upgrade until it is rebuilt).
+ * lie wholly inside the range and of the open chunk's stored buckets (cov.open), plus a live
+ * count of the rest (the ragged ends, and everything when a covered chunk has no stored count,
+ * as after an upgrade until it is rebuilt).
  */
 export async function selectDuplicates(
   store: Store,
@@ -120,22 +121,43 @@ export async function selectDuplicates(
   opts: { cache?: boolean; cov?: Coverage } = {},
 ): Promise<number> {
   const cov = opts.cov ?? (await edgeCoverage(store, scope, opts.cache));
+  const openFrom = cov.open?.fromNs;
   const whole = cov.chunks.filter(([c]) => {
     const start = BigInt(c) * CHUNK_NS;
-    return start >= scope.fromNs && start + CHUNK_NS <= scope.toNs;
+    return (
+      start >= scope.fromNs &&
+      start + CHUNK_NS <= scope.toNs &&
+      (openFrom === undefined || start + CHUNK_NS <= openFrom)
+    );
   });
+  // Counted spans: [lo, hi) of whole chunks, then the open buckets [openFrom, splitNs).
+  const parts: { fromNs: bigint; toNs: bigint }[] = [];
+  let stored = 0;
   const first = whole[0];
   const last = whole[whole.length - 1];
-  if (!first || !last) return liveDuplicates(store, scope);
-  const rows = await store.query<{ found: string; duplicates: string }>(storedDuplicatesSql(whole));
-  if (Number(rows[0]?.found ?? 0) !== whole.length) return liveDuplicates(store, scope);
-  const lo = BigInt(first[0]) * CHUNK_NS;
-  const hi = (BigInt(last[0]) + 1n) * CHUNK_NS;
-  const ends = await Promise.all([
-    liveDuplicates(store, { fromNs: scope.fromNs, toNs: lo }),
-    liveDuplicates(store, { fromNs: hi, toNs: scope.toNs }),
-  ]);
-  return Number(rows[0]?.duplicates ?? 0) + ends[0] + ends[1];
+  if (first && last) {
+    const rows = await store.query<{ found: string; duplicates: string }>(
+      storedDuplicatesSql(whole),
+    );
+    if (Number(rows[0]?.found ?? 0) !== whole.length) return liveDuplicates(store, scope);
+    stored += Number(rows[0]?.duplicates ?? 0);
+    parts.push({ fromNs: BigInt(first[0]) * CHUNK_NS, toNs: (BigInt(last[0]) + 1n) * CHUNK_NS });
+  }
+  if (openFrom !== undefined && cov.open?.duplicates !== undefined && cov.splitNs > openFrom) {
+    stored += Number(cov.open.duplicates);
+    parts.push({ fromNs: openFrom, toNs: cov.splitNs });
+  }
+  if (parts.length === 0) return liveDuplicates(store, scope);
+  // The gaps of the range between the counted parts, counted live.
+  const gaps: { fromNs: bigint; toNs: bigint }[] = [];
+  let at = scope.fromNs;
+  for (const p of parts) {
+    if (p.fromNs > at) gaps.push({ fromNs: at, toNs: p.fromNs });
+    if (p.toNs > at) at = p.toNs;
+  }
+  if (scope.toNs > at) gaps.push({ fromNs: at, toNs: scope.toNs });
+  const live = await Promise.all(gaps.map((g) => liveDuplicates(store, g)));
+  return live.reduce((a, b) => a + b, stored);
 }
 
 /** Calls whose SERVER answers lay outside them, per host pair, of the requests in range. */

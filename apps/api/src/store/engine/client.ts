@@ -62,6 +62,8 @@ export interface Accelerators {
   callBuckets: boolean;
   /** `tailscope_call_bucket_open`: stored episode series of the open chunk, per 10 s bucket. */
   openCallBuckets: boolean;
+  /** The open chunk's stored fan-outs and edges per bucket (tailscope_fanout_open). */
+  openFanouts: boolean;
 }
 
 /**
@@ -251,6 +253,7 @@ export function openStore(opts: StoreOptions): Store {
       typedAttributes: true,
       callBuckets: true,
       openCallBuckets: true,
+      openFanouts: true,
     },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {

@@ -1,8 +1,20 @@
 import { EDGE_SLACK_NS } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
 import { storeDuplicatesSql, storeEdgesSql } from '../edges/stored';
-import { CHUNK_NS, CHUNKS_TABLE, DUPLICATES_TABLE, EDGES_TABLE, FANOUTS_TABLE } from './tables';
+import {
+  CHUNK_NS,
+  CHUNKS_TABLE,
+  DUPLICATES_TABLE,
+  EDGES_TABLE,
+  FANOUT_OPEN_TABLE,
+  FANOUTS_TABLE,
+} from './tables';
+import { CALL_BUCKET_NS } from '../call-buckets/tables';
+import { openFanoutCoverage } from './open';
 import { inWindow, ns, type FanoutScope } from './sql';
+import { recordedChunks, startChunkMaterializer, type MaterializerOptions } from './chunks';
+
+export { recordedChunks, startChunkMaterializer, type MaterializerOptions } from './chunks';
 import { storeFanoutsSql, type Coverage } from './stored';
 import { join, param, raw, sql } from '../sql/template';
 import { TRACES } from '../traces/tables';
@@ -83,21 +95,6 @@ export async function currentCounts(
   return out;
 }
 
-/** The span count and version each chunk was last stored with (in `table`, chunk records). */
-export async function recordedChunks(
-  store: Store,
-  chunks: readonly bigint[],
-  table: string = CHUNKS_TABLE,
-): Promise<Map<bigint, { spans: bigint; version: bigint }>> {
-  if (chunks.length === 0) return new Map();
-  const rows = await store.query<{ c: string; n: string; v: string }>(sql`
-    SELECT toString(chunk) AS c, toString(argMax(spans, version)) AS n, toString(max(version)) AS v
-    FROM ${raw(table)}
-    WHERE chunk >= ${ns(chunks[0] as bigint)} AND chunk <= ${ns(chunks[chunks.length - 1] as bigint)}
-    GROUP BY chunk`);
-  return new Map(rows.map((r) => [BigInt(r.c), { spans: BigInt(r.n), version: BigInt(r.v) }]));
-}
-
 export type { Coverage } from './stored';
 
 /**
@@ -119,13 +116,35 @@ export async function coverage(
   ]);
   const used: [string, string][] = [];
   let split = scope.fromNs;
+  let open: bigint | undefined;
   for (const c of chunks) {
     const r = recorded.get(c);
+    if (!r) open = c;
     if (!r || r.spans !== now.get(c)) break;
     used.push([c.toString(), r.version.toString()]);
     split = (c + 1n) * CHUNK_NS;
   }
-  return { splitNs: split < scope.toNs ? split : scope.toNs, chunks: used };
+  let openPart: Coverage['open'];
+  if (open !== undefined) {
+    // The stored buckets of the first chunk never stored whole (the range may start inside it).
+    const fromNs = open * CHUNK_NS > scope.fromNs ? open * CHUNK_NS : scope.fromNs;
+    const cov = await openFanoutCoverage(
+      store,
+      fromNs / CALL_BUCKET_NS,
+      scope.toNs / CALL_BUCKET_NS,
+    );
+    if (cov.chunks.length > 0) {
+      used.push(...cov.chunks);
+      split = cov.splitNs;
+      openPart =
+        fromNs % CALL_BUCKET_NS === 0n ? { fromNs, duplicates: cov.duplicates } : { fromNs };
+    }
+  }
+  return {
+    splitNs: split < scope.toNs ? split : scope.toNs,
+    chunks: used,
+    ...(openPart ? { open: openPart } : {}),
+  };
 }
 
 /** True when every chunk [from, to) touches is stored and still matches the store. */
@@ -183,6 +202,10 @@ export async function materializeFanouts(
     for (const table of [FANOUTS_TABLE, EDGES_TABLE, DUPLICATES_TABLE])
       await store.command(sql`DELETE FROM ${raw(table)}
       WHERE chunk >= ${ns(first)} AND chunk <= ${ns(last)} AND version < ${v}`);
+    // The open-bucket records of these chunks are never read again (a stored chunk wins).
+    if (store.accelerators.openFanouts)
+      await store.command(sql`DELETE FROM ${raw(FANOUT_OPEN_TABLE)}
+      WHERE bucket >= ${ns((first * CHUNK_NS) / CALL_BUCKET_NS)} AND bucket < ${ns(((last + 1n) * CHUNK_NS) / CALL_BUCKET_NS)}`);
     built += run.length;
   }
   return { chunks: built };
@@ -252,25 +275,6 @@ export function runs(
   return out;
 }
 
-export interface MaterializerOptions {
-  /** How often to look for closed chunks, ms (default 60 s). */
-  intervalMs?: number;
-  /** How far back each pass looks, ms (default 6 h): older chunks are built once, then kept. */
-  lookbackMs?: number;
-  /** Called with errors of a pass (the next pass retries). */
-  onError?: (err: unknown) => void;
-  /**
-   * Wall time a pass may spend after the recent chunks on older chunks that hold spans and were
-   * never stored (default 20 s; 0: none). Spans loaded from the past (a preset, a backfill, a
-   * table a Collector wrote before) are otherwise never stored, and every page over them
-   * detects them live: 3-7 s per answer over 1.2M spans of the preset on 2 quiet cores, against
-   * 0.3-0.6 s once stored.
-   */
-  historyMs?: number;
-  /** The clock, epoch ms (tests pass their own). */
-  now?: () => number;
-}
-
 /**
  * Keeps `tailscope_fanouts` current while the server runs: every interval, materializes the
  * closed chunks of the last `lookbackMs` that are missing or stale.
@@ -288,8 +292,6 @@ export function startFanoutMaterializer(
 
 /** Chunks listed by one history query at most (the newest first). */
 const HISTORY_LIST = 10_000;
-/** A history list is not taken again sooner than this after the last one ran out, ms. */
-const HISTORY_RELIST_MS = 10 * 60_000;
 
 /**
  * Chunks ending before `beforeNs` that hold spans and have no record in `table`, newest first
@@ -311,66 +313,4 @@ export async function unrecordedHistory(
     ORDER BY c DESC
     LIMIT ${param(HISTORY_LIST, 'UInt32')}`);
   return rows.map((r) => BigInt(r.c));
-}
-
-/**
- * Runs `materialize` over the last `lookbackMs` every interval (a stored table of closed
- * chunks kept current). One pass at a time; the timer does not keep the process alive.
- * `stop()` waits for a pass in progress.
- */
-export function startChunkMaterializer(
-  materialize: (range: { fromNs: bigint; toNs: bigint; nowNs: bigint }) => Promise<{
-    chunks: number;
-  }>,
-  opts: MaterializerOptions & {
-    /** Older chunks to store after the recent ones, newest first (unrecordedHistory). */
-    history?: (beforeNs: bigint) => Promise<bigint[]>;
-  } = {},
-): { stop: () => Promise<void>; runOnce: () => Promise<number> } {
-  const interval = opts.intervalMs ?? 60_000;
-  const lookback = BigInt(Math.round(opts.lookbackMs ?? 6 * 3_600_000)) * 1_000_000n;
-  const historyMs = opts.historyMs ?? 20_000;
-  const clock = opts.now ?? (() => Date.now());
-  let running: Promise<number> | null = null;
-  let stopped = false;
-  // The older chunks still to store, and when the last list ran out.
-  let backlog: bigint[] = [];
-  let listedAt = -Infinity;
-  const older = async (nowNs: bigint): Promise<number> => {
-    if (!opts.history || historyMs <= 0) return 0;
-    const started = performance.now();
-    if (backlog.length === 0 && clock() - listedAt >= HISTORY_RELIST_MS) {
-      backlog = await opts.history(nowNs - lookback);
-      listedAt = backlog.length === 0 ? clock() : -Infinity;
-    }
-    let built = 0;
-    while (backlog.length > 0 && !stopped && performance.now() - started < historyMs) {
-      const c = backlog.shift() as bigint;
-      built += (await materialize({ fromNs: c * CHUNK_NS, toNs: (c + 1n) * CHUNK_NS, nowNs }))
-        .chunks;
-    }
-    return built;
-  };
-  const runOnce = (): Promise<number> => {
-    if (running) return running;
-    const nowNs = BigInt(Math.round(clock())) * 1_000_000n;
-    running = materialize({ fromNs: nowNs - lookback, toNs: nowNs, nowNs })
-      .then(async (r) => r.chunks + (await older(nowNs)))
-      .finally(() => {
-        running = null;
-      });
-    return running;
-  };
-  const timer = setInterval(() => {
-    if (!stopped) runOnce().catch((err: unknown) => opts.onError?.(err));
-  }, interval);
-  timer.unref();
-  return {
-    runOnce,
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      await running?.catch(() => undefined);
-    },
-  };
 }

@@ -11,8 +11,14 @@ import { join, param, raw, sql, type Sql } from '../sql/template';
 export interface Coverage {
   /** Fan-outs starting before this (ns) come from the table; from it on, live. */
   splitNs: bigint;
-  /** (chunk, version) of the stored chunks used. */
+  /** (chunk, version) of the stored chunks used (and of the open chunk's buckets used). */
   chunks: [string, string][];
+  /**
+   * Where the stored buckets of the open chunk (open.ts) take over from whole chunks, and the
+   * extra span copies among the spans starting from there to splitNs (absent: the range starts
+   * inside that first bucket, so its copies are counted live).
+   */
+  open?: { fromNs: bigint; duplicates?: bigint };
 }
 
 /** Nothing stored used: the whole scope is detected live. */

@@ -11,6 +11,11 @@ export const CHUNKS_TABLE = 'tailscope_fanout_chunks';
 export const EDGES_TABLE = 'tailscope_edges';
 /** Extra span copies per stored chunk (edges.ts selectDuplicates), built with its fan-outs. */
 export const DUPLICATES_TABLE = 'tailscope_chunk_duplicates';
+/**
+ * Per 10 s bucket of the open chunk (not yet stored whole), the bucket's signature and extra span
+ * copies when its fan-outs and edges were stored, and their version (fanouts/open.ts).
+ */
+export const FANOUT_OPEN_TABLE = 'tailscope_fanout_open';
 /** Chunk length, ns (10 minutes). */
 export const CHUNK_NS = 600_000_000_000n;
 
@@ -64,5 +69,14 @@ export function fanoutCacheDdl(ctx: DdlContext): string[] {
     `${createTable(ctx, CHUNKS_TABLE)} (
     chunk Int64, spans UInt64, version UInt64
   ) ENGINE = ${engine(ctx, 'ReplacingMergeTree', 'version')} ORDER BY chunk`,
+  ];
+}
+
+/** Migration 10: the open chunk's stored fan-outs and edges, per 10 s bucket (fanouts/open.ts). */
+export function fanoutOpenDdl(ctx: DdlContext): string[] {
+  return [
+    `${createTable(ctx, FANOUT_OPEN_TABLE)} (
+    bucket Int64, spans UInt64, windowSpans UInt64, duplicates UInt64, version UInt64
+  ) ENGINE = ${engine(ctx, 'ReplacingMergeTree', 'version')} ORDER BY bucket`,
   ];
 }

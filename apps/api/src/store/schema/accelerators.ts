@@ -4,7 +4,13 @@ import {
   CALL_BUCKET_OPEN_TABLE,
 } from '../call-buckets/tables';
 import type { Accelerators, Store } from '../engine/client';
-import { CHUNKS_TABLE, DUPLICATES_TABLE, EDGES_TABLE, FANOUTS_TABLE } from '../fanouts/tables';
+import {
+  CHUNKS_TABLE,
+  DUPLICATES_TABLE,
+  EDGES_TABLE,
+  FANOUT_OPEN_TABLE,
+  FANOUTS_TABLE,
+} from '../fanouts/tables';
 import { sql } from '../sql/template';
 import { TYPED_ATTRIBUTES_TABLE } from '../traces/typed-attributes';
 
@@ -29,6 +35,7 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
         CALL_BUCKETS_TABLE,
         CALL_BUCKET_CHUNKS_TABLE,
         CALL_BUCKET_OPEN_TABLE,
+        FANOUT_OPEN_TABLE,
       ]})`,
   );
   const has = new Set(rows.map((r) => r.name));
@@ -45,6 +52,7 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
       has.has(CALL_BUCKETS_TABLE) &&
       has.has(CALL_BUCKET_CHUNKS_TABLE) &&
       has.has(CALL_BUCKET_OPEN_TABLE),
+    openFanouts: has.has(FANOUT_OPEN_TABLE),
   };
   store.accelerators = found;
   return found;

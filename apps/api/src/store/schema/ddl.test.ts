@@ -52,6 +52,7 @@ describe('MIGRATIONS', () => {
       'default.otel_metrics_histogram',
       'default.otel_metrics_exponential_histogram',
       'default.otel_metrics_summary',
+      'default.tailscope_fanout_open',
     ]);
   });
 
@@ -60,7 +61,7 @@ describe('MIGRATIONS', () => {
     expect(ddl[0]).toBe('CREATE DATABASE IF NOT EXISTS tailscope ON CLUSTER main');
     for (const s of ddl) expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(17);
+    expect(engines.length).toBe(18);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

@@ -72,6 +72,7 @@ describe('otel_traces schema on the embedded engine', () => {
       'tailscope_chunk_duplicates',
       'tailscope_edges',
       'tailscope_fanout_chunks',
+      'tailscope_fanout_open',
       'tailscope_fanouts',
       'tailscope_ingest_batches',
       'tailscope_migrations',
@@ -85,6 +86,7 @@ describe('otel_traces schema on the embedded engine', () => {
       'tailscope_chunk_duplicates',
       'tailscope_edges',
       'tailscope_fanout_chunks',
+      'tailscope_fanout_open',
       'tailscope_fanouts',
       'tailscope_ingest_batches',
       'tailscope_typed_attributes',
@@ -94,7 +96,7 @@ describe('otel_traces schema on the embedded engine', () => {
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(10);
+    expect(await ours()).toHaveLength(11);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

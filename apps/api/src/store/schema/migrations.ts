@@ -1,7 +1,12 @@
 import { callBucketOpenDdl, callBucketsDdl } from '../call-buckets/tables';
 import type { Store } from '../engine/client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
-import { chunkDuplicatesDdl, fanoutCacheDdl, fanoutStructureDdl } from '../fanouts/tables';
+import {
+  chunkDuplicatesDdl,
+  fanoutCacheDdl,
+  fanoutOpenDdl,
+  fanoutStructureDdl,
+} from '../fanouts/tables';
 import { INGEST_BATCHES_TABLE } from '../writes/batches';
 import { metricsTablesDdl } from '../metrics/tables';
 import { sql } from '../sql/template';
@@ -144,6 +149,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 9,
     name: 'otel_metrics_gauge, _sum, _histogram, _exponential_histogram, _summary (exporter tables)',
     statements: (ctx) => metricsTablesDdl(ctx),
+  },
+  {
+    version: 10,
+    name: 'tailscope_fanout_open (stored fan-outs and edges of the open chunk, per 10 s bucket)',
+    statements: (ctx) => fanoutOpenDdl(ctx),
   },
 ];
 

@@ -341,3 +341,8 @@ CREATE TABLE IF NOT EXISTS default.otel_metrics_summary (
 PARTITION BY toDate(TimeUnix)
 ORDER BY (ServiceName, MetricName, Attributes, toUnixTimestamp64Nano(TimeUnix))
 SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
+
+-- migration 10: tailscope_fanout_open (stored fan-outs and edges of the open chunk, per 10 s bucket)
+CREATE TABLE IF NOT EXISTS default.tailscope_fanout_open (
+    bucket Int64, spans UInt64, windowSpans UInt64, duplicates UInt64, version UInt64
+  ) ENGINE = ReplacingMergeTree(version) ORDER BY bucket;
