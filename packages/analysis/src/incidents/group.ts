@@ -94,8 +94,20 @@ export function groupEpisodes<E extends IncidentEpisode>(
     if (list) list.push(e);
     else byRoot.set(r, [e]);
   });
+  // Every field that tells two episodes apart, so the order never depends on the input's:
+  // two episodes of one series and start with different ends once came out in either order.
   const key = (e: IncidentEpisode): string =>
-    JSON.stringify([e.service, e.host, e.parentService ?? '', e.operation ?? '', e.fromMs]);
+    JSON.stringify([
+      e.service,
+      e.host,
+      e.kind ?? '',
+      e.parentService ?? '',
+      e.parentOperation ?? '',
+      e.operation ?? '',
+      e.fromMs,
+      e.toMs,
+      e.calls,
+    ]);
   const groups = [...byRoot.values()].map((list) => {
     const sorted = [...list].sort(
       (a, b) => b.ratio - a.ratio || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0),

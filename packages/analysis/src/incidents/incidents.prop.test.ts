@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { groupEpisodes, type IncidentEpisode } from './group';
 import { rankRootCauses, type CauseSpan } from './causes';
 
-/** Properties of the incident grouping and ranking over random inputs. */
+/** Properties of the incident grouping and ranking over random inputs (fixed seeds). */
 
 const SERVICES = ['a', 'b', 'c', 'd', 'e'];
 const episode = fc
@@ -30,6 +30,9 @@ const edge = fc.record({
 
 test.prop([fc.array(episode, { maxLength: 12 }), fc.array(edge, { maxLength: 6 }), fc.nat()], {
   numRuns: 200,
+  // Fixed (house style): this seed reaches two episodes of one series and start with different
+  // ends, which once came out in either order; 20,000 runs of seed 7 found nothing else.
+  seed: -1375083663,
 })('groups partition the episodes, whatever their order', (episodes, edges, seed) => {
   const groups = groupEpisodes(episodes, edges);
   expect(groups.flatMap((g) => g.episodes)).toHaveLength(episodes.length);
@@ -99,6 +102,7 @@ test.prop(
   ],
   {
     numRuns: 200,
+    seed: 20261203,
   },
 )(
   'scores are shares of the extra time: in (0, 1], summing to at most 1, best first',
