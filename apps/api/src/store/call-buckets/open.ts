@@ -173,61 +173,108 @@ export async function openBucketCoverage(
   return { splitNs: b * B, buckets };
 }
 
+/** One run of stale open buckets to build (openBucketPass). */
+export interface OpenRun {
+  /** Its buckets, consecutive. */
+  run: bigint[];
+  first: bigint;
+  last: bigint;
+  /** The versions of the rows it replaces (recorded for some of its buckets). */
+  old: string[];
+  /** The version to store it under (above every one it replaces). */
+  version: bigint;
+  /** The buckets' signatures and window counts now (currentBuckets), to record. */
+  sig: ReadonlyMap<bigint, bigint>;
+  window: ReadonlyMap<bigint, bigint>;
+}
+
 /**
- * Builds and stores every settled bucket (ended OPEN_SETTLE_NS before `nowNs`) of the chunks
- * from `fromChunk` on that are not yet closed (call-buckets-cache.ts builds closed ones whole)
- * and whose stored copy is missing or no longer matches its signature. Contiguous stale buckets
- * are built in one query. Returns how many buckets were (re)built.
+ * One pass over the settled buckets (ended OPEN_SETTLE_NS before `nowNs`) of the chunks not yet
+ * closed, and of the chunk before them while it is closed but not yet stored whole in
+ * `chunksTable` (its pass runs every minute) and this table stored buckets of it while it was
+ * open, so its last buckets stay current in between: every bucket whose stored copy is missing
+ * or no longer current goes to `build`, contiguous ones together (bucketRuns). Returns how many
+ * buckets were (re)built. Shared by the episode series and the fan-outs (fanouts/open.ts).
+ */
+export async function openBucketPass(
+  store: Store,
+  nowNs: bigint,
+  chunksTable: string,
+  recordsOf: (fromB: bigint, toB: bigint) => Promise<ReadonlyMap<bigint, OpenRecord>>,
+  build: (r: OpenRun) => Promise<void>,
+): Promise<{ chunks: number }> {
+  const open = (nowNs - S) / CHUNK_NS;
+  const [before, earlier] = await Promise.all([
+    recordedChunks(store, [open - 1n], chunksTable),
+    recordsOf(((open - 1n) * CHUNK_NS) / B, (open * CHUNK_NS) / B),
+  ]);
+  const firstOpen = !before.has(open - 1n) && earlier.size > 0 ? open - 1n : open;
+  const fromB = (firstOpen * CHUNK_NS) / B;
+  const toB = (nowNs - OPEN_SETTLE_NS) / B;
+  if (toB <= fromB) return { chunks: 0 };
+  const recorded = await recordsOf(fromB, toB);
+  const { window, sig, current } = await currentBuckets(store, fromB, toB, recorded);
+  const stale: bigint[] = [];
+  for (let b = fromB; b < toB; b++) if (!current(b)) stale.push(b);
+  let built = 0;
+  for (const run of bucketRuns(stale)) {
+    const old = run.flatMap((b) => {
+      const r = recorded.get(b);
+      return r ? [r.version.toString()] : [];
+    });
+    const top = old.reduce((m, v) => (BigInt(v) > m ? BigInt(v) : m), 0n);
+    await build({
+      run,
+      first: run[0] as bigint,
+      last: run[run.length - 1] as bigint,
+      old,
+      version: nowNs > top ? nowNs : top + 1n,
+      sig,
+      window,
+    });
+    built += run.length;
+  }
+  return { chunks: built };
+}
+
+/** A count of a bucket as a UInt64 parameter (0 when absent). */
+export const bucketCount = (m: ReadonlyMap<bigint, bigint>, b: bigint): ReturnType<typeof param> =>
+  param((m.get(b) ?? 0n).toString(), 'UInt64');
+
+/**
+ * Builds and stores the episode series of every settled bucket of the open chunks whose stored
+ * copy is missing or no longer matches its signature (openBucketPass; call-buckets-cache.ts
+ * builds closed chunks whole). Returns how many buckets were (re)built.
  */
 export async function materializeOpenBuckets(
   store: Store,
   range: { nowNs: bigint },
 ): Promise<{ chunks: number }> {
   if (!openOn(store) || store.readOnly) return { chunks: 0 };
-  // The open chunks: those call-buckets-cache.ts does not build yet (closed = ended a margin
-  // ago), and the chunk before them while it is closed but not yet stored whole (its pass runs
-  // every minute) and this materializer stored buckets of it while it was open, so its last
-  // buckets stay current in between.
-  const open = (range.nowNs - S) / CHUNK_NS;
-  const [before, earlier] = await Promise.all([
-    recordedChunks(store, [open - 1n], CALL_BUCKET_CHUNKS_TABLE),
-    recordedBuckets(store, ((open - 1n) * CHUNK_NS) / B, (open * CHUNK_NS) / B),
-  ]);
-  const firstOpen = !before.has(open - 1n) && earlier.size > 0 ? open - 1n : open;
-  const fromB = (firstOpen * CHUNK_NS) / B;
-  const toB = (range.nowNs - OPEN_SETTLE_NS) / B;
-  if (toB <= fromB) return { chunks: 0 };
-  const recorded = await recordedBuckets(store, fromB, toB);
-  const { window, sig, current } = await currentBuckets(store, fromB, toB, recorded);
-  const stale: bigint[] = [];
-  for (let b = fromB; b < toB; b++) if (!current(b)) stale.push(b);
-  let built = 0;
-  for (const run of bucketRuns(stale)) {
-    const first = run[0] as bigint;
-    const last = run[run.length - 1] as bigint;
-    const old = run.flatMap((b) => {
-      const r = recorded.get(b);
-      return r ? [r.version.toString()] : [];
-    });
-    const top = old.reduce((m, v) => (BigInt(v) > m ? BigInt(v) : m), 0n);
-    const version = range.nowNs > top ? range.nowNs : top + 1n;
-    const v = param(version.toString(), 'UInt64');
-    // Rows first, then the records that point readers at them, then the rows of the versions
-    // this replaces (only those: a closed chunk's rows, built meanwhile, are never touched).
-    await store.command(storeCallBucketsSql({ fromNs: first * B, toNs: (last + 1n) * B }, version));
-    const count = (m: Map<bigint, bigint>, b: bigint): ReturnType<typeof param> =>
-      param((m.get(b) ?? 0n).toString(), 'UInt64');
-    const values = run.map((b) => sql`(${ns(b)}, ${count(sig, b)}, ${count(window, b)}, ${v})`);
-    await store.command(
-      sql`INSERT INTO ${raw(CALL_BUCKET_OPEN_TABLE)} (bucket, spans, windowSpans, version) VALUES ${join(values, ', ')}`,
-    );
-    if (old.length > 0)
-      await store.command(sql`DELETE FROM ${raw(CALL_BUCKETS_TABLE)}
+  return openBucketPass(
+    store,
+    range.nowNs,
+    CALL_BUCKET_CHUNKS_TABLE,
+    (fromB, toB) => recordedBuckets(store, fromB, toB),
+    async ({ run, first, last, old, version, sig, window }) => {
+      const v = param(version.toString(), 'UInt64');
+      // Rows first, then the records that point readers at them, then the rows of the versions
+      // this replaces (only those: a closed chunk's rows, built meanwhile, are never touched).
+      await store.command(
+        storeCallBucketsSql({ fromNs: first * B, toNs: (last + 1n) * B }, version),
+      );
+      const values = run.map(
+        (b) => sql`(${ns(b)}, ${bucketCount(sig, b)}, ${bucketCount(window, b)}, ${v})`,
+      );
+      await store.command(
+        sql`INSERT INTO ${raw(CALL_BUCKET_OPEN_TABLE)} (bucket, spans, windowSpans, version) VALUES ${join(values, ', ')}`,
+      );
+      if (old.length > 0)
+        await store.command(sql`DELETE FROM ${raw(CALL_BUCKETS_TABLE)}
       WHERE bucket >= ${ns(first)} AND bucket <= ${ns(last)}
         AND has(arrayMap(x -> toUInt64(x), ${old}), version)`);
-    built += run.length;
-  }
-  return { chunks: built };
+    },
+  );
 }
 
 /**

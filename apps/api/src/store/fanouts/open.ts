@@ -1,10 +1,9 @@
-import { EDGE_SLACK_NS } from '@tailscope/analysis';
 import { CALL_BUCKET_NS } from '../call-buckets/tables';
 import {
-  bucketRuns,
+  bucketCount,
   currentBuckets,
   OPEN_INTERVAL_MS,
-  OPEN_SETTLE_NS,
+  openBucketPass,
   type OpenRecord,
 } from '../call-buckets/open';
 import type { Store } from '../engine/client';
@@ -14,7 +13,7 @@ import { TRACES } from '../traces/tables';
 import { inWindow, ns } from './sql';
 import { storeFanoutsSql } from './stored';
 import { CHUNK_NS, CHUNKS_TABLE, EDGES_TABLE, FANOUT_OPEN_TABLE, FANOUTS_TABLE } from './tables';
-import { recordedChunks, startChunkMaterializer, type MaterializerOptions } from './chunks';
+import { startChunkMaterializer, type MaterializerOptions } from './chunks';
 
 /**
  * The stored fan-outs and request edges of the open chunk (the 10-minute chunk still receiving
@@ -34,7 +33,6 @@ import { recordedChunks, startChunkMaterializer, type MaterializerOptions } from
  */
 
 const B = CALL_BUCKET_NS;
-const S = EDGE_SLACK_NS;
 
 const openOn = (store: Store): boolean =>
   !store.cluster && store.accelerators.fanouts && store.accelerators.openFanouts;
@@ -122,56 +120,37 @@ export async function materializeOpenFanouts(
   range: { nowNs: bigint },
 ): Promise<{ chunks: number }> {
   if (!openOn(store) || store.readOnly) return { chunks: 0 };
-  const open = (range.nowNs - S) / CHUNK_NS;
-  const [before, earlier] = await Promise.all([
-    recordedChunks(store, [open - 1n], CHUNKS_TABLE),
-    recordedOpen(store, ((open - 1n) * CHUNK_NS) / B, (open * CHUNK_NS) / B),
-  ]);
-  const firstOpen = !before.has(open - 1n) && earlier.size > 0 ? open - 1n : open;
-  const fromB = (firstOpen * CHUNK_NS) / B;
-  const toB = (range.nowNs - OPEN_SETTLE_NS) / B;
-  if (toB <= fromB) return { chunks: 0 };
-  const recorded = await recordedOpen(store, fromB, toB);
-  const { window, sig, current } = await currentBuckets(store, fromB, toB, recorded);
-  const stale: bigint[] = [];
-  for (let b = fromB; b < toB; b++) if (!current(b)) stale.push(b);
-  let built = 0;
-  for (const run of bucketRuns(stale)) {
-    const first = run[0] as bigint;
-    const last = run[run.length - 1] as bigint;
-    const old = run.flatMap((b) => {
-      const r = recorded.get(b);
-      return r ? [r.version.toString()] : [];
-    });
-    const top = old.reduce((m, v) => (BigInt(v) > m ? BigInt(v) : m), 0n);
-    const version = range.nowNs > top ? range.nowNs : top + 1n;
-    const v = param(version.toString(), 'UInt64');
-    const slice = { fromNs: first * B, toNs: (last + 1n) * B };
-    // Rows first, then the records that point readers at them, then the rows of the versions
-    // they replace (only those, and only of these buckets' starts).
-    await store.command(storeFanoutsSql(slice, version));
-    await store.command(storeEdgesSql(slice, version));
-    const dup = await store.query<{ b: string; d: string }>(sql`
-      SELECT toString(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(B)})) AS b,
-        toString(count() - uniqExact(cityHash64(TraceId, SpanId))) AS d
-      FROM ${TRACES} WHERE ${inWindow(slice.fromNs, slice.toNs)} GROUP BY b`);
-    const dups = new Map(dup.map((r) => [BigInt(r.b), BigInt(r.d)]));
-    const count = (m: Map<bigint, bigint>, b: bigint): ReturnType<typeof param> =>
-      param((m.get(b) ?? 0n).toString(), 'UInt64');
-    const values = run.map(
-      (b) => sql`(${ns(b)}, ${count(sig, b)}, ${count(window, b)}, ${count(dups, b)}, ${v})`,
-    );
-    await store.command(
-      sql`INSERT INTO ${raw(FANOUT_OPEN_TABLE)} (bucket, spans, windowSpans, duplicates, version) VALUES ${join(values, ', ')}`,
-    );
-    if (old.length > 0)
-      for (const table of [FANOUTS_TABLE, EDGES_TABLE])
-        await store.command(sql`DELETE FROM ${raw(table)}
-        WHERE s0 >= ${ns(slice.fromNs)} AND s0 < ${ns(slice.toNs)}
-          AND has(arrayMap(x -> toUInt64(x), ${old}), version)`);
-    built += run.length;
-  }
-  return { chunks: built };
+  return openBucketPass(
+    store,
+    range.nowNs,
+    CHUNKS_TABLE,
+    (fromB, toB) => recordedOpen(store, fromB, toB),
+    async ({ run, old, version, sig, window, first, last }) => {
+      const v = param(version.toString(), 'UInt64');
+      const slice = { fromNs: first * B, toNs: (last + 1n) * B };
+      // Rows first, then the records that point readers at them, then the rows of the versions
+      // they replace (only those, and only of these buckets' starts).
+      await store.command(storeFanoutsSql(slice, version));
+      await store.command(storeEdgesSql(slice, version));
+      const dup = await store.query<{ b: string; d: string }>(sql`
+        SELECT toString(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(B)})) AS b,
+          toString(count() - uniqExact(cityHash64(TraceId, SpanId))) AS d
+        FROM ${TRACES} WHERE ${inWindow(slice.fromNs, slice.toNs)} GROUP BY b`);
+      const dups = new Map(dup.map((r) => [BigInt(r.b), BigInt(r.d)]));
+      const values = run.map(
+        (b) =>
+          sql`(${ns(b)}, ${bucketCount(sig, b)}, ${bucketCount(window, b)}, ${bucketCount(dups, b)}, ${v})`,
+      );
+      await store.command(
+        sql`INSERT INTO ${raw(FANOUT_OPEN_TABLE)} (bucket, spans, windowSpans, duplicates, version) VALUES ${join(values, ', ')}`,
+      );
+      if (old.length > 0)
+        for (const table of [FANOUTS_TABLE, EDGES_TABLE])
+          await store.command(sql`DELETE FROM ${raw(table)}
+          WHERE s0 >= ${ns(slice.fromNs)} AND s0 < ${ns(slice.toNs)}
+            AND has(arrayMap(x -> toUInt64(x), ${old}), version)`);
+    },
+  );
 }
 
 /**
