@@ -88,8 +88,9 @@ describe('live answers', () => {
     expect(liveAnswersFromEnv({})).toEqual({
       maxAgeMs: 300_000,
       refreshAfterMs: 30_000,
-      minComputeMs: 1_000,
+      minComputeMs: 250,
     });
+    expect(liveAnswersFromEnv({ TAILSCOPE_LIVE_ANSWER_MIN_MS: '1000' })?.minComputeMs).toBe(1000);
     expect(liveAnswersFromEnv({ TAILSCOPE_LIVE_ANSWER_MAX_S: '0' })).toBeNull();
     expect(() => liveAnswersFromEnv({ TAILSCOPE_LIVE_ANSWER_MIN_MS: 'soon' })).toThrow(
       /TAILSCOPE_LIVE_ANSWER_MIN_MS must be a number/,
