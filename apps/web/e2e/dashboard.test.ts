@@ -214,7 +214,17 @@ describe.skipIf(!haveBrowser && !process.env.CI)('dashboard on the sick-host sce
       before,
       { timeout: 30_000 },
     );
-    await page.waitForTimeout(1500);
+    // Once the slider rests, the page replays all 100,000 with full resamples: wait for that
+    // answer on screen (a busy CI can take longer than any fixed pause).
+    await page.waitForFunction(
+      (full) =>
+        (
+          (window as unknown as { __tailscopeWhatIf?: { samples: number }[] }).__tailscopeWhatIf ??
+          []
+        ).some((t) => t.samples >= full),
+      2000,
+      { timeout: 60_000 },
+    );
     const t = await lastWhatIf(page);
     figures[`slider100kWidth${width}`] = t;
     expect(t.requests).toBe(100_000);
