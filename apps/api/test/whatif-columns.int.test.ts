@@ -114,6 +114,16 @@ describe('loadRequestColumns', () => {
     expect(cols.truncated).toBe(false);
   });
 
+  it('reads the same descriptors from every span as from one span of each', async () => {
+    const limits = { maxTraces: 10_000, maxSpans: 1_000_000 };
+    const fromOne = must(await loadRequestColumns(store, scope, limits));
+    const fromEvery = must(
+      await loadRequestColumns(store, scope, limits, { everyDescriptor: true }),
+    );
+    expect(fromOne.columns.descriptors.length).toBeGreaterThan(10);
+    expect(fromEvery.columns).toEqual(fromOne.columns);
+  });
+
   it('samples the same requests beyond maxTraces and says so; cuts at maxSpans', async () => {
     const limits = { maxTraces: 50, maxSpans: 1_000_000 };
     const cols = must(await loadRequestColumns(store, scope, limits));

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { randomTraceSpans as randomSpans } from './random-traces';
 import { requestTreesFromColumns } from './columns';
-import { requestTreesFromSpans } from './trees';
+import { requestTreesFromSpans, STRUCTURE_CODE } from './trees';
 import { spanColumnsFromSpans } from './span-columns';
+import type { SpanRecord } from '../../../span-record';
+import { SeededRandom } from '../../../random';
+import { KeyIndex } from './scratch';
 
 describe('requestTreesFromColumns', () => {
   it.each([1, 2, 3, 4, 5])('builds the same trees as requestTreesFromSpans (seed %i)', (seed) => {
@@ -35,5 +38,74 @@ describe('requestTreesFromColumns', () => {
     const t = requestTreesFromColumns(spanColumnsFromSpans([]));
     expect(t.requestStartMs.length).toBe(0);
     expect(Array.from(t.nodeOffsets)).toEqual([0]);
+  });
+
+  it('classifies wide groups as the span objects do (more than 32 calls on one edge)', () => {
+    // Random traces hold at most 30 spans; these hold 40-200 calls of one parent on one edge,
+    // some sequential, some overlapping, with tied starts.
+    const rng = new SeededRandom(11);
+    const spans: SpanRecord[] = [];
+    for (let t = 0; t < 20; t++) {
+      const traceId = `w${String(t).padStart(3, '0')}`;
+      const base = 1_700_000_000_000_000_000n + BigInt(t) * 1_000_000_000n;
+      spans.push({
+        traceId,
+        spanId: 'root',
+        parentSpanId: '',
+        kind: 'Server',
+        service: 'frontend',
+        name: 'GET /',
+        startNs: base,
+        durationNs: 900_000_000n,
+        resource: { 'host.name': 'h0' },
+        attributes: {},
+      });
+      const n = 40 + Math.floor(rng.float() * 160);
+      const sequential = t % 3 === 0;
+      for (let i = 0; i < n; i++) {
+        const start = sequential
+          ? BigInt(i) * 2_000_000n
+          : BigInt(Math.floor(rng.float() * 20)) * 500_000n;
+        spans.push({
+          traceId,
+          spanId: `c${i}`,
+          parentSpanId: 'root',
+          kind: 'Server',
+          service: 'leaf',
+          name: 'get',
+          startNs: base + start,
+          durationNs: sequential
+            ? 1_000_000n
+            : BigInt(1 + Math.floor(rng.float() * 3)) * 1_000_000n,
+          resource: { 'host.name': `h${i % 7}` },
+          attributes: {},
+        });
+      }
+    }
+    const ordered = [...spans].sort(
+      (a, b) =>
+        (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0) ||
+        (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0) ||
+        (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
+    );
+    const want = requestTreesFromSpans(ordered);
+    const kinds = new Set(want.structure);
+    expect(kinds.has(STRUCTURE_CODE.sequential) && kinds.has(STRUCTURE_CODE.pool)).toBe(true);
+    expect(requestTreesFromColumns(spanColumnsFromSpans(spans))).toEqual(want);
+  });
+});
+
+describe('KeyIndex', () => {
+  it('keeps the first index of a key, forgets all on reset, and probes past collisions', () => {
+    const ix = new KeyIndex(4);
+    // 16 slots: keys 16 apart share a slot.
+    expect(ix.add(3, 0)).toBe(true);
+    expect(ix.add(19, 1)).toBe(true);
+    expect(ix.add(3, 2)).toBe(false);
+    expect([ix.get(3), ix.get(19), ix.get(35)]).toEqual([0, 1, -1]);
+    ix.reset();
+    expect([ix.get(3), ix.get(19)]).toEqual([-1, -1]);
+    expect(ix.add(2 ** 52 + 3, 5)).toBe(true);
+    expect(ix.get(2 ** 52 + 3)).toBe(5);
   });
 });

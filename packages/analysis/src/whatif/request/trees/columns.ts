@@ -136,11 +136,11 @@ class Builder {
   /** Deduplicates the trace's spans and links them; returns the local count and the root. */
   private link(t: number, s: Scratch): { n: number; root: number } {
     const { c } = this;
-    const ids = new Map<number, number>();
+    const { ids } = s;
+    ids.reset();
     let n = 0;
     for (let g = c.traceOffsets[t]!; g < c.traceOffsets[t + 1]!; g++) {
-      if (ids.has(c.spanKey[g]!)) continue; // a copy: the first one wins
-      ids.set(c.spanKey[g]!, n);
+      if (!ids.add(c.spanKey[g]!, n)) continue; // a copy: the first one wins
       s.span[n++] = g;
     }
     let root = -1;
@@ -151,7 +151,7 @@ class Builder {
     }
     for (let i = 0; i < n; i++) {
       const pk = c.parentKey[s.span[i]!]!;
-      const p = pk === ROOT_PARENT_KEY ? -1 : (ids.get(pk) ?? -1);
+      const p = pk === ROOT_PARENT_KEY ? -1 : ids.get(pk);
       s.parent[i] = p;
       if (pk === ROOT_PARENT_KEY && root < 0) root = i;
       if (p < 0) continue;
