@@ -15,6 +15,23 @@ describe('AnswerCache', () => {
     expect(c.stats()).toMatchObject({ hits: 1, misses: 3, entries: 1, bytes: 10 });
   });
 
+  it('tells every asker what the answer took to compute: computed, joined or kept', async () => {
+    const c = new AnswerCache();
+    let release: (v: number) => void = () => undefined;
+    const compute = () => new Promise<number>((ok) => (release = ok));
+    const costs: number[][] = [[], [], []];
+    const a = c.answer('q', 'v', compute, size, (ms) => costs[0]?.push(ms));
+    const b = c.answer('q', 'v', compute, size, (ms) => costs[1]?.push(ms));
+    await new Promise((ok) => setTimeout(ok, 30));
+    release(1);
+    await Promise.all([a, b]);
+    await c.answer('q', 'v', compute, size, (ms) => costs[2]?.push(ms));
+    const [first, joined, kept] = costs.map((x) => x[0] ?? -1);
+    // The computation waited for a 30 ms timer: its cost is more than nothing.
+    expect(first).toBeGreaterThan(0);
+    expect([joined, kept]).toEqual([first, first]);
+  });
+
   it('runs concurrent identical questions once', async () => {
     const c = new AnswerCache();
     let runs = 0;

@@ -30,6 +30,8 @@ interface Entry {
   version: string;
   value: unknown;
   bytes: number;
+  /** How long the computation took, ms. */
+  computeMs: number;
 }
 
 export class AnswerCache {
@@ -47,13 +49,15 @@ export class AnswerCache {
 
   /**
    * The answer to `key` at `version`: kept, being computed, or computed now by `compute`.
-   * `size` gives an answer's size in bytes for the byte bound.
+   * `size` gives an answer's size in bytes for the byte bound; `cost` hears how long the answer
+   * took to compute (kept, joined or computed now), ms.
    */
   async answer<T>(
     key: string,
     version: string,
     compute: () => Promise<T>,
     size: (value: T) => number,
+    cost: (ms: number) => void = () => undefined,
   ): Promise<T> {
     const kept = this.entries.get(key);
     if (kept && kept.version === version) {
@@ -61,6 +65,7 @@ export class AnswerCache {
       this.entries.delete(key);
       this.entries.set(key, kept);
       this.counts.hits++;
+      cost(kept.computeMs);
       return kept.value as T;
     }
     const flight = `${version}\u0000${key}`;
@@ -70,9 +75,15 @@ export class AnswerCache {
       // The computation belongs to the first asker: when it fails (that asker left and its
       // work was cancelled, or the engine refused it), a joiner asks again: its own computation,
       // or one started by another joiner meanwhile.
-      return (running as Promise<T>).catch(() => this.answer(key, version, compute, size));
+      return (running as Promise<T>).then(
+        (value) => {
+          cost(this.entries.get(key)?.computeMs ?? 0);
+          return value;
+        },
+        () => this.answer(key, version, compute, size, cost),
+      );
     }
-    return this.start(key, version, compute, size);
+    return this.start(key, version, compute, size, cost);
   }
 
   private start<T>(
@@ -80,13 +91,17 @@ export class AnswerCache {
     version: string,
     compute: () => Promise<T>,
     size: (value: T) => number,
+    cost: (ms: number) => void,
   ): Promise<T> {
     const flight = `${version}\u0000${key}`;
     this.counts.misses++;
+    const t0 = performance.now();
     const p = compute().then(
       (value) => {
         this.running.delete(flight);
-        this.keep(key, { version, value, bytes: size(value) });
+        const computeMs = performance.now() - t0;
+        this.keep(key, { version, value, bytes: size(value), computeMs });
+        cost(computeMs);
         return value;
       },
       (err: unknown) => {

@@ -2,6 +2,7 @@
 // a computation; it answers from a kept answer when the range's data is unchanged.
 import type { Store } from '../store';
 import { rangeVersion } from '../store/traces/range-version';
+import { noteAnswerCost } from '../store/engine/admission';
 import { AnswerCache, answerBytes, questionKey, type AnswerCacheOptions } from './answer-cache';
 
 export { AnswerCache, answerBytes, questionKey, type AnswerCacheStats } from './answer-cache';
@@ -55,5 +56,6 @@ export async function cachedAnswer<T>(
   if (!cache || range.fromNs >= range.toNs) return compute();
   const version = await rangeVersion(store, range);
   const key = questionKey(route, { ...params, fromNs: range.fromNs, toNs: range.toNs });
-  return cache.answer(key, version, compute, answerBytes);
+  // The request's live answer is kept by what this one took to make (live-answers.ts).
+  return cache.answer(key, version, compute, answerBytes, noteAnswerCost);
 }

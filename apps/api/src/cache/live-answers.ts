@@ -14,7 +14,9 @@
  * `x-tailscope-answer-age-ms`), and it still names its own range (`from`, `to`).
  *
  * Only answers that took at least `minComputeMs` are kept: a cheap answer is simply computed
- * again, so a small store (and every test over one) always sees its newest spans. A client that
+ * again, so a small store (and every test over one) always sees its newest spans. An answer its
+ * asker read from the answer cache (another request computed it) counts what it took to compute
+ * there: asking again, over newer spans, would compute it. A client that
  * wants a fresh answer says `Cache-Control: no-cache` (the dashboard's Refresh does). Pure: the
  * clock comes in as an argument; the server (server/live-answers.ts) does the I/O.
  */

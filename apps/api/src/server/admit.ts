@@ -82,7 +82,7 @@ export function admitted<This>(
     };
     // A live answer's recomputation runs in the gate's background slot (live-answers.ts).
     const release = await gate.enter(work, { background: refresh });
-    liveStarted(req);
+    liveStarted(req, work);
     try {
       return await runAsWork(work, () => handler.call(this, req, reply));
     } finally {

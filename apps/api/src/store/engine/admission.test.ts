@@ -1,5 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AdmissionGate, BusyError, ClientGoneError, type Work } from './admission';
+import {
+  AdmissionGate,
+  answerCostOf,
+  BusyError,
+  ClientGoneError,
+  noteAnswerCost,
+  runAsWork,
+  type Work,
+} from './admission';
 import { DEFAULT_QUERY_BUDGET, QueryBudgetError } from './budget';
 
 /** The gate's rules with a fake clock: order of events only, no time is measured. */
@@ -96,5 +104,28 @@ describe('admission gate', () => {
     b();
     b();
     expect(gate.stats()).toMatchObject({ running: 0, finished: 2 });
+  });
+});
+
+describe('answer costs', () => {
+  const work = (): Work => ({
+    workClass: 'analysis',
+    signal: new AbortController().signal,
+    deadlineMs: Date.now() + 60_000,
+  });
+
+  it('keeps the costliest answer a request used, per request, and none outside one', async () => {
+    const a = work();
+    const b = work();
+    await runAsWork(a, async () => {
+      noteAnswerCost(300);
+      await Promise.resolve();
+      noteAnswerCost(120);
+    });
+    runAsWork(b, () => {
+      noteAnswerCost(40);
+    });
+    noteAnswerCost(999); // no request: nothing to note it on
+    expect([answerCostOf(a), answerCostOf(b), answerCostOf(work())]).toEqual([300, 40, 0]);
   });
 });

@@ -38,6 +38,24 @@ export function currentWork(): Work | undefined {
 }
 
 /**
+ * The compute time of the costliest kept answer a request used (cache/index.ts notes it): an
+ * answer read from the answer cache is cheap for its asker but was not cheap to make, and the
+ * live answers (server/live-answers.ts) keep an answer by what it would cost to make again.
+ */
+const answerCosts = new WeakMap<Work, number>();
+
+/** Notes that the current request used an answer that took `ms` to compute. */
+export function noteAnswerCost(ms: number): void {
+  const w = current.getStore();
+  if (w) answerCosts.set(w, Math.max(answerCosts.get(w) ?? 0, ms));
+}
+
+/** The costliest answer `work` used, ms (0: none noted). */
+export function answerCostOf(work: Work): number {
+  return answerCosts.get(work) ?? 0;
+}
+
+/**
  * Runs `f` outside any request: background work a request only started (a refresh other
  * requests join) must not stop when that request's client leaves or its budget ends.
  */
