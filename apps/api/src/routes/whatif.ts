@@ -125,16 +125,10 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
           cacheKey: cache.key,
           ttlMs: cache.ttlMs,
         });
-      // A full answer's fan-out read and replay are independent of the whole-request replay
-      // (which has its own thread): they run at once, the engine reading while the thread
-      // replays (bench:pages, the What-if page's full answer).
-      const fanoutsRead = preview ? undefined : readFanouts();
-      // Awaited below; a failed whole-request replay must not leave it unhandled.
-      fanoutsRead?.catch(() => undefined);
+      let fanouts: Awaited<ReturnType<typeof readFanouts>> = preview
+        ? { r: null, sampled: false }
+        : await readFanouts();
       const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
-      let fanouts: Awaited<ReturnType<typeof readFanouts>> = fanoutsRead
-        ? await fanoutsRead
-        : { r: null, sampled: false };
       // No whole request holds the edge (a request longer than the window its spans are read
       // in, e.g. one of 30 days): a preview answers from the fan-out replay, as the full answer
       // does, rather than 404 where the full one answers (issue 25).
