@@ -7,17 +7,19 @@ import type { SpanRecord } from '../../../span-record';
 import { SeededRandom } from '../../../random';
 import { KeyIndex } from './scratch';
 
+/** Spans as the store reads them: by trace, start, span id. */
+const cmp = <T>(a: T, b: T): number => (a < b ? -1 : a > b ? 1 : 0);
+const inStoreOrder = (spans: SpanRecord[]): SpanRecord[] =>
+  [...spans].sort(
+    (a, b) => cmp(a.traceId, b.traceId) || cmp(a.startNs, b.startNs) || cmp(a.spanId, b.spanId),
+  );
+
 describe('requestTreesFromColumns', () => {
   it.each([1, 2, 3, 4, 5])('builds the same trees as requestTreesFromSpans (seed %i)', (seed) => {
     const spans = randomSpans(seed, 800);
     const columns = spanColumnsFromSpans(spans);
     // The store reads spans by (trace, start, span id): the reference gets them in that order.
-    const ordered = [...spans].sort(
-      (a, b) =>
-        (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0) ||
-        (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0) ||
-        (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
-    );
+    const ordered = inStoreOrder(spans);
     const want = requestTreesFromSpans(ordered);
     const got = requestTreesFromColumns(columns);
     expect(want.requestStartMs.length).toBeGreaterThan(200);
@@ -82,12 +84,7 @@ describe('requestTreesFromColumns', () => {
         });
       }
     }
-    const ordered = [...spans].sort(
-      (a, b) =>
-        (a.traceId < b.traceId ? -1 : a.traceId > b.traceId ? 1 : 0) ||
-        (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0) ||
-        (a.spanId < b.spanId ? -1 : a.spanId > b.spanId ? 1 : 0),
-    );
+    const ordered = inStoreOrder(spans);
     const want = requestTreesFromSpans(ordered);
     const kinds = new Set(want.structure);
     expect(kinds.has(STRUCTURE_CODE.sequential) && kinds.has(STRUCTURE_CODE.pool)).toBe(true);
