@@ -34,6 +34,8 @@ export interface Answer {
   endMs: number;
   /** The request's own time, ms. */
   ms: number;
+  /** Served from a kept live answer this old, ms (header x-tailscope-answer-age-ms). */
+  ageMs?: number;
 }
 
 export interface PageTime {
@@ -79,6 +81,8 @@ export async function timePage(
     if (!failed)
       void r.response().then((res) => {
         a.status = res?.status() ?? 0;
+        const age = res?.headers()['x-tailscope-answer-age-ms'];
+        if (age !== undefined) a.ageMs = Number(age);
       });
   };
   const finished = onEnd(false);
@@ -130,6 +134,16 @@ export async function navigateInApp(page: Page, path: string): Promise<void> {
   );
 }
 
+/** Every answer in the order they ended: full path, status, ms and a kept answer's age. */
+export function listAnswers(answers: readonly Answer[]): string {
+  return answers
+    .map(
+      (a) =>
+        `    ${a.endMs.toFixed(0).padStart(6)} ${a.ms.toFixed(0).padStart(6)} ms ${a.status} ${a.path}${a.ageMs === undefined ? '' : ` kept ${a.ageMs} ms`}`,
+    )
+    .join('\n');
+}
+
 /** One line per answer, slowest first: path (shortened) and ms. */
 export function describeAnswers(answers: readonly Answer[], max = 6): string {
   return [...answers]
@@ -137,7 +151,8 @@ export function describeAnswers(answers: readonly Answer[], max = 6): string {
     .slice(0, max)
     .map((a) => {
       const p = a.path.replace(/^\/api\/v1\//, '').replace(/[?].*$/, '');
-      return `${p}${a.status >= 400 || a.status === 0 ? `(${a.status})` : ''} ${a.ms.toFixed(0)}`;
+      const kept = a.ageMs === undefined ? '' : ` (kept ${(a.ageMs / 1000).toFixed(0)} s)`;
+      return `${p}${a.status >= 400 || a.status === 0 ? `(${a.status})` : ''} ${a.ms.toFixed(0)}${kept}`;
     })
     .join(', ');
 }

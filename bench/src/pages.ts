@@ -14,6 +14,7 @@
 //   PAGES_BEFORE_DIST (with PAGES_COMPARE: a copy of an older apps/web/dist served in the first
 //   pass; apps/web/dist is left as the newer build at the end),
 //   PAGES_LIMIT_MS (60000: a page still waiting on /api/ then is reported as timed out),
+//   PAGES_VERBOSE=1 (every answer's full path, time and kept age under each page),
 //   CHROMIUM_PATH (/usr/bin/chromium). The dashboard must be built: npm run build:web.
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -34,6 +35,7 @@ import {
   coldPage,
   describeAnswers,
   launch,
+  listAnswers,
   navigateInApp,
   timePage,
   type PageTime,
@@ -43,6 +45,7 @@ import { bigTrace, sendBigTrace, startSteadyIngest } from './pages-ingest';
 const BIG = process.env.PAGES_BIG === '1';
 const SCENARIO = process.env.PAGES_SCENARIO ?? (BIG ? 'bigtable-multiget' : 'microservices');
 const INGEST_RATE = Number(process.env.PAGES_INGEST_RATE ?? 5000);
+const VERBOSE = process.env.PAGES_VERBOSE === '1';
 const TRACE_SPANS = Number(process.env.PAGES_TRACE_SPANS ?? 10_000);
 const ROUTES = (
   process.env.PAGES_ROUTES ?? '/,/fanouts,/stragglers,/map,/whatif,/criticalpath,/traces'
@@ -128,7 +131,9 @@ async function measure(base: string, traceId: string, query: string): Promise<Ro
       await ctx.close();
       rows.push({ route, cold, second });
       console.log(`${route.padEnd(14)} cold ${fmt(cold)}  [${describeAnswers(cold.answers)}]`);
+      if (VERBOSE) console.log(listAnswers(cold.answers));
       console.log(`${''.padEnd(14)} again ${fmt(second)}  [${describeAnswers(second.answers)}]`);
+      if (VERBOSE) console.log(listAnswers(second.answers));
     }
     // One session moving through every page, as a person clicks the navigation.
     const { ctx, page } = await coldPage(browser);
@@ -139,6 +144,7 @@ async function measure(base: string, traceId: string, query: string): Promise<Ro
       const row = rows.find((r) => r.route === route && r.inApp === undefined);
       if (row) row.inApp = t;
       console.log(`${route.padEnd(14)} in-app ${fmt(t)}  [${describeAnswers(t.answers)}]`);
+      if (VERBOSE) console.log(listAnswers(t.answers));
     }
     await ctx.close();
   } finally {
@@ -154,6 +160,21 @@ function table(rows: readonly Row[]): void {
     console.log(
       `| ${r.route.replace(/[0-9a-f]{32}/, '<10k-span trace>')} | ${fmt(r.cold)} | ${fmt(r.second)} | ${r.inApp ? fmt(r.inApp) : '-'} | ${describeAnswers(r.cold.answers, 4)} |`,
     );
+}
+
+/** Waits until the store's newest span is within 5 s of now (ingest has landed), at most 60 s. */
+async function warmUp(base: string, ingest: { sent(): number }): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    if (ingest.sent() > 0) {
+      const res = await fetch(`${base}/api/v1/stats`, { headers: { 'cache-control': 'no-cache' } });
+      const stats = (await res.json()) as { newestUnixNano?: string | null };
+      const newestMs = Number(BigInt(stats.newestUnixNano ?? '0') / 1_000_000n);
+      if (newestMs > Date.now() - 5_000) return;
+    }
+    await new Promise((ok) => setTimeout(ok, 500));
+  }
+  console.log('ingest had not reached the store after 60 s; measuring anyway');
 }
 
 /** One server on the loaded store, measured under ingest; `env` is set for its process. */
@@ -180,6 +201,11 @@ async function run(
     const big = bigTrace(TRACE_SPANS, BigInt(Date.now() - 120_000) * 1_000_000n);
     await sendBigTrace(base, otlp, big, TRACE_SPANS);
     const ingest = INGEST_RATE > 0 ? startSteadyIngest(otlp, INGEST_RATE) : null;
+    // The loaded spans end a minute or two before now; the first ingested ones move "All data"'s
+    // end to now at once. Measured from then on, as a person meets a store that has been
+    // receiving (else the first page's range is 10% shorter than the next one's and the pages
+    // after it cannot be served the answers it computed).
+    if (ingest) await warmUp(base, ingest);
     const t0 = performance.now();
     const cpu0 = procStats(pid).cpuMs;
     console.log(

@@ -4,6 +4,7 @@ import { randomFromSeed } from '@tailscope/analysis/testing';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
 import { loadLeafCalls } from '../src/store/fanouts';
+import { analysisPool } from '../src/whatif-worker/pool';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';
 
 /**
@@ -246,6 +247,27 @@ describe('POST /api/v1/whatif', () => {
     // No request has this caller: a 404 that says so, not the answer for every caller.
     expect(other.status).toBe(404);
     expect(String(other.json.error)).toMatch(/nobody/);
+  });
+
+  it('answers one caller from the whole requests alone, without the fan-out replay', async () => {
+    const jobs = async (
+      body: object,
+    ): Promise<{ started: number; json: Record<string, unknown> }> => {
+      const before = analysisPool(api, store).stats().started;
+      const res = await post({ ...base, policy: { kind: 'hedge' }, seed: 3, ...body });
+      expect(res.status).toBe(200);
+      return { started: analysisPool(api, store).stats().started - before, json: res.json };
+    };
+    // Twice first, so the whole-request columns are read and kept by both answers alike.
+    await jobs({});
+    const every = await jobs({});
+    const one = await jobs({ parentService: 'frontend', parentOperation: 'search' });
+    // The edge over every caller replays its fan-outs too (one more job); the edge of one
+    // caller is answered by the whole-request replay, which both ran.
+    expect(every.started - one.started).toBe(1);
+    // frontend/search is kv/get's only caller: the same requests, the same request-level answer.
+    expect(one.json.request).toEqual(every.json.request);
+    expect(one.json.requests).toBe(REQUESTS);
   });
 
   it('404s when the operation has no fan-outs in the range', async () => {

@@ -125,7 +125,13 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
           cacheKey: cache.key,
           ttlMs: cache.ttlMs,
         });
-      let fanouts: Awaited<ReturnType<typeof readFanouts>> = preview
+      const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
+      // One caller, or a pool: the whole-request replay answers the edge figures (byTree below),
+      // so a full answer reads the fan-outs only when no whole request answers (the What-if
+      // page always names the caller; bench:pages found its full answer spending 3 s on a
+      // fan-out read and replay it then set aside).
+      const treeFirst = preview || oneCaller || body.policy.kind === 'pool';
+      let fanouts: Awaited<ReturnType<typeof readFanouts>> = treeFirst
         ? { r: null, sampled: false }
         : await readFanouts();
       const whole = await replayWholeRequests(ctx, pool, body, asked, cancel, sampling.weighted);
@@ -133,7 +139,11 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       // in, e.g. one of 30 days): a preview answers from the fan-out replay, as the full answer
       // does, rather than 404 where the full one answers (issue 25).
       const previewByFanouts = preview && whole === null;
-      if (previewByFanouts) fanouts = await readFanouts();
+      if (
+        previewByFanouts ||
+        (treeFirst && !preview && (whole === null || whole.result.requests === 0))
+      )
+        fanouts = await readFanouts();
       const { r, sampled } = fanouts;
       const fanoutRead = { overBudget: fanouts.overBudget };
       if (fanoutRead.overBudget && whole === null) throw fanoutRead.overBudget;
@@ -144,7 +154,6 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
           'tailscope-replay-cache',
           whole.cache.hit ? `hit; age=${(whole.cache.ageMs / 1000).toFixed(1)}s` : 'miss',
         );
-      const oneCaller = body.parentService !== undefined || body.parentOperation !== undefined;
       if (oneCaller && whole === null)
         throw notFound(
           `no requests in which ${body.parentService ?? '*'}/${body.parentOperation ?? '*'} calls ${body.leafService}/${body.leafOperation} between from and to`,
