@@ -16,7 +16,9 @@ import {
   type QueryBudget,
 } from './budget';
 import { callOptions, guardCall, type CallOptions } from './call-options';
+import { currentWork } from './admission';
 import { EngineTurns } from './turns';
+import { SharedReads, paramsKey, registerSharedReads } from './shared-reads';
 import { openReadSession, readSessionFromEnv } from './read-session';
 
 type ClientConnection = NonNullable<Parameters<typeof createClient>[0]>['connection'];
@@ -233,9 +235,10 @@ export function openStore(opts: StoreOptions): Store {
         release?.();
       }
     });
+  const reads = new SharedReads();
   // Marked query steps as temporary tables on the embedded engine (stages.ts).
   const staging = embedded ? { maxMemoryBytes: budget.maxMemoryBytes } : undefined;
-  return {
+  const store: Store = {
     client,
     database,
     cluster: opts.url ? opts.cluster : undefined,
@@ -258,16 +261,23 @@ export function openStore(opts: StoreOptions): Store {
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {
       const params = { ...q.params, ...tableParams(q.text) };
-      return call((o, on) =>
-        withStages(on, q.text, params, o, staging, async (text, opts) => {
-          const rs = await on.query({
-            query: text,
-            query_params: params,
-            format: 'JSONEachRow',
-            ...opts,
-          });
-          return rs.json<T>();
-        }),
+      const read = (): Promise<T[]> =>
+        call((o, on) =>
+          withStages(on, q.text, params, o, staging, async (text, opts) => {
+            const rs = await on.query({
+              query: text,
+              query_params: params,
+              format: 'JSONEachRow',
+              ...opts,
+            });
+            return rs.json<T>();
+          }),
+        );
+      // Identical reads in flight share a turn (shared-reads.ts), within one class of turn.
+      const work = currentWork();
+      const turn = `${work?.workClass ?? 'none'}:${work?.deferred === true ? 'deferred' : ''}`;
+      return reads.read(`${turn}\n${q.text}\n${paramsKey(params)}`, read, () =>
+        work === undefined ? false : work.signal.aborted || work.deadlineMs <= Date.now(),
       );
     },
     command(q: Sql): Promise<void> {
@@ -288,4 +298,6 @@ export function openStore(opts: StoreOptions): Store {
       await client.close();
     },
   };
+  registerSharedReads(store, reads);
+  return store;
 }

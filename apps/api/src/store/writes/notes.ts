@@ -1,4 +1,5 @@
 import type { Store } from '../engine/client';
+import { sharedReadsOf } from '../engine/shared-reads';
 
 /**
  * Who wants to know that rows went into a store: the kept store figures of /api/v1/stats
@@ -19,5 +20,7 @@ export function onStoreWrite(store: Store, f: () => void): () => void {
 
 /** Tells the listeners of `store` that an insert into it returned. */
 export function noteStoreWrite(store: Store): void {
+  // Reads asked from now on must see the rows: none joins a read asked before them.
+  sharedReadsOf(store)?.written();
   for (const f of listeners.get(store) ?? []) f();
 }
