@@ -60,7 +60,7 @@ describe('/api/v1/stats from kept figures', () => {
     expect(empty).toMatchObject({ spans: 0, traces: 0, services: 0 });
     expect(empty.storeFiguresAgeMs).toBeGreaterThanOrEqual(0);
     await ingest(first);
-    // The commit refreshes the figures (at most every 2 s), and a reader finding them stale
+    // The commit refreshes the figures (at most every 10 s), and a reader finding them stale
     // refreshes them too: polled, not timed.
     await eventually(async () => (await stats()).spans === first.length);
     expect(await stats()).toMatchObject({

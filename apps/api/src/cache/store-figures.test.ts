@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { DEFAULT_STATS_WAIT_MS, FiguresKeeper, statsWaitFromEnv } from './store-figures';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  DEFAULT_STATS_WAIT_MS,
+  FiguresKeeper,
+  REFRESH_MS,
+  WRITTEN_REFRESH_MS,
+  statsWaitFromEnv,
+} from './store-figures';
 
 describe('TAILSCOPE_STATS_WAIT_MS', () => {
   it('takes whole ms from 0 to 60000 and names itself otherwise', () => {
@@ -52,5 +58,33 @@ describe('figures keeper', () => {
     await new Promise((r) => setTimeout(r, 0));
     expect((await keeper.read()).figures).toBe(2);
     keeper.stop();
+  });
+
+  it('refreshes after ingest at most once per WRITTEN_REFRESH_MS, a reader after REFRESH_MS', async () => {
+    vi.useFakeTimers();
+    try {
+      let n = 0;
+      const keeper = new FiguresKeeper(
+        () => Promise.resolve(++n),
+        0,
+        () => Date.now(),
+      );
+      await keeper.read();
+      for (let t = 0; t < WRITTEN_REFRESH_MS - 1000; t += 500) {
+        keeper.written();
+        await vi.advanceTimersByTimeAsync(500);
+      }
+      expect(keeper.refreshes).toBe(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(keeper.refreshes).toBe(2);
+      // A reader of dirty figures older than REFRESH_MS does not wait for ingest's next one.
+      keeper.written();
+      await vi.advanceTimersByTimeAsync(REFRESH_MS);
+      await keeper.read();
+      expect(keeper.refreshes).toBe(3);
+      keeper.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

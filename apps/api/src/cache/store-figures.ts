@@ -9,8 +9,8 @@ import { onStoreWrite } from '../store/writes/notes';
  * cheap query goes before every waiting analysis query but still waits for the running one,
  * which can take seconds (issue 25: /stats took 45 s in a burst of analyses). So /stats answers
  * from the last figures computed, with their age, and they are refreshed
- *  - after ingest commits (store/write-notes.ts), at most once per REFRESH_MS, while someone
- *    read them in the last WATCHED_MS (no one watching: no engine time spent on them);
+ *  - after ingest commits (store/write-notes.ts), at most once per WRITTEN_REFRESH_MS, while
+ *    someone read them in the last WATCHED_MS (no one watching: no engine time spent on them);
  *  - when a reader finds them stale (a write since, or older than REFRESH_MS: writes from
  *    elsewhere are seen this way); the reader waits for that refresh at most `waitMs`
  *    (TAILSCOPE_STATS_WAIT_MS), then answers the last figures.
@@ -25,6 +25,14 @@ export interface StoreFigures {
 
 /** How old kept figures may get before a reader refreshes them, and the gap between refreshes. */
 export const REFRESH_MS = 2000;
+/**
+ * The gap between refreshes ingest starts. Under steady ingest every commit dirties the figures:
+ * refreshing them every REFRESH_MS took a quarter of the engine's time while dashboard pages
+ * loaded (the `microservices` preset at 5,000 spans/s), turns the pages' own answers waited
+ * for. A reader still refreshes figures older than REFRESH_MS itself (and waits `waitMs` at
+ * most), so each page load asks once.
+ */
+export const WRITTEN_REFRESH_MS = 10_000;
 /** Ingest refreshes the figures only while someone read them this recently. */
 const WATCHED_MS = 60_000;
 /** TAILSCOPE_STATS_WAIT_MS when not set. */
@@ -72,7 +80,7 @@ export class FiguresKeeper<F> {
     return { figures: last.figures, ageMs: Math.max(0, this.now() - last.atMs) };
   }
 
-  /** Rows went into the store: refresh soon (at most once per REFRESH_MS) if someone watches. */
+  /** Rows went into the store: refresh soon (at most once per WRITTEN_REFRESH_MS) if watched. */
   written(): void {
     this.dirty = true;
     if (this.now() - this.lastReadMs < WATCHED_MS) this.schedule();
@@ -86,7 +94,7 @@ export class FiguresKeeper<F> {
 
   private schedule(): void {
     if (this.timer || this.running) return;
-    const inMs = Math.max(0, this.lastStartMs + REFRESH_MS - this.now());
+    const inMs = Math.max(0, this.lastStartMs + WRITTEN_REFRESH_MS - this.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.refresh().catch(() => undefined);

@@ -173,9 +173,10 @@ export const FUTURE_SKEW_NS = 86_400_000_000_000n;
  * (measured at 10M spans: 550 ms, of which uniqExact over the trace ids 350 ms and the
  * filtered min/max 170 ms, competing with the page's own query on two cores): the span
  * count and the stored range come from the parts' metadata, the services from the primary
- * key's first column, and traces are counted by the 64-bit hash of their id (exact unless two
- * ids collide: about 3 chances in a million at 10M traces). Only a store holding a time outside
- * the sane range pays the full scan for the bounds.
+ * key's first column, and traces are counted from the trace-id table (one row per trace and
+ * insert), or without it by the 64-bit hash of their id (exact unless two ids collide: about 3
+ * chances in a million at 10M traces). Only a store holding a time outside the sane range pays
+ * the full scan for the bounds.
  */
 export async function selectStats(store: Store, nowMs = Date.now()): Promise<StoreStats> {
   const sane = {
@@ -191,7 +192,15 @@ export async function selectStats(store: Store, nowMs = Date.now()): Promise<Sto
       sql`SELECT toString(count()) AS n FROM (SELECT DISTINCT ServiceName FROM ${TRACES})`,
     ),
     store.query<{ n: string }>(
-      sql`SELECT toString(uniqExact(cityHash64(TraceId))) AS n FROM ${TRACES}`,
+      store.accelerators.traceIdTs
+        ? // One row per trace and insert, not per span (measured on the 1.2M-span preset: 11-21
+          // ms against 41 ms warm and 630 ms cold); a trace counts while the spans table still
+          // holds its last second (retention drops whole days of spans, this table whole weeks).
+          sql`SELECT toString(count()) AS n FROM (
+            SELECT TraceId FROM ${TRACE_ID_TS} GROUP BY TraceId
+            HAVING max(End) >= toDateTime(least(${DATETIME_MAX_S}, greatest(0, intDiv(
+              (SELECT toUnixTimestamp64Nano(min(Timestamp)) FROM ${TRACES}), 1000000000)))))`
+        : sql`SELECT toString(uniqExact(cityHash64(TraceId))) AS n FROM ${TRACES}`,
     ),
   ]);
   const m = meta[0];
