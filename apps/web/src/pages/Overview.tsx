@@ -230,6 +230,17 @@ function Services({ ops }: { ops: FanoutOp[] }) {
   );
 }
 
+/**
+ * Asks for the fan-outs before any other panel asks for its answer. The page's longest chain is
+ * fan-outs, then the stragglers of the worst operations (Top causes), and the server's engine
+ * takes questions in the order they come: effects run child first, so without this the
+ * incidents and episodes (asked by the panels) went first and the chain started behind them.
+ */
+function AskFanoutsFirst(): null {
+  useFanoutsAnswer();
+  return null;
+}
+
 export function Overview() {
   const ops = useOperations();
   const answer = useFanoutsAnswer();
@@ -244,6 +255,7 @@ export function Overview() {
       <WithRange>
         {(r) => (
           <div className="grid">
+            <AskFanoutsFirst />
             <Incidents range={r.range} rangeKey={r.key} />
             <StoreCards stats={r.stats} ops={ops.state === 'ready' ? ops.data.length : undefined} />
             <WorstEpisodes range={r.range} rangeKey={r.key} />
