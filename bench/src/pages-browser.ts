@@ -11,8 +11,11 @@ import {
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Chromium, headless; `executablePath` to start it through a wrapper (e.g. `nice`). */
-export function launch(executablePath = CHROMIUM): Promise<Browser> {
+/**
+ * Chromium, headless; `executablePath` to start it through a wrapper (e.g. one that lowers its
+ * scheduling weight), `extraArgs` after the usual flags.
+ */
+export function launch(executablePath = CHROMIUM, extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath,
     headless: true,
@@ -23,6 +26,7 @@ export function launch(executablePath = CHROMIUM): Promise<Browser> {
       '--disable-component-update',
       '--no-first-run',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }
