@@ -6,6 +6,10 @@ export { loadSettings, MiB, type Env, type Settings } from './config';
 export { buildApi, buildStoreApi, type Api } from './server/app';
 export { serve, type Running, type ServeOptions } from './server/serve';
 export { serveReadOnly, type ReadOnlyRunning } from './server/serve-read-only';
+// How the server yields to the machine's other work: apps/cli's demo starts it in a session of
+// its own so that the autogroup it lowers is the server's alone.
+export { engineNiceFromEnv } from './store/engine/nice';
+export { sessionOfStat } from './store/engine/session-nice';
 
 // The store: one ClickHouse client, bound SQL, migrations and the queries others run directly.
 export * from './store';

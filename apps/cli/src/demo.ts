@@ -21,6 +21,7 @@ import {
   type DemoFlags,
 } from './demo-flags';
 import { warmUp } from './demo-warmup';
+import { relaunchInOwnSession, stayReason, stopWithLauncher } from './own-session';
 import { addServerOptions, extraCommands, settingsFromFlags } from './index';
 
 /**
@@ -104,6 +105,9 @@ async function runDemo(flags: DemoFlags): Promise<void> {
   }
   // Validate everything before starting anything.
   clusterOptionsFromFlags(flags, flags.otlp ?? 'http://127.0.0.1:4318/v1/traces');
+  // The server yields to the cluster only from a session of its own (own-session.ts).
+  if (stayReason(process.env, { serves: flags.otlp === undefined }) === null)
+    process.exit(await relaunchInOwnSession());
 
   // The probe's calm baseline, before anything of the demo loads the machine.
   const probeBaseline = flags.probe && warmupMaxS > 0 ? await measureProbeBaseline() : null;
@@ -124,6 +128,7 @@ async function runDemo(flags: DemoFlags): Promise<void> {
     process.env.OTEL_EXPORTER_OTLP_TRACES_HEADERS = `Authorization=Bearer ${ingestToken}`;
   const stop = stopper(parts);
   exitOnSignals(stop);
+  stopWithLauncher(stop);
   let cluster: Cluster;
   let load: LoadGenerator;
   try {
