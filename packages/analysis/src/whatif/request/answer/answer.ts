@@ -170,13 +170,18 @@ export function baselineOf(
 
 /** Requests from which 2 pooled replays are enough (2 million pooled requests, see below). */
 const LARGE_REQUESTS = 1_000_000;
+/** Pooled whole requests aimed at below LARGE_REQUESTS (at least 4 replays). */
+const TARGET_POOLED_REQUESTS = 500_000;
 
 /**
- * defaultReplays, but 2 replays instead of its floor of 4 from 1 million requests on: 2 million
- * pooled requests already hold the seed's noise down (measured on the microservices preset at
- * 1M requests, hedge p95 on pricing, seeds 1-10: fan-out p99 spread 0.25% with 2 replays,
- * 0.18% with 4; the request p99 did not move), and each replay of a million requests costs
- * ~0.15 s.
+ * defaultReplays, but fewer: ceil(500,000 / requests) replays (at least 4), and 2 from 1 million
+ * requests on. defaultReplays aims at 2 million pooled fan-outs, which for a whole-request
+ * answer over the 24,505 requests of the `microservices` preset meant 82 replays and 2.5-4.6 s of
+ * a full answer's 3.4 s on the What-if page (bench:pages); measured there, hedge p95 on route,
+ * seeds 1-6: the request p50, p99 and p99.9 the same to 0.001 ms with 82, 21 and 8 replays, the
+ * edge p99 within 0.06% and its p99.9 within 0.6% (0.8% with 82), at 0.7-1.1 s with 21. At 1M
+ * requests (seeds 1-10, hedge p95 on pricing): fan-out p99 spread 0.25% with 2 replays, 0.18% with
+ * 4; the request p99 did not move; each replay of a million requests costs ~0.15 s.
  */
 export function requestReplays(
   run: RequestRun,
@@ -186,7 +191,11 @@ export function requestReplays(
 ): number {
   if (asked !== undefined) return Math.max(1, Math.floor(asked));
   const r = defaultReplays(run.p, requests, calls);
-  return requests >= LARGE_REQUESTS ? Math.min(r, 2) : r;
+  const aim =
+    requests >= LARGE_REQUESTS
+      ? 2
+      : Math.max(4, Math.ceil(TARGET_POOLED_REQUESTS / Math.max(1, requests)));
+  return Math.min(r, aim);
 }
 
 /**
