@@ -14,7 +14,13 @@ export const StatsResponse = Type.Object({
     Type.Number({
       minimum: 0,
       description:
-        'How old spans, traces, services, oldest/newest and sampling are, ms: they are kept and refreshed in the background (after ingest commits, at most every 2 s) so this answers at once while analyses run',
+        'How old spans, traces, services, oldest/newest and sampling are, ms: they are kept and refreshed in the background (after ingest commits, at most every 10 s; by a reader after 2 s) so this answers at once while analyses run',
+    }),
+  ),
+  settledUnixNano: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'How far the stored fan-outs and episode series reach (ns): analyses of a range ending before it read stored rows only, and each newer second is detected live by every answer. Trails the newest span by 10-35 s under steady ingest; null when nothing is stored (a read-only store, or before the first materializer pass)',
     }),
   ),
   sampling: Type.Optional(SamplingInfo),

@@ -19,3 +19,5 @@ export {
 } from './traces/spans';
 export { selectEngineMemoryBytes } from './engine/metrics';
 export { selectSamplingInfo, type SamplingInfo } from './traces/sampling';
+export { fanoutsStoredThroughNs } from './fanouts/open';
+export { callBucketsStoredThroughNs } from './call-buckets/open';

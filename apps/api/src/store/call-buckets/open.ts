@@ -10,6 +10,7 @@ import { storeCallBucketsSql } from '../episodes/sql';
 import {
   recordedChunks,
   startChunkMaterializer,
+  storedThroughNs,
   type MaterializerOptions,
 } from '../fanouts/chunks';
 import { CHUNK_NS } from '../fanouts/tables';
@@ -44,6 +45,12 @@ const openOn = (store: Store): boolean =>
 
 const B = CALL_BUCKET_NS;
 const S = EDGE_SLACK_NS;
+
+/** How far the stored episode series reach (storedThroughNs); null: none, or no such tables. */
+export function callBucketsStoredThroughNs(store: Store): Promise<bigint | null> {
+  if (!openOn(store)) return Promise.resolve(null);
+  return storedThroughNs(store, CALL_BUCKET_CHUNKS_TABLE, CALL_BUCKET_OPEN_TABLE, B);
+}
 
 /** Signatures (see the module comment) of the buckets [fromB, toB), by bucket; absent = 0. */
 export function openSignaturesSql(fromB: bigint, toB: bigint): Sql {

@@ -23,6 +23,28 @@ export async function recordedChunks(
   return new Map(rows.map((r) => [BigInt(r.c), { spans: BigInt(r.n), version: BigInt(r.v) }]));
 }
 
+/**
+ * How far a stored table pair reaches: the end of its newest chunk stored whole (`chunksTable`)
+ * or open bucket stored (`openTable`, buckets of `bucketNs`), ns; null when neither holds a row.
+ * Two reads of the tables' sort keys (a few dozen rows each).
+ */
+export async function storedThroughNs(
+  store: Store,
+  chunksTable: string,
+  openTable: string,
+  bucketNs: bigint,
+): Promise<bigint | null> {
+  const rows = await store.query<{ c: string; b: string }>(sql`
+    SELECT ifNull((SELECT toString(maxOrNull(chunk)) FROM ${raw(chunksTable)}), '') AS c,
+      ifNull((SELECT toString(maxOrNull(bucket)) FROM ${raw(openTable)}), '') AS b`);
+  const r = rows[0];
+  const ends = [
+    r?.c ? (BigInt(r.c) + 1n) * CHUNK_NS : null,
+    r?.b ? (BigInt(r.b) + 1n) * bucketNs : null,
+  ].filter((v): v is bigint => v !== null);
+  return ends.length === 0 ? null : ends.reduce((a, b) => (a > b ? a : b));
+}
+
 export interface MaterializerOptions {
   /** How often to look for closed chunks, ms (default 60 s). */
   intervalMs?: number;

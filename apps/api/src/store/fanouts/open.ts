@@ -13,7 +13,7 @@ import { TRACES } from '../traces/tables';
 import { inWindow, ns } from './sql';
 import { storeFanoutsSql } from './stored';
 import { CHUNK_NS, CHUNKS_TABLE, EDGES_TABLE, FANOUT_OPEN_TABLE, FANOUTS_TABLE } from './tables';
-import { startChunkMaterializer, type MaterializerOptions } from './chunks';
+import { startChunkMaterializer, storedThroughNs, type MaterializerOptions } from './chunks';
 
 /**
  * The stored fan-outs and request edges of the open chunk (the 10-minute chunk still receiving
@@ -36,6 +36,12 @@ const B = CALL_BUCKET_NS;
 
 const openOn = (store: Store): boolean =>
   !store.cluster && store.accelerators.fanouts && store.accelerators.openFanouts;
+
+/** How far the stored fan-outs reach (storedThroughNs); null: none stored, or no such tables. */
+export function fanoutsStoredThroughNs(store: Store): Promise<bigint | null> {
+  if (!openOn(store)) return Promise.resolve(null);
+  return storedThroughNs(store, CHUNKS_TABLE, FANOUT_OPEN_TABLE, B);
+}
 
 interface FanoutOpenRecord extends OpenRecord {
   /** Extra span copies among the spans starting in the bucket. */

@@ -152,6 +152,8 @@ export interface StoreStats {
   services: number;
   oldestUnixNano: string | null;
   newestUnixNano: string | null;
+  /** How far the stored fan-outs and episode series both reach (cache/store-figures.ts). */
+  settledUnixNano?: string | null;
 }
 
 /** Span times the overview's oldest/newest consider sane: [1970-01-01, 2200-01-01), ns. */
