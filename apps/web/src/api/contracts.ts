@@ -43,6 +43,7 @@ export const decodeStats: Decoder<Stats> = obj<Stats>({
   services: num,
   oldestUnixNano: nullable(str),
   newestUnixNano: nullable(str),
+  settledUnixNano: optional(nullable(str)),
   ingestSpansPerSecond: withDefault(num, 0),
   listen: optional(obj({ api: str, otlpHttp: str, otlpGrpc: str })),
   sampling: optional(decodeSampling),

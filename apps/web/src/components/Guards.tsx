@@ -7,9 +7,18 @@ import { EmptyStore, ErrorState, Loading, NoFanouts } from './states';
 
 type Ready = Extract<RangeState, { state: 'ready' }>;
 
-/** Renders children once the store answered and holds spans; the shared states otherwise. */
-export function WithRange({ children }: { children: (r: Ready) => ReactNode }) {
-  const r = useRange();
+/**
+ * Renders children once the store answered and holds spans; the shared states otherwise.
+ * `toNewest`: the range keeps the newest spans (useRange).
+ */
+export function WithRange({
+  children,
+  toNewest = false,
+}: {
+  children: (r: Ready) => ReactNode;
+  toNewest?: boolean;
+}) {
+  const r = useRange({ toNewest });
   if (r.state === 'loading') return <Loading label="Reading the store" />;
   if (r.state === 'error') return <ErrorState error={r.error} what="the store's statistics" />;
   if (r.state === 'empty') return <EmptyStore inRange={false} listen={r.stats.listen} />;

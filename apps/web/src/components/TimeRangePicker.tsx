@@ -1,6 +1,6 @@
 import { useId, useState, useSyncExternalStore } from 'react';
 import { utcFormat } from 'd3-time-format';
-import { RANGE_PRESETS, type RangeKey } from '../state/filters';
+import { nanoToMs, RANGE_PRESETS, type RangeKey } from '../state/filters';
 import { useFilters, useRange, useStore } from '../state/store-context';
 import { formatMs } from '@tailscope/charts';
 import { oldestAnswer, subscribeAnswerAges } from '../api/shared-answers';
@@ -23,6 +23,11 @@ export function TimeRangePicker() {
   const current = range.state === 'ready' ? range.range : null;
   // Answers the server served from its last answer over a range ending now (up to 5 minutes old).
   const oldest = useSyncExternalStore(subscribeAnswerAges, oldestAnswer);
+  // Analyses end where the server's stored data does, a few seconds before the newest span.
+  const settledLagMs =
+    range.state === 'ready' && range.settled
+      ? Math.max(0, (nanoToMs(range.stats.newestUnixNano) ?? range.range.toMs) - range.range.toMs)
+      : null;
 
   const choose = (key: RangeKey) => {
     if (key === 'custom') {
@@ -104,6 +109,16 @@ export function TimeRangePicker() {
         >
           {show(new Date(current.fromMs))} – {show(new Date(current.toMs))} UTC (
           {formatMs(current.toMs - current.fromMs)})
+        </span>
+      )}
+      {settledLagMs !== null && !draft && (
+        <span
+          className="timing"
+          style={{ paddingBottom: 7 }}
+          data-testid="range-settled"
+          title="The newest seconds are still arriving (spans are exported in batches and traces finish late): analyses end where the server has stored their fan-outs and episode series, which trails the newest span by 10-35 s. The trace search reads up to the newest span."
+        >
+          analysed to {formatMs(settledLagMs)} before the newest span
         </span>
       )}
       {oldest && !draft && (

@@ -193,7 +193,8 @@ export function Traces() {
       </div>
       {/* Keyed by the URL's filters so the form resets when they change elsewhere (back). */}
       <FilterForm key={JSON.stringify(f)} f={f} apply={apply} />
-      <WithRange>
+      {/* The search reads the newest spans too: its reads are cheap, and the newest are looked for. */}
+      <WithRange toNewest>
         {(r) => (
           <div className="grid">
             <Search range={r.range} rangeKey={r.key} f={f} />

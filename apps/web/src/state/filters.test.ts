@@ -1,6 +1,13 @@
 import { defined } from '../test-fixtures';
 import { describe, expect, it } from 'vitest';
-import { nanoToMs, parseFilters, resolveRange, writeFilters } from './filters';
+import {
+  nanoToMs,
+  parseFilters,
+  resolveRange,
+  settleRange,
+  SETTLED_LAG_MS,
+  writeFilters,
+} from './filters';
 
 describe('URL filters', () => {
   it('round-trips a custom range and an operation through the URL, keeping other keys', () => {
@@ -47,6 +54,37 @@ describe('URL filters', () => {
       toMs: 2002,
     });
     expect(resolveRange({ range: 'all' }, now, null)).toBeNull();
+  });
+
+  it('ends analyses where the stored data does, only at the live edge of a receiving store', () => {
+    const all = { fromMs: 1000, toMs: 600_001 };
+    const newestMs = 600_000;
+    const nowMs = 601_000;
+    // 25 s behind the newest span and now: cut there.
+    expect(settleRange(all, { range: 'all' }, { newestMs, settledMs: 575_000 }, nowMs)).toEqual({
+      fromMs: 1000,
+      toMs: 575_000,
+      cut: true,
+    });
+    const hour = { fromMs: nowMs - 3_600_000, toMs: nowMs };
+    expect(settleRange(hour, { range: '1h' }, { newestMs, settledMs: 575_000 }, nowMs).toMs).toBe(
+      575_000,
+    );
+    // Nothing stored, stored past the newest span (data stamped in the past), too far before
+    // now (a store loaded from the past whose chunks are still being stored, or a materializer
+    // far behind), a custom range, or a range ending before it: unchanged.
+    for (const [f, settledMs, now] of [
+      [{ range: 'all' }, null, nowMs],
+      [{ range: 'all' }, 700_000, nowMs],
+      [{ range: 'all' }, 575_000, 575_000 + SETTLED_LAG_MS],
+      [{ range: 'custom', from: 1000, to: 600_001 }, 575_000, nowMs],
+    ] as const)
+      expect(settleRange(all, f, { newestMs, settledMs }, now)).toEqual({ ...all, cut: false });
+    const early = { fromMs: 1000, toMs: 500_000 };
+    expect(settleRange(early, { range: 'all' }, { newestMs, settledMs: 575_000 }, nowMs)).toEqual({
+      ...early,
+      cut: false,
+    });
   });
 
   it('converts 19-digit nanosecond strings without losing milliseconds', () => {

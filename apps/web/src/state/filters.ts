@@ -97,6 +97,31 @@ export function resolveRange(
   return { fromMs: Math.floor(store.oldestMs), toMs: Math.ceil(store.newestMs) + 1 };
 }
 
+/** The analyses stop at the stored data's end only when it trails now by less than this. */
+export const SETTLED_LAG_MS = 120_000;
+
+/**
+ * A range ending past the stored data's end (the server's `settledUnixNano`, as ms) ends there
+ * instead while the store is receiving: the end is less than SETTLED_LAG_MS before now (and
+ * before the newest span, which is newer). The newest seconds are still arriving, and every
+ * answer over them detected them again live (issue 24). Otherwise unchanged: nothing stored,
+ * stored past the newest span, a store whose newest spans are older (data loaded from the past,
+ * whose chunks the server is still storing) or a materializer far behind, a custom range, a
+ * range ending before it. `cut`: whether it was cut.
+ */
+export function settleRange(
+  range: TimeRange,
+  f: Filters,
+  store: { newestMs: number; settledMs: number | null },
+  nowMs: number,
+): TimeRange & { cut: boolean } {
+  const s = store.settledMs;
+  const live = s !== null && s <= store.newestMs && nowMs - s < SETTLED_LAG_MS;
+  if (f.range === 'custom' || !live || range.toMs <= s || range.fromMs >= s)
+    return { ...range, cut: false };
+  return { fromMs: range.fromMs, toMs: s, cut: true };
+}
+
 /** Nanoseconds since the epoch as a decimal string (the API's form) to epoch ms. */
 export function nanoToMs(nano: string | null): number | null {
   if (nano === null || nano === '' || !/^\d+$/.test(nano)) return null;

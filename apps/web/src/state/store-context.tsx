@@ -8,6 +8,7 @@ import {
   nanoToMs,
   parseFilters,
   resolveRange,
+  settleRange,
   writeFilters,
   type Filters,
   type TimeRange,
@@ -75,10 +76,21 @@ export type RangeState =
   | { state: 'loading' }
   | { state: 'error'; error: Error }
   | { state: 'empty'; stats: Stats }
-  | { state: 'ready'; range: TimeRange; stats: Stats; key: string };
+  | {
+      state: 'ready';
+      range: TimeRange;
+      stats: Stats;
+      key: string;
+      /** The range ends where the stored data does, before the newest span (settleRange). */
+      settled: boolean;
+    };
 
-/** The resolved time range every page queries, or why there is none yet. */
-export function useRange(): RangeState {
+/**
+ * The resolved time range every page queries, or why there is none yet. Analyses end where the
+ * server's stored data does (settleRange); `toNewest` keeps the newest spans in (the trace
+ * search, whose reads are cheap either way).
+ */
+export function useRange(opts: { toNewest?: boolean } = {}): RangeState {
   const { stats, nowMs, generation } = useStore();
   const [filters] = useFilters();
   if (stats.state === 'error') return { state: 'error', error: stats.error };
@@ -87,12 +99,15 @@ export function useRange(): RangeState {
   const oldest = nanoToMs(s.oldestUnixNano);
   const newest = nanoToMs(s.newestUnixNano);
   if (s.spans === 0 || oldest === null || newest === null) return { state: 'empty', stats: s };
-  const range = resolveRange(filters, nowMs, { oldestMs: oldest, newestMs: newest });
-  if (!range) return { state: 'empty', stats: s };
+  const resolved = resolveRange(filters, nowMs, { oldestMs: oldest, newestMs: newest });
+  if (!resolved) return { state: 'empty', stats: s };
+  const settledMs = opts.toNewest === true ? null : nanoToMs(s.settledUnixNano ?? null);
+  const { cut, ...range } = settleRange(resolved, filters, { newestMs: newest, settledMs }, nowMs);
   return {
     state: 'ready',
     range,
     stats: s,
     key: `${generation}:${Math.floor(range.fromMs)}-${Math.ceil(range.toMs)}`,
+    settled: cut,
   };
 }
