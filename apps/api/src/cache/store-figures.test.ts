@@ -87,4 +87,22 @@ describe('figures keeper', () => {
       vi.useRealTimers();
     }
   });
+
+  it('waits for a refresh only when the figures are older than WRITTEN_REFRESH_MS', async () => {
+    let n = 0;
+    let clock = 0;
+    const never = new Promise<number>(() => undefined);
+    const keeper = new FiguresKeeper(
+      () => (++n === 1 ? Promise.resolve(n) : never),
+      60_000,
+      () => clock,
+    );
+    await keeper.read();
+    keeper.written();
+    // Stale but young: answered at once (its refresh goes on behind it).
+    clock = REFRESH_MS;
+    expect(await keeper.read()).toEqual({ figures: 1, ageMs: REFRESH_MS });
+    expect(keeper.refreshes).toBe(2);
+    keeper.stop();
+  });
 });
