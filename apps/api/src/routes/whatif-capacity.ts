@@ -8,6 +8,7 @@ import {
 import type { CapacityWhatIf, WhatIfPolicy } from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { badRequest, notFound } from '../foundation';
+import { selectCpuReadings } from '../store/capacity/cpu';
 import { loadRequestColumns } from '../store/requests/columns';
 import { capWideParents, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED } from '../store/fanouts/wide';
 import type { AnalysisPool } from '../whatif-worker/pool';
@@ -90,10 +91,13 @@ export async function capacityWhatIfAnswer(
         `no requests hold ${body.leafService}/${body.leafOperation} between from and to`,
       );
     const capped = capWideParents(loaded.columns, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED);
+    // Runtime metrics' CPU per instance over the range calibrate the model (none: spans alone).
+    const cpu = await selectCpuReadings(ctx.store, asked);
     reply = await pool.run(
       {
         ...job,
         columns: capped.columns,
+        ...(cpu.length > 0 ? { cpu } : {}),
         readNotes: loaded.sampled
           ? [`more than ${MAX_REQUEST_TREES} requests matched: a uniform sample was read`]
           : [],
@@ -175,6 +179,7 @@ function capacityAnswer(changes: CapacityPolicy[], cap: CapacityWhatIf): Capacit
       extrapolated: s.extrapolated,
       saturated: s.saturated,
       loadOverObserved: s.loadOverObserved,
+      ...(s.cpu ? { cpu: s.cpu } : {}),
       ...(s.p99Ms !== undefined ? { p99Ms: s.p99Ms } : {}),
       ...(s.p99After ? { p99After: s.p99After } : {}),
     })),

@@ -9,6 +9,7 @@ import {
   simulateRequestWhatIf,
   type CapacityChange,
   type CapacityWhatIf,
+  type CpuReading,
   type EdgeTarget,
   type LoadChange,
   type MachinesForSlo,
@@ -36,6 +37,8 @@ export interface CapacityJob {
   key: string;
   /** The spans, when the main thread read them (after a miss); absent: answer from the cache. */
   columns?: SpanColumns;
+  /** Runtime metrics' CPU per instance over the range, sent with the columns (calibration). */
+  cpu?: CpuReading[];
   /** What the read found worth saying (a sample), kept with the entry. */
   readNotes?: string[];
   changes: CapacityChange[];
@@ -100,6 +103,7 @@ function entryOf(job: CapacityJob, now: number): { entry: Entry; cached: boolean
     if (!job.columns) return undefined;
     const prepared = prepareCapacity(requestTreesFromColumns(job.columns), {
       seed: job.options.seed,
+      ...(job.cpu ? { cpu: job.cpu } : {}),
     });
     entry = {
       prepared,

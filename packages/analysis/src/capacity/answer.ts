@@ -186,7 +186,7 @@ function percentiles(sorted: Float64Array): Percentiles {
 function modelNotes(services: readonly ServiceOutlook[], widen: number): string[] {
   const notes = services.map(
     (s) =>
-      `${s.service}: ${s.model === 'mgk' ? `M/G/${s.k} per instance` : 'empirical wait-against-load curve'}, fit error ${(100 * s.fitError).toFixed(1)}%, utilisation ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)}${s.extrapolated ? `, extrapolated to ${s.loadOverObserved.toFixed(2)}x the highest load observed` : ''}`,
+      `${s.service}: ${s.model === 'mgk' ? `M/G/${s.k} per instance` : 'empirical wait-against-load curve'}, fit error ${(100 * s.fitError).toFixed(1)}%, utilisation ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)}${s.extrapolated ? `, extrapolated to ${s.loadOverObserved.toFixed(2)}x the highest load observed` : ''}${s.cpu ? `; calibrated by runtime metrics: CPU ${s.cpu.cpuMsPerCall.toFixed(2)} ms per call over ${s.cpu.processes} process${s.cpu.processes === 1 ? '' : 'es'}, CPU utilisation ${s.cpu.utilisation.toFixed(2)} -> ${s.cpu.utilisationAfter.toFixed(2)} (spans: ${s.cpu.spanUtilisation.toFixed(2)})` : ''}`,
   );
   if (widen > 1)
     notes.push(

@@ -12,6 +12,7 @@ import { indexCalls, type CallIndex } from './calls';
 import { childrenOf, type Children } from './retime';
 import { fitCurve, leaveOneOut, type LoadPoint, type WaitCurve } from './curve';
 import { WaitHistogram } from './histogram';
+import { calibrateCpu, type CpuReading } from './cpu';
 import { concurrencyLimit, fifoReconstruct, simulateMgk } from './queue';
 import type { CapacityFit, InstanceFit, ServiceFit, WindowSums } from './types';
 
@@ -21,6 +22,8 @@ export interface FitOptions {
   /** Calls per instance and window aimed at (default 500): at most 12 windows. */
   callsPerWindow?: number;
   seed?: number;
+  /** Runtime metrics' CPU per instance (cpu.ts): calibrate the model with them. */
+  cpu?: readonly CpuReading[];
 }
 
 /** Windows per service at most, and the simulated arrivals per window (bounds the cost). */
@@ -56,7 +59,24 @@ export function fitCapacity(
       rng,
     ),
   );
-  return { index: ix, instances, services, waitMs, holdMs, windowOf, trees: t, sims: new Map() };
+  const fit: CapacityFit = {
+    index: ix,
+    instances,
+    services,
+    waitMs,
+    holdMs,
+    windowOf,
+    trees: t,
+    sims: new Map(),
+  };
+  if (o.cpu && o.cpu.length > 0) {
+    const cpu = calibrateCpu(fit, o.cpu, o.seed ?? 1);
+    if (cpu.services.size > 0) {
+      fit.cpu = cpu.services;
+      fit.cpuRank = cpu.rank;
+    }
+  }
+  return fit;
 }
 
 function fitInstanceQueue(

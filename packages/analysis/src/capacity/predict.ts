@@ -5,6 +5,7 @@
  */
 
 import { SeededRandom } from '../random';
+import { cpuRewait, cpuUtilisationAt, type CpuCalibration } from './cpu';
 import { readCurve } from './curve';
 import type { WaitHistogram } from './histogram';
 import { simulateMgkPair } from './queue';
@@ -61,6 +62,18 @@ export interface ServiceOutlook {
   saturated: boolean;
   /** Highest new load over the highest observed (1: within what was seen). */
   loadOverObserved: number;
+  /**
+   * The CPU calibration from runtime metrics (cpu.ts), when the service exports them: its
+   * busiest process's CPU utilisation before and after, the mean CPU ms per call, the
+   * processes its instances run in, and the span model's utilisation for comparison.
+   */
+  cpu?: {
+    processes: number;
+    utilisation: number;
+    utilisationAfter: number;
+    cpuMsPerCall: number;
+    spanUtilisation: number;
+  };
   /** The service's call p99, ms: recorded, and re-timed (absent when saturated). answer.ts. */
   p99Ms?: number;
   p99After?: { value: number; low: number; high: number };
@@ -183,13 +196,62 @@ export function predictScenario(
         over = Math.max(over, (factors[j]![wi]! * w.rawRate) / svc.maxRatePerMs);
       });
     }
-    const saturated = peak >= 1;
-    if (!saturated) for (const { x, j } of insts) rewait(fit, svc, x, j, factors[j]!, rng, deltaMs);
-    return outlook(svc, changes, { peak1, peak, over, saturated });
+    const cal = fit.cpu?.get(s);
+    const cpu = cal ? cpuOutlook(fit, cal, factors, peak1) : undefined;
+    const saturated = peak >= 1 || (cpu !== undefined && cpu.utilisationAfter >= 1);
+    if (!saturated) {
+      for (const { x, j } of insts) rewait(fit, svc, x, j, factors[j]!, rng, deltaMs);
+      const at = (j: number, w: number): number => factors[j]![w] ?? 1;
+      for (const p of cal?.processes ?? [])
+        cpuRewait(fit, p, at, deltaMs, fit.preview !== undefined);
+    }
+    return {
+      ...outlook(svc, changes, { peak1, peak, over, saturated }),
+      ...(cpu ? { cpu } : {}),
+    };
   });
   const saturated = outlooks.filter((o) => o.saturated).map((o) => o.service);
-  const first = [...outlooks].sort((a, b) => b.utilisationAfter - a.utilisationAfter)[0];
+  const first = [...outlooks].sort((a, b) => busiestAfter(b) - busiestAfter(a))[0];
   return { services: outlooks, saturatesFirst: first?.service, saturated, deltaMs };
+}
+
+/** A service's highest utilisation after the changes: its span model's or its CPU's. */
+export function busiestAfter(o: ServiceOutlook): number {
+  return Math.max(o.utilisationAfter, o.cpu?.utilisationAfter ?? 0);
+}
+
+/** The CPU figures of a calibrated service: its busiest process, before and after. */
+function cpuOutlook(
+  fit: CapacityFit,
+  cal: CpuCalibration,
+  factors: Float64Array[],
+  spanUtilisation: number,
+): NonNullable<ServiceOutlook['cpu']> {
+  let before = 0;
+  let after = 0;
+  let calls = 0;
+  let cpuMs = 0;
+  for (const p of cal.processes) {
+    let sum = 0;
+    let n = 0;
+    for (const j of p.instances)
+      for (const i of fit.index.instances[j]!.nodes) {
+        sum += factors[j]![fit.windowOf[i]!] ?? 1;
+        n++;
+      }
+    before = Math.max(before, p.utilisation);
+    after = Math.max(after, cpuUtilisationAt(p, n > 0 ? sum / n : 1));
+    const m = p.instances.reduce((a, j) => a + fit.instances[j]!.holds.length, 0);
+    calls += m;
+    cpuMs += m * p.cpuMsPerCall;
+  }
+  return {
+    processes: cal.processes.length,
+    utilisation: before,
+    utilisationAfter: after,
+    cpuMsPerCall: calls > 0 ? cpuMs / calls : 0,
+    spanUtilisation,
+  };
 }
 
 function outlook(

@@ -60,8 +60,12 @@ export function runQueue(
 export const ROOT_BEFORE_MS = 0.2;
 export const ROOT_AFTER_MS = 0.3;
 
-/** A recording of `n` requests of the model: root -> one call to `db` on host db-0. */
-export function queueTrees(m: QueueModel, n: number, seed: number): RequestTrees {
+/**
+ * A recording of `n` requests of the model: root -> one call to `db` on host db-0. With
+ * `hosts` > 1 the calls name db-0 ... db-(hosts - 1) at random while one queue serves them all
+ * (virtual hosts of one process, as the demo's: the spans of one host do not see the queue).
+ */
+export function queueTrees(m: QueueModel, n: number, seed: number, hosts = 1): RequestTrees {
   const q = runQueue(m, n, seed);
   const nodes = 2 * n;
   const parent = new Int32Array(nodes);
@@ -89,7 +93,7 @@ export function queueTrees(m: QueueModel, n: number, seed: number): RequestTrees
     startMs,
     durationMs,
     edge,
-    host: Uint32Array.from({ length: nodes }, (_, i) => i % 2),
+    host: hostsOf(nodes, hosts, seed),
     mode: new Uint32Array(nodes),
     structure: new Uint8Array(nodes),
     concurrency: new Uint32Array(nodes).fill(1),
@@ -101,7 +105,15 @@ export function queueTrees(m: QueueModel, n: number, seed: number): RequestTrees
         leafOperation: 'query',
       },
     ],
-    hosts: ['', 'db-0'],
+    hosts: ['', ...Array.from({ length: hosts }, (_, h) => `db-${h}`)],
     modes: [''],
   };
+}
+
+/** Roots on host 0 (''), calls on 1 + a seeded uniform pick of `hosts` (1 with one host). */
+function hostsOf(nodes: number, hosts: number, seed: number): Uint32Array {
+  const out = new Uint32Array(nodes);
+  const rng = new SeededRandom(seed ^ 0x2545f491);
+  for (let i = 1; i < nodes; i += 2) out[i] = hosts > 1 ? 1 + Math.floor(rng.float() * hosts) : 1;
+  return out;
 }

@@ -2,6 +2,7 @@
 
 import type { RequestTrees } from '../whatif';
 import type { CallIndex } from './calls';
+import type { CpuCalibration } from './cpu';
 import type { WaitCurve } from './curve';
 import type { WaitHistogram } from './histogram';
 
@@ -70,6 +71,10 @@ export interface CapacityFit {
   windowOf: Int32Array;
   /** A preview's fit (sample.ts): a sample of the requests, shorter simulations. */
   preview?: { of: number };
+  /** Per service index, its processes' CPU calibration from runtime metrics (cpu.ts). */
+  cpu?: Map<number, CpuCalibration>;
+  /** Per node: the rank of its hold among its process's calls (cpu.ts), 0 when uncalibrated. */
+  cpuRank?: Float64Array;
 }
 
 /** A load change: every request's traffic, or only one root operation's, times `factor`. */
