@@ -210,7 +210,7 @@ async function demoPredict({ base, truths }: Kept): Promise<void> {
       );
       for (const s of a.capacity?.services ?? [])
         console.log(
-          `    ${s.service}: ${s.model} k ${s.k} x${s.instances}->${s.instancesAfter} util ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)} wait ${s.waitMs.toFixed(2)} ms fit err ${(100 * s.fitError).toFixed(1)}%${s.extrapolated ? ` extrapolated ${s.loadOverObserved.toFixed(2)}x` : ''}`,
+          `    ${s.service}: ${s.model} k ${s.k} x${s.instances}->${s.instancesAfter} util ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)} wait ${s.waitMs.toFixed(2)} ms fit err ${(100 * s.fitError).toFixed(1)}%${s.extrapolated ? ` extrapolated ${s.loadOverObserved.toFixed(2)}x` : ''}${s.cpu ? `; CPU (metrics) ${s.cpu.processes} processes, ${s.cpu.cpuMsPerCall.toFixed(2)} ms/call, util ${s.cpu.utilisation.toFixed(2)} -> ${s.cpu.utilisationAfter.toFixed(2)}` : ''}`,
         );
       console.log(`    (recorded root p50 ${b.p50.toFixed(2)}, p99 ${b.p99.toFixed(2)} ms)`);
     }

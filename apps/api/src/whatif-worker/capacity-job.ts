@@ -64,6 +64,8 @@ export type CapacityResult =
       cached: boolean;
       ageMs: number;
       readNotes: string[];
+      /** The thread's time on this job, ms (the response's Server-Timing `compute`). */
+      computeMs: number;
     });
 
 interface Entry {
@@ -119,6 +121,7 @@ function entryOf(job: CapacityJob, now: number): { entry: Entry; cached: boolean
 }
 
 export function runCapacity(job: CapacityJob, now = Date.now()): CapacityResult {
+  const t0 = performance.now();
   const found = entryOf(job, now);
   if (!found) return { miss: true };
   const { entry, cached } = found;
@@ -137,6 +140,7 @@ export function runCapacity(job: CapacityJob, now = Date.now()): CapacityResult 
     ageMs: now - entry.createdAt,
     readNotes: entry.readNotes,
     ...parts,
+    computeMs: performance.now() - t0,
   };
 }
 
