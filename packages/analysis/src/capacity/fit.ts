@@ -109,6 +109,7 @@ function fitInstanceQueue(
     k,
     kSource: known !== undefined ? 'pool-size' : 'observed',
     holds: h,
+    gaps: new Float64Array(0),
     windows: [],
   };
 }
@@ -140,6 +141,7 @@ function fitService(
   insts.forEach((inst, j) => {
     const ws = windowsOf(ix, nodes[j]!.nodes, cols, t0, lenMs, W);
     shrinkLoads(ws, lenMs);
+    inst.gaps = arrivalGaps(ix, nodes[j]!.nodes, cols.windowOf, ws);
     const mean = meanOf(inst.holds);
     // One simulation per distinct load (a steady load, shrunk to one, is simulated once, long).
     const distinct = new Set(ws.filter((w) => w.calls > 0).map((w) => w.rate)).size;
@@ -149,7 +151,8 @@ function fitService(
       let sim = byRate.get(w.rate);
       if (!sim && w.calls > 0) {
         const seed = rng.uint32();
-        sim = { seed, waits1: simulateMgk(w.rate, inst.k, inst.holds, seed, nSim, nSim >> 2) };
+        const waits1 = simulateMgk(w.rate, inst.k, inst.holds, seed, nSim, nSim >> 2, inst.gaps);
+        sim = { seed, waits1 };
         byRate.set(w.rate, sim);
       }
       const waits1 = sim?.waits1 ?? new WaitHistogram().seal();
@@ -218,6 +221,39 @@ function windowsOf(
   }
   return ws;
 }
+
+/**
+ * The instance's inter-arrival gaps, each in units of its window's mean gap (times the window's
+ * observed rate): the recording's own arrival pattern, which the queue is simulated with rather
+ * than Poisson arrivals. A load generator that sends on a schedule (HotROD's bench) queues far
+ * less than Poisson arrivals at the same rate; a Poisson recording gives exponential gaps back.
+ * Empty below MIN_GAPS calls (Poisson then). O(calls).
+ */
+function arrivalGaps(
+  ix: CallIndex,
+  nodes: Uint32Array,
+  windowOf: Int32Array,
+  ws: WindowSums[],
+): Float64Array {
+  if (nodes.length < MIN_GAPS) return new Float64Array(0);
+  const out = new Float64Array(nodes.length - 1);
+  let sum = 0;
+  for (let j = 1; j < nodes.length; j++) {
+    const i = nodes[j]!;
+    const w = ws[windowOf[i]!]!;
+    const g = (ix.arrivalMs[i]! - ix.arrivalMs[nodes[j - 1]!]!) * w.rawRate;
+    out[j - 1] = g;
+    sum += g;
+  }
+  // Units of the mean gap exactly (the windows' edges leave it near 1, not at 1).
+  const mean = sum / out.length;
+  if (!(mean > 0)) return new Float64Array(0);
+  for (let j = 0; j < out.length; j++) out[j] = out[j]! / mean;
+  return out;
+}
+
+/** Fewer calls than this on an instance: Poisson arrivals (too few gaps to read a pattern). */
+const MIN_GAPS = 50;
 
 /**
  * Window loads shrunk toward the instance's mean by the share of their spread that Poisson

@@ -325,6 +325,7 @@ function rewait(
         w.seed,
         n,
         n >> 2,
+        x.gaps,
       );
       sim = { from, to };
       cache.set(key, sim);

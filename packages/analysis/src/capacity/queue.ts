@@ -107,8 +107,9 @@ export function fifoReconstruct(
 }
 
 /**
- * A FIFO queue of k servers fed Poisson arrivals at `ratePerMs`, service times drawn uniformly
- * from `service` (ms); the arrivals' draws come from a generator seeded with `seed`, so two
+ * A FIFO queue of k servers fed Poisson arrivals at `ratePerMs` (or, with `gaps`, inter-arrival
+ * times drawn uniformly from those, given in units of the mean gap, over `ratePerMs`: the
+ * recording's own arrival pattern), service times drawn uniformly from `service` (ms); the arrivals' draws come from a generator seeded with `seed`, so two
  * rates run on common random numbers (their waits differ by the rate, not by the draws). The
  * waits of the `n` arrivals after the first `warmup` (the queue starts empty) go to a
  * histogram. O((n + warmup) log k), no allocation beyond the heap.
@@ -120,6 +121,7 @@ export function simulateMgk(
   seed: number,
   n: number,
   warmup: number,
+  gaps?: Float64Array,
 ): WaitHistogram {
   const rng = new SeededRandom(seed);
   const out = new WaitHistogram();
@@ -128,8 +130,11 @@ export function simulateMgk(
   const m = service.length;
   const v = free.v;
   let t = 0;
+  const g = gaps !== undefined && gaps.length > 0 ? gaps : undefined;
+  const gm = g?.length ?? 0;
   for (let i = 0; i < n + warmup; i++) {
-    t += -Math.log(1 - rng.float()) / ratePerMs;
+    const u = rng.float();
+    t += (g ? g[Math.min(gm - 1, Math.floor(u * gm))]! : -Math.log(1 - u)) / ratePerMs;
     const pick = service[Math.min(m - 1, Math.floor(rng.float() * m))]!;
     const f = v[0]!;
     const s = f > t ? f : t;
@@ -151,6 +156,7 @@ export function simulateMgkPair(
   seed: number,
   n: number,
   warmup: number,
+  gaps?: Float64Array,
 ): [WaitHistogram, WaitHistogram] {
   const rng = new SeededRandom(seed);
   const outA = new WaitHistogram();
@@ -166,8 +172,11 @@ export function simulateMgkPair(
   const vb = freeB.v;
   let ta = 0;
   let tb = 0;
+  const g = gaps !== undefined && gaps.length > 0 ? gaps : undefined;
+  const gm = g?.length ?? 0;
   for (let i = 0; i < n + warmup; i++) {
-    const gap = -Math.log(1 - rng.float());
+    const u = rng.float();
+    const gap = g ? g[Math.min(gm - 1, Math.floor(u * gm))]! : -Math.log(1 - u);
     ta += gap / rateA;
     tb += gap / rateB;
     const pick = service[Math.min(m - 1, Math.floor(rng.float() * m))]!;

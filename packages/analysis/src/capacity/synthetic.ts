@@ -11,6 +11,8 @@ export interface QueueModel {
   ratePerMs: number;
   servers: number;
   service: (rng: SeededRandom) => number;
+  /** Arrivals: Poisson (default), or on a schedule, 1 / rate apart (a scripted load). */
+  arrivals?: 'poisson' | 'periodic';
 }
 
 /** Exponential service of mean `meanMs` (M/M/k). */
@@ -42,7 +44,8 @@ export function runQueue(
   const serviceMs = new Float64Array(n);
   let t = 0;
   for (let i = -warmup; i < n; i++) {
-    t += -Math.log(1 - rng.float()) / m.ratePerMs;
+    const u = rng.float();
+    t += (m.arrivals === 'periodic' ? 1 : -Math.log(1 - u)) / m.ratePerMs;
     let w = 0;
     for (let j = 1; j < m.servers; j++) if (free[j]! < free[w]!) w = j;
     const start = Math.max(t, free[w]!);

@@ -40,6 +40,11 @@ export interface InstanceFit {
   kSource: 'observed' | 'pool-size';
   /** Reconstructed holds (service times), ms, in arrival order. */
   holds: Float64Array;
+  /**
+   * Inter-arrival gaps in units of their window's mean gap (fit.ts arrivalGaps): the arrival
+   * pattern the queue is simulated with (Poisson when empty).
+   */
+  gaps: Float64Array;
   windows: WindowFit[];
 }
 
