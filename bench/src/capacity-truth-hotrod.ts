@@ -3,14 +3,15 @@
 // benchmark's cluster, bench/src/faults/cluster.ts) recorded at a low dispatch rate predicts its
 // root p50/p99 at higher rates, against windows recorded at those rates. HotROD's customer
 // service holds one mutex around its ~300 ms "MySQL" query and the frontend calls route on a
-// pool of 3 workers: the latency stays flat, then bends up as the mutex nears saturation (the
-// knee, at about 3 dispatches/s).
+// pool of 3 workers: the latency stays flat, then bends up as the mutex saturates (the knee:
+// requests 1 / rate apart against a 300 ms lock, at about 3.3 dispatches/s).
 //
-// The load is open-loop (requests leave on a schedule, scripts.ts LOAD): the model assumes open
-// arrivals, and "more concurrent clients" of a closed loop is more load only as far as the
-// latency lets them send (docs/capacity.md "Closed loops"); the rates are the load knob here.
+// The load is open-loop and sent on a schedule (scripts.ts LOAD: request i leaves at i / rate):
+// the model reads that arrival pattern from the recording's gaps (docs/capacity.md), and "more
+// concurrent clients" of a closed loop is more load only as far as the latency lets them send
+// (docs/capacity.md "Closed loops"); the rates are the load knob here.
 //
-// env: TRUTH_HOTROD_BASE (dispatches/s recorded, 0.8), TRUTH_HOTROD_RATES (1.6,2.4,2.8),
+// env: TRUTH_HOTROD_BASE (dispatches/s recorded, 0.8), TRUTH_HOTROD_RATES (1.6,2.8,3.2,3.6),
 // TRUTH_HOTROD_SECONDS (per window, 120), HOTROD_BIN.
 import type { WhatIfResponse } from '@tailscope/contracts';
 import { loadavg } from 'node:os';
@@ -19,7 +20,7 @@ import { faultsSkipReason, hotrodPath } from './faults/requirements';
 import { CONTROL_ADDRESS } from './faults/topology';
 
 const BASE = Number(process.env.TRUTH_HOTROD_BASE ?? 0.8);
-const RATES = (process.env.TRUTH_HOTROD_RATES ?? '1.6,2.4,2.8').split(',').map(Number);
+const RATES = (process.env.TRUTH_HOTROD_RATES ?? '1.6,2.8,3.2,3.6').split(',').map(Number);
 const SECONDS = Number(process.env.TRUTH_HOTROD_SECONDS ?? 120);
 /** After a rate starts, before its window: the queue reaches its new level. */
 const SETTLE_S = 10;

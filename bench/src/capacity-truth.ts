@@ -180,7 +180,32 @@ async function demoPredict({ base, truths }: Kept): Promise<void> {
       '| change | p50 predicted [95%] | p50 measured | error | p99 predicted [95%] | p99 measured | error | load avg |',
     );
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-    for (const t of truths) {
+    // Removing a leaf process removes its 8 hosts (the last role's: host-33 ... host-40): as a
+    // machine count alone (the load spread over the identical instances left, each call kept on
+    // its host), and as that count with the avoid-hosts replay moving the removed hosts' calls
+    // to the hosts left (their own latency at the new load), over the leaf edge's requests.
+    const removed = Array.from(
+      { length: HOSTS_PER_PROCESS },
+      (_, i) => `host-${String((LEAF_PROCESSES - 1) * HOSTS_PER_PROCESS + i + 1).padStart(2, '0')}`,
+    );
+    const variants = truths.flatMap((t) => {
+      const m = (t.body as { policy?: { kind: string } }).policy;
+      if (m?.kind !== 'machines') return [t];
+      return [
+        t,
+        {
+          label: `${t.label}, their calls moved (avoid-hosts)`,
+          m: t.m,
+          body: {
+            leafService: 'demo-leaf',
+            leafOperation: 'GET /shard',
+            capacity: [m],
+            policy: { kind: 'avoid-hosts', hosts: removed },
+          },
+        },
+      ];
+    });
+    for (const t of variants) {
       const res = await api.inject({
         method: 'POST',
         url: '/api/v1/whatif',
@@ -197,7 +222,9 @@ async function demoPredict({ base, truths }: Kept): Promise<void> {
         continue;
       }
       const a = res.json<WhatIfResponse>();
-      const w = a.capacity?.request.whatIf;
+      // With a replay policy the prediction is its whole-request answer at the new load.
+      const replayed = (t.body as { capacity?: unknown }).capacity !== undefined;
+      const w = replayed ? a.request?.whatIf : a.capacity?.request.whatIf;
       const b = a.capacity?.request.baseline;
       if (!w || !b) {
         console.log(`| ${t.label} | not predicted: ${a.reason ?? ''} |`);
