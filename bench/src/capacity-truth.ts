@@ -14,7 +14,8 @@
 // Then HotROD recorded at a low dispatch rate against higher ones (capacity-truth-hotrod.ts).
 //
 // env: TRUTH_PARTS (demo,hotrod), TRUTH_DURATION (60 s), TRUTH_RATE (15), TRUTH_FACTORS
-// (1.5,2), TRUTH_MACHINES (1: the run without a leaf process; 0: skip it); HotROD's in its file.
+// (1.5,2), TRUTH_MACHINES (1: the run without a leaf process; 0: skip it), TRUTH_REPEAT (1: a
+// second run at the base rate, the spread of two runs alike; 0: skip it); HotROD's in its file.
 // TRUTH_KEEP=<file>: keep the runs' stores and write what was measured to that JSON file;
 // TRUTH_REPLAY=<file>: run nothing, predict again from the kept base store against the kept
 // measurements (a model change judged on the same runs, never new runs picked after the fact).
@@ -31,6 +32,8 @@ const DURATION_S = Number(process.env.TRUTH_DURATION ?? 60);
 const RATE = Number(process.env.TRUTH_RATE ?? 15);
 const FACTORS = (process.env.TRUTH_FACTORS ?? '1.5,2').split(',').map(Number);
 const MACHINES = process.env.TRUTH_MACHINES !== '0';
+/** A second run at the base rate (predicted at 1x: the recording): the runs' own spread. */
+const REPEAT = process.env.TRUTH_REPEAT !== '0';
 const PARTS = (process.env.TRUTH_PARTS ?? 'demo,hotrod').split(',');
 const KEEP = process.env.TRUTH_KEEP;
 const REPLAY = process.env.TRUTH_REPLAY;
@@ -130,6 +133,18 @@ async function demoRuns(): Promise<Kept> {
   const truths: Truth[] = [];
   const kept = { base, truths };
   try {
+    if (REPEAT) {
+      console.log(`\nthe base run again: ${RATE}/s (the spread of two runs alike)`);
+      const m = await demo(RATE, []);
+      console.log(
+        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)})`,
+      );
+      truths.push({
+        label: 'x1 (a second base run)',
+        m,
+        body: { policy: { kind: 'load', factor: 1 } },
+      });
+    }
     for (const f of FACTORS) {
       console.log(`\nrun at x${f}: ${RATE * f}/s`);
       const m = await demo(RATE * f, []);
