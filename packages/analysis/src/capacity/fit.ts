@@ -13,7 +13,13 @@ import { childrenOf, type Children } from './retime';
 import { fitCurve, leaveOneOut, type LoadPoint, type WaitCurve } from './curve';
 import { WaitHistogram } from './histogram';
 import { calibrateCpu, type CpuReading } from './cpu';
-import { concurrencyLimit, fifoReconstruct, simulateMgk } from './queue';
+import {
+  concurrencyLimit,
+  fifoReconstruct,
+  simulateChains,
+  simulateMgk,
+  type Chains,
+} from './queue';
 import type { CapacityFit, InstanceFit, ServiceFit, WindowSums } from './types';
 
 export interface FitOptions {
@@ -45,16 +51,26 @@ export function fitCapacity(
   const waitMs = new Float64Array(n);
   const holdMs = new Float64Array(n);
   const windowOf = new Int32Array(n).fill(-1);
+  const visitFirst = new Uint8Array(n);
+  const visitWaitMs = new Float64Array(n);
   const rng = new SeededRandom(o.seed ?? 1);
   const instances: InstanceFit[] = ix.instances.map((inst) =>
-    fitInstanceQueue(ix, inst, o.servers?.[ix.services[inst.service]!], waitMs, holdMs),
+    fitInstanceQueue(
+      ix,
+      inst,
+      o.servers?.[ix.services[inst.service]!],
+      waitMs,
+      holdMs,
+      visitFirst,
+      visitWaitMs,
+    ),
   );
   const services = ix.services.map((name, s) =>
     fitService(
       ix,
       s,
       instances.filter((i) => i.service === s),
-      { waitMs, holdMs, windowOf },
+      { waitMs, holdMs, windowOf, visitFirst },
       o.callsPerWindow ?? 500,
       rng,
     ),
@@ -66,6 +82,8 @@ export function fitCapacity(
     waitMs,
     holdMs,
     windowOf,
+    visitFirst,
+    visitWaitMs,
     trees: t,
     sims: new Map(),
   };
@@ -85,6 +103,8 @@ function fitInstanceQueue(
   known: number | undefined,
   waitMs: Float64Array,
   holdMs: Float64Array,
+  visitFirst: Uint8Array,
+  visitWaitMs: Float64Array,
 ): InstanceFit {
   const m = inst.nodes.length;
   // Loops: Float64Array.from with a function calls it per value (slow in V8 at millions).
@@ -103,22 +123,112 @@ function fitInstanceQueue(
     waitMs[inst.nodes[j]!] = w[j]!;
     holdMs[inst.nodes[j]!] = h[j]!;
   }
+  const { holds: visitHolds, chains } = visitsOf(
+    ix,
+    inst.nodes,
+    a,
+    d,
+    h,
+    w,
+    visitFirst,
+    visitWaitMs,
+  );
   return {
     service: inst.service,
     host: inst.host,
     k,
     kSource: known !== undefined ? 'pool-size' : 'observed',
     holds: h,
+    visitHolds,
+    visitShare: m > 0 ? visitHolds.length / m : 1,
+    ...(chains ? { chains } : {}),
     gaps: new Float64Array(0),
     windows: [],
   };
+}
+
+/**
+ * The instance's visits: in arrival order, a call joins a visit of its own request whose last
+ * call had departed by the call's arrival (the caller sent it after the answer: a sequential
+ * chain, HotROD's driver asking redis ten times), else opens a visit. A visit is served as one
+ * job (its calls' holds summed): calls that wait on one another are not independent arrivals,
+ * and simulated as such they would queue behind their own request. Overlapping calls of one
+ * request (a parallel fan-out, a pool) are visits of their own. Marks each visit's first call
+ * in `visitFirst`. O(calls x visits open per request).
+ */
+function visitsOf(
+  ix: CallIndex,
+  nodes: Uint32Array,
+  a: Float64Array,
+  d: Float64Array,
+  h: Float64Array,
+  w: Float64Array,
+  visitFirst: Uint8Array,
+  visitWaitMs: Float64Array,
+): { holds: Float64Array; chains?: Chains } {
+  const holds: number[] = [];
+  const lastDeparture: number[] = [];
+  const visitOf = new Int32Array(nodes.length);
+  const open = new Map<number, number[]>();
+  for (let j = 0; j < nodes.length; j++) {
+    const q = ix.request[nodes[j]!]!;
+    const mine = open.get(q);
+    let v = -1;
+    if (mine)
+      for (const x of mine)
+        if (lastDeparture[x]! <= a[j]! && (v < 0 || lastDeparture[x]! > lastDeparture[v]!)) v = x;
+    if (v < 0) {
+      v = holds.length;
+      holds.push(0);
+      lastDeparture.push(d[j]!);
+      if (mine) mine.push(v);
+      else open.set(q, [v]);
+      visitFirst[nodes[j]!] = 1;
+    }
+    holds[v]! += h[j]!;
+    lastDeparture[v] = Math.max(lastDeparture[v]!, d[j]!);
+    visitOf[j] = v;
+  }
+  const V = holds.length;
+  // Each visit's recorded wait (its calls' waits summed), on its first call.
+  const first = new Int32Array(V).fill(-1);
+  const waits = new Float64Array(V);
+  for (let j = 0; j < nodes.length; j++) {
+    const v = visitOf[j]!;
+    if (first[v]! < 0) first[v] = nodes[j]!;
+    waits[v]! += w[j]!;
+  }
+  for (let v = 0; v < V; v++) visitWaitMs[first[v]!] = waits[v]!;
+  if (V === nodes.length) return { holds: Float64Array.from(holds) };
+  // Chains: each visit's calls in order, with the caller's gap before each.
+  const start = new Uint32Array(V + 1);
+  for (let j = 0; j < nodes.length; j++) start[visitOf[j]! + 1]!++;
+  for (let v = 0; v < V; v++) start[v + 1] = start[v + 1]! + start[v]!;
+  const at = start.slice(0, V);
+  const ch = new Float64Array(nodes.length);
+  const gapBefore = new Float64Array(nodes.length);
+  const lastEnd = new Float64Array(V).fill(Number.NaN);
+  for (let j = 0; j < nodes.length; j++) {
+    const v = visitOf[j]!;
+    const x = at[v]!++;
+    ch[x] = h[j]!;
+    // The caller's time between the previous call's answer and this call's sending.
+    gapBefore[x] = Number.isNaN(lastEnd[v]!) ? 0 : Math.max(0, a[j]! - lastEnd[v]!);
+    lastEnd[v] = d[j]!;
+  }
+  return { holds: Float64Array.from(holds), chains: { start, holds: ch, gapBefore } };
 }
 
 function fitService(
   ix: CallIndex,
   s: number,
   insts: InstanceFit[],
-  cols: { waitMs: Float64Array; holdMs: Float64Array; windowOf: Int32Array },
+  cols: {
+    waitMs: Float64Array;
+    holdMs: Float64Array;
+    windowOf: Int32Array;
+    visitFirst: Uint8Array;
+  },
   perWindow: number,
   rng: SeededRandom,
 ): ServiceFit {
@@ -141,8 +251,9 @@ function fitService(
   insts.forEach((inst, j) => {
     const ws = windowsOf(ix, nodes[j]!.nodes, cols, t0, lenMs, W);
     shrinkLoads(ws, lenMs);
-    inst.gaps = arrivalGaps(ix, nodes[j]!.nodes, cols.windowOf, ws);
+    inst.gaps = arrivalGaps(ix, nodes[j]!.nodes, cols.windowOf, cols.visitFirst, ws);
     const mean = meanOf(inst.holds);
+    const share = inst.visitShare;
     // One simulation per distinct load (a steady load, shrunk to one, is simulated once, long).
     const distinct = new Set(ws.filter((w) => w.calls > 0).map((w) => w.rate)).size;
     const nSim = Math.max(MIN_SIM, Math.min(MAX_SIM, Math.ceil(MAX_SIM / Math.max(1, distinct))));
@@ -151,7 +262,9 @@ function fitService(
       let sim = byRate.get(w.rate);
       if (!sim && w.calls > 0) {
         const seed = rng.uint32();
-        const waits1 = simulateMgk(w.rate, inst.k, inst.holds, seed, nSim, nSim >> 2, inst.gaps);
+        const waits1 = inst.chains
+          ? simulateChains(w.rate * share, inst.k, inst.chains, seed, nSim, nSim >> 2, inst.gaps)
+          : simulateMgk(w.rate * share, inst.k, inst.visitHolds, seed, nSim, nSim >> 2, inst.gaps);
         sim = { seed, waits1 };
         byRate.set(w.rate, sim);
       }
@@ -169,7 +282,8 @@ function fitService(
         hold: w.sumHold / w.calls,
         latency: w.sumDuration / w.calls,
         weight: w.calls,
-        sim: waits1.mean(),
+        // Per call: a visit waits once, at its first call.
+        sim: waits1.mean() * share,
       });
     }
   });
@@ -233,19 +347,22 @@ function arrivalGaps(
   ix: CallIndex,
   nodes: Uint32Array,
   windowOf: Int32Array,
+  visitFirst: Uint8Array,
   ws: WindowSums[],
 ): Float64Array {
-  if (nodes.length < MIN_GAPS) return new Float64Array(0);
-  const out = new Float64Array(nodes.length - 1);
+  const firsts: number[] = [];
+  for (const i of nodes) if (visitFirst[i] === 1) firsts.push(i);
+  if (firsts.length < MIN_GAPS) return new Float64Array(0);
+  const out = new Float64Array(firsts.length - 1);
   let sum = 0;
-  for (let j = 1; j < nodes.length; j++) {
-    const i = nodes[j]!;
+  for (let j = 1; j < firsts.length; j++) {
+    const i = firsts[j]!;
     const w = ws[windowOf[i]!]!;
-    const g = (ix.arrivalMs[i]! - ix.arrivalMs[nodes[j - 1]!]!) * w.rawRate;
+    const g = (ix.arrivalMs[i]! - ix.arrivalMs[firsts[j - 1]!]!) * w.rawRate;
     out[j - 1] = g;
     sum += g;
   }
-  // Units of the mean gap exactly (the windows' edges leave it near 1, not at 1).
+  // Units of the mean gap exactly (the windows' edges and visits leave it near 1, not at 1).
   const mean = sum / out.length;
   if (!(mean > 0)) return new Float64Array(0);
   for (let j = 0; j < out.length; j++) out[j] = out[j]! / mean;

@@ -3,6 +3,7 @@ import { quantileInclusive } from '../quantile';
 import { capacityWhatIf, prepareCapacity, simulateCapacityWhatIf } from './answer';
 import { machinesForSlo } from './machines';
 import {
+  chainTrees,
   exponential,
   logNormal,
   queueTrees,
@@ -174,5 +175,36 @@ describe('a scripted load (periodic arrivals) behind a lock keeps its knee at ut
       bootstrapSamples: 20,
     });
     expect(r.saturated).toEqual(['db']);
+  });
+});
+
+// Calls that wait on one another: each request asks db 10 times in a row (the next call 0.1 ms
+// after the answer), one FIFO server for every call. Simulated as independent arrivals they
+// would queue behind their own request; the model serves a request's chain as one visit
+// (fit.ts visitsOf). Truth: the same event-driven recording at the new rate, 200,000 requests.
+describe.each([
+  { arrivals: 'periodic' as const, factors: [2, 3.5, 6] },
+  { arrivals: 'poisson' as const, factors: [1.5, 2.5] },
+])('a chain of 10 calls per request ($arrivals requests)', ({ arrivals, factors }) => {
+  const model: QueueModel = {
+    ratePerMs: 0.0008,
+    servers: 1,
+    service: logNormal(15, 0.3),
+    arrivals,
+  };
+  const prepared = prepareCapacity(chainTrees(model, 10, 20_000, 7).trees, { seed: 3 });
+
+  it.each(factors)('predicts p50 and p99 at x%s', (f) => {
+    const got = simulateCapacityWhatIf(prepared, [{ kind: 'load', factor: f }], {
+      bootstrapSamples: 100,
+    }).whatIf!;
+    const t = chainTrees({ ...model, ratePerMs: model.ratePerMs * f }, 10, 200_000, 99);
+    const sorted = t.requestMs.sort();
+    const want = { p50: quantileInclusive(sorted, 0.5), p99: quantileInclusive(sorted, 0.99) };
+    console.log(
+      `chain ${arrivals} x${f}: p50 ${got.p50.value.toFixed(1)} vs ${want.p50.toFixed(1)}, p99 ${got.p99.value.toFixed(1)} vs ${want.p99.toFixed(1)}`,
+    );
+    expect(Math.abs(got.p50.value / want.p50 - 1)).toBeLessThan(TOL);
+    expect(Math.abs(got.p99.value / want.p99 - 1)).toBeLessThan(TOL);
   });
 });

@@ -8,7 +8,7 @@ import { SeededRandom } from '../random';
 import { cpuRewait, cpuUtilisationAt, type CpuCalibration } from './cpu';
 import { readCurve } from './curve';
 import type { WaitHistogram } from './histogram';
-import { simulateMgkPair } from './queue';
+import { simulateChainsPair, simulateMgkPair } from './queue';
 import { meanOf } from './fit';
 import {
   MAX_LOAD_FACTOR,
@@ -317,16 +317,10 @@ function rewait(
       const n = fit.preview
         ? Math.min(MAX_PREVIEW_SIM, Math.ceil(PREVIEW_SIM / (1 - rho) ** 2))
         : Math.max(w.nSim, Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)));
-      const [from, to] = simulateMgkPair(
-        w.rate,
-        factor[wi]! * w.rate,
-        x.k,
-        x.holds,
-        w.seed,
-        n,
-        n >> 2,
-        x.gaps,
-      );
+      const rate = w.rate * x.visitShare;
+      const [from, to] = x.chains
+        ? simulateChainsPair(rate, factor[wi]! * rate, x.k, x.chains, w.seed, n, n >> 2, x.gaps)
+        : simulateMgkPair(rate, factor[wi]! * rate, x.k, x.visitHolds, w.seed, n, n >> 2, x.gaps);
       sim = { from, to };
       cache.set(key, sim);
     }
@@ -341,7 +335,12 @@ function rewait(
       const at = readCurve(svc.curve, w.rawRate);
       const to = readCurve(svc.curve, factor[wi]! * w.rawRate);
       next = at > 1e-9 ? (r * to) / at : r + to - at;
-    } else if (sims[wi]) next = mapQuantile(sims[wi].from, sims[wi].to, r, rng);
+    } else if (sims[wi] && fit.visitFirst[i] === 1) {
+      // A visit's wait (its calls' summed) changes at its first call; the calls after it
+      // follow it (retime.ts).
+      const vw = fit.visitWaitMs[i]!;
+      next = r + mapQuantile(sims[wi].from, sims[wi].to, vw, rng) - vw;
+    }
     deltaMs[i] = next - r;
   }
 }

@@ -124,6 +124,8 @@ export function sampleCapacity(p: PreparedCapacity, count: number, seed = 1): Pr
       waitMs: take(f.waitMs, to, new Float64Array(n)),
       holdMs: take(f.holdMs, to, new Float64Array(n)),
       windowOf: take(f.windowOf, to, new Int32Array(n)),
+      visitFirst: take(f.visitFirst, to, new Uint8Array(n)),
+      visitWaitMs: take(f.visitWaitMs, to, new Float64Array(n)),
       ...(f.cpuRank ? { cpuRank: take(f.cpuRank, to, new Float64Array(n)) } : {}),
       preview: { of: all },
     },

@@ -5,6 +5,7 @@ import type { CallIndex } from './calls';
 import type { CpuCalibration } from './cpu';
 import type { WaitCurve } from './curve';
 import type { WaitHistogram } from './histogram';
+import type { Chains } from './queue';
 
 /** A window's sums before its simulation. */
 export interface WindowSums {
@@ -41,8 +42,18 @@ export interface InstanceFit {
   /** Reconstructed holds (service times), ms, in arrival order. */
   holds: Float64Array;
   /**
-   * Inter-arrival gaps in units of their window's mean gap (fit.ts arrivalGaps): the arrival
-   * pattern the queue is simulated with (Poisson when empty).
+   * Visits (fit.ts visitsOf): a request's calls to the instance that follow one another (each
+   * sent after the previous answered) are one visit of the queue, served as one job; calls
+   * that overlap are visits of their own. Their service times (the calls' holds summed), and
+   * visits per call (the simulated arrival rate is the call rate times this).
+   */
+  visitHolds: Float64Array;
+  visitShare: number;
+  /** The visits' calls, when some visit is a chain of several (simulated call by call). */
+  chains?: Chains;
+  /**
+   * Inter-arrival gaps of the visits in units of their window's mean gap (fit.ts arrivalGaps):
+   * the arrival pattern the queue is simulated with (Poisson when empty).
    */
   gaps: Float64Array;
   windows: WindowFit[];
@@ -74,6 +85,10 @@ export interface CapacityFit {
   waitMs: Float64Array;
   holdMs: Float64Array;
   windowOf: Int32Array;
+  /** Per node: 1 when the call opens its visit (the one whose wait the queue re-draws). */
+  visitFirst: Uint8Array;
+  /** Per node: on a visit's first call, the visit's recorded wait (its calls' waits summed). */
+  visitWaitMs: Float64Array;
   /** A preview's fit (sample.ts): a sample of the requests, shorter simulations. */
   preview?: { of: number };
   /** Per service index, its processes' CPU calibration from runtime metrics (cpu.ts). */
