@@ -102,7 +102,7 @@ export const CapacityService = Type.Object({
         processes: Type.Integer({ description: 'Processes its instances run in (process.pid).' }),
         utilisation: Type.Number({
           description:
-            "Busiest process's CPU utilisation, recorded: own / (own + idle) of its CPUs (process.cpu.utilization, system.cpu.utilization).",
+            "Busiest process's CPU utilisation, recorded: its own share of its CPUs (process.cpu.utilization summed over modes).",
         }),
         utilisationAfter: Type.Number({ description: 'The same at the new load.' }),
         cpuMsPerCall: Type.Number({ description: 'CPU busy / completions, ms per call.' }),

@@ -10,8 +10,9 @@
  * metrics name the same `process.pid`):
  *
  * - CPU per call = the process's CPU busy (utilisation x its CPUs) / its completions;
- * - utilisation = own / (own + idle): the share of the CPU time it could have had that it used
- *   (others' use of its CPUs, 1 - idle - own, is taken as unchanged by the scenario);
+ * - utilisation = its own share of its CPUs (`process.cpu.utilization`); the host's idle share
+ *   only tells processes apart (others' use of a CPU is not taken out of a process's capacity:
+ *   a scheduler shares a busy CPU among what is runnable);
  * - a FIFO queue of `cpus` servers (1 when unknown) fed Poisson arrivals at its call rate, with
  *   service times shaped as the calls' reconstructed holds and scaled to that utilisation,
  *   simulated at the recorded and the new load on common random numbers. Each call's wait
@@ -102,8 +103,6 @@ export function calibrateCpu(
     for (const [key, g] of groups) {
       // The process's figures: the mean over its hosts' readings (each reports the process).
       const own = g.r.reduce((a, r) => a + r.own, 0) / g.r.length;
-      const idles = g.r.filter((r) => r.idle !== undefined).map((r) => r.idle!);
-      const idle = idles.length > 0 ? idles.reduce((a, b) => a + b, 0) / idles.length : undefined;
       const cpus = Math.max(1, Math.round(g.r.find((r) => r.cpus !== undefined)?.cpus ?? 1));
       let calls = 0;
       let holdSum = 0;
@@ -114,7 +113,10 @@ export function calibrateCpu(
       }
       if (calls === 0) continue;
       const ratePerMs = calls / spanMs;
-      const utilisation = Math.min(0.999, idle !== undefined ? own / (own + idle) : own);
+      // Its own share of its CPUs: neighbours' use is not taken out of its capacity (a
+      // scheduler shares a busy CPU among what is runnable; own / (own + idle) predicted the
+      // demo at 2x +258% at p50 where the run was 29% faster: docs/capacity.md).
+      const utilisation = Math.min(0.999, own);
       // Service times: the holds' shape, scaled so that rate x mean / cpus = utilisation.
       const meanHold = holdSum / calls;
       const target = (utilisation * cpus) / ratePerMs;
