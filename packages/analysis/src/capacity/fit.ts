@@ -53,7 +53,14 @@ export function fitCapacity(
   const windowOf = new Int32Array(n).fill(-1);
   const visitFirst = new Uint8Array(n);
   const visitWaitMs = new Float64Array(n);
-  const scratch = { head: new Int32Array(t.nodeOffsets.length - 1).fill(-1) };
+  const scratch: VisitScratch = {
+    head: new Int32Array(t.nodeOffsets.length - 1).fill(-1),
+    touched: new Uint32Array(0),
+    nextOpen: new Int32Array(0),
+    lastDeparture: new Float64Array(0),
+    holdSum: new Float64Array(0),
+    visitOf: new Int32Array(0),
+  };
   const rng = new SeededRandom(o.seed ?? 1);
   // Each instance's calls as contiguous columns in arrival order, gathered once: the passes
   // below read them in order (gathering per pass from the per-node columns cost a cache miss
@@ -206,12 +213,17 @@ function visitsOf(
   // per request the head of its list of open visits (scratch.head, reset after), per visit
   // the next in that list, its last departure and its holds summed.
   const head = scratch.head;
-  const touched = new Uint32Array(m);
+  if (scratch.visitOf.length < m) {
+    // Grown once to the largest instance: shared by the instances (less garbage).
+    scratch.touched = new Uint32Array(m);
+    scratch.nextOpen = new Int32Array(m);
+    scratch.lastDeparture = new Float64Array(m);
+    scratch.holdSum = new Float64Array(m);
+    scratch.visitOf = new Int32Array(m);
+  }
+  const { touched, nextOpen, lastDeparture, visitOf } = scratch;
+  const holdSum = scratch.holdSum.fill(0, 0, m);
   let nTouched = 0;
-  const nextOpen = new Int32Array(m);
-  const lastDeparture = new Float64Array(m);
-  const holdSum = new Float64Array(m);
-  const visitOf = new Int32Array(m);
   let V = 0;
   for (let j = 0; j < m; j++) {
     const q = request[j]!;
@@ -418,6 +430,11 @@ function arrivalGaps(
 /** Per request the head of its open visits' list (-1: none), shared by the instances. */
 interface VisitScratch {
   head: Int32Array;
+  touched: Uint32Array;
+  nextOpen: Int32Array;
+  lastDeparture: Float64Array;
+  holdSum: Float64Array;
+  visitOf: Int32Array;
 }
 
 /** Fewer calls than this on an instance: Poisson arrivals (too few gaps to read a pattern). */

@@ -100,12 +100,16 @@ function factorsOf(fit: CapacityFit, changes: readonly CapacityChange[]): Float6
       : undefined;
   return fit.instances.map((inst, j) => {
     const W = inst.windows.length;
+    const f0 = load ? load.factor : 1;
+    // All traffic: every window's factor is the same (no pass over the calls).
+    if (!root)
+      return new Float64Array(W).fill(f0 * machinesFactor(fit.services[inst.service]!, changes));
     const calls = new Float64Array(W);
     const hit = new Float64Array(W);
     for (const i of ix.instances[j]!.nodes) {
       const w = fit.windowOf[i]!;
       calls[w]!++;
-      if (!root || root(ix.rootOf[ix.request[i]!]!)) hit[w]!++;
+      if (root(ix.rootOf[ix.request[i]!]!)) hit[w]!++;
     }
     const f = load ? load.factor : 1;
     const svc = fit.services[inst.service]!;
@@ -326,22 +330,26 @@ function rewait(
     }
     return sim;
   });
+  const curve = svc.model === 'curve' ? svc.curve : undefined;
+  if (!curve && sims.every((x) => x === undefined)) return;
+  const { windowOf, waitMs, visitFirst, visitWaitMs } = fit;
   for (const i of nodes) {
-    const wi = fit.windowOf[i]!;
-    const w = x.windows[wi]!;
-    const r = fit.waitMs[i]!;
-    let next = r;
-    if (svc.model === 'curve' && svc.curve) {
-      const at = readCurve(svc.curve, w.rawRate);
-      const to = readCurve(svc.curve, factor[wi]! * w.rawRate);
-      next = at > 1e-9 ? (r * to) / at : r + to - at;
-    } else if (sims[wi] && fit.visitFirst[i] === 1) {
-      // A visit's wait (its calls' summed) changes at its first call; the calls after it
-      // follow it (retime.ts).
-      const vw = fit.visitWaitMs[i]!;
-      next = r + mapQuantile(sims[wi].from, sims[wi].to, vw, rng) - vw;
+    if (curve) {
+      const wi = windowOf[i]!;
+      const w = x.windows[wi]!;
+      const r = waitMs[i]!;
+      const at = readCurve(curve, w.rawRate);
+      const to = readCurve(curve, factor[wi]! * w.rawRate);
+      deltaMs[i] = (at > 1e-9 ? (r * to) / at : r + to - at) - r;
+      continue;
     }
-    deltaMs[i] = next - r;
+    // A visit's wait (its calls' summed) changes at its first call; the calls after it follow
+    // it (retime.ts), so theirs do not change.
+    if (visitFirst[i] !== 1) continue;
+    const sim = sims[windowOf[i]!];
+    if (!sim) continue;
+    const vw = visitWaitMs[i]!;
+    deltaMs[i] = mapQuantile(sim.from, sim.to, vw, rng) - vw;
   }
 }
 

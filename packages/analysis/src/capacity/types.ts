@@ -93,6 +93,8 @@ export interface CapacityFit {
   preview?: { of: number };
   /** Per service index, its processes' CPU calibration from runtime metrics (cpu.ts). */
   cpu?: Map<number, CpuCalibration>;
+  /** Per service index, its calls' recorded p99, ms (answer.ts: computed at the first answer). */
+  recordedP99?: number[];
   /** Per node: the rank of its hold among its process's calls (cpu.ts), 0 when uncalibrated. */
   cpuRank?: Float64Array;
 }
