@@ -162,8 +162,8 @@ async function main(): Promise<void> {
     await page.mouse.up();
     await page.waitForTimeout(3000);
 
-    const shown = (await page.evaluate('window.__tailscopeCapacity')) as Shown[];
-    const res = (await page.evaluate('window.__res')) as Resource[];
+    const shown = await page.evaluate<Shown[]>('window.__tailscopeCapacity');
+    const res = await page.evaluate<Resource[]>('window.__res');
     const rows: Record<string, number>[] = [];
     for (const s of shown.filter((x) => x.quality === 'preview')) {
       // The request of this answer: the last to end before it was shown, started after its input.
@@ -191,10 +191,14 @@ async function main(): Promise<void> {
     );
     console.log(`| ms | ${cols.join(' | ')} |`);
     console.log(`| --- | ${cols.map(() => '---').join(' | ')} |`);
-    console.log(`| median | ${cols.map((c) => f0(median(rows.map((r) => r[c]!)))).join(' | ')} |`);
-    console.log(`| worst | ${cols.map((c) => f0(max(rows.map((r) => r[c]!)))).join(' | ')} |`);
     console.log(
-      `each: ${rows.map((r) => `${f0(r.update!)} (${f0(r.wait!)}+${f0(r.gate!)}+${f0(r.pool!)}[${f0(r.compute!)}]+${f0(r.net!)}+${f0(r.render!)})`).join(', ')}`,
+      `| median | ${cols.map((c) => f0(median(rows.map((r) => r[c] ?? NaN)))).join(' | ')} |`,
+    );
+    console.log(
+      `| worst | ${cols.map((c) => f0(max(rows.map((r) => r[c] ?? NaN)))).join(' | ')} |`,
+    );
+    console.log(
+      `each: ${rows.map((r) => `${f0(r.update ?? NaN)} (${f0(r.wait ?? NaN)}+${f0(r.gate ?? NaN)}+${f0(r.pool ?? NaN)}[${f0(r.compute ?? NaN)}]+${f0(r.net ?? NaN)}+${f0(r.render ?? NaN)})`).join(', ')}`,
     );
     if (profile) {
       const { total, top } = topFunctions(profile.profile);

@@ -25,7 +25,12 @@ export async function selectCpuReadings(
 ): Promise<CpuReading[]> {
   if (!(await hasMetricTables(store))) return [];
   const range = sql`${T} >= fromUnixTimestamp64Nano(${ns(q.fromNs)}) AND ${T} < fromUnixTimestamp64Nano(${ns(q.toNs)})`;
-  const own = await store.query<{ service: string; host: string; process: string; own: number }>(
+  const own = await store.query<{
+    service: string;
+    host: string;
+    process: string;
+    own: number | string;
+  }>(
     sql`
     SELECT service, host, process, avg(u) AS own FROM (
       SELECT ServiceName AS service, ${hostOf('ResourceAttributes')} AS host,
@@ -39,7 +44,11 @@ export async function selectCpuReadings(
     LIMIT ${MAX_CPU_READINGS}`,
   );
   if (own.length === 0) return [];
-  const idle = await store.query<{ host: string; idle: number; cpus: number | string }>(sql`
+  const idle = await store.query<{
+    host: string;
+    idle: number | string;
+    cpus: number | string;
+  }>(sql`
     SELECT host, avg(idle) AS idle, max(cpus) AS cpus FROM (
       SELECT ${hostOf('ResourceAttributes')} AS host, TimeUnix AS t, avg(Value) AS idle,
         uniqExact(Attributes['cpu.logical_number']) AS cpus
