@@ -311,8 +311,19 @@ function fitService(
       let sim = byRate.get(w.rate);
       if (!sim && w.calls > 0) {
         const seed = rng.uint32();
+        // Chains are simulated call by call: their budget counts calls (the fit reads only the
+        // mean wait off this simulation, for the fit error).
+        const nChain = Math.max(MIN_SIM, Math.ceil(nSim * share));
         const waits1 = inst.chains
-          ? simulateChains(w.rate * share, inst.k, inst.chains, seed, nSim, nSim >> 2, inst.gaps)
+          ? simulateChains(
+              w.rate * share,
+              inst.k,
+              inst.chains,
+              seed,
+              nChain,
+              nChain >> 2,
+              inst.gaps,
+            )
           : simulateMgk(w.rate * share, inst.k, inst.visitHolds, seed, nSim, nSim >> 2, inst.gaps);
         sim = { seed, waits1 };
         byRate.set(w.rate, sim);

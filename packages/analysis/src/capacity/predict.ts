@@ -24,6 +24,8 @@ const MAX_PREDICT_SIM = 4_000_000;
 /** A preview fit's (sample.ts: a control being dragged): a sixth of the arrivals, at most 120,000. */
 const PREVIEW_SIM = 10_000;
 const MAX_PREVIEW_SIM = 120_000;
+const MIN_PREVIEW_VISITS = 2000;
+const MIN_CHAIN_VISITS = 20_000;
 /** Simulations kept on a fit (40 KB of histograms each, two per entry). */
 const MAX_CACHED_SIMS = 512;
 
@@ -318,9 +320,23 @@ function rewait(
     let sim = cache.get(key);
     if (!sim) {
       const rho = Math.max(w.utilisation, (factor[wi]! * w.rate * mean) / x.k);
+      // A preview's budget counts calls: a chain of 11 calls per visit simulates a visit's
+      // calls one by one (simulateChains), so it gets a visit per 11 arrivals of the budget.
       const n = fit.preview
-        ? Math.min(MAX_PREVIEW_SIM, Math.ceil(PREVIEW_SIM / (1 - rho) ** 2))
-        : Math.max(w.nSim, Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)));
+        ? Math.max(
+            MIN_PREVIEW_VISITS,
+            Math.ceil(
+              Math.min(MAX_PREVIEW_SIM, PREVIEW_SIM / (1 - rho) ** 2) *
+                (x.chains ? x.visitShare : 1),
+            ),
+          )
+        : x.chains
+          ? // Chains: the budget in calls too, at least MIN_CHAIN_VISITS visits for the tail.
+            Math.max(
+              MIN_CHAIN_VISITS,
+              Math.ceil(Math.min(MAX_PREDICT_SIM, PREDICT_SIM / (1 - rho) ** 2) * x.visitShare),
+            )
+          : Math.max(w.nSim, Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)));
       const rate = w.rate * x.visitShare;
       const [from, to] = x.chains
         ? simulateChainsPair(rate, factor[wi]! * rate, x.k, x.chains, w.seed, n, n >> 2, x.gaps)
