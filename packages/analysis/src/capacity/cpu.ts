@@ -26,43 +26,9 @@ import { SeededRandom } from '../random';
 import { sortedOrder } from '../whatif';
 import type { WaitHistogram } from './histogram';
 import { simulateMgkPair } from './queue';
-import type { CapacityFit } from './types';
+import type { CapacityFit, CpuCalibration, CpuProcess, CpuReading } from './types';
 
-/** One instance's CPU over the range, as the metrics tables give it. */
-export interface CpuReading {
-  service: string;
-  host: string;
-  /** The process the instance runs in (`process.pid`), '' when not given (its own process). */
-  process: string;
-  /** Mean `process.cpu.utilization` summed over its modes: a share of `cpus` CPUs. */
-  own: number;
-  /** Mean idle share of the host's CPUs (`system.cpu.utilization`, mode idle), if exported. */
-  idle?: number;
-  /** CPUs the utilisation is a share of (distinct `cpu.logical_number`), if exported. */
-  cpus?: number;
-}
-
-/** One process's calibration: which instances, its CPU figures. */
-export interface CpuProcess {
-  service: number;
-  process: string;
-  /** Instance indexes (into fit.instances) of its hosts. */
-  instances: number[];
-  cpus: number;
-  /** Calls per ms over the service's recorded span, CPU ms per call, and utilisation. */
-  ratePerMs: number;
-  cpuMsPerCall: number;
-  utilisation: number;
-  /** Service times of its CPU queue (the holds' shape scaled to the utilisation), ms. */
-  serviceMs: Float64Array;
-
-  seed: number;
-}
-
-/** Per service, what the calibration says (absent for a service without metrics). */
-export interface CpuCalibration {
-  processes: CpuProcess[];
-}
+export type { CpuCalibration, CpuProcess, CpuReading } from './types';
 
 /** Arrivals of one CPU prediction: as the span model's (predict.ts). */
 const CPU_SIM = 60_000;

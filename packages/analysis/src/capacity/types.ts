@@ -2,7 +2,6 @@
 
 import type { RequestTrees } from '../whatif';
 import type { CallIndex } from './calls';
-import type { CpuCalibration } from './cpu';
 import type { WaitCurve } from './curve';
 import type { WaitHistogram } from './histogram';
 import type { Chains } from './queue';
@@ -121,3 +120,39 @@ export type CapacityChange = LoadChange | MachinesChange;
 export const MAX_LOAD_FACTOR = 16;
 export const MAX_MACHINES = 10_000;
 export const MAX_CAPACITY_CHANGES = 8;
+
+/** One instance's CPU over the range, as the metrics tables give it. */
+export interface CpuReading {
+  service: string;
+  host: string;
+  /** The process the instance runs in (`process.pid`), '' when not given (its own process). */
+  process: string;
+  /** Mean `process.cpu.utilization` summed over its modes: a share of `cpus` CPUs. */
+  own: number;
+  /** Mean idle share of the host's CPUs (`system.cpu.utilization`, mode idle), if exported. */
+  idle?: number;
+  /** CPUs the utilisation is a share of (distinct `cpu.logical_number`), if exported. */
+  cpus?: number;
+}
+
+/** One process's calibration: which instances, its CPU figures. */
+export interface CpuProcess {
+  service: number;
+  process: string;
+  /** Instance indexes (into fit.instances) of its hosts. */
+  instances: number[];
+  cpus: number;
+  /** Calls per ms over the service's recorded span, CPU ms per call, and utilisation. */
+  ratePerMs: number;
+  cpuMsPerCall: number;
+  utilisation: number;
+  /** Service times of its CPU queue (the holds' shape scaled to the utilisation), ms. */
+  serviceMs: Float64Array;
+
+  seed: number;
+}
+
+/** Per service, what the calibration says (absent for a service without metrics). */
+export interface CpuCalibration {
+  processes: CpuProcess[];
+}
