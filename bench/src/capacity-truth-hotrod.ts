@@ -3,26 +3,34 @@
 // benchmark's cluster, bench/src/faults/cluster.ts) recorded at a low dispatch rate predicts its
 // root p50/p99 at higher rates, against windows recorded at those rates. HotROD's customer
 // service holds one mutex around its ~300 ms "MySQL" query and the frontend calls route on a
-// pool of 3 workers: the latency stays flat, then bends up as the mutex nears saturation (the
-// knee, at about 3 dispatches/s).
+// pool of 3 workers: the latency stays flat, then bends up as the mutex saturates (the knee:
+// requests 1 / rate apart against a 300 ms lock, at about 3.3 dispatches/s).
 //
-// The load is open-loop (requests leave on a schedule, scripts.ts LOAD): the model assumes open
-// arrivals, and "more concurrent clients" of a closed loop is more load only as far as the
-// latency lets them send (docs/capacity.md "Closed loops"); the rates are the load knob here.
+// The load is open-loop and sent on a schedule (scripts.ts LOAD: request i leaves at i / rate):
+// the model reads that arrival pattern from the recording's gaps (docs/capacity.md), and "more
+// concurrent clients" of a closed loop is more load only as far as the latency lets them send
+// (docs/capacity.md "Closed loops"); the rates are the load knob here.
 //
-// env: TRUTH_HOTROD_BASE (dispatches/s recorded, 0.8), TRUTH_HOTROD_RATES (1.6,2.4,2.8),
-// TRUTH_HOTROD_SECONDS (per window, 120), HOTROD_BIN.
+// env: TRUTH_HOTROD_BASE (dispatches/s recorded, 0.8), TRUTH_HOTROD_RATES (1.6,2.8,3.2,3.6),
+// TRUTH_HOTROD_SECONDS (per window, 120), HOTROD_BIN; TRUTH_HOTROD_KEEP=<dir> keeps the store
+// and the windows there, TRUTH_HOTROD_REPLAY=<dir> runs nothing and predicts again from them.
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { WhatIfResponse } from '@tailscope/contracts';
-import { loadavg } from 'node:os';
+import { buildStoreApi, openStore } from '@tailscope/api';
 import { startCluster } from './faults/cluster';
 import { faultsSkipReason, hotrodPath } from './faults/requirements';
 import { CONTROL_ADDRESS } from './faults/topology';
 
 const BASE = Number(process.env.TRUTH_HOTROD_BASE ?? 0.8);
-const RATES = (process.env.TRUTH_HOTROD_RATES ?? '1.6,2.4,2.8').split(',').map(Number);
+const RATES = (process.env.TRUTH_HOTROD_RATES ?? '1.6,2.8,3.2,3.6').split(',').map(Number);
 const SECONDS = Number(process.env.TRUTH_HOTROD_SECONDS ?? 120);
 /** After a rate starts, before its window: the queue reaches its new level. */
 const SETTLE_S = 10;
+/** Keep the cluster's store and windows in this directory; predict again from one. */
+const KEEP = process.env.TRUTH_HOTROD_KEEP;
+const REPLAY = process.env.TRUTH_HOTROD_REPLAY;
 const ROOT = { leafService: 'frontend', leafOperation: 'HTTP GET /dispatch' };
 
 const POST_JSON = `
@@ -44,7 +52,85 @@ interface Window {
   load: number;
 }
 
+type Post = (body: unknown) => Promise<{ status: number; body: string }>;
+
+/** The table: each window measured (its own 1x) against the base window's prediction. */
+async function predictWindows(post: Post, windows: Window[]): Promise<void> {
+  const [base, ...rest] = windows;
+  if (!base) return;
+  const whatIf = async (w: Window, factor: number): Promise<WhatIfResponse | string> => {
+    const res = await post({
+      ...ROOT,
+      from: w.fromMs,
+      to: w.toMs,
+      policy: { kind: 'load', factor },
+    });
+    return res.status === 200
+      ? (JSON.parse(res.body) as WhatIfResponse)
+      : `${res.status}: ${res.body}`;
+  };
+  console.log(
+    '| rate | factor | p50 predicted [95%] | p50 measured | error | p99 predicted [95%] | p99 measured | error | requests measured | load avg |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  const e = (x: { value: number; low: number; high: number }) =>
+    `${x.value.toFixed(1)} [${x.low.toFixed(1)}, ${x.high.toFixed(1)}]`;
+  for (const w of [base, ...rest]) {
+    // Measured: the window's own recording (the what-if's baseline at 1x); predicted: from
+    // the base window at the rates' ratio.
+    const own = await whatIf(w, 1);
+    const pred = await whatIf(base, w.rate / base.rate);
+    if (typeof own === 'string' || typeof pred === 'string') {
+      console.log(
+        `| ${w.rate} | ${typeof own === 'string' ? own : ''} ${typeof pred === 'string' ? pred : ''} |`,
+      );
+      continue;
+    }
+    const m = own.capacity?.request.baseline;
+    const p = pred.capacity?.request.whatIf;
+    if (!m) continue;
+    if (!p) {
+      console.log(
+        `| ${w.rate} | x${(w.rate / base.rate).toFixed(2)} | saturated: ${pred.reason ?? ''} | ${m.p50.toFixed(1)} | | | ${m.p99.toFixed(1)} | | ${own.requests} | ${w.load.toFixed(1)} |`,
+      );
+      continue;
+    }
+    console.log(
+      `| ${w.rate} | x${(w.rate / base.rate).toFixed(2)} | ${e(p.p50)} | ${m.p50.toFixed(1)} | ${rel(p.p50.value, m.p50)} | ${e(p.p99)} | ${m.p99.toFixed(1)} | ${rel(p.p99.value, m.p99)} | ${own.requests} | ${w.load.toFixed(1)} |`,
+    );
+    for (const s of pred.capacity?.services ?? [])
+      console.log(
+        `    ${s.service}: ${s.model} k ${s.k} x${s.instances} util ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)} wait ${s.waitMs.toFixed(1)} ms fit err ${(100 * s.fitError).toFixed(1)}%${s.extrapolated ? ` extrapolated ${s.loadOverObserved.toFixed(2)}x` : ''}`,
+      );
+  }
+}
+
+/** Predicts again from a kept store (TRUTH_HOTROD_KEEP): the real API over the copy, read-only. */
+async function replay(dir: string): Promise<void> {
+  const windows = JSON.parse(readFileSync(join(dir, 'windows.json'), 'utf8')) as Window[];
+  const store = openStore({ dataDir: join(dir, 'store'), readOnly: true });
+  const api = await buildStoreApi(store);
+  try {
+    console.log(`\nHotROD: predicted again from the store kept in ${dir}`);
+    await predictWindows(async (body) => {
+      const res = await api.inject({
+        method: 'POST',
+        url: '/api/v1/whatif',
+        payload: body as object,
+      });
+      return { status: res.statusCode, body: res.body };
+    }, windows);
+  } finally {
+    await api.close();
+    await store.close();
+  }
+}
+
 export async function hotrodTruth(): Promise<void> {
+  if (REPLAY) {
+    await replay(REPLAY);
+    return;
+  }
   const skip = faultsSkipReason();
   if (skip) {
     console.log(`\nHotROD part skipped: ${skip}`);
@@ -53,9 +139,10 @@ export async function hotrodTruth(): Promise<void> {
   console.log(
     `\nHotROD: recorded at ${BASE}/s, measured at ${RATES.join(', ')}/s, ${SECONDS} s windows`,
   );
+  const before = new Set(readdirSync(tmpdir()));
   const cluster = await startCluster({ hotrod: hotrodPath(), tag: 'captruth' });
   try {
-    const post = async (body: unknown): Promise<{ status: number; body: string }> =>
+    const post: Post = async (body) =>
       JSON.parse(
         await cluster.topo.exec(
           cluster.topo.control,
@@ -84,52 +171,18 @@ export async function hotrodTruth(): Promise<void> {
       await sleep(5000);
     }
     await sleep(5000);
-    const [base, ...rest] = windows;
-    if (!base) return;
-    const whatIf = async (w: Window, factor: number): Promise<WhatIfResponse | string> => {
-      const res = await post({
-        ...ROOT,
-        from: w.fromMs,
-        to: w.toMs,
-        policy: { kind: 'load', factor },
-      });
-      return res.status === 200
-        ? (JSON.parse(res.body) as WhatIfResponse)
-        : `${res.status}: ${res.body}`;
-    };
-    console.log(
-      '| rate | factor | p50 predicted [95%] | p50 measured | error | p99 predicted [95%] | p99 measured | error | requests measured | load avg |',
-    );
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-    const e = (x: { value: number; low: number; high: number }) =>
-      `${x.value.toFixed(1)} [${x.low.toFixed(1)}, ${x.high.toFixed(1)}]`;
-    for (const w of [base, ...rest]) {
-      // Measured: the window's own recording (the what-if's baseline at 1x); predicted: from
-      // the base window at the rates' ratio.
-      const own = await whatIf(w, 1);
-      const pred = await whatIf(base, w.rate / base.rate);
-      if (typeof own === 'string' || typeof pred === 'string') {
-        console.log(
-          `| ${w.rate} | ${typeof own === 'string' ? own : ''} ${typeof pred === 'string' ? pred : ''} |`,
-        );
-        continue;
-      }
-      const m = own.capacity?.request.baseline;
-      const p = pred.capacity?.request.whatIf;
-      if (!m) continue;
-      if (!p) {
-        console.log(
-          `| ${w.rate} | x${(w.rate / base.rate).toFixed(2)} | saturated: ${pred.reason ?? ''} | ${m.p50.toFixed(1)} | | | ${m.p99.toFixed(1)} | | ${own.requests} | ${w.load.toFixed(1)} |`,
-        );
-        continue;
-      }
-      console.log(
-        `| ${w.rate} | x${(w.rate / base.rate).toFixed(2)} | ${e(p.p50)} | ${m.p50.toFixed(1)} | ${rel(p.p50.value, m.p50)} | ${e(p.p99)} | ${m.p99.toFixed(1)} | ${rel(p.p99.value, m.p99)} | ${own.requests} | ${w.load.toFixed(1)} |`,
+    await predictWindows(post, windows);
+    if (KEEP) {
+      // The cluster's store (a new tailscope-captruth-* directory), copied while it is idle.
+      const dir = readdirSync(tmpdir()).find(
+        (d) => d.startsWith('tailscope-captruth-') && !before.has(d),
       );
-      for (const s of pred.capacity?.services ?? [])
-        console.log(
-          `    ${s.service}: ${s.model} k ${s.k} x${s.instances} util ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)} wait ${s.waitMs.toFixed(1)} ms fit err ${(100 * s.fitError).toFixed(1)}%${s.extrapolated ? ` extrapolated ${s.loadOverObserved.toFixed(2)}x` : ''}`,
-        );
+      if (dir) {
+        mkdirSync(KEEP, { recursive: true });
+        cpSync(join(tmpdir(), dir), join(KEEP, 'store'), { recursive: true });
+        writeFileSync(join(KEEP, 'windows.json'), JSON.stringify(windows, null, 2));
+        console.log(`store kept in ${KEEP} (TRUTH_HOTROD_REPLAY=${KEEP} predicts again)`);
+      }
     }
   } finally {
     await cluster.stop();

@@ -14,9 +14,13 @@
 // Then HotROD recorded at a low dispatch rate against higher ones (capacity-truth-hotrod.ts).
 //
 // env: TRUTH_PARTS (demo,hotrod), TRUTH_DURATION (60 s), TRUTH_RATE (15), TRUTH_FACTORS
-// (1.5,2), TRUTH_MACHINES (1: the run without a leaf process; 0: skip it); HotROD's in its file.
+// (1.5,2), TRUTH_MACHINES (1: the run without a leaf process; 0: skip it), TRUTH_REPEAT (1: a
+// second run at the base rate, the spread of two runs alike; 0: skip it); HotROD's in its file.
+// TRUTH_KEEP=<file>: keep the runs' stores and write what was measured to that JSON file;
+// TRUTH_REPLAY=<file>: run nothing, predict again from the kept base store against the kept
+// measurements (a model change judged on the same runs, never new runs picked after the fact).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { WhatIfResponse } from '@tailscope/contracts';
@@ -28,7 +32,11 @@ const DURATION_S = Number(process.env.TRUTH_DURATION ?? 60);
 const RATE = Number(process.env.TRUTH_RATE ?? 15);
 const FACTORS = (process.env.TRUTH_FACTORS ?? '1.5,2').split(',').map(Number);
 const MACHINES = process.env.TRUTH_MACHINES !== '0';
+/** A second run at the base rate (predicted at 1x: the recording): the runs' own spread. */
+const REPEAT = process.env.TRUTH_REPEAT !== '0';
 const PARTS = (process.env.TRUTH_PARTS ?? 'demo,hotrod').split(',');
+const KEEP = process.env.TRUTH_KEEP;
+const REPLAY = process.env.TRUTH_REPLAY;
 const BIN = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
 /** The demo's default leaf processes and virtual hosts per process (apps/cli/src/demo.ts). */
 const LEAF_PROCESSES = 5;
@@ -102,7 +110,18 @@ const rel = (got: number, want: number): string => {
   return `${e >= 0 ? '+' : ''}${e.toFixed(1)}%`;
 };
 
-async function demoTruth(): Promise<void> {
+interface Truth {
+  label: string;
+  m: Measured;
+  body: object;
+}
+
+interface Kept {
+  base: Measured;
+  truths: Truth[];
+}
+
+async function demoRuns(): Promise<Kept> {
   console.log(
     `bench:capacity-truth: demo --duration ${DURATION_S} at ${RATE}/s, x${FACTORS.join(', x')}${MACHINES ? `, and --leaf-processes ${LEAF_PROCESSES - 1}` : ''}`,
   );
@@ -111,8 +130,21 @@ async function demoTruth(): Promise<void> {
   console.log(
     `  measured ${base.n} root fan-outs: p50 ${base.p50.toFixed(2)} ms, p99 ${base.p99.toFixed(2)} ms (load average ${base.load.toFixed(1)})`,
   );
-  const truths: { label: string; m: Measured; body: object }[] = [];
+  const truths: Truth[] = [];
+  const kept = { base, truths };
   try {
+    if (REPEAT) {
+      console.log(`\nthe base run again: ${RATE}/s (the spread of two runs alike)`);
+      const m = await demo(RATE, []);
+      console.log(
+        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)})`,
+      );
+      truths.push({
+        label: 'x1 (a second base run)',
+        m,
+        body: { policy: { kind: 'load', factor: 1 } },
+      });
+    }
     for (const f of FACTORS) {
       console.log(`\nrun at x${f}: ${RATE * f}/s`);
       const m = await demo(RATE * f, []);
@@ -139,58 +171,111 @@ async function demoTruth(): Promise<void> {
         },
       });
     }
-    const store = openStore({ dataDir: base.dir, readOnly: true });
-    const api = await buildStoreApi(store);
-    try {
-      const op = await rootOperation(store);
-      console.log(
-        `\npredicted from the base run (requests holding demo-root ${op}, ${new Date(base.fromMs).toISOString()} on)`,
-      );
-      console.log(
-        '| change | p50 predicted [95%] | p50 measured | error | p99 predicted [95%] | p99 measured | error | load avg |',
-      );
-      console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-      for (const t of truths) {
-        const res = await api.inject({
-          method: 'POST',
-          url: '/api/v1/whatif',
-          payload: {
-            leafService: 'demo-root',
-            leafOperation: op,
-            from: base.fromMs,
-            to: base.toMs,
-            ...t.body,
+  } catch (e) {
+    dropRuns(kept);
+    throw e;
+  }
+  return kept;
+}
+
+function dropRuns(k: Kept): void {
+  for (const d of [k.base.dir, ...k.truths.map((t) => t.m.dir)])
+    rmSync(d, { recursive: true, force: true });
+}
+
+async function demoPredict({ base, truths }: Kept): Promise<void> {
+  const store = openStore({ dataDir: base.dir, readOnly: true });
+  const api = await buildStoreApi(store);
+  try {
+    const op = await rootOperation(store);
+    console.log(
+      `\npredicted from the base run (requests holding demo-root ${op}, ${new Date(base.fromMs).toISOString()} on)`,
+    );
+    console.log(
+      '| change | p50 predicted [95%] | p50 measured | error | p99 predicted [95%] | p99 measured | error | load avg |',
+    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    // Removing a leaf process removes its 8 hosts (the last role's: host-33 ... host-40): as a
+    // machine count alone (the load spread over the identical instances left, each call kept on
+    // its host), and as that count with the avoid-hosts replay moving the removed hosts' calls
+    // to the hosts left (their own latency at the new load), over the leaf edge's requests.
+    const removed = Array.from(
+      { length: HOSTS_PER_PROCESS },
+      (_, i) => `host-${String((LEAF_PROCESSES - 1) * HOSTS_PER_PROCESS + i + 1).padStart(2, '0')}`,
+    );
+    const variants = truths.flatMap((t) => {
+      const m = (t.body as { policy?: { kind: string } }).policy;
+      if (m?.kind !== 'machines') return [t];
+      return [
+        t,
+        {
+          label: `${t.label}, their calls moved (avoid-hosts)`,
+          m: t.m,
+          body: {
+            leafService: 'demo-leaf',
+            leafOperation: 'GET /shard',
+            capacity: [m],
+            policy: { kind: 'avoid-hosts', hosts: removed },
           },
-        });
-        if (res.statusCode !== 200) {
-          console.log(`| ${t.label} | ${res.statusCode}: ${res.body.slice(0, 200)} |`);
-          continue;
-        }
-        const a = res.json<WhatIfResponse>();
-        const w = a.capacity?.request.whatIf;
-        const b = a.capacity?.request.baseline;
-        if (!w || !b) {
-          console.log(`| ${t.label} | not predicted: ${a.reason ?? ''} |`);
-          continue;
-        }
-        const e = (x: { value: number; low: number; high: number }) =>
-          `${x.value.toFixed(2)} [${x.low.toFixed(2)}, ${x.high.toFixed(2)}]`;
-        console.log(
-          `| ${t.label} | ${e(w.p50)} | ${t.m.p50.toFixed(2)} | ${rel(w.p50.value, t.m.p50)} | ${e(w.p99)} | ${t.m.p99.toFixed(2)} | ${rel(w.p99.value, t.m.p99)} | ${t.m.load.toFixed(1)} |`,
-        );
-        for (const s of a.capacity?.services ?? [])
-          console.log(
-            `    ${s.service}: ${s.model} k ${s.k} x${s.instances}->${s.instancesAfter} util ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)} wait ${s.waitMs.toFixed(2)} ms fit err ${(100 * s.fitError).toFixed(1)}%${s.extrapolated ? ` extrapolated ${s.loadOverObserved.toFixed(2)}x` : ''}`,
-          );
-        console.log(`    (recorded root p50 ${b.p50.toFixed(2)}, p99 ${b.p99.toFixed(2)} ms)`);
+        },
+      ];
+    });
+    for (const t of variants) {
+      const res = await api.inject({
+        method: 'POST',
+        url: '/api/v1/whatif',
+        payload: {
+          leafService: 'demo-root',
+          leafOperation: op,
+          from: base.fromMs,
+          to: base.toMs,
+          ...t.body,
+        },
+      });
+      if (res.statusCode !== 200) {
+        console.log(`| ${t.label} | ${res.statusCode}: ${res.body.slice(0, 200)} |`);
+        continue;
       }
-    } finally {
-      await api.close();
-      await store.close();
+      const a = res.json<WhatIfResponse>();
+      // With a replay policy the prediction is its whole-request answer at the new load.
+      const replayed = (t.body as { capacity?: unknown }).capacity !== undefined;
+      const w = replayed ? a.request?.whatIf : a.capacity?.request.whatIf;
+      const b = a.capacity?.request.baseline;
+      if (!w || !b) {
+        console.log(`| ${t.label} | not predicted: ${a.reason ?? ''} |`);
+        continue;
+      }
+      const e = (x: { value: number; low: number; high: number }) =>
+        `${x.value.toFixed(2)} [${x.low.toFixed(2)}, ${x.high.toFixed(2)}]`;
+      console.log(
+        `| ${t.label} | ${e(w.p50)} | ${t.m.p50.toFixed(2)} | ${rel(w.p50.value, t.m.p50)} | ${e(w.p99)} | ${t.m.p99.toFixed(2)} | ${rel(w.p99.value, t.m.p99)} | ${t.m.load.toFixed(1)} |`,
+      );
+      for (const s of a.capacity?.services ?? [])
+        console.log(
+          `    ${s.service}: ${s.model} k ${s.k} x${s.instances}->${s.instancesAfter} util ${s.utilisation.toFixed(2)} -> ${s.utilisationAfter.toFixed(2)} wait ${s.waitMs.toFixed(2)} ms fit err ${(100 * s.fitError).toFixed(1)}%${s.extrapolated ? ` extrapolated ${s.loadOverObserved.toFixed(2)}x` : ''}${s.cpu ? `; CPU (metrics) ${s.cpu.processes} processes, ${s.cpu.cpuMsPerCall.toFixed(2)} ms/call, util ${s.cpu.utilisation.toFixed(2)} -> ${s.cpu.utilisationAfter.toFixed(2)}` : ''}`,
+        );
+      console.log(`    (recorded root p50 ${b.p50.toFixed(2)}, p99 ${b.p99.toFixed(2)} ms)`);
     }
   } finally {
-    for (const d of [base.dir, ...truths.map((t) => t.m.dir)])
-      rmSync(d, { recursive: true, force: true });
+    await api.close();
+    await store.close();
+  }
+}
+
+async function demoTruth(): Promise<void> {
+  if (REPLAY) {
+    await demoPredict(JSON.parse(readFileSync(REPLAY, 'utf8')) as Kept);
+    return;
+  }
+  const kept = await demoRuns();
+  if (KEEP) {
+    writeFileSync(KEEP, JSON.stringify(kept, null, 2));
+    console.log(`\nstores kept; measurements in ${KEEP} (TRUTH_REPLAY=${KEEP} predicts again)`);
+  }
+  try {
+    await demoPredict(kept);
+  } finally {
+    if (!KEEP) dropRuns(kept);
   }
 }
 

@@ -51,7 +51,9 @@ function bench(name: string, trees: RequestTrees, scenarios: CapacityChange[][])
     cold.push(
       timed(() => capacityWhatIf(trees, scenarios[0] ?? [], { bootstrapSamples: 1000 }))[1],
     );
-  console.log(`  cold (fit + predict ${JSON.stringify(scenarios[0])}): ${show(median(cold))}`);
+  console.log(
+    `  cold (fit + predict ${JSON.stringify(scenarios[0])}): ${show(median(cold))}; each run's CPU: ${cold.map((t) => t.cpu.toFixed(0)).join(', ')} ms (the first also compiles the code)`,
+  );
   const [prepared, fitT] = timed(() => prepareCapacity(trees));
   console.log(`  fit alone: ${show(fitT)}`);
   for (const changes of scenarios) {

@@ -127,6 +127,7 @@ export {
   simulateCapacityWhatIf,
   type CapacityChange,
   type CapacityWhatIf,
+  type CpuReading,
   type LoadChange,
   type MachinesForSlo,
   type PreparedCapacity,

@@ -96,6 +96,26 @@ export const CapacityService = Type.Object({
   extrapolated: Type.Boolean({ description: 'The new load is above the highest load observed.' }),
   saturated: Type.Boolean({ description: 'Utilisation >= 1: no finite latency is predicted.' }),
   loadOverObserved: Type.Number({ description: 'Highest new load over the highest observed.' }),
+  cpu: Type.Optional(
+    Type.Object(
+      {
+        processes: Type.Integer({ description: 'Processes its instances run in (process.pid).' }),
+        utilisation: Type.Number({
+          description:
+            "Busiest process's CPU utilisation, recorded: its own share of its CPUs (process.cpu.utilization summed over modes).",
+        }),
+        utilisationAfter: Type.Number({ description: 'The same at the new load.' }),
+        cpuMsPerCall: Type.Number({ description: 'CPU busy / completions, ms per call.' }),
+        spanUtilisation: Type.Number({
+          description: "The span model's utilisation (utilisation above), to compare.",
+        }),
+      },
+      {
+        description:
+          'The CPU calibration from runtime metrics (absent without them): a CPU queue per process beside the span model; saturation and saturatesFirst take the larger utilisation.',
+      },
+    ),
+  ),
   p99Ms: Type.Optional(Type.Number({ description: "The service's call p99, recorded, ms." })),
   p99After: Type.Optional(
     Type.Object(

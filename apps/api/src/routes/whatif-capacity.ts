@@ -8,10 +8,21 @@ import {
 import type { CapacityWhatIf, WhatIfPolicy } from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { badRequest, notFound } from '../foundation';
+import { selectCpuReadings } from '../store/capacity/cpu';
 import { loadRequestColumns } from '../store/requests/columns';
 import { capWideParents, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED } from '../store/fanouts/wide';
 import type { AnalysisPool } from '../whatif-worker/pool';
 import { cacheBytes, MAX_REQUEST_SPANS, MAX_REQUEST_TREES, rangeCache } from './whatif-request';
+
+/**
+ * Where a capacity answer's time went, ms: all of it in the handler (`answerMs`), in the
+ * analysis pool (its queue and the thread: `poolMs`), and the thread's own work (`computeMs`).
+ */
+export interface CapacityTiming {
+  answerMs: number;
+  poolMs: number;
+  computeMs: number;
+}
 
 /** Whether a policy is a load or machines change (issue 29) rather than a replay policy. */
 export function isCapacityPolicy(p: WhatIfBody['policy']): p is CapacityPolicy {
@@ -44,7 +55,9 @@ export async function capacityWhatIfAnswer(
   asked: { fromNs: bigint; toNs: bigint; toMs: number },
   cancel: AbortSignal,
   onCache?: (hit: boolean, ageMs: number) => void,
+  onTiming?: (t: CapacityTiming) => void,
 ): Promise<WhatIfResponse> {
+  const t0 = performance.now();
   const { changes, policy } = changesOf(body);
   const range = rangeCache(body, asked);
   const seed = body.seed ?? 1;
@@ -79,6 +92,7 @@ export async function capacityWhatIfAnswer(
     maxBytes: cacheBytes(ctx),
   };
   let reply = await pool.run(job, cancel);
+  const poolMs = performance.now() - t0;
   if (reply.miss) {
     const loaded = await loadRequestColumns(
       ctx.store,
@@ -90,10 +104,13 @@ export async function capacityWhatIfAnswer(
         `no requests hold ${body.leafService}/${body.leafOperation} between from and to`,
       );
     const capped = capWideParents(loaded.columns, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED);
+    // Runtime metrics' CPU per instance over the range calibrate the model (none: spans alone).
+    const cpu = await selectCpuReadings(ctx.store, asked);
     reply = await pool.run(
       {
         ...job,
         columns: capped.columns,
+        ...(cpu.length > 0 ? { cpu } : {}),
         readNotes: loaded.sampled
           ? [`more than ${MAX_REQUEST_TREES} requests matched: a uniform sample was read`]
           : [],
@@ -103,6 +120,11 @@ export async function capacityWhatIfAnswer(
   }
   if (reply.miss) throw new Error('capacity: the fit cache missed with the columns sent');
   onCache?.(reply.cached, reply.ageMs);
+  onTiming?.({
+    answerMs: performance.now() - t0,
+    poolMs: reply.cached ? poolMs : performance.now() - t0,
+    computeMs: reply.computeMs,
+  });
   const { capacity: cap, replay, machinesForSlo } = reply;
   const notes = [
     `capacity: fitted on the ${cap.requests} requests holding ${body.leafService}/${body.leafOperation} (their calls are the load each service is fitted on)`,
@@ -175,6 +197,7 @@ function capacityAnswer(changes: CapacityPolicy[], cap: CapacityWhatIf): Capacit
       extrapolated: s.extrapolated,
       saturated: s.saturated,
       loadOverObserved: s.loadOverObserved,
+      ...(s.cpu ? { cpu: s.cpu } : {}),
       ...(s.p99Ms !== undefined ? { p99Ms: s.p99Ms } : {}),
       ...(s.p99After ? { p99After: s.p99After } : {}),
     })),

@@ -74,6 +74,7 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       },
     },
     async (req, reply): Promise<WhatIfResponse> => {
+      const gateMs = reply.elapsedTime;
       const cancel = clientGone(reply);
       const raw = req.body;
       const text = (v: number | string | undefined): string | undefined =>
@@ -82,12 +83,28 @@ export function whatIfRoutes(app: RouteApp, ctx: ApiContext): void {
       // Load and machines (issue 29), alone or beside a policy: their own path.
       if (isCapacityPolicy(raw.policy) || (raw.capacity?.length ?? 0) > 0)
         // The fit cache said as the replay cache is (capacity-job.ts): not in the body.
-        return capacityWhatIfAnswer(ctx, pool, raw, asked, cancel, (hit, ageMs) => {
-          void reply.header(
-            'tailscope-replay-cache',
-            hit ? `hit; age=${(ageMs / 1000).toFixed(1)}s` : 'miss',
-          );
-        });
+        return capacityWhatIfAnswer(
+          ctx,
+          pool,
+          raw,
+          asked,
+          cancel,
+          (hit, ageMs) => {
+            void reply.header(
+              'tailscope-replay-cache',
+              hit ? `hit; age=${(ageMs / 1000).toFixed(1)}s` : 'miss',
+            );
+          },
+          // Where the time went (docs/capacity.md "Performance"): before the handler (the
+          // admission gate, parsing), in the analysis pool, on its thread.
+          (t) => {
+            const f = (ms: number) => ms.toFixed(1);
+            void reply.header(
+              'server-timing',
+              `gate;dur=${f(gateMs)}, answer;dur=${f(t.answerMs)}, pool;dur=${f(t.poolMs)}, compute;dur=${f(t.computeMs)}`,
+            );
+          },
+        );
       const body: ReplayWhatIfBody = { ...raw, policy: raw.policy };
       const warmupMs = Math.min(warmupFor(body.policy), MAX_WARMUP_MS);
       // A preview (a control moving) reuses the range's small reads as it reuses its trees.

@@ -9,6 +9,7 @@ import {
   simulateRequestWhatIf,
   type CapacityChange,
   type CapacityWhatIf,
+  type CpuReading,
   type EdgeTarget,
   type LoadChange,
   type MachinesForSlo,
@@ -36,6 +37,8 @@ export interface CapacityJob {
   key: string;
   /** The spans, when the main thread read them (after a miss); absent: answer from the cache. */
   columns?: SpanColumns;
+  /** Runtime metrics' CPU per instance over the range, sent with the columns (calibration). */
+  cpu?: CpuReading[];
   /** What the read found worth saying (a sample), kept with the entry. */
   readNotes?: string[];
   changes: CapacityChange[];
@@ -61,6 +64,8 @@ export type CapacityResult =
       cached: boolean;
       ageMs: number;
       readNotes: string[];
+      /** The thread's time on this job, ms (the response's Server-Timing `compute`). */
+      computeMs: number;
     });
 
 interface Entry {
@@ -100,6 +105,7 @@ function entryOf(job: CapacityJob, now: number): { entry: Entry; cached: boolean
     if (!job.columns) return undefined;
     const prepared = prepareCapacity(requestTreesFromColumns(job.columns), {
       seed: job.options.seed,
+      ...(job.cpu ? { cpu: job.cpu } : {}),
     });
     entry = {
       prepared,
@@ -115,6 +121,7 @@ function entryOf(job: CapacityJob, now: number): { entry: Entry; cached: boolean
 }
 
 export function runCapacity(job: CapacityJob, now = Date.now()): CapacityResult {
+  const t0 = performance.now();
   const found = entryOf(job, now);
   if (!found) return { miss: true };
   const { entry, cached } = found;
@@ -133,6 +140,7 @@ export function runCapacity(job: CapacityJob, now = Date.now()): CapacityResult 
     ageMs: now - entry.createdAt,
     readNotes: entry.readNotes,
     ...parts,
+    computeMs: performance.now() - t0,
   };
 }
 

@@ -12,10 +12,23 @@ export interface EstimateView {
 }
 
 /** The contract's capacity service; the fields the page reads. */
-export type CapacityServiceView = Omit<CapacityAnswer['services'][number], 'p99After' | 'p99Ms'> & {
+export type CapacityServiceView = Omit<
+  CapacityAnswer['services'][number],
+  'p99After' | 'p99Ms' | 'cpu'
+> & {
   p99Ms?: number | undefined;
   p99After?: EstimateView | undefined;
+  cpu?: CpuView | undefined;
 };
+
+/** The CPU calibration from runtime metrics (absent without them). */
+export interface CpuView {
+  processes: number;
+  utilisation: number;
+  utilisationAfter: number;
+  cpuMsPerCall: number;
+  spanUtilisation: number;
+}
 
 export interface CapacityView {
   quality?: string | undefined;
@@ -38,6 +51,14 @@ export interface CapacityView {
 
 const estimate = obj<EstimateView>({ value: num, low: num, high: num });
 
+const cpu = obj<CpuView>({
+  processes: num,
+  utilisation: num,
+  utilisationAfter: num,
+  cpuMsPerCall: num,
+  spanUtilisation: num,
+});
+
 const service = obj<CapacityServiceView>({
   service: str,
   model: oneOf(['mgk', 'curve'] as const),
@@ -54,6 +75,7 @@ const service = obj<CapacityServiceView>({
   extrapolated: bool,
   saturated: bool,
   loadOverObserved: num,
+  cpu: optional(cpu),
   p99Ms: optional(num),
   p99After: optional(estimate),
 });

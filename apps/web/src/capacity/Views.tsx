@@ -132,6 +132,16 @@ export function ServicesTable({ answer }: { answer: CapacityView }) {
                 </td>
                 <td className="n">
                   {pct(s.utilisation)} → {pct(s.utilisationAfter)}
+                  {s.cpu && (
+                    <span
+                      className="sub"
+                      data-testid={`capacity-cpu-${s.service}`}
+                      title={`From runtime metrics: ${s.cpu.processes} process${s.cpu.processes === 1 ? '' : 'es'}, ${formatMs(s.cpu.cpuMsPerCall)} of CPU per call (busy / completions); the larger of the two utilisations decides saturation`}
+                    >
+                      <br />
+                      CPU {pct(s.cpu.utilisation)} → {pct(s.cpu.utilisationAfter)}
+                    </span>
+                  )}
                 </td>
                 <td className="n">{s.throughputPerS.toFixed(s.throughputPerS < 10 ? 1 : 0)}</td>
                 <td className="n">

@@ -22,6 +22,14 @@ export function firstToSaturate(a: CapacityView): string | undefined {
   const name = a.capacity.saturatesFirst;
   const s = a.capacity.services.find((x) => x.service === name);
   if (!s) return undefined;
+  // The runtime metrics' CPU, when busier than the span model says, is what saturates first.
+  const cpu = s.cpu && s.cpu.utilisationAfter > s.utilisationAfter ? s.cpu : undefined;
+  if (cpu) {
+    const procs = `${cpu.processes} process${cpu.processes === 1 ? '' : 'es'}`;
+    if (s.saturated)
+      return `${s.service} saturates: its busiest process would need ${pct(cpu.utilisationAfter)} of the CPU it gets (runtime metrics, ${procs}), so its queue grows without bound.`;
+    return `${s.service} saturates first: the CPU of its busiest process goes from ${pct(cpu.utilisation)} to ${pct(cpu.utilisationAfter)} of what it gets (runtime metrics, ${procs}; the spans alone read ${pct(s.utilisationAfter)}); about ${times(1 / cpu.utilisationAfter)} more traffic would saturate it.`;
+  }
   const at = `${s.instancesAfter} instance${s.instancesAfter === 1 ? '' : 's'} of ${s.k} server${s.k === 1 ? '' : 's'}`;
   if (s.saturated)
     return `${s.service} saturates: its busiest window needs ${pct(s.utilisationAfter)} of ${at}, so its queue grows without bound.`;
@@ -45,7 +53,7 @@ export function caveatsOf(a: CapacityView): Caveat[] {
   if (top)
     out.push({
       kind: 'extrapolated',
-      text: `Beyond what was recorded: ${far.map((s) => s.service).join(', ')} would see up to ${times(top.loadOverObserved)} the highest load observed. The model's form is assumed there (Poisson arrivals, FIFO, service times that do not grow with load); intervals are widened ${times(top.loadOverObserved ** 2)}.`,
+      text: `Beyond what was recorded: ${far.map((s) => s.service).join(', ')} would see up to ${times(top.loadOverObserved)} the highest load observed. The model's form is assumed there (arrivals as recorded, FIFO, service times that do not grow with load); intervals are widened ${times(top.loadOverObserved ** 2)}.`,
     });
   if (a.requests < FEW_REQUESTS && a.quality !== 'preview')
     out.push({

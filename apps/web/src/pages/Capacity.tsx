@@ -16,6 +16,9 @@ import { MachineControls, TrafficSlider } from '../capacity/Controls';
 interface Timing {
   updateMs: number;
   quality: Quality;
+  /** performance.now() of the input, and of the frame that shows its answer (bench:capacity-drag). */
+  askedAt: number;
+  shownAt: number;
 }
 declare global {
   interface Window {
@@ -48,7 +51,13 @@ function Predictor({ op, range }: { op: FanoutOp; range: TimeRange }) {
     if (state.kind !== 'ready') return;
     // Control-to-screen time: measured after the browser painted the answer.
     const id = requestAnimationFrame(() => {
-      const t = { updateMs: performance.now() - state.askedAt, quality: state.quality };
+      const shownAt = performance.now();
+      const t = {
+        updateMs: shownAt - state.askedAt,
+        quality: state.quality,
+        askedAt: state.askedAt,
+        shownAt,
+      };
       (window.__tailscopeCapacity ??= []).push(t);
       setTiming(t);
     });

@@ -12,7 +12,14 @@ import { indexCalls, type CallIndex } from './calls';
 import { childrenOf, type Children } from './retime';
 import { fitCurve, leaveOneOut, type LoadPoint, type WaitCurve } from './curve';
 import { WaitHistogram } from './histogram';
-import { concurrencyLimit, fifoReconstruct, simulateMgk } from './queue';
+import { calibrateCpu, type CpuReading } from './cpu';
+import {
+  concurrencyLimit,
+  fifoReconstruct,
+  simulateChains,
+  simulateMgk,
+  type Chains,
+} from './queue';
 import type { CapacityFit, InstanceFit, ServiceFit, WindowSums } from './types';
 
 export interface FitOptions {
@@ -21,6 +28,8 @@ export interface FitOptions {
   /** Calls per instance and window aimed at (default 500): at most 12 windows. */
   callsPerWindow?: number;
   seed?: number;
+  /** Runtime metrics' CPU per instance (cpu.ts): calibrate the model with them. */
+  cpu?: readonly CpuReading[];
 }
 
 /** Windows per service at most, and the simulated arrivals per window (bounds the cost). */
@@ -42,85 +51,258 @@ export function fitCapacity(
   const waitMs = new Float64Array(n);
   const holdMs = new Float64Array(n);
   const windowOf = new Int32Array(n).fill(-1);
+  const visitFirst = new Uint8Array(n);
+  const visitWaitMs = new Float64Array(n);
+  const scratch: VisitScratch = {
+    head: new Int32Array(t.nodeOffsets.length - 1).fill(-1),
+    touched: new Uint32Array(0),
+    nextOpen: new Int32Array(0),
+    lastDeparture: new Float64Array(0),
+    holdSum: new Float64Array(0),
+    visitOf: new Int32Array(0),
+  };
   const rng = new SeededRandom(o.seed ?? 1);
-  const instances: InstanceFit[] = ix.instances.map((inst) =>
-    fitInstanceQueue(ix, inst, o.servers?.[ix.services[inst.service]!], waitMs, holdMs),
+  // Each instance's calls as contiguous columns in arrival order, gathered once: the passes
+  // below read them in order (gathering per pass from the per-node columns cost a cache miss
+  // per call per pass: seconds at 3M calls).
+  const cols = ix.instances.map((inst) => gather(ix, inst.nodes));
+  const fitted = ix.instances.map((inst, j) =>
+    fitInstanceQueue(cols[j]!, inst, o.servers?.[ix.services[inst.service]!], scratch),
   );
-  const services = ix.services.map((name, s) =>
-    fitService(
+  const instances = fitted.map((f) => f.fit);
+  const services = ix.services.map((_, s) => {
+    const js: number[] = [];
+    ix.instances.forEach((x, j) => {
+      if (x.service === s) js.push(j);
+    });
+    return fitService(
       ix,
       s,
-      instances.filter((i) => i.service === s),
-      { waitMs, holdMs, windowOf },
+      js.map((j) => ({ fit: instances[j]!, col: cols[j]!, tmp: fitted[j]! })),
       o.callsPerWindow ?? 500,
       rng,
-    ),
-  );
-  return { index: ix, instances, services, waitMs, holdMs, windowOf, trees: t, sims: new Map() };
+    );
+  });
+  // The per-node columns, scattered once.
+  ix.instances.forEach((inst, j) => {
+    const f = fitted[j]!;
+    const nodes = inst.nodes;
+    for (let k = 0; k < nodes.length; k++) {
+      const i = nodes[k]!;
+      waitMs[i] = f.w[k]!;
+      holdMs[i] = f.fit.holds[k]!;
+      windowOf[i] = f.win[k]!;
+      if (f.first[k] === 1) {
+        visitFirst[i] = 1;
+        visitWaitMs[i] = f.visitWait[k]!;
+      }
+    }
+  });
+  const fit: CapacityFit = {
+    index: ix,
+    instances,
+    services,
+    waitMs,
+    holdMs,
+    windowOf,
+    visitFirst,
+    visitWaitMs,
+    trees: t,
+    sims: new Map(),
+  };
+  if (o.cpu && o.cpu.length > 0) {
+    const cpu = calibrateCpu(fit, o.cpu, o.seed ?? 1);
+    if (cpu.services.size > 0) {
+      fit.cpu = cpu.services;
+      fit.cpuRank = cpu.rank;
+    }
+  }
+  return fit;
+}
+
+/** One instance's calls in arrival order: arrival, departure, own time, request. */
+interface InstanceColumns {
+  a: Float64Array;
+  d: Float64Array;
+  own: Float64Array;
+  q: Uint32Array;
+}
+
+function gather(ix: CallIndex, nodes: Uint32Array): InstanceColumns {
+  const m = nodes.length;
+  const a = new Float64Array(m);
+  const d = new Float64Array(m);
+  const own = new Float64Array(m);
+  const q = new Uint32Array(m);
+  for (let j = 0; j < m; j++) {
+    const i = nodes[j]!;
+    a[j] = ix.arrivalMs[i]!;
+    d[j] = ix.departureMs[i]!;
+    own[j] = ix.ownMs[i]!;
+    q[j] = ix.request[i]!;
+  }
+  return { a, d, own, q };
+}
+
+/** An instance's fit and the per-call columns the service fit and the scatter read. */
+interface FittedInstance {
+  fit: InstanceFit;
+  /** Per call: queue wait, visit opened (1), the visit's summed wait there, window. */
+  w: Float64Array;
+  first: Uint8Array;
+  visitWait: Float64Array;
+  win: Int32Array;
 }
 
 function fitInstanceQueue(
-  ix: CallIndex,
+  col: InstanceColumns,
   inst: CallIndex['instances'][number],
   known: number | undefined,
-  waitMs: Float64Array,
-  holdMs: Float64Array,
-): InstanceFit {
-  const m = inst.nodes.length;
-  // Loops: Float64Array.from with a function calls it per value (slow in V8 at millions).
-  const a = new Float64Array(m);
-  const d = new Float64Array(m);
-  for (let j = 0; j < m; j++) {
-    a[j] = ix.arrivalMs[inst.nodes[j]!]!;
-    d[j] = ix.departureMs[inst.nodes[j]!]!;
-  }
+  scratch: VisitScratch,
+): FittedInstance {
+  const { a, d } = col;
+  const m = a.length;
   const observed = concurrencyLimit(a, d);
   const k = Math.max(1, Math.floor(known ?? observed));
   const w = new Float64Array(m);
   const h = new Float64Array(m);
   fifoReconstruct(a, d, k, w, h);
-  for (let j = 0; j < m; j++) {
-    waitMs[inst.nodes[j]!] = w[j]!;
-    holdMs[inst.nodes[j]!] = h[j]!;
-  }
+  const first = new Uint8Array(m);
+  const visitWait = new Float64Array(m);
+  const { holds: visitHolds, chains } = visitsOf(col, h, w, first, visitWait, scratch);
   return {
-    service: inst.service,
-    host: inst.host,
-    k,
-    kSource: known !== undefined ? 'pool-size' : 'observed',
-    holds: h,
-    windows: [],
+    fit: {
+      service: inst.service,
+      host: inst.host,
+      k,
+      kSource: known !== undefined ? 'pool-size' : 'observed',
+      holds: h,
+      visitHolds,
+      visitShare: m > 0 ? visitHolds.length / m : 1,
+      ...(chains ? { chains } : {}),
+      gaps: new Float64Array(0),
+      windows: [],
+    },
+    w,
+    first,
+    visitWait,
+    win: new Int32Array(m),
   };
+}
+
+/**
+ * The instance's visits: in arrival order, a call joins a visit of its own request whose last
+ * call had departed by the call's arrival (the caller sent it after the answer: a sequential
+ * chain, HotROD's driver asking redis ten times), else opens a visit. A visit is served as one
+ * job (its calls' holds summed): calls that wait on one another are not independent arrivals,
+ * and simulated as such they would queue behind their own request. Overlapping calls of one
+ * request (a parallel fan-out, a pool) are visits of their own. Marks each visit's first call
+ * in `visitFirst`. O(calls x visits open per request).
+ */
+function visitsOf(
+  col: InstanceColumns,
+  h: Float64Array,
+  w: Float64Array,
+  visitFirst: Uint8Array,
+  visitWait: Float64Array,
+  scratch: VisitScratch,
+): { holds: Float64Array; chains?: Chains } {
+  const { a, d, q: request } = col;
+  const m = a.length;
+  // Typed arrays throughout (a Map of arrays per request cost half a second at 3M calls):
+  // per request the head of its list of open visits (scratch.head, reset after), per visit
+  // the next in that list, its last departure and its holds summed.
+  const head = scratch.head;
+  if (scratch.visitOf.length < m) {
+    // Grown once to the largest instance: shared by the instances (less garbage).
+    scratch.touched = new Uint32Array(m);
+    scratch.nextOpen = new Int32Array(m);
+    scratch.lastDeparture = new Float64Array(m);
+    scratch.holdSum = new Float64Array(m);
+    scratch.visitOf = new Int32Array(m);
+  }
+  const { touched, nextOpen, lastDeparture, visitOf } = scratch;
+  const holdSum = scratch.holdSum.fill(0, 0, m);
+  let nTouched = 0;
+  let V = 0;
+  for (let j = 0; j < m; j++) {
+    const q = request[j]!;
+    let v = -1;
+    for (let x = head[q]!; x >= 0; x = nextOpen[x]!)
+      if (lastDeparture[x]! <= a[j]! && (v < 0 || lastDeparture[x]! > lastDeparture[v]!)) v = x;
+    if (v < 0) {
+      v = V++;
+      if (head[q] === -1) touched[nTouched++] = q;
+      nextOpen[v] = head[q]!;
+      head[q] = v;
+      lastDeparture[v] = d[j]!;
+      visitFirst[j] = 1;
+    }
+    holdSum[v]! += h[j]!;
+    if (d[j]! > lastDeparture[v]!) lastDeparture[v] = d[j]!;
+    visitOf[j] = v;
+  }
+  for (let t = 0; t < nTouched; t++) head[touched[t]!] = -1;
+  const holds = holdSum.slice(0, V);
+  // Each visit's recorded wait (its calls' waits summed), on its first call.
+  const first = new Int32Array(V).fill(-1);
+  const waits = new Float64Array(V);
+  for (let j = 0; j < m; j++) {
+    const v = visitOf[j]!;
+    if (first[v]! < 0) first[v] = j;
+    waits[v]! += w[j]!;
+  }
+  for (let v = 0; v < V; v++) visitWait[first[v]!] = waits[v]!;
+  if (V === m) return { holds };
+  // Chains: each visit's calls in order, with the caller's gap before each.
+  const start = new Uint32Array(V + 1);
+  for (let j = 0; j < m; j++) start[visitOf[j]! + 1]!++;
+  for (let v = 0; v < V; v++) start[v + 1] = start[v + 1]! + start[v]!;
+  const at = start.slice(0, V);
+  const ch = new Float64Array(m);
+  const gapBefore = new Float64Array(m);
+  const lastEnd = new Float64Array(V).fill(Number.NaN);
+  for (let j = 0; j < m; j++) {
+    const v = visitOf[j]!;
+    const x = at[v]!++;
+    ch[x] = h[j]!;
+    // The caller's time between the previous call's answer and this call's sending.
+    gapBefore[x] = Number.isNaN(lastEnd[v]!) ? 0 : Math.max(0, a[j]! - lastEnd[v]!);
+    lastEnd[v] = d[j]!;
+  }
+  return { holds, chains: { start, holds: ch, gapBefore } };
 }
 
 function fitService(
   ix: CallIndex,
   s: number,
-  insts: InstanceFit[],
-  cols: { waitMs: Float64Array; holdMs: Float64Array; windowOf: Int32Array },
+  parts: { fit: InstanceFit; col: InstanceColumns; tmp: FittedInstance }[],
   perWindow: number,
   rng: SeededRandom,
 ): ServiceFit {
+  const insts = parts.map((p) => p.fit);
   let t0 = Infinity;
   let t1 = -Infinity;
   let calls = 0;
-  for (const inst of ix.instances)
-    if (inst.service === s)
-      for (const i of inst.nodes) {
-        t0 = Math.min(t0, ix.arrivalMs[i]!);
-        t1 = Math.max(t1, ix.arrivalMs[i]!);
-        calls++;
-      }
+  for (const { col } of parts) {
+    const m = col.a.length;
+    if (m === 0) continue;
+    // Arrival order: the first and last arrivals bound the instance's.
+    t0 = Math.min(t0, col.a[0]!);
+    t1 = Math.max(t1, col.a[m - 1]!);
+    calls += m;
+  }
   const W = Math.max(1, Math.min(MAX_WINDOWS, Math.floor(calls / insts.length / perWindow)));
   const span = Math.max(1e-3, t1 - t0) * (1 + 1e-9);
   const lenMs = span / W;
-  const nodes = ix.instances.filter((x) => x.service === s);
   const points: LoadPoint[] = [];
   const obs: { hold: number; latency: number; weight: number; sim: number }[] = [];
-  insts.forEach((inst, j) => {
-    const ws = windowsOf(ix, nodes[j]!.nodes, cols, t0, lenMs, W);
+  parts.forEach(({ fit: inst, col, tmp }) => {
+    const ws = windowsOf(col, tmp, inst.holds, t0, lenMs, W);
     shrinkLoads(ws, lenMs);
+    inst.gaps = arrivalGaps(col.a, tmp.first, tmp.win, ws);
     const mean = meanOf(inst.holds);
+    const share = inst.visitShare;
     // One simulation per distinct load (a steady load, shrunk to one, is simulated once, long).
     const distinct = new Set(ws.filter((w) => w.calls > 0).map((w) => w.rate)).size;
     const nSim = Math.max(MIN_SIM, Math.min(MAX_SIM, Math.ceil(MAX_SIM / Math.max(1, distinct))));
@@ -129,7 +311,21 @@ function fitService(
       let sim = byRate.get(w.rate);
       if (!sim && w.calls > 0) {
         const seed = rng.uint32();
-        sim = { seed, waits1: simulateMgk(w.rate, inst.k, inst.holds, seed, nSim, nSim >> 2) };
+        // Chains are simulated call by call: their budget counts calls (the fit reads only the
+        // mean wait off this simulation, for the fit error).
+        const nChain = Math.max(MIN_SIM, Math.ceil(nSim * share));
+        const waits1 = inst.chains
+          ? simulateChains(
+              w.rate * share,
+              inst.k,
+              inst.chains,
+              seed,
+              nChain,
+              nChain >> 2,
+              inst.gaps,
+            )
+          : simulateMgk(w.rate * share, inst.k, inst.visitHolds, seed, nSim, nSim >> 2, inst.gaps);
+        sim = { seed, waits1 };
         byRate.set(w.rate, sim);
       }
       const waits1 = sim?.waits1 ?? new WaitHistogram().seal();
@@ -146,7 +342,8 @@ function fitService(
         hold: w.sumHold / w.calls,
         latency: w.sumDuration / w.calls,
         weight: w.calls,
-        sim: waits1.mean(),
+        // Per call: a visit waits once, at its first call.
+        sim: waits1.mean() * share,
       });
     }
   });
@@ -166,38 +363,93 @@ function fitService(
   };
 }
 
-/** Per window of one instance: counts and sums, and the node -> window column. */
+/** Per window of one instance: counts and sums, and each call's window (tmp.win). */
 function windowsOf(
-  ix: CallIndex,
-  nodes: Uint32Array,
-  cols: { waitMs: Float64Array; holdMs: Float64Array; windowOf: Int32Array },
+  col: InstanceColumns,
+  tmp: FittedInstance,
+  h: Float64Array,
   t0: number,
   lenMs: number,
   W: number,
 ): WindowSums[] {
-  const ws: WindowSums[] = Array.from({ length: W }, (_, w) => ({
+  // Sums in typed arrays, one row of 5 per window (objects per window cost more per call).
+  const sums = new Float64Array(5 * W);
+  const { a, d, own } = col;
+  const { w: wait, win } = tmp;
+  for (let k = 0; k < a.length; k++) {
+    const f = Math.floor((a[k]! - t0) / lenMs);
+    const w = f < W - 1 ? f : W - 1;
+    win[k] = w;
+    const o = 5 * w;
+    sums[o]! += 1;
+    sums[o + 1]! += d[k]! - a[k]!;
+    sums[o + 2]! += wait[k]!;
+    sums[o + 3]! += h[k]!;
+    const work = own[k]! - wait[k]!;
+    if (work > 0) sums[o + 4]! += work;
+  }
+  return Array.from({ length: W }, (_, w) => ({
     index: w,
     startMs: t0 + w * lenMs,
-    calls: 0,
-    sumDuration: 0,
-    sumWait: 0,
-    sumHold: 0,
-    sumWork: 0,
+    calls: sums[5 * w]!,
+    sumDuration: sums[5 * w + 1]!,
+    sumWait: sums[5 * w + 2]!,
+    sumHold: sums[5 * w + 3]!,
+    sumWork: sums[5 * w + 4]!,
     rate: 0,
     rawRate: 0,
   }));
-  for (const i of nodes) {
-    const w = Math.min(W - 1, Math.floor((ix.arrivalMs[i]! - t0) / lenMs));
-    cols.windowOf[i] = w;
-    const x = ws[w]!;
-    x.calls++;
-    x.sumDuration += ix.departureMs[i]! - ix.arrivalMs[i]!;
-    x.sumWait += cols.waitMs[i]!;
-    x.sumHold += cols.holdMs[i]!;
-    x.sumWork += Math.max(0, ix.ownMs[i]! - cols.waitMs[i]!);
-  }
-  return ws;
 }
+
+/**
+ * The instance's inter-arrival gaps, each in units of its window's mean gap (times the window's
+ * observed rate): the recording's own arrival pattern, which the queue is simulated with rather
+ * than Poisson arrivals. A load generator that sends on a schedule (HotROD's bench) queues far
+ * less than Poisson arrivals at the same rate; a Poisson recording gives exponential gaps back.
+ * Empty below MIN_GAPS calls (Poisson then). O(calls).
+ */
+function arrivalGaps(
+  a: Float64Array,
+  first: Uint8Array,
+  win: Int32Array,
+  ws: WindowSums[],
+): Float64Array {
+  let count = 0;
+  for (let k = 0; k < first.length; k++) count += first[k]!;
+  if (count < MIN_GAPS) return new Float64Array(0);
+  const rate = Float64Array.from(ws, (w) => w.rawRate);
+  const out = new Float64Array(count - 1);
+  let sum = 0;
+  let prev = -1;
+  let j = 0;
+  for (let k = 0; k < a.length; k++) {
+    if (first[k] !== 1) continue;
+    if (prev >= 0) {
+      const g = (a[k]! - a[prev]!) * rate[win[k]!]!;
+      out[j++] = g;
+      sum += g;
+    }
+    prev = k;
+  }
+  // Units of the mean gap exactly (the windows' edges and visits leave it near 1, not at 1).
+  const mean = sum / out.length;
+  if (!(mean > 0)) return new Float64Array(0);
+  for (let j = 0; j < out.length; j++) out[j] = out[j]! / mean;
+  return out;
+}
+
+/** Per request the head of its open visits' list (-1: none), shared by the instances. */
+interface VisitScratch {
+  head: Int32Array;
+  touched: Uint32Array;
+  nextOpen: Int32Array;
+  lastDeparture: Float64Array;
+  holdSum: Float64Array;
+  visitOf: Int32Array;
+}
+
+/** Fewer calls than this on an instance: Poisson arrivals (too few gaps to read a pattern). */
+const MIN_GAPS = 50;
 
 /**
  * Window loads shrunk toward the instance's mean by the share of their spread that Poisson

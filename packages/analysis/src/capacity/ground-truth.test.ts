@@ -3,6 +3,7 @@ import { quantileInclusive } from '../quantile';
 import { capacityWhatIf, prepareCapacity, simulateCapacityWhatIf } from './answer';
 import { machinesForSlo } from './machines';
 import {
+  chainTrees,
   exponential,
   logNormal,
   queueTrees,
@@ -57,6 +58,10 @@ describe.each([
       });
       const want = truth(model, factor);
       const got = r.whatIf!;
+      const e = (a: number, b: number) => `${((a / b - 1) * 100).toFixed(1)}%`;
+      console.log(
+        `x${factor}: p50 ${got.p50.value.toFixed(2)} vs ${want.p50.toFixed(2)} (${e(got.p50.value, want.p50)}), p99 ${got.p99.value.toFixed(2)} vs ${want.p99.toFixed(2)} (${e(got.p99.value, want.p99)})`,
+      );
       expect(
         Math.abs(got.p50.value / want.p50 - 1),
         `p50 ${got.p50.value} vs ${want.p50}`,
@@ -137,5 +142,69 @@ describe('machines for an objective', () => {
     // One machine does not: the prediction at 2x is over the objective.
     const one = simulateCapacityWhatIf(p, [{ kind: 'load', factor: 2 }], { bootstrapSamples: 100 });
     expect(one.whatIf?.p99.value).toBeGreaterThan(slo);
+  });
+});
+
+// A scripted load sends on a schedule (HotROD's bench load: requests 1 / rate apart), and a
+// lock serializes a ~300 ms query: such a queue stays flat up to its knee at utilisation 1,
+// where Poisson arrivals at the same rates queue long before. The model reads the arrival
+// pattern from the recording's own gaps (fit.ts arrivalGaps). Tolerance 5%, as above.
+describe('a scripted load (periodic arrivals) behind a lock keeps its knee at utilisation 1', () => {
+  const model: QueueModel = {
+    ratePerMs: 0.0008,
+    servers: 1,
+    service: logNormal(300, 0.1),
+    arrivals: 'periodic',
+  };
+  const prepared = prepareCapacity(queueTrees(model, 20_000, 7), { seed: 3 });
+
+  it.each([2, 3.5, 4])('predicts p50 and p99 at x%s (utilisation 0.24 -> 0.96 at most)', (f) => {
+    const got = simulateCapacityWhatIf(prepared, [{ kind: 'load', factor: f }], {
+      bootstrapSamples: 100,
+    }).whatIf!;
+    const want = truth(model, f);
+    console.log(
+      `periodic x${f}: p50 ${got.p50.value.toFixed(1)} vs ${want.p50.toFixed(1)}, p99 ${got.p99.value.toFixed(1)} vs ${want.p99.toFixed(1)}`,
+    );
+    expect(Math.abs(got.p50.value / want.p50 - 1)).toBeLessThan(TOL);
+    expect(Math.abs(got.p99.value / want.p99 - 1)).toBeLessThan(TOL);
+  });
+
+  it('saturates past the knee', () => {
+    const r = simulateCapacityWhatIf(prepared, [{ kind: 'load', factor: 4.5 }], {
+      bootstrapSamples: 20,
+    });
+    expect(r.saturated).toEqual(['db']);
+  });
+});
+
+// Calls that wait on one another: each request asks db 10 times in a row (the next call 0.1 ms
+// after the answer), one FIFO server for every call. Simulated as independent arrivals they
+// would queue behind their own request; the model serves a request's chain as one visit
+// (fit.ts visitsOf). Truth: the same event-driven recording at the new rate, 200,000 requests.
+describe.each([
+  { arrivals: 'periodic' as const, factors: [2, 3.5, 6] },
+  { arrivals: 'poisson' as const, factors: [1.5, 2.5] },
+])('a chain of 10 calls per request ($arrivals requests)', ({ arrivals, factors }) => {
+  const model: QueueModel = {
+    ratePerMs: 0.0008,
+    servers: 1,
+    service: logNormal(15, 0.3),
+    arrivals,
+  };
+  const prepared = prepareCapacity(chainTrees(model, 10, 20_000, 7).trees, { seed: 3 });
+
+  it.each(factors)('predicts p50 and p99 at x%s', (f) => {
+    const got = simulateCapacityWhatIf(prepared, [{ kind: 'load', factor: f }], {
+      bootstrapSamples: 100,
+    }).whatIf!;
+    const t = chainTrees({ ...model, ratePerMs: model.ratePerMs * f }, 10, 200_000, 99);
+    const sorted = t.requestMs.sort();
+    const want = { p50: quantileInclusive(sorted, 0.5), p99: quantileInclusive(sorted, 0.99) };
+    console.log(
+      `chain ${arrivals} x${f}: p50 ${got.p50.value.toFixed(1)} vs ${want.p50.toFixed(1)}, p99 ${got.p99.value.toFixed(1)} vs ${want.p99.toFixed(1)}`,
+    );
+    expect(Math.abs(got.p50.value / want.p50 - 1)).toBeLessThan(TOL);
+    expect(Math.abs(got.p99.value / want.p99 - 1)).toBeLessThan(TOL);
   });
 });

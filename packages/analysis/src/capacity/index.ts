@@ -13,6 +13,7 @@ export {
   type PreparedCapacity,
 } from './answer';
 export { fitCapacity, type FitOptions } from './fit';
+export { calibrateCpu, type CpuCalibration, type CpuProcess, type CpuReading } from './cpu';
 export { PREVIEW_REQUESTS, sampleCapacity } from './sample';
 export { MAX_MACHINE_STEPS, machinesForSlo, type MachinesForSlo } from './machines';
 export { CapacityChangeError, checkChanges, type Scenario, type ServiceOutlook } from './predict';

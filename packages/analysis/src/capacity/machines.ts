@@ -6,6 +6,7 @@
 
 import { quantileUnsorted } from '../quantile';
 import { capacityTrees, rootTimes, type PreparedCapacity } from './answer';
+import { busiestAfter } from './predict';
 import type { CapacityChange, LoadChange } from './types';
 
 /** Searches at most this many counts (each a prediction of every request). */
@@ -44,10 +45,10 @@ export function machinesForSlo(
     if (p99 <= sloMs) return { counts: { ...counts }, p99Ms: p99, steps };
     // Saturated or over the objective: the most utilised service gets machines, enough to
     // bring it under TARGET_UTILISATION when it is above, else one.
-    const top = [...scenario.services].sort((a, b) => b.utilisationAfter - a.utilisationAfter)[0];
+    const top = [...scenario.services].sort((a, b) => busiestAfter(b) - busiestAfter(a))[0];
     if (!top) break;
     const now = counts[top.service] ?? top.instancesAfter;
-    const need = Math.ceil((now * top.utilisationAfter) / TARGET_UTILISATION);
+    const need = Math.ceil((now * busiestAfter(top)) / TARGET_UTILISATION);
     counts[top.service] = Math.max(now + 1, need);
   }
   return { steps: MAX_MACHINE_STEPS };

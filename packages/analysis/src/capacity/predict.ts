@@ -5,9 +5,10 @@
  */
 
 import { SeededRandom } from '../random';
+import { cpuRewait, cpuUtilisationAt, type CpuCalibration } from './cpu';
 import { readCurve } from './curve';
 import type { WaitHistogram } from './histogram';
-import { simulateMgkPair } from './queue';
+import { simulateChainsPair, simulateMgkPair } from './queue';
 import { meanOf } from './fit';
 import {
   MAX_LOAD_FACTOR,
@@ -23,6 +24,8 @@ const MAX_PREDICT_SIM = 4_000_000;
 /** A preview fit's (sample.ts: a control being dragged): a sixth of the arrivals, at most 120,000. */
 const PREVIEW_SIM = 10_000;
 const MAX_PREVIEW_SIM = 120_000;
+const MIN_PREVIEW_VISITS = 2000;
+const MIN_CHAIN_VISITS = 20_000;
 /** Simulations kept on a fit (40 KB of histograms each, two per entry). */
 const MAX_CACHED_SIMS = 512;
 
@@ -61,6 +64,18 @@ export interface ServiceOutlook {
   saturated: boolean;
   /** Highest new load over the highest observed (1: within what was seen). */
   loadOverObserved: number;
+  /**
+   * The CPU calibration from runtime metrics (cpu.ts), when the service exports them: its
+   * busiest process's CPU utilisation before and after, the mean CPU ms per call, the
+   * processes its instances run in, and the span model's utilisation for comparison.
+   */
+  cpu?: {
+    processes: number;
+    utilisation: number;
+    utilisationAfter: number;
+    cpuMsPerCall: number;
+    spanUtilisation: number;
+  };
   /** The service's call p99, ms: recorded, and re-timed (absent when saturated). answer.ts. */
   p99Ms?: number;
   p99After?: { value: number; low: number; high: number };
@@ -87,12 +102,16 @@ function factorsOf(fit: CapacityFit, changes: readonly CapacityChange[]): Float6
       : undefined;
   return fit.instances.map((inst, j) => {
     const W = inst.windows.length;
+    const f0 = load ? load.factor : 1;
+    // All traffic: every window's factor is the same (no pass over the calls).
+    if (!root)
+      return new Float64Array(W).fill(f0 * machinesFactor(fit.services[inst.service]!, changes));
     const calls = new Float64Array(W);
     const hit = new Float64Array(W);
     for (const i of ix.instances[j]!.nodes) {
       const w = fit.windowOf[i]!;
       calls[w]!++;
-      if (!root || root(ix.rootOf[ix.request[i]!]!)) hit[w]!++;
+      if (root(ix.rootOf[ix.request[i]!]!)) hit[w]!++;
     }
     const f = load ? load.factor : 1;
     const svc = fit.services[inst.service]!;
@@ -183,13 +202,62 @@ export function predictScenario(
         over = Math.max(over, (factors[j]![wi]! * w.rawRate) / svc.maxRatePerMs);
       });
     }
-    const saturated = peak >= 1;
-    if (!saturated) for (const { x, j } of insts) rewait(fit, svc, x, j, factors[j]!, rng, deltaMs);
-    return outlook(svc, changes, { peak1, peak, over, saturated });
+    const cal = fit.cpu?.get(s);
+    const cpu = cal ? cpuOutlook(fit, cal, factors, peak1) : undefined;
+    const saturated = peak >= 1 || (cpu !== undefined && cpu.utilisationAfter >= 1);
+    if (!saturated) {
+      for (const { x, j } of insts) rewait(fit, svc, x, j, factors[j]!, rng, deltaMs);
+      const at = (j: number, w: number): number => factors[j]![w] ?? 1;
+      for (const p of cal?.processes ?? [])
+        cpuRewait(fit, p, at, deltaMs, fit.preview !== undefined);
+    }
+    return {
+      ...outlook(svc, changes, { peak1, peak, over, saturated }),
+      ...(cpu ? { cpu } : {}),
+    };
   });
   const saturated = outlooks.filter((o) => o.saturated).map((o) => o.service);
-  const first = [...outlooks].sort((a, b) => b.utilisationAfter - a.utilisationAfter)[0];
+  const first = [...outlooks].sort((a, b) => busiestAfter(b) - busiestAfter(a))[0];
   return { services: outlooks, saturatesFirst: first?.service, saturated, deltaMs };
+}
+
+/** A service's highest utilisation after the changes: its span model's or its CPU's. */
+export function busiestAfter(o: ServiceOutlook): number {
+  return Math.max(o.utilisationAfter, o.cpu?.utilisationAfter ?? 0);
+}
+
+/** The CPU figures of a calibrated service: its busiest process, before and after. */
+function cpuOutlook(
+  fit: CapacityFit,
+  cal: CpuCalibration,
+  factors: Float64Array[],
+  spanUtilisation: number,
+): NonNullable<ServiceOutlook['cpu']> {
+  let before = 0;
+  let after = 0;
+  let calls = 0;
+  let cpuMs = 0;
+  for (const p of cal.processes) {
+    let sum = 0;
+    let n = 0;
+    for (const j of p.instances)
+      for (const i of fit.index.instances[j]!.nodes) {
+        sum += factors[j]![fit.windowOf[i]!] ?? 1;
+        n++;
+      }
+    before = Math.max(before, p.utilisation);
+    after = Math.max(after, cpuUtilisationAt(p, n > 0 ? sum / n : 1));
+    const m = p.instances.reduce((a, j) => a + fit.instances[j]!.holds.length, 0);
+    calls += m;
+    cpuMs += m * p.cpuMsPerCall;
+  }
+  return {
+    processes: cal.processes.length,
+    utilisation: before,
+    utilisationAfter: after,
+    cpuMsPerCall: calls > 0 ? cpuMs / calls : 0,
+    spanUtilisation,
+  };
 }
 
 function outlook(
@@ -252,34 +320,52 @@ function rewait(
     let sim = cache.get(key);
     if (!sim) {
       const rho = Math.max(w.utilisation, (factor[wi]! * w.rate * mean) / x.k);
+      // A preview's budget counts calls: a chain of 11 calls per visit simulates a visit's
+      // calls one by one (simulateChains), so it gets a visit per 11 arrivals of the budget.
       const n = fit.preview
-        ? Math.min(MAX_PREVIEW_SIM, Math.ceil(PREVIEW_SIM / (1 - rho) ** 2))
-        : Math.max(w.nSim, Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)));
-      const [from, to] = simulateMgkPair(
-        w.rate,
-        factor[wi]! * w.rate,
-        x.k,
-        x.holds,
-        w.seed,
-        n,
-        n >> 2,
-      );
+        ? Math.max(
+            MIN_PREVIEW_VISITS,
+            Math.ceil(
+              Math.min(MAX_PREVIEW_SIM, PREVIEW_SIM / (1 - rho) ** 2) *
+                (x.chains ? x.visitShare : 1),
+            ),
+          )
+        : x.chains
+          ? // Chains: the budget in calls too, at least MIN_CHAIN_VISITS visits for the tail.
+            Math.max(
+              MIN_CHAIN_VISITS,
+              Math.ceil(Math.min(MAX_PREDICT_SIM, PREDICT_SIM / (1 - rho) ** 2) * x.visitShare),
+            )
+          : Math.max(w.nSim, Math.min(MAX_PREDICT_SIM, Math.ceil(PREDICT_SIM / (1 - rho) ** 2)));
+      const rate = w.rate * x.visitShare;
+      const [from, to] = x.chains
+        ? simulateChainsPair(rate, factor[wi]! * rate, x.k, x.chains, w.seed, n, n >> 2, x.gaps)
+        : simulateMgkPair(rate, factor[wi]! * rate, x.k, x.visitHolds, w.seed, n, n >> 2, x.gaps);
       sim = { from, to };
       cache.set(key, sim);
     }
     return sim;
   });
+  const curve = svc.model === 'curve' ? svc.curve : undefined;
+  if (!curve && sims.every((x) => x === undefined)) return;
+  const { windowOf, waitMs, visitFirst, visitWaitMs } = fit;
   for (const i of nodes) {
-    const wi = fit.windowOf[i]!;
-    const w = x.windows[wi]!;
-    const r = fit.waitMs[i]!;
-    let next = r;
-    if (svc.model === 'curve' && svc.curve) {
-      const at = readCurve(svc.curve, w.rawRate);
-      const to = readCurve(svc.curve, factor[wi]! * w.rawRate);
-      next = at > 1e-9 ? (r * to) / at : r + to - at;
-    } else if (sims[wi]) next = mapQuantile(sims[wi].from, sims[wi].to, r, rng);
-    deltaMs[i] = next - r;
+    if (curve) {
+      const wi = windowOf[i]!;
+      const w = x.windows[wi]!;
+      const r = waitMs[i]!;
+      const at = readCurve(curve, w.rawRate);
+      const to = readCurve(curve, factor[wi]! * w.rawRate);
+      deltaMs[i] = (at > 1e-9 ? (r * to) / at : r + to - at) - r;
+      continue;
+    }
+    // A visit's wait (its calls' summed) changes at its first call; the calls after it follow
+    // it (retime.ts), so theirs do not change.
+    if (visitFirst[i] !== 1) continue;
+    const sim = sims[windowOf[i]!];
+    if (!sim) continue;
+    const vw = visitWaitMs[i]!;
+    deltaMs[i] = mapQuantile(sim.from, sim.to, vw, rng) - vw;
   }
 }
 

@@ -107,8 +107,9 @@ export function fifoReconstruct(
 }
 
 /**
- * A FIFO queue of k servers fed Poisson arrivals at `ratePerMs`, service times drawn uniformly
- * from `service` (ms); the arrivals' draws come from a generator seeded with `seed`, so two
+ * A FIFO queue of k servers fed Poisson arrivals at `ratePerMs` (or, with `gaps`, inter-arrival
+ * times drawn uniformly from those, given in units of the mean gap, over `ratePerMs`: the
+ * recording's own arrival pattern), service times drawn uniformly from `service` (ms); the arrivals' draws come from a generator seeded with `seed`, so two
  * rates run on common random numbers (their waits differ by the rate, not by the draws). The
  * waits of the `n` arrivals after the first `warmup` (the queue starts empty) go to a
  * histogram. O((n + warmup) log k), no allocation beyond the heap.
@@ -120,6 +121,7 @@ export function simulateMgk(
   seed: number,
   n: number,
   warmup: number,
+  gaps?: Float64Array,
 ): WaitHistogram {
   const rng = new SeededRandom(seed);
   const out = new WaitHistogram();
@@ -128,8 +130,11 @@ export function simulateMgk(
   const m = service.length;
   const v = free.v;
   let t = 0;
+  const g = gaps !== undefined && gaps.length > 0 ? gaps : undefined;
+  const gm = g?.length ?? 0;
   for (let i = 0; i < n + warmup; i++) {
-    t += -Math.log(1 - rng.float()) / ratePerMs;
+    const u = rng.float();
+    t += (g ? g[Math.min(gm - 1, Math.floor(u * gm))]! : -Math.log(1 - u)) / ratePerMs;
     const pick = service[Math.min(m - 1, Math.floor(rng.float() * m))]!;
     const f = v[0]!;
     const s = f > t ? f : t;
@@ -151,6 +156,7 @@ export function simulateMgkPair(
   seed: number,
   n: number,
   warmup: number,
+  gaps?: Float64Array,
 ): [WaitHistogram, WaitHistogram] {
   const rng = new SeededRandom(seed);
   const outA = new WaitHistogram();
@@ -166,8 +172,11 @@ export function simulateMgkPair(
   const vb = freeB.v;
   let ta = 0;
   let tb = 0;
+  const g = gaps !== undefined && gaps.length > 0 ? gaps : undefined;
+  const gm = g?.length ?? 0;
   for (let i = 0; i < n + warmup; i++) {
-    const gap = -Math.log(1 - rng.float());
+    const u = rng.float();
+    const gap = g ? g[Math.min(gm - 1, Math.floor(u * gm))]! : -Math.log(1 - u);
     ta += gap / rateA;
     tb += gap / rateB;
     const pick = service[Math.min(m - 1, Math.floor(rng.float() * m))]!;
@@ -183,4 +192,146 @@ export function simulateMgkPair(
     }
   }
   return [outA.seal(), outB.seal()];
+}
+
+/**
+ * Chains of calls (fit.ts visitsOf): visit v is calls `start[v]` .. `start[v + 1] - 1` of
+ * `holds`, each call after the first sent `gapBefore` ms after the previous one's answer.
+ */
+export interface Chains {
+  start: Uint32Array;
+  holds: Float64Array;
+  gapBefore: Float64Array;
+}
+
+/**
+ * simulateMgkPair for visits that are chains of calls: visits arrive as simulateMgk's arrivals
+ * (Poisson, or `gaps`), each a recorded visit drawn uniformly; its calls join one FIFO queue of
+ * k servers in the order they arrive, the next call of a visit `gapBefore` after the previous
+ * call's answer (so another visit's call may come between two of a chain's). Each visit's wait
+ * (its calls' waits summed) goes to the histogram. Event-driven: O(calls log calls).
+ */
+export function simulateChainsPair(
+  rateA: number,
+  rateB: number,
+  k: number,
+  chains: Chains,
+  seed: number,
+  n: number,
+  warmup: number,
+  gaps?: Float64Array,
+): [WaitHistogram, WaitHistogram] {
+  return [
+    simulateChains(rateA, k, chains, seed, n, warmup, gaps),
+    simulateChains(rateB, k, chains, seed, n, warmup, gaps),
+  ];
+}
+
+export function simulateChains(
+  ratePerMs: number,
+  k: number,
+  chains: Chains,
+  seed: number,
+  n: number,
+  warmup: number,
+  gaps?: Float64Array,
+): WaitHistogram {
+  const rng = new SeededRandom(seed);
+  const out = new WaitHistogram();
+  const free = new MinHeap(k);
+  for (let i = 0; i < k; i++) free.push(0);
+  const g = gaps !== undefined && gaps.length > 0 ? gaps : undefined;
+  const gm = g?.length ?? 0;
+  const visits = chains.start.length - 1;
+  const total = n + warmup;
+  // Pending calls by arrival time: (time, visit, call) in a binary heap of parallel arrays.
+  const cap = 1024;
+  let ht = new Float64Array(cap);
+  let hv = new Int32Array(cap);
+  let hc = new Uint32Array(cap);
+  let size = 0;
+  const push = (t: number, v: number, c: number): void => {
+    if (size === ht.length) {
+      const t2 = new Float64Array(2 * size);
+      t2.set(ht);
+      ht = t2;
+      const v2 = new Int32Array(2 * size);
+      v2.set(hv);
+      hv = v2;
+      const c2 = new Uint32Array(2 * size);
+      c2.set(hc);
+      hc = c2;
+    }
+    let i = size++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (ht[p]! <= t) break;
+      ht[i] = ht[p]!;
+      hv[i] = hv[p]!;
+      hc[i] = hc[p]!;
+      i = p;
+    }
+    ht[i] = t;
+    hv[i] = v;
+    hc[i] = c;
+  };
+  // Per simulated visit: the recorded visit it replays, its wait so far.
+  const pick = new Int32Array(total);
+  const wait = new Float64Array(total);
+  let t = 0;
+  let next = 0;
+  let nextAt = 0;
+  const arrive = (): void => {
+    const u = rng.float();
+    t += (g ? g[Math.min(gm - 1, Math.floor(u * gm))]! : -Math.log(1 - u)) / ratePerMs;
+    pick[next] = Math.min(visits - 1, Math.floor(rng.float() * visits));
+    nextAt = t;
+  };
+  arrive();
+  const v0 = free.v;
+  while (next < total || size > 0) {
+    // The earliest of the next new visit and the pending calls.
+    let at: number;
+    let sv: number;
+    let c: number;
+    if (next < total && (size === 0 || nextAt <= ht[0]!)) {
+      at = nextAt;
+      sv = next++;
+      c = 0;
+      if (next < total) arrive();
+    } else {
+      at = ht[0]!;
+      sv = hv[0]!;
+      c = hc[0]!;
+      // Pop the heap's top.
+      const lt = ht[--size]!;
+      const lv = hv[size]!;
+      const lc = hc[size]!;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= size) break;
+        const r = l + 1;
+        const m = r < size && ht[r]! < ht[l]! ? r : l;
+        if (ht[m]! >= lt) break;
+        ht[i] = ht[m]!;
+        hv[i] = hv[m]!;
+        hc[i] = hc[m]!;
+        i = m;
+      }
+      ht[i] = lt;
+      hv[i] = lv;
+      hc[i] = lc;
+    }
+    const rv = pick[sv]!;
+    const j = chains.start[rv]! + c;
+    const f = v0[0]!;
+    const s = f > at ? f : at;
+    const end = s + chains.holds[j]!;
+    free.replaceTop(end);
+    wait[sv]! += s - at;
+    if (j + 1 < chains.start[rv + 1]!) push(end + chains.gapBefore[j + 1]!, sv, c + 1);
+    else if (sv >= warmup) out.add(wait[sv]!);
+  }
+  return out.seal();
 }

@@ -4,6 +4,7 @@ import type { RequestTrees } from '../whatif';
 import type { CallIndex } from './calls';
 import type { WaitCurve } from './curve';
 import type { WaitHistogram } from './histogram';
+import type { Chains } from './queue';
 
 /** A window's sums before its simulation. */
 export interface WindowSums {
@@ -39,6 +40,21 @@ export interface InstanceFit {
   kSource: 'observed' | 'pool-size';
   /** Reconstructed holds (service times), ms, in arrival order. */
   holds: Float64Array;
+  /**
+   * Visits (fit.ts visitsOf): a request's calls to the instance that follow one another (each
+   * sent after the previous answered) are one visit of the queue, served as one job; calls
+   * that overlap are visits of their own. Their service times (the calls' holds summed), and
+   * visits per call (the simulated arrival rate is the call rate times this).
+   */
+  visitHolds: Float64Array;
+  visitShare: number;
+  /** The visits' calls, when some visit is a chain of several (simulated call by call). */
+  chains?: Chains;
+  /**
+   * Inter-arrival gaps of the visits in units of their window's mean gap (fit.ts arrivalGaps):
+   * the arrival pattern the queue is simulated with (Poisson when empty).
+   */
+  gaps: Float64Array;
   windows: WindowFit[];
 }
 
@@ -68,8 +84,18 @@ export interface CapacityFit {
   waitMs: Float64Array;
   holdMs: Float64Array;
   windowOf: Int32Array;
+  /** Per node: 1 when the call opens its visit (the one whose wait the queue re-draws). */
+  visitFirst: Uint8Array;
+  /** Per node: on a visit's first call, the visit's recorded wait (its calls' waits summed). */
+  visitWaitMs: Float64Array;
   /** A preview's fit (sample.ts): a sample of the requests, shorter simulations. */
   preview?: { of: number };
+  /** Per service index, its processes' CPU calibration from runtime metrics (cpu.ts). */
+  cpu?: Map<number, CpuCalibration>;
+  /** Per service index, its calls' recorded p99, ms (answer.ts: computed at the first answer). */
+  recordedP99?: number[];
+  /** Per node: the rank of its hold among its process's calls (cpu.ts), 0 when uncalibrated. */
+  cpuRank?: Float64Array;
 }
 
 /** A load change: every request's traffic, or only one root operation's, times `factor`. */
@@ -94,3 +120,39 @@ export type CapacityChange = LoadChange | MachinesChange;
 export const MAX_LOAD_FACTOR = 16;
 export const MAX_MACHINES = 10_000;
 export const MAX_CAPACITY_CHANGES = 8;
+
+/** One instance's CPU over the range, as the metrics tables give it. */
+export interface CpuReading {
+  service: string;
+  host: string;
+  /** The process the instance runs in (`process.pid`), '' when not given (its own process). */
+  process: string;
+  /** Mean `process.cpu.utilization` summed over its modes: a share of `cpus` CPUs. */
+  own: number;
+  /** Mean idle share of the host's CPUs (`system.cpu.utilization`, mode idle), if exported. */
+  idle?: number;
+  /** CPUs the utilisation is a share of (distinct `cpu.logical_number`), if exported. */
+  cpus?: number;
+}
+
+/** One process's calibration: which instances, its CPU figures. */
+export interface CpuProcess {
+  service: number;
+  process: string;
+  /** Instance indexes (into fit.instances) of its hosts. */
+  instances: number[];
+  cpus: number;
+  /** Calls per ms over the service's recorded span, CPU ms per call, and utilisation. */
+  ratePerMs: number;
+  cpuMsPerCall: number;
+  utilisation: number;
+  /** Service times of its CPU queue (the holds' shape scaled to the utilisation), ms. */
+  serviceMs: Float64Array;
+
+  seed: number;
+}
+
+/** Per service, what the calibration says (absent for a service without metrics). */
+export interface CpuCalibration {
+  processes: CpuProcess[];
+}
