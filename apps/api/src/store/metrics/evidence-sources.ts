@@ -1,0 +1,126 @@
+import { HOST_IDLE } from '@tailscope/analysis';
+import { sql, raw, type Param, type Sql } from '../sql/template';
+
+/**
+ * What each metrics table gives as evidence (docs/metrics.md "Evidence from metrics"), in one
+ * place for both readers of it: the evidence query over the exporter's tables and the
+ * materialized views that keep the per-10 s pre-aggregate (evidence-windows.ts). The views are
+ * DDL, which cannot bind parameters, so the classification is literal SQL built from the
+ * constants below (our own names, never a user's value).
+ */
+
+/** Resource keys a metric is joined to spans' hosts on. */
+export const JOIN_KEYS = [
+  'host.name',
+  'k8s.node.name',
+  'k8s.pod.name',
+  'container.id',
+  'host.id',
+  'service.instance.id',
+] as const;
+
+export type EvidenceSignal =
+  | 'cpu-saturation'
+  | 'throttling'
+  | 'neighbour-pressure'
+  | 'gc-pause'
+  | 'network'
+  | 'memory-pressure';
+
+/** Usage over limit (or over one CPU), a gauge near 1 when the workload is saturated. */
+export const CPU_SATURATION_METRICS = [
+  'process.cpu.utilization',
+  'k8s.pod.cpu_limit_utilization',
+  'k8s.container.cpu_limit_utilization',
+];
+export const GC_METRICS = ['v8js.gc.duration', 'jvm.gc.duration'];
+export const NETWORK_METRICS = ['system.network.errors', 'system.network.dropped'];
+export const THROTTLING_METRICS = ['container.cpu.throttling_data.throttled_time'];
+/** Major page faults (hostmetrics' paging scraper: `type`, newer `system.paging.type`). */
+export const MEMORY_METRICS = ['system.paging.faults'];
+
+/** A string constant as a SQL literal. */
+export const lit = (s: string): string => `'${s.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+const list = (xs: readonly string[]): string => `[${xs.map(lit).join(', ')}]`;
+const attrIs = (keys: readonly string[], value: string): string =>
+  `(${keys.map((k) => `Attributes[${lit(k)}] = ${lit(value)}`).join(' OR ')})`;
+
+const STATE = ['cpu.mode', 'state', 'system.cpu.state'];
+const STEAL = attrIs(STATE, 'steal');
+const IDLE = `(MetricName = 'system.cpu.utilization' AND ${attrIs(STATE, 'idle')})`;
+const MAJOR = attrIs(['type', 'system.paging.type'], 'major');
+
+/** One metrics table's evidence points. */
+interface EvidenceSource {
+  /** The exporter's table, and the short name of its view. */
+  table: 'otel_metrics_gauge' | 'otel_metrics_sum' | 'otel_metrics_histogram';
+  name: 'gauge' | 'sum' | 'histogram';
+  /** The point's signal (SQL). */
+  signal: string;
+  /** Which points are evidence (SQL). */
+  where: string;
+  /** The value a point contributes (SQL). */
+  value: string;
+  /** 0 gauge (mean per window), 1 delta (sum per window), 2 cumulative (rate between windows). */
+  kind: string;
+}
+
+const TEMPORALITY = 'toUInt8(if(AggregationTemporality = 1, 1, 2))';
+
+export const EVIDENCE_SOURCES: readonly EvidenceSource[] = [
+  {
+    table: 'otel_metrics_gauge',
+    name: 'gauge',
+    signal: `multiIf(MetricName IN ${list(CPU_SATURATION_METRICS)}, 'cpu-saturation', ${IDLE}, ${lit(HOST_IDLE)}, 'neighbour-pressure')`,
+    where: `MetricName IN ${list(CPU_SATURATION_METRICS)} OR (MetricName = 'system.cpu.utilization' AND (${STEAL} OR ${IDLE}))`,
+    value: 'Value',
+    kind: 'toUInt8(0)',
+  },
+  {
+    table: 'otel_metrics_sum',
+    name: 'sum',
+    signal: `multiIf(MetricName IN ${list(NETWORK_METRICS)}, 'network', MetricName IN ${list(THROTTLING_METRICS)}, 'throttling', MetricName IN ${list(MEMORY_METRICS)}, 'memory-pressure', 'neighbour-pressure')`,
+    where: `MetricName IN ${list(NETWORK_METRICS)} OR MetricName IN ${list(THROTTLING_METRICS)} OR (MetricName IN ${list(MEMORY_METRICS)} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL})`,
+    value: 'Value',
+    kind: TEMPORALITY,
+  },
+  {
+    table: 'otel_metrics_histogram',
+    name: 'histogram',
+    signal: "'gc-pause'",
+    where: `MetricName IN ${list(GC_METRICS)}`,
+    value: 'Sum',
+    kind: TEMPORALITY,
+  },
+];
+
+/** The distinct non-empty JOIN_KEYS values of a point's resource: the hosts it belongs to. */
+export const HOST_KEYS = `arrayDistinct(arrayFilter(x -> x != '', [${JOIN_KEYS.map(
+  (k) => `ResourceAttributes[${lit(k)}]`,
+).join(', ')}]))`;
+
+const TIME_NS = 'toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9))';
+
+/**
+ * One source's points per (host, signal, metric, series, kind, bucket): the bucket is
+ * intDiv(time ns, granule); `last` the (time ns, value) of the bucket's latest point (the larger
+ * value on a tie), `total` the sum of its values and `points` their count. A series is one
+ * (resource hosts, metric, service, attributes); a point belongs to every host its resource
+ * names. `from` is the table as the statement names it; `where` narrows the points (a read's
+ * time range and hosts; the views take all).
+ */
+export function sourceRows(
+  src: EvidenceSource,
+  from: string,
+  granule: Sql | Param,
+  where: Sql,
+): Sql {
+  return sql`SELECT host, ${raw(src.signal)} AS signal, MetricName AS metric,
+      cityHash64(${raw(HOST_KEYS)}, MetricName, ServiceName, Attributes) AS series,
+      ${raw(src.kind)} AS kind, intDiv(${raw(TIME_NS)}, ${granule}) AS bucket,
+      max((${raw(TIME_NS)}, toFloat64(${raw(src.value)}))) AS last,
+      sum(toFloat64(${raw(src.value)})) AS total, count() AS points
+    FROM ${raw(from)} ARRAY JOIN ${raw(HOST_KEYS)} AS host
+    WHERE (${raw(src.where)}) AND (${where})
+    GROUP BY host, signal, metric, series, kind, bucket`;
+}
