@@ -20,6 +20,11 @@ const W = 10n * 1_000_000_000n;
 const s = (sec: number) => String(T0 + BigInt(sec) * 1_000_000_000n);
 const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
 
+const gcHost = (host: string, metric: Record<string, unknown>) => ({
+  resource: { attributes: [str('service.name', 'runtime'), str('host.name', host)] },
+  scopeMetrics: [{ metrics: [metric] }],
+});
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tailscope-metrics-evidence-'));
   running = await startServer(dir);
@@ -114,6 +119,65 @@ beforeAll(async () => {
           },
         ],
       },
+      // GC pauses as the Go and .NET runtimes send them: the Go contrib instrumentation's
+      // cumulative nanosecond counter and histogram, the Go semantic-convention histogram
+      // (seconds), .NET 9's cumulative seconds counter (System.Runtime).
+      gcHost('g1', {
+        name: 'process.runtime.go.gc.pause_total_ns',
+        unit: 'ns',
+        sum: {
+          aggregationTemporality: 2,
+          isMonotonic: true,
+          dataPoints: [0, 200_000_000, 700_000_000].map((v, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            asInt: String(v),
+          })),
+        },
+      }),
+      gcHost('g2', {
+        name: 'go.memory.gc.pause.duration',
+        unit: 's',
+        histogram: {
+          aggregationTemporality: 2,
+          dataPoints: [0, 0.5, 0.5].map((sum, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            count: String(i * 3),
+            sum,
+            bucketCounts: [String(i * 3), '0'],
+            explicitBounds: [0.01],
+          })),
+        },
+      }),
+      gcHost('g3', {
+        name: 'process.runtime.go.gc.pause_ns',
+        unit: 'ns',
+        histogram: {
+          aggregationTemporality: 2,
+          dataPoints: [0, 1e9, 3e9].map((sum, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            count: String(i * 2),
+            sum,
+            bucketCounts: [String(i * 2), '0'],
+            explicitBounds: [1e6],
+          })),
+        },
+      }),
+      gcHost('d1', {
+        name: 'dotnet.gc.pause.time',
+        unit: 's',
+        sum: {
+          aggregationTemporality: 2,
+          isMonotonic: true,
+          dataPoints: [0, 0.1, 0.4].map((v, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            asDouble: v,
+          })),
+        },
+      }),
       {
         resource: { attributes: [str('service.name', 'app'), str('container.id', 'c1')] },
         scopeMetrics: [
@@ -188,10 +252,43 @@ describe('selectHostEvidence', () => {
     expect(rows.map((r) => r.signal).sort()).toEqual(['cpu-saturation', 'neighbour-pressure']);
   });
 
+  it('reads Go and .NET GC pauses as pause seconds per second, nanoseconds scaled', async () => {
+    const rows = await query(['g1', 'g2', 'g3', 'd1']);
+    const of = (host: string) =>
+      rows
+        .filter((r) => r.host === host && r.signal === 'gc-pause')
+        .map((r) => [r.window - Number(T0 / W), Number(r.value.toFixed(9))]);
+    expect(of('g1')).toEqual([
+      [1, 0.02],
+      [2, 0.05],
+    ]);
+    expect(of('g2')).toEqual([
+      [1, 0.05],
+      [2, 0],
+    ]);
+    expect(of('g3')).toEqual([
+      [1, 0.1],
+      [2, 0.2],
+    ]);
+    expect(of('d1')).toEqual([
+      [1, 0.01],
+      [2, 0.03],
+    ]);
+    expect(rows.every((r) => r.signal === 'gc-pause')).toBe(true);
+  });
+
   it('joins a gauge on container.id, and names the hosts metrics carry', async () => {
     const rows = await query(['c1', 'nobody']);
     expect(rows).toMatchObject([{ host: 'c1', signal: 'cpu-saturation', value: 0.5 }]);
-    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual(['c1', 'n1', 'n2']);
+    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual([
+      'c1',
+      'd1',
+      'g1',
+      'g2',
+      'g3',
+      'n1',
+      'n2',
+    ]);
     expect(await query([])).toEqual([]);
   });
 });

@@ -33,7 +33,31 @@ export const CPU_SATURATION_METRICS = [
   'k8s.pod.cpu_limit_utilization',
   'k8s.container.cpu_limit_utilization',
 ];
-export const GC_METRICS = ['v8js.gc.duration', 'jvm.gc.duration'];
+/**
+ * GC pause histograms (their `Sum`, seconds): V8 and the JVM (OpenTelemetry semantic
+ * conventions), Go's `go.memory.gc.pause.duration` (semantic conventions, opt-in in the contrib
+ * runtime instrumentation) and the older contrib instrumentation's `process.runtime.go.gc.pause_ns`
+ * (nanoseconds, scaled below).
+ */
+export const GC_METRICS = [
+  'v8js.gc.duration',
+  'jvm.gc.duration',
+  'go.memory.gc.pause.duration',
+  'process.runtime.go.gc.pause_ns',
+];
+/**
+ * GC pause counters (cumulative sums, seconds): .NET 9's `dotnet.gc.pause.time` (System.Runtime
+ * meter) and the older Go contrib instrumentation's `process.runtime.go.gc.pause_total_ns`
+ * (nanoseconds, scaled below).
+ */
+export const GC_SUM_METRICS = ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns'];
+/** Metrics in nanoseconds among the above: their values are divided by 1e9. */
+const NANOSECOND_METRICS = [
+  'process.runtime.go.gc.pause_ns',
+  'process.runtime.go.gc.pause_total_ns',
+];
+const inSeconds = (column: string): string =>
+  `if(MetricName IN ${list(NANOSECOND_METRICS)}, ${column} / 1e9, ${column})`;
 export const NETWORK_METRICS = ['system.network.errors', 'system.network.dropped'];
 export const THROTTLING_METRICS = ['container.cpu.throttling_data.throttled_time'];
 /** Major page faults (hostmetrics' paging scraper: `type`, newer `system.paging.type`). */
@@ -79,9 +103,9 @@ export const EVIDENCE_SOURCES: readonly EvidenceSource[] = [
   {
     table: 'otel_metrics_sum',
     name: 'sum',
-    signal: `multiIf(MetricName IN ${list(NETWORK_METRICS)}, 'network', MetricName IN ${list(THROTTLING_METRICS)}, 'throttling', MetricName IN ${list(MEMORY_METRICS)}, 'memory-pressure', 'neighbour-pressure')`,
-    where: `MetricName IN ${list(NETWORK_METRICS)} OR MetricName IN ${list(THROTTLING_METRICS)} OR (MetricName IN ${list(MEMORY_METRICS)} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL})`,
-    value: 'Value',
+    signal: `multiIf(MetricName IN ${list(NETWORK_METRICS)}, 'network', MetricName IN ${list(THROTTLING_METRICS)}, 'throttling', MetricName IN ${list(MEMORY_METRICS)}, 'memory-pressure', MetricName IN ${list(GC_SUM_METRICS)}, 'gc-pause', 'neighbour-pressure')`,
+    where: `MetricName IN ${list(NETWORK_METRICS)} OR MetricName IN ${list(THROTTLING_METRICS)} OR (MetricName IN ${list(MEMORY_METRICS)} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL}) OR MetricName IN ${list(GC_SUM_METRICS)}`,
+    value: inSeconds('Value'),
     kind: TEMPORALITY,
   },
   {
@@ -89,7 +113,7 @@ export const EVIDENCE_SOURCES: readonly EvidenceSource[] = [
     name: 'histogram',
     signal: "'gc-pause'",
     where: `MetricName IN ${list(GC_METRICS)}`,
-    value: 'Sum',
+    value: inSeconds('Sum'),
     kind: TEMPORALITY,
   },
 ];

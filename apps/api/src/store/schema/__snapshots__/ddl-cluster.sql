@@ -389,23 +389,23 @@ INSERT INTO tailscope.tailscope_metric_windows SELECT host, multiIf(MetricName I
     GROUP BY host, signal, metric, series, kind, bucket;
 
 -- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
-INSERT INTO tailscope.tailscope_metric_windows SELECT host, multiIf(MetricName IN ['system.network.errors', 'system.network.dropped'], 'network', MetricName IN ['container.cpu.throttling_data.throttled_time'], 'throttling', MetricName IN ['system.paging.faults'], 'memory-pressure', 'neighbour-pressure') AS signal, MetricName AS metric,
+INSERT INTO tailscope.tailscope_metric_windows SELECT host, multiIf(MetricName IN ['system.network.errors', 'system.network.dropped'], 'network', MetricName IN ['container.cpu.throttling_data.throttled_time'], 'throttling', MetricName IN ['system.paging.faults'], 'memory-pressure', MetricName IN ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns'], 'gc-pause', 'neighbour-pressure') AS signal, MetricName AS metric,
       cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
       toUInt8(if(AggregationTemporality = 1, 1, 2)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
-      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(Value))) AS last,
-      sum(toFloat64(Value)) AS total, count() AS points
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Value / 1e9, Value)))) AS last,
+      sum(toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Value / 1e9, Value))) AS total, count() AS points
     FROM tailscope.otel_metrics_sum ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
-    WHERE (MetricName IN ['system.network.errors', 'system.network.dropped'] OR MetricName IN ['container.cpu.throttling_data.throttled_time'] OR (MetricName IN ['system.paging.faults'] AND (Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')) OR (MetricName = 'system.cpu.time' AND (Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal'))) AND (1)
+    WHERE (MetricName IN ['system.network.errors', 'system.network.dropped'] OR MetricName IN ['container.cpu.throttling_data.throttled_time'] OR (MetricName IN ['system.paging.faults'] AND (Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')) OR (MetricName = 'system.cpu.time' AND (Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal')) OR MetricName IN ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns']) AND (1)
     GROUP BY host, signal, metric, series, kind, bucket;
 
 -- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
 INSERT INTO tailscope.tailscope_metric_windows SELECT host, 'gc-pause' AS signal, MetricName AS metric,
       cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
       toUInt8(if(AggregationTemporality = 1, 1, 2)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
-      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(Sum))) AS last,
-      sum(toFloat64(Sum)) AS total, count() AS points
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Sum / 1e9, Sum)))) AS last,
+      sum(toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Sum / 1e9, Sum))) AS total, count() AS points
     FROM tailscope.otel_metrics_histogram ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
-    WHERE (MetricName IN ['v8js.gc.duration', 'jvm.gc.duration']) AND (1)
+    WHERE (MetricName IN ['v8js.gc.duration', 'jvm.gc.duration', 'go.memory.gc.pause.duration', 'process.runtime.go.gc.pause_ns']) AND (1)
     GROUP BY host, signal, metric, series, kind, bucket;
 
 -- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
@@ -421,13 +421,13 @@ TO tailscope.tailscope_metric_windows AS SELECT host, multiIf(MetricName IN ['pr
 
 -- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
 CREATE MATERIALIZED VIEW IF NOT EXISTS tailscope.tailscope_metric_windows_sum_mv ON CLUSTER main
-TO tailscope.tailscope_metric_windows AS SELECT host, multiIf(MetricName IN ['system.network.errors', 'system.network.dropped'], 'network', MetricName IN ['container.cpu.throttling_data.throttled_time'], 'throttling', MetricName IN ['system.paging.faults'], 'memory-pressure', 'neighbour-pressure') AS signal, MetricName AS metric,
+TO tailscope.tailscope_metric_windows AS SELECT host, multiIf(MetricName IN ['system.network.errors', 'system.network.dropped'], 'network', MetricName IN ['container.cpu.throttling_data.throttled_time'], 'throttling', MetricName IN ['system.paging.faults'], 'memory-pressure', MetricName IN ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns'], 'gc-pause', 'neighbour-pressure') AS signal, MetricName AS metric,
       cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
       toUInt8(if(AggregationTemporality = 1, 1, 2)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
-      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(Value))) AS last,
-      sum(toFloat64(Value)) AS total, count() AS points
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Value / 1e9, Value)))) AS last,
+      sum(toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Value / 1e9, Value))) AS total, count() AS points
     FROM tailscope.otel_metrics_sum ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
-    WHERE (MetricName IN ['system.network.errors', 'system.network.dropped'] OR MetricName IN ['container.cpu.throttling_data.throttled_time'] OR (MetricName IN ['system.paging.faults'] AND (Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')) OR (MetricName = 'system.cpu.time' AND (Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal'))) AND (1)
+    WHERE (MetricName IN ['system.network.errors', 'system.network.dropped'] OR MetricName IN ['container.cpu.throttling_data.throttled_time'] OR (MetricName IN ['system.paging.faults'] AND (Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')) OR (MetricName = 'system.cpu.time' AND (Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal')) OR MetricName IN ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns']) AND (1)
     GROUP BY host, signal, metric, series, kind, bucket;
 
 -- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
@@ -435,8 +435,8 @@ CREATE MATERIALIZED VIEW IF NOT EXISTS tailscope.tailscope_metric_windows_histog
 TO tailscope.tailscope_metric_windows AS SELECT host, 'gc-pause' AS signal, MetricName AS metric,
       cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
       toUInt8(if(AggregationTemporality = 1, 1, 2)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
-      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(Sum))) AS last,
-      sum(toFloat64(Sum)) AS total, count() AS points
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Sum / 1e9, Sum)))) AS last,
+      sum(toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Sum / 1e9, Sum))) AS total, count() AS points
     FROM tailscope.otel_metrics_histogram ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
-    WHERE (MetricName IN ['v8js.gc.duration', 'jvm.gc.duration']) AND (1)
+    WHERE (MetricName IN ['v8js.gc.duration', 'jvm.gc.duration', 'go.memory.gc.pause.duration', 'process.runtime.go.gc.pause_ns']) AND (1)
     GROUP BY host, signal, metric, series, kind, bucket;
