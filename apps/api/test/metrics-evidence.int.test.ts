@@ -25,6 +25,17 @@ const gcHost = (host: string, metric: Record<string, unknown>) => ({
   scopeMetrics: [{ metrics: [metric] }],
 });
 
+const container = (pod: string, name: string, metric: Record<string, unknown>) => ({
+  resource: {
+    attributes: [
+      str('k8s.namespace.name', 'shop'),
+      str('k8s.pod.name', pod),
+      str('k8s.container.name', name),
+    ],
+  },
+  scopeMetrics: [{ metrics: [metric] }],
+});
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tailscope-metrics-evidence-'));
   running = await startServer(dir);
@@ -178,6 +189,35 @@ beforeAll(async () => {
           })),
         },
       }),
+      // A pod's two containers as kubeletstats sends their CPU (cores) and the k8s_cluster
+      // receiver their limits; a second pod's limit as the semantic conventions' up-down
+      // counter (a non-monotonic cumulative sum).
+      ...['web', 'sidecar'].flatMap((c, i) => [
+        container('pod-1', c, {
+          name: 'container.cpu.usage',
+          unit: '{cpu}',
+          gauge: { dataPoints: [{ timeUnixNano: s(5), asDouble: 0.1 * (i + 1) }] },
+        }),
+        container('pod-1', c, {
+          name: 'k8s.container.cpu_limit',
+          unit: '{cpu}',
+          gauge: { dataPoints: [{ timeUnixNano: s(6), asDouble: 0.5 }] },
+        }),
+      ]),
+      container('pod-2', 'web', {
+        name: 'container.cpu.usage',
+        unit: '{cpu}',
+        gauge: { dataPoints: [{ timeUnixNano: s(5), asDouble: 1.5 }] },
+      }),
+      container('pod-2', 'web', {
+        name: 'k8s.container.cpu.limit',
+        unit: '{cpu}',
+        sum: {
+          aggregationTemporality: 2,
+          isMonotonic: false,
+          dataPoints: [{ startTimeUnixNano: s(0), timeUnixNano: s(6), asDouble: 2 }],
+        },
+      }),
       {
         resource: { attributes: [str('service.name', 'app'), str('container.id', 'c1')] },
         scopeMetrics: [
@@ -277,6 +317,14 @@ describe('selectHostEvidence', () => {
     expect(rows.every((r) => r.signal === 'gc-pause')).toBe(true);
   });
 
+  it("reads a pod's CPU over its limit from usage and limit sent apart", async () => {
+    const rows = await query(['pod-1', 'pod-2']);
+    expect(rows.map((r) => [r.host, r.signal, r.metric, Number(r.value.toFixed(12))])).toEqual([
+      ['pod-1', 'cpu-saturation', 'container.cpu.usage over its limit', 0.3],
+      ['pod-2', 'cpu-saturation', 'container.cpu.usage over its limit', 0.75],
+    ]);
+  });
+
   it('joins a gauge on container.id, and names the hosts metrics carry', async () => {
     const rows = await query(['c1', 'nobody']);
     expect(rows).toMatchObject([{ host: 'c1', signal: 'cpu-saturation', value: 0.5 }]);
@@ -288,6 +336,8 @@ describe('selectHostEvidence', () => {
       'g3',
       'n1',
       'n2',
+      'pod-1',
+      'pod-2',
     ]);
     expect(await query([])).toEqual([]);
   });

@@ -40,6 +40,15 @@ describe('episodeCause', () => {
     );
   });
 
+  it("names a container's usage over its limit (sent apart) as its container's", () => {
+    const c = episodeCause({
+      ...base,
+      evidence: [{ ...cpu(0.9, 0.1), metric: 'container.cpu.usage over its limit' }],
+      spans: { ...steady, serverMs: 400, clientMs: 401 },
+    });
+    expect(c.text).toContain('its container ran at 90% of its CPU limit (10% before)');
+  });
+
   it('names network or queueing when only the time outside the server spans grew', () => {
     const c = episodeCause({
       ...base,

@@ -118,7 +118,7 @@ function clauseOf(e: SignalEvidence): { text: string; name: string } {
       const m = e.metric ?? '';
       const who = m.startsWith('k8s.pod')
         ? 'pod'
-        : m.startsWith('k8s.container')
+        : m.startsWith('k8s.container') || m.startsWith('container.cpu.usage')
           ? 'container'
           : '';
       return {

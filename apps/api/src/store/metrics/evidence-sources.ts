@@ -1,4 +1,4 @@
-import { HOST_IDLE } from '@tailscope/analysis';
+import { CONTAINER_CPU_LIMIT, CONTAINER_CPU_USAGE, HOST_IDLE } from '@tailscope/analysis';
 import { sql, raw, type Param, type Sql } from '../sql/template';
 
 /**
@@ -39,6 +39,15 @@ export const CPU_SATURATION_METRICS = [
  * runtime instrumentation) and the older contrib instrumentation's `process.runtime.go.gc.pause_ns`
  * (nanoseconds, scaled below).
  */
+/**
+ * A container's CPU and its limit sent apart (containerSaturation divides them): kubeletstats'
+ * `container.cpu.usage` gauge (cores); the limit as the k8s_cluster receiver's
+ * `k8s.container.cpu_limit` gauge or the semantic conventions' `k8s.container.cpu.limit`
+ * (an UpDownCounter: a non-monotonic sum whose points are the current limit, read as a gauge).
+ */
+export const CONTAINER_USAGE_METRICS = ['container.cpu.usage'];
+export const CONTAINER_LIMIT_METRICS = ['k8s.container.cpu_limit'];
+export const CONTAINER_LIMIT_SUM_METRICS = ['k8s.container.cpu.limit'];
 export const GC_METRICS = [
   'v8js.gc.duration',
   'jvm.gc.duration',
@@ -95,18 +104,19 @@ export const EVIDENCE_SOURCES: readonly EvidenceSource[] = [
   {
     table: 'otel_metrics_gauge',
     name: 'gauge',
-    signal: `multiIf(MetricName IN ${list(CPU_SATURATION_METRICS)}, 'cpu-saturation', ${IDLE}, ${lit(HOST_IDLE)}, 'neighbour-pressure')`,
-    where: `MetricName IN ${list(CPU_SATURATION_METRICS)} OR (MetricName = 'system.cpu.utilization' AND (${STEAL} OR ${IDLE}))`,
+    signal: `multiIf(MetricName IN ${list(CPU_SATURATION_METRICS)}, 'cpu-saturation', ${IDLE}, ${lit(HOST_IDLE)}, MetricName IN ${list(CONTAINER_USAGE_METRICS)}, ${lit(CONTAINER_CPU_USAGE)}, MetricName IN ${list(CONTAINER_LIMIT_METRICS)}, ${lit(CONTAINER_CPU_LIMIT)}, 'neighbour-pressure')`,
+    where: `MetricName IN ${list(CPU_SATURATION_METRICS)} OR (MetricName = 'system.cpu.utilization' AND (${STEAL} OR ${IDLE})) OR MetricName IN ${list([...CONTAINER_USAGE_METRICS, ...CONTAINER_LIMIT_METRICS])}`,
     value: 'Value',
     kind: 'toUInt8(0)',
   },
   {
     table: 'otel_metrics_sum',
     name: 'sum',
-    signal: `multiIf(MetricName IN ${list(NETWORK_METRICS)}, 'network', MetricName IN ${list(THROTTLING_METRICS)}, 'throttling', MetricName IN ${list(MEMORY_METRICS)}, 'memory-pressure', MetricName IN ${list(GC_SUM_METRICS)}, 'gc-pause', 'neighbour-pressure')`,
-    where: `MetricName IN ${list(NETWORK_METRICS)} OR MetricName IN ${list(THROTTLING_METRICS)} OR (MetricName IN ${list(MEMORY_METRICS)} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL}) OR MetricName IN ${list(GC_SUM_METRICS)}`,
+    signal: `multiIf(MetricName IN ${list(NETWORK_METRICS)}, 'network', MetricName IN ${list(THROTTLING_METRICS)}, 'throttling', MetricName IN ${list(MEMORY_METRICS)}, 'memory-pressure', MetricName IN ${list(GC_SUM_METRICS)}, 'gc-pause', MetricName IN ${list(CONTAINER_LIMIT_SUM_METRICS)}, ${lit(CONTAINER_CPU_LIMIT)}, 'neighbour-pressure')`,
+    where: `MetricName IN ${list(NETWORK_METRICS)} OR MetricName IN ${list(THROTTLING_METRICS)} OR (MetricName IN ${list(MEMORY_METRICS)} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL}) OR MetricName IN ${list([...GC_SUM_METRICS, ...CONTAINER_LIMIT_SUM_METRICS])}`,
     value: inSeconds('Value'),
-    kind: TEMPORALITY,
+    // An up-down counter's points are current values (the limit): a gauge's mean, not a rate.
+    kind: `toUInt8(multiIf(MetricName IN ${list(CONTAINER_LIMIT_SUM_METRICS)}, 0, AggregationTemporality = 1, 1, 2))`,
   },
   {
     table: 'otel_metrics_histogram',

@@ -1,4 +1,11 @@
-import { HOST_CPUS, HOST_IDLE, neighbourBusy } from '@tailscope/analysis';
+import {
+  CONTAINER_CPU_LIMIT,
+  CONTAINER_CPU_USAGE,
+  HOST_CPUS,
+  HOST_IDLE,
+  containerSaturation,
+  neighbourBusy,
+} from '@tailscope/analysis';
 import type { Store } from '../engine/client';
 import { join, param, raw, sql, type Sql } from '../sql/template';
 import { EVIDENCE_SOURCES, HOST_KEYS, sourceRows, type EvidenceSignal } from './evidence-sources';
@@ -54,8 +61,14 @@ export interface EvidenceRow {
 export const MAX_EVIDENCE_RANGE_NS = 86_400n * 1_000_000_000n;
 export const MAX_EVIDENCE_HOSTS = 1000;
 
-/** A signal as the query returns it: evidence, or the host CPU inputs of neighbourBusy. */
-type QuerySignal = EvidenceSignal | typeof HOST_IDLE | typeof HOST_CPUS;
+/** A signal as the query returns it: evidence, or an input of neighbourBusy or containerSaturation. */
+type QuerySignal =
+  | EvidenceSignal
+  | typeof HOST_IDLE
+  | typeof HOST_CPUS
+  | typeof CONTAINER_CPU_USAGE
+  | typeof CONTAINER_CPU_LIMIT;
+const INPUTS = new Set<string>([HOST_IDLE, HOST_CPUS, CONTAINER_CPU_USAGE, CONTAINER_CPU_LIMIT]);
 type QueryRow = Omit<EvidenceRow, 'signal'> & { signal: QuerySignal };
 interface SeriesRow {
   host: string;
@@ -213,11 +226,10 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
     WHERE upto - length(vs) < ${q.maxRows} AND length(vs) > 0`);
   const out = sumSeries(rows, q.maxRows);
   // The host's idle CPU and CPU count are inputs, not evidence: they become the share of the
-  // host busy with other work than the workload's own (neighbourBusy).
-  const derived = neighbourBusy(out) as EvidenceRow[];
-  const evidence = out.filter(
-    (r): r is EvidenceRow => r.signal !== HOST_IDLE && r.signal !== HOST_CPUS,
-  );
+  // host busy with other work than the workload's own (neighbourBusy); a container's usage and
+  // limit become its CPU saturation (containerSaturation).
+  const derived = [...neighbourBusy(out), ...containerSaturation(out)] as EvidenceRow[];
+  const evidence = out.filter((r): r is EvidenceRow => !INPUTS.has(r.signal));
   return [...evidence, ...derived];
 }
 
