@@ -218,6 +218,28 @@ beforeAll(async () => {
           dataPoints: [{ startTimeUnixNano: s(0), timeUnixNano: s(6), asDouble: 2 }],
         },
       }),
+      // Restarts: the k8s_cluster receiver's gauge (a running count) and the semantic
+      // conventions' up-down counter.
+      container('pod-3', 'web', {
+        name: 'k8s.container.restarts',
+        unit: '{restart}',
+        gauge: {
+          dataPoints: [2, 2, 3].map((v, i) => ({ timeUnixNano: s(5 + 10 * i), asInt: String(v) })),
+        },
+      }),
+      container('pod-4', 'web', {
+        name: 'k8s.container.restart.count',
+        unit: '{restart}',
+        sum: {
+          aggregationTemporality: 2,
+          isMonotonic: false,
+          dataPoints: [0, 1, 1].map((v, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            asInt: String(v),
+          })),
+        },
+      }),
       {
         resource: { attributes: [str('service.name', 'app'), str('container.id', 'c1')] },
         scopeMetrics: [
@@ -325,10 +347,20 @@ describe('selectHostEvidence', () => {
     ]);
   });
 
+  it('reads container restarts as memory pressure: restarts per second', async () => {
+    const rows = await query(['pod-3', 'pod-4']);
+    expect(rows.map((r) => [r.host, r.signal, r.window - Number(T0 / W), r.value])).toEqual([
+      ['pod-3', 'memory-pressure', 1, 0],
+      ['pod-3', 'memory-pressure', 2, 0.1],
+      ['pod-4', 'memory-pressure', 1, 0.1],
+      ['pod-4', 'memory-pressure', 2, 0],
+    ]);
+  });
+
   it('joins a gauge on container.id, and names the hosts metrics carry', async () => {
     const rows = await query(['c1', 'nobody']);
     expect(rows).toMatchObject([{ host: 'c1', signal: 'cpu-saturation', value: 0.5 }]);
-    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual([
+    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 20)).toEqual([
       'c1',
       'd1',
       'g1',
@@ -338,6 +370,8 @@ describe('selectHostEvidence', () => {
       'n2',
       'pod-1',
       'pod-2',
+      'pod-3',
+      'pod-4',
     ]);
     expect(await query([])).toEqual([]);
   });

@@ -71,6 +71,13 @@ export const NETWORK_METRICS = ['system.network.errors', 'system.network.dropped
 export const THROTTLING_METRICS = ['container.cpu.throttling_data.throttled_time'];
 /** Major page faults (hostmetrics' paging scraper: `type`, newer `system.paging.type`). */
 export const MEMORY_METRICS = ['system.paging.faults'];
+/**
+ * Container restarts (OOM kills among them): the k8s_cluster receiver's `k8s.container.restarts`
+ * gauge and the semantic conventions' `k8s.container.restart.count` up-down counter, both a
+ * running count read as a counter: restarts per second (a drop, a pruned count, reads 0).
+ */
+export const RESTART_GAUGE_METRICS = ['k8s.container.restarts'];
+export const RESTART_SUM_METRICS = ['k8s.container.restart.count'];
 
 /** A string constant as a SQL literal. */
 export const lit = (s: string): string => `'${s.replace(/[\\']/g, (c) => `\\${c}`)}'`;
@@ -104,16 +111,17 @@ export const EVIDENCE_SOURCES: readonly EvidenceSource[] = [
   {
     table: 'otel_metrics_gauge',
     name: 'gauge',
-    signal: `multiIf(MetricName IN ${list(CPU_SATURATION_METRICS)}, 'cpu-saturation', ${IDLE}, ${lit(HOST_IDLE)}, MetricName IN ${list(CONTAINER_USAGE_METRICS)}, ${lit(CONTAINER_CPU_USAGE)}, MetricName IN ${list(CONTAINER_LIMIT_METRICS)}, ${lit(CONTAINER_CPU_LIMIT)}, 'neighbour-pressure')`,
-    where: `MetricName IN ${list(CPU_SATURATION_METRICS)} OR (MetricName = 'system.cpu.utilization' AND (${STEAL} OR ${IDLE})) OR MetricName IN ${list([...CONTAINER_USAGE_METRICS, ...CONTAINER_LIMIT_METRICS])}`,
+    signal: `multiIf(MetricName IN ${list(CPU_SATURATION_METRICS)}, 'cpu-saturation', ${IDLE}, ${lit(HOST_IDLE)}, MetricName IN ${list(CONTAINER_USAGE_METRICS)}, ${lit(CONTAINER_CPU_USAGE)}, MetricName IN ${list(CONTAINER_LIMIT_METRICS)}, ${lit(CONTAINER_CPU_LIMIT)}, MetricName IN ${list(RESTART_GAUGE_METRICS)}, 'memory-pressure', 'neighbour-pressure')`,
+    where: `MetricName IN ${list(CPU_SATURATION_METRICS)} OR (MetricName = 'system.cpu.utilization' AND (${STEAL} OR ${IDLE})) OR MetricName IN ${list([...CONTAINER_USAGE_METRICS, ...CONTAINER_LIMIT_METRICS, ...RESTART_GAUGE_METRICS])}`,
     value: 'Value',
-    kind: 'toUInt8(0)',
+    // A restart count is a running count: read as a cumulative counter.
+    kind: `toUInt8(if(MetricName IN ${list(RESTART_GAUGE_METRICS)}, 2, 0))`,
   },
   {
     table: 'otel_metrics_sum',
     name: 'sum',
-    signal: `multiIf(MetricName IN ${list(NETWORK_METRICS)}, 'network', MetricName IN ${list(THROTTLING_METRICS)}, 'throttling', MetricName IN ${list(MEMORY_METRICS)}, 'memory-pressure', MetricName IN ${list(GC_SUM_METRICS)}, 'gc-pause', MetricName IN ${list(CONTAINER_LIMIT_SUM_METRICS)}, ${lit(CONTAINER_CPU_LIMIT)}, 'neighbour-pressure')`,
-    where: `MetricName IN ${list(NETWORK_METRICS)} OR MetricName IN ${list(THROTTLING_METRICS)} OR (MetricName IN ${list(MEMORY_METRICS)} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL}) OR MetricName IN ${list([...GC_SUM_METRICS, ...CONTAINER_LIMIT_SUM_METRICS])}`,
+    signal: `multiIf(MetricName IN ${list(NETWORK_METRICS)}, 'network', MetricName IN ${list(THROTTLING_METRICS)}, 'throttling', MetricName IN ${list([...MEMORY_METRICS, ...RESTART_SUM_METRICS])}, 'memory-pressure', MetricName IN ${list(GC_SUM_METRICS)}, 'gc-pause', MetricName IN ${list(CONTAINER_LIMIT_SUM_METRICS)}, ${lit(CONTAINER_CPU_LIMIT)}, 'neighbour-pressure')`,
+    where: `MetricName IN ${list(NETWORK_METRICS)} OR MetricName IN ${list(THROTTLING_METRICS)} OR (MetricName IN ${list(MEMORY_METRICS)} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL}) OR MetricName IN ${list([...GC_SUM_METRICS, ...CONTAINER_LIMIT_SUM_METRICS, ...RESTART_SUM_METRICS])}`,
     value: inSeconds('Value'),
     // An up-down counter's points are current values (the limit): a gauge's mean, not a rate.
     kind: `toUInt8(multiIf(MetricName IN ${list(CONTAINER_LIMIT_SUM_METRICS)}, 0, AggregationTemporality = 1, 1, 2))`,
