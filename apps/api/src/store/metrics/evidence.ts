@@ -78,6 +78,18 @@ interface SeriesRow {
   windows: readonly number[];
   values: readonly number[];
 }
+/** A series as the query returns it: its first window and the steps to the next ones. */
+interface StepRow extends Omit<SeriesRow, 'windows'> {
+  first: number;
+  steps: readonly number[];
+}
+function windowsOf(r: StepRow): SeriesRow {
+  const windows = new Array<number>(r.steps.length + 1);
+  let w = r.first;
+  windows[0] = w;
+  for (let i = 0; i < r.steps.length; i++) windows[i + 1] = w += r.steps[i] ?? 0;
+  return { host: r.host, signal: r.signal, metric: r.metric, windows, values: r.values };
+}
 
 const ceilDiv = (a: bigint, b: bigint): bigint => (a % b === 0n ? a / b : a / b + 1n);
 
@@ -188,10 +200,12 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
   // rather than indexing through a permutation: a lambda that captures an array copies it per
   // element. Out: one row per series with its windows and values as arrays, bounded by a
   // running count of values (at most maxRows plus one series); the sum over a host's series
-  // per window (CPU modes, interfaces) is taken in TypeScript (sumSeries). Windows leave as
+  // per window (CPU modes, interfaces) is taken in TypeScript (sumSeries). Windows leave as the
+  // first and the steps to the next (mostly 1: a fifth of the JSON of whole window numbers), as
   // Float64 (exact below 2^53), which the JSON output writes as numbers, not quoted Int64 text.
-  const rows = await store.query<SeriesRow>(sql`
-    SELECT host, signal, metric, arrayMap(w -> toFloat64(w), ws) AS windows, vs AS values
+  const rows = await store.query<StepRow>(sql`
+    SELECT host, signal, metric, toFloat64(ws[1]) AS first,
+      arrayMap(d -> toFloat64(d), arrayPopFront(arrayDifference(ws))) AS steps, vs AS values
     FROM (
       SELECT host, signal, metric, arrayFilter((w, v) -> isFinite(v), win, raw) AS ws,
         arrayFilter(v -> isFinite(v), raw) AS vs,
@@ -224,7 +238,7 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
       )
     )
     WHERE upto - length(vs) < ${q.maxRows} AND length(vs) > 0`);
-  const out = sumSeries(rows, q.maxRows);
+  const out = sumSeries(rows.map(windowsOf), q.maxRows);
   // The host's idle CPU and CPU count are inputs, not evidence: they become the share of the
   // host busy with other work than the workload's own (neighbourBusy); a container's usage and
   // limit become its CPU saturation (containerSaturation).
