@@ -143,7 +143,10 @@ function bucketRows(store: Store, q: EvidenceQuery): { rows: Sql; granule: bigin
  * case) is read as it is. A host's CPU count per window (HOST_CPUS) is its idle series counted:
  * each CPU's idle series is 1 in every window it has a point in. O(values).
  */
-function sumSeries(rows: readonly SeriesRow[], maxRows: number): QueryRow[] {
+function sumSeries(
+  rows: readonly SeriesRow[],
+  maxRows: number,
+): { evidence: EvidenceRow[]; inputs: QueryRow[] } {
   const groups = new Map<string, SeriesRow[]>();
   const add = (s: SeriesRow): void => {
     const key = `${s.host}\u0000${s.signal}\u0000${s.metric}`;
@@ -162,10 +165,14 @@ function sumSeries(rows: readonly SeriesRow[], maxRows: number): QueryRow[] {
     if (!x || !y) return 0;
     return cmp(x.host, y.host) || cmp(x.signal, y.signal) || cmp(x.metric, y.metric);
   });
-  const out: QueryRow[] = [];
+  // Evidence and the derived signals' inputs apart (decided per group, not per row): the
+  // inputs are few, and the derivations then read only them.
+  const evidence: EvidenceRow[] = [];
+  const inputs: QueryRow[] = [];
+  let n = 0;
   for (const series of ordered) {
     const [first] = series;
-    if (!first || out.length >= maxRows) break;
+    if (!first || n >= maxRows) break;
     let windows = first.windows;
     let values = first.values;
     if (series.length > 1) {
@@ -176,10 +183,11 @@ function sumSeries(rows: readonly SeriesRow[], maxRows: number): QueryRow[] {
       values = windows.map((w) => sums.get(w) ?? 0);
     }
     const { host, signal, metric } = first;
-    for (let i = 0; i < windows.length && out.length < maxRows; i++)
+    const out: QueryRow[] = INPUTS.has(signal) ? inputs : evidence;
+    for (let i = 0; i < windows.length && n < maxRows; i++, n++)
       out.push({ host, signal, metric, window: windows[i] as number, value: values[i] as number });
   }
-  return out;
+  return { evidence, inputs };
 }
 
 /** Evidence rows of the hosts over [from, to), the range clamped to MAX_EVIDENCE_RANGE_NS. */
@@ -238,13 +246,17 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
       )
     )
     WHERE upto - length(vs) < ${q.maxRows} AND length(vs) > 0`);
-  const out = sumSeries(rows.map(windowsOf), q.maxRows);
-  // The host's idle CPU and CPU count are inputs, not evidence: they become the share of the
-  // host busy with other work than the workload's own (neighbourBusy); a container's usage and
+  const { evidence, inputs } = sumSeries(rows.map(windowsOf), q.maxRows);
+  if (inputs.length === 0) return evidence;
+  // The host's idle CPU and CPU count are inputs, not evidence: with the workload's own CPU they
+  // become the share of the host busy with other work (neighbourBusy); a container's usage and
   // limit become its CPU saturation (containerSaturation).
-  const derived = [...neighbourBusy(out), ...containerSaturation(out)] as EvidenceRow[];
-  const evidence = out.filter((r): r is EvidenceRow => !INPUTS.has(r.signal));
-  return [...evidence, ...derived];
+  const withInputs = new Set(inputs.map((r) => r.host));
+  const own = evidence.filter((r) => r.signal === 'cpu-saturation' && withInputs.has(r.host));
+  const from = [...inputs, ...own];
+  for (const r of [...neighbourBusy(from), ...containerSaturation(from)])
+    evidence.push(r as EvidenceRow);
+  return evidence;
 }
 
 /**
