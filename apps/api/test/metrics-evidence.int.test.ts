@@ -20,6 +20,22 @@ const W = 10n * 1_000_000_000n;
 const s = (sec: number) => String(T0 + BigInt(sec) * 1_000_000_000n);
 const str = (key: string, v: string) => ({ key, value: { stringValue: v } });
 
+const gcHost = (host: string, metric: Record<string, unknown>) => ({
+  resource: { attributes: [str('service.name', 'runtime'), str('host.name', host)] },
+  scopeMetrics: [{ metrics: [metric] }],
+});
+
+const container = (pod: string, name: string, metric: Record<string, unknown>) => ({
+  resource: {
+    attributes: [
+      str('k8s.namespace.name', 'shop'),
+      str('k8s.pod.name', pod),
+      str('k8s.container.name', name),
+    ],
+  },
+  scopeMetrics: [{ metrics: [metric] }],
+});
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tailscope-metrics-evidence-'));
   running = await startServer(dir);
@@ -114,6 +130,116 @@ beforeAll(async () => {
           },
         ],
       },
+      // GC pauses as the Go and .NET runtimes send them: the Go contrib instrumentation's
+      // cumulative nanosecond counter and histogram, the Go semantic-convention histogram
+      // (seconds), .NET 9's cumulative seconds counter (System.Runtime).
+      gcHost('g1', {
+        name: 'process.runtime.go.gc.pause_total_ns',
+        unit: 'ns',
+        sum: {
+          aggregationTemporality: 2,
+          isMonotonic: true,
+          dataPoints: [0, 200_000_000, 700_000_000].map((v, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            asInt: String(v),
+          })),
+        },
+      }),
+      gcHost('g2', {
+        name: 'go.memory.gc.pause.duration',
+        unit: 's',
+        histogram: {
+          aggregationTemporality: 2,
+          dataPoints: [0, 0.5, 0.5].map((sum, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            count: String(i * 3),
+            sum,
+            bucketCounts: [String(i * 3), '0'],
+            explicitBounds: [0.01],
+          })),
+        },
+      }),
+      gcHost('g3', {
+        name: 'process.runtime.go.gc.pause_ns',
+        unit: 'ns',
+        histogram: {
+          aggregationTemporality: 2,
+          dataPoints: [0, 1e9, 3e9].map((sum, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            count: String(i * 2),
+            sum,
+            bucketCounts: [String(i * 2), '0'],
+            explicitBounds: [1e6],
+          })),
+        },
+      }),
+      gcHost('d1', {
+        name: 'dotnet.gc.pause.time',
+        unit: 's',
+        sum: {
+          aggregationTemporality: 2,
+          isMonotonic: true,
+          dataPoints: [0, 0.1, 0.4].map((v, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            asDouble: v,
+          })),
+        },
+      }),
+      // A pod's two containers as kubeletstats sends their CPU (cores) and the k8s_cluster
+      // receiver their limits; a second pod's limit as the semantic conventions' up-down
+      // counter (a non-monotonic cumulative sum).
+      ...['web', 'sidecar'].flatMap((c, i) => [
+        container('pod-1', c, {
+          name: 'container.cpu.usage',
+          unit: '{cpu}',
+          gauge: { dataPoints: [{ timeUnixNano: s(5), asDouble: 0.1 * (i + 1) }] },
+        }),
+        container('pod-1', c, {
+          name: 'k8s.container.cpu_limit',
+          unit: '{cpu}',
+          gauge: { dataPoints: [{ timeUnixNano: s(6), asDouble: 0.5 }] },
+        }),
+      ]),
+      container('pod-2', 'web', {
+        name: 'container.cpu.usage',
+        unit: '{cpu}',
+        gauge: { dataPoints: [{ timeUnixNano: s(5), asDouble: 1.5 }] },
+      }),
+      container('pod-2', 'web', {
+        name: 'k8s.container.cpu.limit',
+        unit: '{cpu}',
+        sum: {
+          aggregationTemporality: 2,
+          isMonotonic: false,
+          dataPoints: [{ startTimeUnixNano: s(0), timeUnixNano: s(6), asDouble: 2 }],
+        },
+      }),
+      // Restarts: the k8s_cluster receiver's gauge (a running count) and the semantic
+      // conventions' up-down counter.
+      container('pod-3', 'web', {
+        name: 'k8s.container.restarts',
+        unit: '{restart}',
+        gauge: {
+          dataPoints: [2, 2, 3].map((v, i) => ({ timeUnixNano: s(5 + 10 * i), asInt: String(v) })),
+        },
+      }),
+      container('pod-4', 'web', {
+        name: 'k8s.container.restart.count',
+        unit: '{restart}',
+        sum: {
+          aggregationTemporality: 2,
+          isMonotonic: false,
+          dataPoints: [0, 1, 1].map((v, i) => ({
+            startTimeUnixNano: s(0),
+            timeUnixNano: s(5 + 10 * i),
+            asInt: String(v),
+          })),
+        },
+      }),
       {
         resource: { attributes: [str('service.name', 'app'), str('container.id', 'c1')] },
         scopeMetrics: [
@@ -188,10 +314,65 @@ describe('selectHostEvidence', () => {
     expect(rows.map((r) => r.signal).sort()).toEqual(['cpu-saturation', 'neighbour-pressure']);
   });
 
+  it('reads Go and .NET GC pauses as pause seconds per second, nanoseconds scaled', async () => {
+    const rows = await query(['g1', 'g2', 'g3', 'd1']);
+    const of = (host: string) =>
+      rows
+        .filter((r) => r.host === host && r.signal === 'gc-pause')
+        .map((r) => [r.window - Number(T0 / W), Number(r.value.toFixed(9))]);
+    expect(of('g1')).toEqual([
+      [1, 0.02],
+      [2, 0.05],
+    ]);
+    expect(of('g2')).toEqual([
+      [1, 0.05],
+      [2, 0],
+    ]);
+    expect(of('g3')).toEqual([
+      [1, 0.1],
+      [2, 0.2],
+    ]);
+    expect(of('d1')).toEqual([
+      [1, 0.01],
+      [2, 0.03],
+    ]);
+    expect(rows.every((r) => r.signal === 'gc-pause')).toBe(true);
+  });
+
+  it("reads a pod's CPU over its limit from usage and limit sent apart", async () => {
+    const rows = await query(['pod-1', 'pod-2']);
+    expect(rows.map((r) => [r.host, r.signal, r.metric, Number(r.value.toFixed(12))])).toEqual([
+      ['pod-1', 'cpu-saturation', 'container.cpu.usage over its limit', 0.3],
+      ['pod-2', 'cpu-saturation', 'container.cpu.usage over its limit', 0.75],
+    ]);
+  });
+
+  it('reads container restarts as memory pressure: restarts per second', async () => {
+    const rows = await query(['pod-3', 'pod-4']);
+    expect(rows.map((r) => [r.host, r.signal, r.window - Number(T0 / W), r.value])).toEqual([
+      ['pod-3', 'memory-pressure', 1, 0],
+      ['pod-3', 'memory-pressure', 2, 0.1],
+      ['pod-4', 'memory-pressure', 1, 0.1],
+      ['pod-4', 'memory-pressure', 2, 0],
+    ]);
+  });
+
   it('joins a gauge on container.id, and names the hosts metrics carry', async () => {
     const rows = await query(['c1', 'nobody']);
     expect(rows).toMatchObject([{ host: 'c1', signal: 'cpu-saturation', value: 0.5 }]);
-    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 10)).toEqual(['c1', 'n1', 'n2']);
+    expect(await selectMetricHosts(running.store, T0, T0 + 6n * W, 20)).toEqual([
+      'c1',
+      'd1',
+      'g1',
+      'g2',
+      'g3',
+      'n1',
+      'n2',
+      'pod-1',
+      'pod-2',
+      'pod-3',
+      'pod-4',
+    ]);
     expect(await query([])).toEqual([]);
   });
 });

@@ -192,6 +192,7 @@ describe('read-only over a Collector table', () => {
           callBuckets: false,
           openCallBuckets: false,
           openFanouts: false,
+          metricWindows: false,
         });
         expect(expected.stats.readOnly).toBe(false);
         expect(got.fanouts).toEqual(expected.fanouts);
@@ -244,6 +245,7 @@ describe('read-only over a Collector table', () => {
         callBuckets: false,
         openCallBuckets: false,
         openFanouts: false,
+        metricWindows: false,
       });
       expect(got.traces).toEqual(expected.traces);
       expect(got.fanouts).toEqual(expected.fanouts);

@@ -40,6 +40,35 @@ describe('episodeCause', () => {
     );
   });
 
+  it('names container restarts from any restart in the episode, none before', () => {
+    const c = episodeCause({
+      ...base,
+      evidence: [
+        {
+          signal: 'memory-pressure',
+          metric: 'k8s.container.restarts',
+          value: 0.01,
+          baseline: 0,
+          ratio: Number.MAX_VALUE,
+        },
+      ],
+      spans: { ...steady, serverMs: 400, clientMs: 401 },
+    });
+    expect(c.signal).toBe('memory-pressure');
+    expect(c.text).toContain(
+      'its container restarted 0.60 times a minute (0.00 before): memory pressure or crashes (container restarts)',
+    );
+  });
+
+  it("names a container's usage over its limit (sent apart) as its container's", () => {
+    const c = episodeCause({
+      ...base,
+      evidence: [{ ...cpu(0.9, 0.1), metric: 'container.cpu.usage over its limit' }],
+      spans: { ...steady, serverMs: 400, clientMs: 401 },
+    });
+    expect(c.text).toContain('its container ran at 90% of its CPU limit (10% before)');
+  });
+
   it('names network or queueing when only the time outside the server spans grew', () => {
     const c = episodeCause({
       ...base,

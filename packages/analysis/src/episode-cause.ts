@@ -94,8 +94,17 @@ const RESOURCE_SIGNALS = [
   'memory-pressure',
 ];
 
+/**
+ * Metrics whose floor is not their signal's: container restarts (memory pressure) are rare
+ * events, so any restart in the episode, against none before, fires (restarts per second).
+ */
+export const RESTART_METRICS = ['k8s.container.restarts', 'k8s.container.restart.count'];
+const METRIC_FLOOR: Readonly<Record<string, number>> = Object.fromEntries(
+  RESTART_METRICS.map((m) => [m, 1e-6]),
+);
+
 export function fired(e: SignalEvidence): boolean {
-  const floor = EVIDENCE_FLOOR[e.signal];
+  const floor = METRIC_FLOOR[e.metric ?? ''] ?? EVIDENCE_FLOOR[e.signal];
   return floor !== undefined && e.ratio >= EVIDENCE_RISE && e.value >= floor;
 }
 
@@ -118,7 +127,7 @@ function clauseOf(e: SignalEvidence): { text: string; name: string } {
       const m = e.metric ?? '';
       const who = m.startsWith('k8s.pod')
         ? 'pod'
-        : m.startsWith('k8s.container')
+        : m.startsWith('k8s.container') || m.startsWith('container.cpu.usage')
           ? 'container'
           : '';
       return {
@@ -146,6 +155,11 @@ function clauseOf(e: SignalEvidence): { text: string; name: string } {
         name: 'GC pauses',
       };
     case 'memory-pressure':
+      if (RESTART_METRICS.includes(e.metric ?? ''))
+        return {
+          text: `its container restarted ${num(e.value * 60)} times a minute (${num(e.baseline * 60)} before)`,
+          name: 'memory pressure or crashes (container restarts)',
+        };
       return {
         text: `its host had ${num(e.value)} major page faults/s ${before}`,
         name: 'memory pressure (paging)',

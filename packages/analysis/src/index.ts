@@ -136,3 +136,8 @@ export { cumulativeRates } from './metric-rates';
 export { episodeCause } from './episode-cause';
 export { gcBackgroundWindows, measuredSharingModes, withMeasuredModes } from './measured-modes';
 export { HOST_CPUS, HOST_IDLE, neighbourBusy } from './neighbour-busy';
+export {
+  CONTAINER_CPU_LIMIT,
+  CONTAINER_CPU_USAGE,
+  containerSaturation,
+} from './container-saturation';

@@ -49,6 +49,7 @@ export const StatsResponse = Type.Object({
         callBuckets: Type.Optional(Type.Boolean()),
         openCallBuckets: Type.Optional(Type.Boolean()),
         openFanouts: Type.Optional(Type.Boolean()),
+        metricWindows: Type.Optional(Type.Boolean()),
       },
       {
         description:

@@ -1,4 +1,5 @@
 import { METRIC_KINDS, METRICS_TABLES } from '../store/metrics/tables';
+import { WINDOWS_TABLE } from '../store/metrics/evidence-windows';
 import { countPoints, decodeMetricsRequest } from './decode-metrics';
 import { metricsJsonToProtobuf } from './decode-metrics-json';
 import { METRIC_COLUMNS } from './metric-columns';
@@ -35,7 +36,8 @@ export const METRICS_SIGNAL: Signal = {
       table: METRICS_TABLES[k],
       columns: METRIC_COLUMNS[k].map(([n]) => n),
     })),
-  prepare: () => METRIC_KINDS.map((k) => METRICS_TABLES[k]),
+  // The views' target too: an insert's pre-aggregate rows are on disk when it returns.
+  prepare: () => [...METRIC_KINDS.map((k) => METRICS_TABLES[k]), WINDOWS_TABLE],
   counts: (o) => ({
     received: (p, n) => {
       o.pointsReceived(p, n);

@@ -1,13 +1,16 @@
 /**
- * A small real service and its caller, for the CPU-fault test (apps/cli/src/cpu-fault.int.test.ts,
- * issue #27): both instrumented with OpenTelemetry JS as the demo's processes are (spans through
- * @opentelemetry/instrumentation-http, runtime metrics through runtime-metrics.ts).
+ * A small real service and its caller, for the CPU- and network-fault tests
+ * (apps/cli/src/cpu-fault.int.test.ts, net-fault.int.test.ts; issue #27): both instrumented with
+ * OpenTelemetry JS as the demo's processes are (spans through @opentelemetry/instrumentation-http,
+ * runtime metrics through runtime-metrics.ts). OTEL_EXPORTER_OTLP_HEADERS (an ingest token) is
+ * honoured by the SDK's exporters.
  *
- *   tsx cpu-service.ts service <otlp traces url> <work ms>
+ *   tsx cpu-service.ts service <otlp traces url> <work ms> [listen address]
  *     `cpu-svc` on host `svc-01`: GET /work spins <work ms> of CPU and answers; prints
- *     `port <n>` once listening.
- *   tsx cpu-service.ts caller <otlp traces url> <service port> <requests per second>
- *     `cpu-caller` on host `caller-01`: a SERVER span `tick` per request, calling GET /work.
+ *     `port <n>` once listening (on 127.0.0.1 unless an address is given).
+ *   tsx cpu-service.ts caller <otlp traces url> <service port> <requests per second> [address]
+ *     `cpu-caller` on host `caller-01`: a SERVER span `tick` per request, calling GET /work
+ *     (on 127.0.0.1 unless the service's address is given).
  *
  * SIGTERM flushes spans and metrics and exits.
  */
@@ -15,7 +18,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { startRuntimeMetrics } from '../runtime-metrics';
 import { HostTracers, installContext, instrumentHttp } from '../telemetry';
 
-const [role, otlpUrl = '', arg3 = '', arg4 = ''] = process.argv.slice(2);
+const [role, otlpUrl = '', arg3 = '', arg4 = '', arg5 = ''] = process.argv.slice(2);
 installContext();
 const service = role === 'service' ? 'cpu-svc' : 'cpu-caller';
 const host = role === 'service' ? 'svc-01' : 'caller-01';
@@ -40,7 +43,7 @@ if (role === 'service') {
     while (performance.now() < end) sink += Math.sqrt(sink + 1);
     res.end(String(sink > 0));
   });
-  server.listen(0, '127.0.0.1', () => {
+  server.listen(0, arg4 || '127.0.0.1', () => {
     const addr = server.address();
     process.stdout.write(`port ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
   });
@@ -50,10 +53,11 @@ if (role === 'service') {
   };
 } else if (role === 'caller') {
   const port = Number(arg3);
+  const address = arg5 || '127.0.0.1';
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const tick = (): void => {
     tracer.startActiveSpan('tick', { kind: SpanKind.SERVER }, (span) => {
-      const req = http.get({ host: '127.0.0.1', port, path: '/work', agent }, (res) => {
+      const req = http.get({ host: address, port, path: '/work', agent }, (res) => {
         res.resume();
         res.once('end', () => {
           span.end();

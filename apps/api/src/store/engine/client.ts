@@ -66,6 +66,8 @@ export interface Accelerators {
   openCallBuckets: boolean;
   /** The open chunk's stored fan-outs and edges per bucket (tailscope_fanout_open). */
   openFanouts: boolean;
+  /** `tailscope_metric_windows` and its views: the evidence metrics per 10 s bucket. */
+  metricWindows: boolean;
 }
 
 /**
@@ -257,6 +259,7 @@ export function openStore(opts: StoreOptions): Store {
       callBuckets: true,
       openCallBuckets: true,
       openFanouts: true,
+      metricWindows: true,
     },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {

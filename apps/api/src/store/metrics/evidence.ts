@@ -1,6 +1,15 @@
-import { HOST_CPUS, HOST_IDLE, neighbourBusy } from '@tailscope/analysis';
+import {
+  CONTAINER_CPU_LIMIT,
+  CONTAINER_CPU_USAGE,
+  HOST_CPUS,
+  HOST_IDLE,
+  containerSaturation,
+  neighbourBusy,
+} from '@tailscope/analysis';
 import type { Store } from '../engine/client';
 import { join, param, raw, sql, type Sql } from '../sql/template';
+import { EVIDENCE_SOURCES, HOST_KEYS, sourceRows, type EvidenceSignal } from './evidence-sources';
+import { WINDOWS_TABLE, WINDOW_BUCKET_NS } from './evidence-windows';
 
 /**
  * Evidence per (host, window) from the metrics tables (docs/metrics.md "Evidence from
@@ -14,45 +23,20 @@ import { join, param, raw, sql, type Sql } from '../sql/template';
  *   reset, counts as 0; the first window of a series has no rate).
  *
  * A metric row belongs to every host its resource names under JOIN_KEYS, so a pod's metrics
- * meet spans keyed by pod and a node's metrics spans keyed by node.
+ * meet spans keyed by pod and a node's metrics spans keyed by node. What is evidence is defined
+ * once, in evidence-sources.ts; whole 10 s buckets are read from the pre-aggregate
+ * (evidence-windows.ts) where the store has it, the rest from the exporter's tables.
  */
 
-/** Resource keys a metric is joined to spans' hosts on. */
-export const JOIN_KEYS = [
-  'host.name',
-  'k8s.node.name',
-  'k8s.pod.name',
-  'container.id',
-  'host.id',
-  'service.instance.id',
-] as const;
-
-export type EvidenceSignal =
-  | 'cpu-saturation'
-  | 'throttling'
-  | 'neighbour-pressure'
-  | 'gc-pause'
-  | 'network'
-  | 'memory-pressure';
-
-/** Usage over limit (or over one CPU), a gauge near 1 when the workload is saturated. */
-export const CPU_SATURATION_METRICS = [
-  'process.cpu.utilization',
-  'k8s.pod.cpu_limit_utilization',
-  'k8s.container.cpu_limit_utilization',
-];
-export const GC_METRICS = ['v8js.gc.duration', 'jvm.gc.duration'];
-export const NETWORK_METRICS = ['system.network.errors', 'system.network.dropped'];
-export const THROTTLING_METRICS = ['container.cpu.throttling_data.throttled_time'];
-/** Major page faults (hostmetrics' paging scraper: `type`, newer `system.paging.type`). */
-export const MEMORY_METRICS = ['system.paging.faults'];
-const MAJOR = raw("(Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')");
-const STEAL = raw(
-  "(Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal')",
-);
-const IDLE = raw(
-  "(MetricName = 'system.cpu.utilization' AND (Attributes['cpu.mode'] = 'idle' OR Attributes['state'] = 'idle' OR Attributes['system.cpu.state'] = 'idle'))",
-);
+export {
+  CPU_SATURATION_METRICS,
+  GC_METRICS,
+  JOIN_KEYS,
+  MEMORY_METRICS,
+  NETWORK_METRICS,
+  THROTTLING_METRICS,
+  type EvidenceSignal,
+} from './evidence-sources';
 
 export interface EvidenceQuery {
   fromNs: bigint;
@@ -77,94 +61,133 @@ export interface EvidenceRow {
 export const MAX_EVIDENCE_RANGE_NS = 86_400n * 1_000_000_000n;
 export const MAX_EVIDENCE_HOSTS = 1000;
 
-const KEYS = (): Sql =>
-  sql`arrayDistinct(arrayFilter(x -> x != '', [${join(
-    JOIN_KEYS.map((k) => sql`ResourceAttributes[${k}]`),
-    ', ',
-  )}]))`;
-
-/** One table's points as (hostKeys, signal, metric, series, window, kind, last, lastT, total, mean). */
-function pointsOf(q: EvidenceQuery, table: string, signal: Sql, where: Sql, value: string): Sql {
-  const t = raw('toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9))');
-  const kind =
-    table === 'otel_metrics_gauge' ? raw('0') : raw('if(AggregationTemporality = 1, 1, 2)');
-  const v = raw(value);
-  return sql`
-    SELECT ${KEYS()} AS hostKeys, ${signal} AS signal, MetricName AS metric,
-      cityHash64(MetricName, ServiceName, Attributes) AS series,
-      intDiv(${t}, ${param(q.windowNs.toString(), 'Int64')}) AS window, ${kind} AS kind,
-      argMax(${v}, ${t}) AS last, max(${t}) AS lastT, sum(${v}) AS total, avg(${v}) AS mean
-    FROM ${raw(table)}
-    WHERE toDateTime64(TimeUnix, 9) >= fromUnixTimestamp64Nano(${param(q.fromNs.toString(), 'Int64')})
-      AND toDateTime64(TimeUnix, 9) < fromUnixTimestamp64Nano(${param(q.toNs.toString(), 'Int64')})
-      AND (${where}) AND arrayExists(x -> x IN ${q.hosts}, hostKeys)
-    GROUP BY hostKeys, signal, metric, series, window, kind`;
-}
-
-/** A signal as the query returns it: evidence, or the host CPU inputs of neighbourBusy. */
-type QuerySignal = EvidenceSignal | typeof HOST_IDLE | typeof HOST_CPUS;
+/** A signal as the query returns it: evidence, or an input of neighbourBusy or containerSaturation. */
+type QuerySignal =
+  | EvidenceSignal
+  | typeof HOST_IDLE
+  | typeof HOST_CPUS
+  | typeof CONTAINER_CPU_USAGE
+  | typeof CONTAINER_CPU_LIMIT;
+const INPUTS = new Set<string>([HOST_IDLE, HOST_CPUS, CONTAINER_CPU_USAGE, CONTAINER_CPU_LIMIT]);
 type QueryRow = Omit<EvidenceRow, 'signal'> & { signal: QuerySignal };
 interface SeriesRow {
-  hostKeys: readonly string[];
+  host: string;
   signal: QuerySignal;
   metric: string;
   /** Ascending. */
-  windows: readonly (number | string)[];
+  windows: readonly number[];
   values: readonly number[];
+}
+/** A series as the query returns it: its first window and the steps to the next ones. */
+interface StepRow extends Omit<SeriesRow, 'windows'> {
+  first: number;
+  steps: readonly number[];
+}
+function windowsOf(r: StepRow): SeriesRow {
+  const windows = new Array<number>(r.steps.length + 1);
+  let w = r.first;
+  windows[0] = w;
+  for (let i = 0; i < r.steps.length; i++) windows[i + 1] = w += r.steps[i] ?? 0;
+  return { host: r.host, signal: r.signal, metric: r.metric, windows, values: r.values };
+}
+
+const ceilDiv = (a: bigint, b: bigint): bigint => (a % b === 0n ? a / b : a / b + 1n);
+
+/**
+ * The points of [from, to) per (host, signal, metric, series, kind, bucket) as sourceRows
+ * gives them: the whole 10 s buckets from the pre-aggregate when the store has it and the
+ * window is a whole number of buckets, the rest (or all) from the exporter's tables in buckets
+ * of `granule`.
+ */
+function bucketRows(store: Store, q: EvidenceQuery): { rows: Sql; granule: bigint } {
+  const pre =
+    store.accelerators.metricWindows && q.windowNs % WINDOW_BUCKET_NS === 0n && q.fromNs >= 0n;
+  const granule = pre ? WINDOW_BUCKET_NS : q.windowNs;
+  const parts: Sql[] = [];
+  let rest: [bigint, bigint][] = [[q.fromNs, q.toNs]];
+  const b0 = ceilDiv(q.fromNs, WINDOW_BUCKET_NS);
+  const b1 = q.toNs / WINDOW_BUCKET_NS;
+  if (pre && b0 < b1) {
+    parts.push(sql`SELECT host, signal, metric, series, kind, bucket, last, total, points
+      FROM ${raw(WINDOWS_TABLE)}
+      WHERE host IN ${q.hosts} AND bucket >= ${b0} AND bucket < ${b1}`);
+    rest = [
+      [q.fromNs, b0 * WINDOW_BUCKET_NS],
+      [b1 * WINDOW_BUCKET_NS, q.toNs],
+    ];
+  }
+  rest = rest.filter(([a, b]) => a < b);
+  if (rest.length > 0) {
+    const t = raw('toDateTime64(TimeUnix, 9)');
+    const ns = (v: bigint) => sql`fromUnixTimestamp64Nano(${param(v.toString(), 'Int64')})`;
+    const inRange = join(
+      rest.map(([a, b]) => sql`(${t} >= ${ns(a)} AND ${t} < ${ns(b)})`),
+      ' OR ',
+    );
+    for (const src of EVIDENCE_SOURCES)
+      parts.push(
+        sourceRows(
+          src,
+          src.table,
+          param(granule.toString(), 'Int64'),
+          sql`(${inRange}) AND host IN ${q.hosts}`,
+        ),
+      );
+  }
+  return { rows: join(parts, ' UNION ALL '), granule };
 }
 
 /**
- * Per (host, signal, metric) and window, the sum over the series of the asked hosts (a series
- * belongs to every host its resource names), ordered by host, signal, metric and window, at
- * most `maxRows`. A group of one series (the common case) is read as it is. O(values).
+ * Per (host, signal, metric) and window, the sum over the series of the asked hosts, ordered
+ * by host, signal, metric and window, at most `maxRows`. A group of one series (the common
+ * case) is read as it is. A host's CPU count per window (HOST_CPUS) is its idle series counted:
+ * each CPU's idle series is 1 in every window it has a point in. O(values).
  */
 function sumSeries(
   rows: readonly SeriesRow[],
-  hosts: readonly string[],
   maxRows: number,
-): QueryRow[] {
-  const asked = new Set(hosts);
-  const groups = new Map<string, { host: string; series: SeriesRow[] }>();
-  for (const s of rows)
-    for (const host of new Set(s.hostKeys)) {
-      if (!asked.has(host)) continue;
-      const key = `${host}\u0000${s.signal}\u0000${s.metric}`;
-      const g = groups.get(key);
-      if (g) g.series.push(s);
-      else groups.set(key, { host, series: [s] });
-    }
+): { evidence: EvidenceRow[]; inputs: QueryRow[] } {
+  const groups = new Map<string, SeriesRow[]>();
+  const add = (s: SeriesRow): void => {
+    const key = `${s.host}\u0000${s.signal}\u0000${s.metric}`;
+    const g = groups.get(key);
+    if (g) g.push(s);
+    else groups.set(key, [s]);
+  };
+  for (const s of rows) {
+    add(s);
+    if (s.signal === HOST_IDLE) add({ ...s, signal: HOST_CPUS, values: s.windows.map(() => 1) });
+  }
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  const ordered = [...groups.values()].sort(
-    (a, b) =>
-      cmp(a.host, b.host) ||
-      cmp(a.series[0]?.signal ?? '', b.series[0]?.signal ?? '') ||
-      cmp(a.series[0]?.metric ?? '', b.series[0]?.metric ?? ''),
-  );
-  const out: QueryRow[] = [];
-  for (const { host, series } of ordered) {
+  const ordered = [...groups.values()].sort((a, b) => {
+    const x = a[0];
+    const y = b[0];
+    if (!x || !y) return 0;
+    return cmp(x.host, y.host) || cmp(x.signal, y.signal) || cmp(x.metric, y.metric);
+  });
+  // Evidence and the derived signals' inputs apart (decided per group, not per row): the
+  // inputs are few, and the derivations then read only them.
+  const evidence: EvidenceRow[] = [];
+  const inputs: QueryRow[] = [];
+  let n = 0;
+  for (const series of ordered) {
     const [first] = series;
-    if (!first || out.length >= maxRows) break;
-    let windows = first.windows.map(Number);
+    if (!first || n >= maxRows) break;
+    let windows = first.windows;
     let values = first.values;
     if (series.length > 1) {
       const sums = new Map<number, number>();
       for (const s of series)
-        s.windows.forEach((w, i) =>
-          sums.set(Number(w), (sums.get(Number(w)) ?? 0) + (s.values[i] ?? 0)),
-        );
+        s.windows.forEach((w, i) => sums.set(w, (sums.get(w) ?? 0) + (s.values[i] ?? 0)));
       windows = [...sums.keys()].sort((a, b) => a - b);
       values = windows.map((w) => sums.get(w) ?? 0);
     }
-    for (let i = 0; i < windows.length && out.length < maxRows; i++)
-      out.push({
-        host,
-        signal: first.signal,
-        metric: first.metric,
-        window: windows[i] as number,
-        value: values[i] as number,
-      });
+    const { host, signal, metric } = first;
+    const out: QueryRow[] = INPUTS.has(signal) ? inputs : evidence;
+    for (let i = 0; i < windows.length && n < maxRows; i++, n++)
+      out.push({ host, signal, metric, window: windows[i] as number, value: values[i] as number });
   }
-  return out;
+  return { evidence, inputs };
 }
 
 /** Evidence rows of the hosts over [from, to), the range clamped to MAX_EVIDENCE_RANGE_NS. */
@@ -174,74 +197,66 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
   const fromNs =
     q0.toNs - q0.fromNs > MAX_EVIDENCE_RANGE_NS ? q0.toNs - MAX_EVIDENCE_RANGE_NS : q0.fromNs;
   const q = { ...q0, fromNs, hosts };
-  const gauges = pointsOf(
-    q,
-    'otel_metrics_gauge',
-    sql`multiIf(MetricName IN ${CPU_SATURATION_METRICS}, 'cpu-saturation', ${IDLE}, ${HOST_IDLE}, 'neighbour-pressure')`,
-    sql`MetricName IN ${CPU_SATURATION_METRICS} OR (MetricName = 'system.cpu.utilization' AND (${STEAL} OR ${IDLE}))`,
-    'Value',
-  );
-  // One per idle series (one per CPU) and window: summed over series, the host's CPU count.
-  const cpus = pointsOf(
-    q,
-    'otel_metrics_gauge',
-    sql`${HOST_CPUS}`,
-    sql`MetricName = 'system.cpu.utilization' AND ${IDLE}`,
-    '1',
-  );
-  const sums = pointsOf(
-    q,
-    'otel_metrics_sum',
-    sql`multiIf(MetricName IN ${NETWORK_METRICS}, 'network', MetricName IN ${THROTTLING_METRICS}, 'throttling', MetricName IN ${MEMORY_METRICS}, 'memory-pressure', 'neighbour-pressure')`,
-    sql`MetricName IN ${NETWORK_METRICS} OR MetricName IN ${THROTTLING_METRICS} OR (MetricName IN ${MEMORY_METRICS} AND ${MAJOR}) OR (MetricName = 'system.cpu.time' AND ${STEAL})`,
-    'Value',
-  );
-  const gc = pointsOf(
-    q,
-    'otel_metrics_histogram',
-    raw("'gc-pause'"),
-    sql`MetricName IN ${GC_METRICS}`,
-    'Sum',
-  );
-  const windowSeconds = Number(q.windowNs) / 1e9;
-  // Per series, its windows in order as arrays: a cumulative series' rates are differences of
-  // neighbours (arrayDifference), no window function; the first window of a series has none
-  // (0 / 0, dropped as not finite), nor has an interval of zero length. Out: one row per series
-  // with its windows and values as arrays; the values are bounded by a running count of them
-  // (at most maxRows plus one series). The sum over a host's series per window (CPU modes,
-  // interfaces) is taken here in TypeScript: measured on 1,000 hosts x 360 windows, the engine's
-  // ARRAY JOIN and regrouping of every window cost 1 s of the 1.3 s. Windows leave as Float64
-  // (exact below 2^53), which the JSON output writes as numbers, not quoted Int64 text.
-  const rows = await store.query<SeriesRow>(sql`
-    SELECT hostKeys, signal, metric, arrayMap(w -> toFloat64(w), ws) AS windows, vs AS values
+  const { rows: points, granule } = bucketRows(store, q);
+  const perWindow = param((q.windowNs / granule).toString(), 'Int64');
+  const windowSeconds = param(Number(q.windowNs) / 1e9, 'Float64');
+  // Per series (one GROUP BY of the buckets, numeric arrays only: an array of tuples per group
+  // measured 4x slower), its buckets sorted and merged into windows with arrayReduceInRanges
+  // (a window of several buckets, or a bucket in several unmerged parts). A cumulative series'
+  // rates are differences of neighbouring windows; its first window has none (0 / 0, dropped
+  // as not finite), nor has an interval of zero length. Sorting each array by the buckets
+  // rather than indexing through a permutation: a lambda that captures an array copies it per
+  // element. Out: one row per series with its windows and values as arrays, bounded by a
+  // running count of values (at most maxRows plus one series); the sum over a host's series
+  // per window (CPU modes, interfaces) is taken in TypeScript (sumSeries). Windows leave as the
+  // first and the steps to the next (mostly 1: a fifth of the JSON of whole window numbers), as
+  // Float64 (exact below 2^53), which the JSON output writes as numbers, not quoted Int64 text.
+  const rows = await store.query<StepRow>(sql`
+    SELECT host, signal, metric, toFloat64(ws[1]) AS first,
+      arrayMap(d -> toFloat64(d), arrayPopFront(arrayDifference(ws))) AS steps, vs AS values
     FROM (
-      SELECT hostKeys, signal, metric, arrayFilter((w, v) -> isFinite(v), p.1, raw) AS ws,
+      SELECT host, signal, metric, arrayFilter((w, v) -> isFinite(v), win, raw) AS ws,
         arrayFilter(v -> isFinite(v), raw) AS vs,
-        sum(length(vs)) OVER (ORDER BY hostKeys, signal, metric, series
+        sum(length(vs)) OVER (ORDER BY host, signal, metric, series
           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS upto
       FROM (
-        SELECT hostKeys, signal, metric, series, p,
-          multiIf(kind = 0, arrayMap(x -> x.5, p),
-            kind = 1, arrayMap(x -> x.4 / ${param(windowSeconds, 'Float64')}, p),
+        SELECT host, signal, metric, series,
+          arrayMap(b -> intDiv(b, ${perWindow}), arraySort(bs)) AS wv,
+          arrayMap((i, d) -> i = 1 OR d != 0, arrayEnumerate(wv), arrayDifference(wv)) AS isStart,
+          arrayFilter((i, s) -> s, arrayEnumerate(wv), isStart) AS starts,
+          arrayZip(starts, arrayMap(x -> toUInt64(x),
+            arrayPopFront(arrayDifference(arrayPushBack(starts, length(wv) + 1))))) AS ranges,
+          arrayFilter((w, s) -> s, wv, isStart) AS win,
+          arrayReduceInRanges('sum', ranges, arraySort((x, b) -> b, tt, bs)) AS tot,
+          arrayReduceInRanges('sum', ranges, arraySort((x, b) -> b, nn, bs)) AS cnt,
+          arrayReduceInRanges('max', ranges, arraySort((x, b) -> b, lt, bs)) AS lastT,
+          arrayReduceInRanges('argMax', ranges,
+            arraySort((x, b) -> b, lv, bs), arraySort((x, b) -> b, lt, bs)) AS lastV,
+          multiIf(kind = 0, arrayMap((t, n) -> t / n, tot, cnt),
+            kind = 1, arrayMap(t -> t / ${windowSeconds}, tot),
             arrayMap((d, t) -> greatest(d, 0) / (t / 1e9),
-              arrayDifference(arrayMap(x -> x.2, p)), arrayDifference(arrayMap(x -> x.3, p)))) AS raw
+              arrayDifference(lastV), arrayDifference(lastT))) AS raw
         FROM (
-          SELECT hostKeys, signal, metric, series, kind,
-            arraySort(x -> x.1, groupArray((window, last, lastT, total, mean))) AS p
-          FROM (${gauges} UNION ALL ${cpus} UNION ALL ${sums} UNION ALL ${gc})
-          GROUP BY hostKeys, signal, metric, series, kind
+          SELECT host, signal, metric, series, kind, groupArray(bucket) AS bs,
+            groupArray(last.1) AS lt, groupArray(last.2) AS lv, groupArray(total) AS tt,
+            groupArray(points) AS nn
+          FROM (${points})
+          GROUP BY host, signal, metric, series, kind
         )
       )
     )
     WHERE upto - length(vs) < ${q.maxRows} AND length(vs) > 0`);
-  const out = sumSeries(rows, hosts, q.maxRows);
-  // The host's idle CPU and CPU count are inputs, not evidence: they become the share of the
-  // host busy with other work than the workload's own (neighbourBusy).
-  const derived = neighbourBusy(out) as EvidenceRow[];
-  const evidence = out.filter(
-    (r): r is EvidenceRow => r.signal !== HOST_IDLE && r.signal !== HOST_CPUS,
-  );
-  return [...evidence, ...derived];
+  const { evidence, inputs } = sumSeries(rows.map(windowsOf), q.maxRows);
+  if (inputs.length === 0) return evidence;
+  // The host's idle CPU and CPU count are inputs, not evidence: with the workload's own CPU they
+  // become the share of the host busy with other work (neighbourBusy); a container's usage and
+  // limit become its CPU saturation (containerSaturation).
+  const withInputs = new Set(inputs.map((r) => r.host));
+  const own = evidence.filter((r) => r.signal === 'cpu-saturation' && withInputs.has(r.host));
+  const from = [...inputs, ...own];
+  for (const r of [...neighbourBusy(from), ...containerSaturation(from)])
+    evidence.push(r as EvidenceRow);
+  return evidence;
 }
 
 /**
@@ -257,7 +272,7 @@ export async function selectMetricHosts(
 ): Promise<string[]> {
   const only = among ? sql` AND host IN ${among}` : raw('');
   const rows = await store.query<{ host: string }>(sql`
-    SELECT DISTINCT arrayJoin(${KEYS()}) AS host
+    SELECT DISTINCT arrayJoin(${raw(HOST_KEYS)}) AS host
     FROM (SELECT ResourceAttributes, TimeUnix FROM otel_metrics_gauge
       UNION ALL SELECT ResourceAttributes, toDateTime64(TimeUnix, 9) FROM otel_metrics_sum
       UNION ALL SELECT ResourceAttributes, TimeUnix FROM otel_metrics_histogram)

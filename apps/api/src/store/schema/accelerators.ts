@@ -13,6 +13,7 @@ import {
 } from '../fanouts/tables';
 import { sql } from '../sql/template';
 import { TYPED_ATTRIBUTES_TABLE } from '../traces/typed-attributes';
+import { WINDOWS_TABLE, WINDOWS_VIEWS } from '../metrics/evidence-windows';
 
 /**
  * Which optional tables a store has, found once at start. Tailscope's own tables (stored
@@ -36,6 +37,8 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
         CALL_BUCKET_CHUNKS_TABLE,
         CALL_BUCKET_OPEN_TABLE,
         FANOUT_OPEN_TABLE,
+        WINDOWS_TABLE,
+        ...WINDOWS_VIEWS,
       ]})`,
   );
   const has = new Set(rows.map((r) => r.name));
@@ -53,6 +56,8 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
       has.has(CALL_BUCKET_CHUNKS_TABLE) &&
       has.has(CALL_BUCKET_OPEN_TABLE),
     openFanouts: has.has(FANOUT_OPEN_TABLE),
+    // Without its views the table misses every point inserted since: read the raw tables.
+    metricWindows: [WINDOWS_TABLE, ...WINDOWS_VIEWS].every((t) => has.has(t)),
   };
   store.accelerators = found;
   return found;

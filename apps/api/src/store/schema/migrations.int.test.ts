@@ -75,6 +75,10 @@ describe('otel_traces schema on the embedded engine', () => {
       'tailscope_fanout_open',
       'tailscope_fanouts',
       'tailscope_ingest_batches',
+      'tailscope_metric_windows',
+      'tailscope_metric_windows_gauge_mv',
+      'tailscope_metric_windows_histogram_mv',
+      'tailscope_metric_windows_sum_mv',
       'tailscope_migrations',
       'tailscope_typed_attributes',
     ]);
@@ -90,13 +94,17 @@ describe('otel_traces schema on the embedded engine', () => {
       'tailscope_fanouts',
       'tailscope_ingest_batches',
       'tailscope_typed_attributes',
+      'tailscope_metric_windows_gauge_mv',
+      'tailscope_metric_windows_histogram_mv',
+      'tailscope_metric_windows_sum_mv',
+      'tailscope_metric_windows',
     ])
       await store.command(sql`DROP TABLE ${ident(t)}`);
     await store.command(sql`DELETE FROM tailscope_migrations WHERE version > 1`);
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(11);
+    expect(await ours()).toHaveLength(15);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

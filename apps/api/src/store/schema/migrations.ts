@@ -9,6 +9,7 @@ import {
 } from '../fanouts/tables';
 import { INGEST_BATCHES_TABLE } from '../writes/batches';
 import { metricsTablesDdl } from '../metrics/tables';
+import { metricWindowsDdl } from '../metrics/evidence-windows';
 import { sql } from '../sql/template';
 import { typedAttributesDdl } from '../traces/typed-attributes';
 
@@ -154,6 +155,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 10,
     name: 'tailscope_fanout_open (stored fan-outs and edges of the open chunk, per 10 s bucket)',
     statements: (ctx) => fanoutOpenDdl(ctx),
+  },
+  {
+    version: 11,
+    name: 'tailscope_metric_windows and its views (evidence metrics per 10 s bucket)',
+    statements: (ctx) => metricWindowsDdl(ctx),
   },
 ];
 

@@ -4,6 +4,7 @@ import { onCluster, qualified, type DdlContext } from './ddl';
 import { CALL_BUCKETS_TABLE } from '../call-buckets/tables';
 import { FANOUTS_TABLE } from '../fanouts/tables';
 import { METRIC_KINDS, METRICS_TABLES } from '../metrics/tables';
+import { WINDOWS_TABLE } from '../metrics/evidence-windows';
 import { sql } from '../sql/template';
 import { TYPED_ATTRIBUTES_TABLE } from '../traces/typed-attributes';
 
@@ -57,6 +58,8 @@ function targets(store: Store, r: Retention): TtlTarget[] {
       time: 'toDateTime(TimeUnix)',
       days: r.metrics,
     })),
+    // The evidence pre-aggregate of those points (bucket: 10 s), under the same setting.
+    { table: WINDOWS_TABLE, time: 'toDateTime(bucket * 10)', days: r.metrics },
   ];
 }
 

@@ -349,3 +349,94 @@ SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
 CREATE TABLE IF NOT EXISTS tailscope.tailscope_fanout_open ON CLUSTER main (
     bucket Int64, spans UInt64, windowSpans UInt64, duplicates UInt64, version UInt64
   ) ENGINE = ReplicatedReplacingMergeTree(version) ORDER BY bucket;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_metric_windows ON CLUSTER main (
+    host String CODEC(ZSTD(1)),
+    signal LowCardinality(String) CODEC(ZSTD(1)),
+    metric LowCardinality(String) CODEC(ZSTD(1)),
+    series UInt64 CODEC(ZSTD(1)),
+    kind UInt8 CODEC(ZSTD(1)),
+    bucket Int64 CODEC(Delta, ZSTD(1)),
+    last SimpleAggregateFunction(max, Tuple(Int64, Float64)) CODEC(ZSTD(1)),
+    total SimpleAggregateFunction(sum, Float64) CODEC(ZSTD(1)),
+    points SimpleAggregateFunction(sum, UInt64) CODEC(ZSTD(1))
+) ENGINE = ReplicatedAggregatingMergeTree
+PARTITION BY toDate(toDateTime(bucket * 10))
+ORDER BY (host, signal, metric, series, kind, bucket)
+SETTINGS index_granularity = 8192, ttl_only_drop_parts = 1;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+DROP VIEW IF EXISTS tailscope.tailscope_metric_windows_gauge_mv ON CLUSTER main;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+DROP VIEW IF EXISTS tailscope.tailscope_metric_windows_sum_mv ON CLUSTER main;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+DROP VIEW IF EXISTS tailscope.tailscope_metric_windows_histogram_mv ON CLUSTER main;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_metric_windows ON CLUSTER main;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+INSERT INTO tailscope.tailscope_metric_windows SELECT host, multiIf(MetricName IN ['process.cpu.utilization', 'k8s.pod.cpu_limit_utilization', 'k8s.container.cpu_limit_utilization'], 'cpu-saturation', (MetricName = 'system.cpu.utilization' AND (Attributes['cpu.mode'] = 'idle' OR Attributes['state'] = 'idle' OR Attributes['system.cpu.state'] = 'idle')), 'host-idle', MetricName IN ['container.cpu.usage'], 'container-cpu-usage', MetricName IN ['k8s.container.cpu_limit'], 'container-cpu-limit', MetricName IN ['k8s.container.restarts'], 'memory-pressure', 'neighbour-pressure') AS signal, MetricName AS metric,
+      cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
+      toUInt8(if(MetricName IN ['k8s.container.restarts'], 2, 0)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(Value))) AS last,
+      sum(toFloat64(Value)) AS total, count() AS points
+    FROM tailscope.otel_metrics_gauge ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
+    WHERE (MetricName IN ['process.cpu.utilization', 'k8s.pod.cpu_limit_utilization', 'k8s.container.cpu_limit_utilization'] OR (MetricName = 'system.cpu.utilization' AND ((Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal') OR (MetricName = 'system.cpu.utilization' AND (Attributes['cpu.mode'] = 'idle' OR Attributes['state'] = 'idle' OR Attributes['system.cpu.state'] = 'idle')))) OR MetricName IN ['container.cpu.usage', 'k8s.container.cpu_limit', 'k8s.container.restarts']) AND (1)
+    GROUP BY host, signal, metric, series, kind, bucket;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+INSERT INTO tailscope.tailscope_metric_windows SELECT host, multiIf(MetricName IN ['system.network.errors', 'system.network.dropped'], 'network', MetricName IN ['container.cpu.throttling_data.throttled_time'], 'throttling', MetricName IN ['system.paging.faults', 'k8s.container.restart.count'], 'memory-pressure', MetricName IN ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns'], 'gc-pause', MetricName IN ['k8s.container.cpu.limit'], 'container-cpu-limit', 'neighbour-pressure') AS signal, MetricName AS metric,
+      cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
+      toUInt8(multiIf(MetricName IN ['k8s.container.cpu.limit'], 0, AggregationTemporality = 1, 1, 2)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Value / 1e9, Value)))) AS last,
+      sum(toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Value / 1e9, Value))) AS total, count() AS points
+    FROM tailscope.otel_metrics_sum ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
+    WHERE (MetricName IN ['system.network.errors', 'system.network.dropped'] OR MetricName IN ['container.cpu.throttling_data.throttled_time'] OR (MetricName IN ['system.paging.faults'] AND (Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')) OR (MetricName = 'system.cpu.time' AND (Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal')) OR MetricName IN ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns', 'k8s.container.cpu.limit', 'k8s.container.restart.count']) AND (1)
+    GROUP BY host, signal, metric, series, kind, bucket;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+INSERT INTO tailscope.tailscope_metric_windows SELECT host, 'gc-pause' AS signal, MetricName AS metric,
+      cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
+      toUInt8(if(AggregationTemporality = 1, 1, 2)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Sum / 1e9, Sum)))) AS last,
+      sum(toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Sum / 1e9, Sum))) AS total, count() AS points
+    FROM tailscope.otel_metrics_histogram ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
+    WHERE (MetricName IN ['v8js.gc.duration', 'jvm.gc.duration', 'go.memory.gc.pause.duration', 'process.runtime.go.gc.pause_ns']) AND (1)
+    GROUP BY host, signal, metric, series, kind, bucket;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+CREATE MATERIALIZED VIEW IF NOT EXISTS tailscope.tailscope_metric_windows_gauge_mv ON CLUSTER main
+TO tailscope.tailscope_metric_windows AS SELECT host, multiIf(MetricName IN ['process.cpu.utilization', 'k8s.pod.cpu_limit_utilization', 'k8s.container.cpu_limit_utilization'], 'cpu-saturation', (MetricName = 'system.cpu.utilization' AND (Attributes['cpu.mode'] = 'idle' OR Attributes['state'] = 'idle' OR Attributes['system.cpu.state'] = 'idle')), 'host-idle', MetricName IN ['container.cpu.usage'], 'container-cpu-usage', MetricName IN ['k8s.container.cpu_limit'], 'container-cpu-limit', MetricName IN ['k8s.container.restarts'], 'memory-pressure', 'neighbour-pressure') AS signal, MetricName AS metric,
+      cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
+      toUInt8(if(MetricName IN ['k8s.container.restarts'], 2, 0)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(Value))) AS last,
+      sum(toFloat64(Value)) AS total, count() AS points
+    FROM tailscope.otel_metrics_gauge ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
+    WHERE (MetricName IN ['process.cpu.utilization', 'k8s.pod.cpu_limit_utilization', 'k8s.container.cpu_limit_utilization'] OR (MetricName = 'system.cpu.utilization' AND ((Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal') OR (MetricName = 'system.cpu.utilization' AND (Attributes['cpu.mode'] = 'idle' OR Attributes['state'] = 'idle' OR Attributes['system.cpu.state'] = 'idle')))) OR MetricName IN ['container.cpu.usage', 'k8s.container.cpu_limit', 'k8s.container.restarts']) AND (1)
+    GROUP BY host, signal, metric, series, kind, bucket;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+CREATE MATERIALIZED VIEW IF NOT EXISTS tailscope.tailscope_metric_windows_sum_mv ON CLUSTER main
+TO tailscope.tailscope_metric_windows AS SELECT host, multiIf(MetricName IN ['system.network.errors', 'system.network.dropped'], 'network', MetricName IN ['container.cpu.throttling_data.throttled_time'], 'throttling', MetricName IN ['system.paging.faults', 'k8s.container.restart.count'], 'memory-pressure', MetricName IN ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns'], 'gc-pause', MetricName IN ['k8s.container.cpu.limit'], 'container-cpu-limit', 'neighbour-pressure') AS signal, MetricName AS metric,
+      cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
+      toUInt8(multiIf(MetricName IN ['k8s.container.cpu.limit'], 0, AggregationTemporality = 1, 1, 2)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Value / 1e9, Value)))) AS last,
+      sum(toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Value / 1e9, Value))) AS total, count() AS points
+    FROM tailscope.otel_metrics_sum ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
+    WHERE (MetricName IN ['system.network.errors', 'system.network.dropped'] OR MetricName IN ['container.cpu.throttling_data.throttled_time'] OR (MetricName IN ['system.paging.faults'] AND (Attributes['type'] = 'major' OR Attributes['system.paging.type'] = 'major')) OR (MetricName = 'system.cpu.time' AND (Attributes['cpu.mode'] = 'steal' OR Attributes['state'] = 'steal' OR Attributes['system.cpu.state'] = 'steal')) OR MetricName IN ['dotnet.gc.pause.time', 'process.runtime.go.gc.pause_total_ns', 'k8s.container.cpu.limit', 'k8s.container.restart.count']) AND (1)
+    GROUP BY host, signal, metric, series, kind, bucket;
+
+-- migration 11: tailscope_metric_windows and its views (evidence metrics per 10 s bucket)
+CREATE MATERIALIZED VIEW IF NOT EXISTS tailscope.tailscope_metric_windows_histogram_mv ON CLUSTER main
+TO tailscope.tailscope_metric_windows AS SELECT host, 'gc-pause' AS signal, MetricName AS metric,
+      cityHash64(arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])), MetricName, ServiceName, Attributes) AS series,
+      toUInt8(if(AggregationTemporality = 1, 1, 2)) AS kind, intDiv(toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), 10000000000) AS bucket,
+      max((toUnixTimestamp64Nano(toDateTime64(TimeUnix, 9)), toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Sum / 1e9, Sum)))) AS last,
+      sum(toFloat64(if(MetricName IN ['process.runtime.go.gc.pause_ns', 'process.runtime.go.gc.pause_total_ns'], Sum / 1e9, Sum))) AS total, count() AS points
+    FROM tailscope.otel_metrics_histogram ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
+    WHERE (MetricName IN ['v8js.gc.duration', 'jvm.gc.duration', 'go.memory.gc.pause.duration', 'process.runtime.go.gc.pause_ns']) AND (1)
+    GROUP BY host, signal, metric, series, kind, bucket;
