@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { probeNetFaults, type NetFaults } from './inject-net';
 import { CONTROL_ADDRESS, Topology, type NsProcess } from './topology';
 import { SERVICES, type Service } from './schedule';
 import { FETCH_MANY, FORWARD, LOAD, PROBE } from './scripts';
@@ -47,12 +48,15 @@ export interface Cluster {
   realtime: string[];
   /** The running process of a service (its pid is HotROD's: `ip netns exec` execs it). */
   process: (s: Service) => NsProcess;
-  /** Whether the kernel has `netem` (this one may not: then inject.ts uses its stand-ins). */
-  netem: boolean;
+  /** How network faults are made here (inject-net.ts): netem, the kernel queues, or the relay. */
+  netFaults: NetFaults;
   /** The one-way delay the frontend's link relay adds to a service's answers (0: none). */
   setLinkDelay: (s: Service, ms: number) => void;
-  /** Stops a service and starts it again with extra HotROD flags; resolves once it listens. */
-  restart: (s: Service, flags: string[]) => Promise<void>;
+  /**
+   * Stops a service and starts it again with extra HotROD flags and environment (the Go
+   * runtime's, for the gc fault); resolves once it listens.
+   */
+  restart: (s: Service, flags: string[], env?: Record<string, string>) => Promise<void>;
   /** GETs a Tailscope API path (from the control namespace); throws unless 200. */
   api: <T>(path: string) => Promise<T>;
   /** Starts the open-loop load at `rate` requests/s; resolves once a dispatch has succeeded. */
@@ -114,13 +118,14 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         throw new Error(`tailscope did not come up: ${tailscope.output()}`);
       await sleep(300);
     }
-    const start = (s: Service, flags: string[]): NsProcess => {
+    const start = (s: Service, flags: string[], env: Record<string, string> = {}): NsProcess => {
       const m = topo.member(s);
       const [cmd = opts.hotrod, ...args] = [...realtime, opts.hotrod, s, '-x', 'otlp', ...flags];
       const p = topo.spawn(m.ns, cmd, args, {
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://${CONTROL_ADDRESS}:${String(OTLP_HTTP)}`,
         OTEL_BSP_SCHEDULE_DELAY: '500',
         OTEL_RESOURCE_ATTRIBUTES: `host.name=${s}`,
+        ...env,
       });
       procs.set(s, p);
       return p;
@@ -146,18 +151,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     writeFileSync(control, '{}');
     // The relay is on every call's path: it runs as HotROD does.
     node(topo.member('frontend').ns, FORWARD, [JSON.stringify(routes), control], realtime);
-    const netem = await topo
-      .exec(topo.control, 'sh', [
-        '-c',
-        'tc qdisc add dev lo root netem delay 0ms && tc qdisc del dev lo root',
-      ])
-      .then(() => true)
-      .catch(() => false);
+    const netFaults = await probeNetFaults({ topo });
     for (const s of SERVICES) await listening(s);
     return {
       topo,
       realtime,
-      netem,
+      netFaults,
       setLinkDelay: (s, ms) => {
         delays[String(PORTS[s])] = ms;
         writeFileSync(control, JSON.stringify(delays));
@@ -167,9 +166,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         if (!p) throw new Error(`${s} is not running`);
         return p;
       },
-      restart: async (s, flags) => {
+      restart: async (s, flags, env) => {
         await procs.get(s)?.stop();
-        start(s, flags);
+        start(s, flags, env);
         await listening(s);
       },
       api: async <T>(path: string): Promise<T> => {

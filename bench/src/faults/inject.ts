@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Cluster } from './cluster';
 import type { FaultKind, Service } from './schedule';
+import { injectDelay, injectLoss } from './inject-net';
 import { BURN } from './scripts';
 
 /**
@@ -12,6 +13,8 @@ import { BURN } from './scripts';
 export interface Injected {
   detail: string;
   undo: () => Promise<void>;
+  /** What the fault measurably did (a queue's mean backlog, packets dropped), after the undo. */
+  measured?: () => string;
 }
 
 export interface InjectOptions {
@@ -21,21 +24,19 @@ export interface InjectOptions {
   lossPercent?: number;
 }
 
-const cpus = (): string => `0-${String(Math.max(0, availableParallelism() - 1))}`;
+/**
+ * The gc fault: the target's Go runtime restarted with a heap limit far below its live heap and
+ * the proportional trigger off, so the collector runs back to back (Go's GC death spiral, capped
+ * by its CPU limiter at half the process's CPUs) on one CPU, as in a container with a one-CPU
+ * limit and a memory limit set too low. docs/incidents.md says what it measurably did.
+ */
+export const GC_STORM: Record<string, string> = {
+  GOGC: 'off',
+  GOMEMLIMIT: '1MiB',
+  GOMAXPROCS: '1',
+};
 
-async function netem(c: Cluster, target: Service, args: string[]): Promise<Injected> {
-  const m = c.topo.member(target);
-  await c.topo.exec(m.ns, 'tc', ['qdisc', 'add', 'dev', m.device, 'root', 'netem', ...args]);
-  let done = false;
-  return {
-    detail: `tc qdisc add dev ${m.device} (in ${m.ns}) root netem ${args.join(' ')}`,
-    undo: async () => {
-      if (done) return;
-      done = true;
-      await c.topo.exec(m.ns, 'tc', ['qdisc', 'del', 'dev', m.device, 'root']).catch(() => '');
-    },
-  };
-}
+const cpus = (): string => `0-${String(Math.max(0, availableParallelism() - 1))}`;
 
 /**
  * Pins the target (every thread) to the last CPU and starts `n` burners pinned there too, at the
@@ -67,59 +68,24 @@ async function cpuContention(c: Cluster, target: Service, n: number): Promise<In
   };
 }
 
-/** Restarts the target with HotROD flags; the undo restarts it with its defaults. */
-async function restartWith(c: Cluster, target: Service, flags: string[]): Promise<Injected> {
-  await c.restart(target, flags);
+/** Restarts the target with HotROD flags (and env); the undo restarts it with its defaults. */
+async function restartWith(
+  c: Cluster,
+  target: Service,
+  flags: string[],
+  env: Record<string, string> = {},
+): Promise<Injected> {
+  await c.restart(target, flags, env);
   let done = false;
+  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   return {
-    detail: `${target} restarted with ${flags.join(' ')}`,
+    detail: `${target} restarted with ${[...vars, ...flags].join(' ')}`,
     undo: async () => {
       if (done) return;
       done = true;
       await c.restart(target, []);
     },
   };
-}
-
-/** The link relay's delay on the target's answers (cluster.ts), where the kernel has no netem. */
-async function relayDelay(c: Cluster, target: Service, ms: number): Promise<Injected> {
-  c.setLinkDelay(target, ms);
-  // The relay polls its control file every 100 ms.
-  await new Promise((r) => setTimeout(r, 150));
-  let done = false;
-  return {
-    detail: `${String(ms)} ms one-way delay on ${target}'s answers in the frontend's link relay (no netem in this kernel)`,
-    undo: async () => {
-      if (done) return;
-      done = true;
-      c.setLinkDelay(target, 0);
-      await new Promise((r) => setTimeout(r, 150));
-    },
-  };
-}
-
-/**
- * netem's loss where the kernel has it; else a token bucket with a 3 KB queue on the target's
- * link (`tbf`, which this kernel has): real drops and queueing whenever its answers and its
- * span exports burst past 1 Mbit/s.
- */
-function loss(c: Cluster, target: Service, percent: number): Promise<Injected> {
-  if (c.netem) return netem(c, target, ['loss', `${String(percent)}%`]);
-  const m = c.topo.member(target);
-  const args = ['rate', '1mbit', 'burst', '1540', 'limit', '3000'];
-  return c.topo
-    .exec(m.ns, 'tc', ['qdisc', 'add', 'dev', m.device, 'root', 'tbf', ...args])
-    .then(() => {
-      let done = false;
-      return {
-        detail: `tc qdisc add dev ${m.device} (in ${m.ns}) root tbf ${args.join(' ')} (no netem in this kernel)`,
-        undo: async () => {
-          if (done) return;
-          done = true;
-          await c.topo.exec(m.ns, 'tc', ['qdisc', 'del', 'dev', m.device, 'root']).catch(() => '');
-        },
-      };
-    });
 }
 
 export function inject(
@@ -131,17 +97,17 @@ export function inject(
   switch (fault) {
     case 'cpu':
       return cpuContention(c, target, o.burners ?? 1);
-    case 'delay': {
-      const ms = o.delayMs ?? 100;
-      return c.netem ? netem(c, target, ['delay', `${String(ms)}ms`]) : relayDelay(c, target, ms);
-    }
+    case 'delay':
+      return injectDelay(c, target, o.delayMs ?? 100);
     case 'loss':
-      return loss(c, target, o.lossPercent ?? 10);
+      return injectLoss(c, target, o.lossPercent ?? 10);
     case 'pool':
       // The frontend's worker pool for route calls, from HotROD's 3 down to 1.
       return restartWith(c, target, ['-W', '1']);
     case 'lock':
       // customer's MySQL queries take 3x longer while holding its one connection's mutex.
       return restartWith(c, target, ['-D', '900ms']);
+    case 'gc':
+      return restartWith(c, target, [], GC_STORM);
   }
 }

@@ -7,7 +7,7 @@
 export const SERVICES = ['frontend', 'customer', 'driver', 'route'] as const;
 export type Service = (typeof SERVICES)[number];
 
-export const FAULT_KINDS = ['cpu', 'delay', 'loss', 'pool', 'lock'] as const;
+export const FAULT_KINDS = ['cpu', 'delay', 'loss', 'pool', 'lock', 'gc'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface PlannedFault {
@@ -24,6 +24,15 @@ export interface FaultLabel {
   endMs: number;
   /** The exact injection (the tc or HotROD flags, the burner count). */
   detail: string;
+  /** What the fault measurably did (a queue's mean backlog, the packets dropped). */
+  measured?: string;
+  /**
+   * Whether the load was quiet before the fault (quiet.ts): false when it was still not after
+   * the longest wait, so the fault's baseline held a backlog.
+   */
+  quietBefore?: boolean;
+  /** How long the stretch before the fault was held beyond the gap to get quiet, ms. */
+  waitedMs?: number;
 }
 
 /**
@@ -36,6 +45,7 @@ export const TARGETS: Record<FaultKind, readonly Service[]> = {
   loss: ['customer', 'driver', 'route'],
   pool: ['frontend'],
   lock: ['customer'],
+  gc: ['customer', 'driver', 'route', 'frontend'],
 };
 
 /** The short schedule: 6 faults, every kind, network faults on three services. */
