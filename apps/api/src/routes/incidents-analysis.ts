@@ -1,9 +1,12 @@
-import type { Incident, RootCause as ApiRootCause, ServiceEpisode } from '@tailscope/contracts';
+import type { Incident, RootCause as ApiRootCause } from '@tailscope/contracts';
 import {
   criticalPathDifference,
   murmurHash3,
   rankRootCauses,
+  withMetricEvidence,
   type EpisodeGroup,
+  type HostSignals,
+  type IncidentEpisode,
 } from '@tailscope/analysis';
 import type { Store } from '../store';
 import type { RootRow } from '../store/traces/filters';
@@ -33,13 +36,22 @@ const ns = (v: number): bigint => BigInt(Math.round(v));
 export const msToNs = (ms: number): bigint => BigInt(Math.round(ms)) * 1_000_000n;
 
 /** The stable id of an incident: its start and callee services. */
-export function incidentId(g: EpisodeGroup<ServiceEpisode>): string {
+export function incidentId(g: EpisodeGroup<IncidentEpisode>): string {
   const h = murmurHash3(JSON.stringify([g.fromMs, g.services]), 28);
   return `inc-${Math.round(g.fromMs)}-${h.toString(16).padStart(8, '0')}`;
 }
 
+/** The metric signals of the incident's callee episodes, per (service, host). */
+function hostSignalsOf(g: EpisodeGroup<IncidentEpisode>): HostSignals[] {
+  return g.episodes.flatMap((e) =>
+    (e.kind ?? 'callee') === 'callee' && e.evidence && e.evidence.length > 0
+      ? [{ service: e.service, host: e.host, signals: e.evidence }]
+      : [],
+  );
+}
+
 /** affected: per (service, operation) its worst episode's ratio, worst first. */
-function affectedOf(g: EpisodeGroup<ServiceEpisode>): Incident['affected'] {
+function affectedOf(g: EpisodeGroup<IncidentEpisode>): Incident['affected'] {
   const best = new Map<string, Incident['affected'][number]>();
   for (const e of g.episodes) {
     const operation = e.operation ?? '*';
@@ -72,7 +84,7 @@ function exemplarsOf(roots: readonly RootRow[], band: 'slow' | 'typical') {
  */
 export async function analyseIncident(
   store: Store,
-  g: EpisodeGroup<ServiceEpisode>,
+  g: EpisodeGroup<IncidentEpisode>,
   range: { fromNs: bigint; toNs: bigint },
   analyse: boolean,
 ): Promise<Incident> {
@@ -119,7 +131,7 @@ export async function analyseIncident(
   const slowSpans = traces.slice(0, slow.roots.length);
   const typicalSpans = traces.slice(slow.roots.length);
   return {
-    ...done(rankRootCauses(slowSpans, typicalSpans)),
+    ...done(withMetricEvidence(rankRootCauses(slowSpans, typicalSpans), hostSignalsOf(g))),
     exemplars: {
       slow: exemplarsOf(slow.roots, 'slow'),
       typical: exemplarsOf(typical.roots, 'typical'),

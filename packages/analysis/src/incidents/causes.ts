@@ -61,6 +61,8 @@ export interface CauseEvidence {
   waitsMs?: number;
   /** Candidates (`service host operation`) whose score is within the tie margin of this one. */
   tiedWith: string[];
+  /** The host's metric signal that explains it (evidence.ts), when one fired. */
+  metric?: { signal: string; metric?: string; value: number; baseline: number; ratio: number };
 }
 
 export interface RootCause {
