@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { probeNetFaults, type NetFaults } from './inject-net';
 import { CONTROL_ADDRESS, Topology, type NsProcess } from './topology';
 import { SERVICES, type Service } from './schedule';
-import { FETCH_MANY, FORWARD, LOAD, PROBE } from './scripts';
+import { FETCH_MANY, FORWARD, LOAD, PROBE, PROC_METRICS } from './scripts';
 
 /**
  * HotROD split into its services, one process per service in its own namespace (topology.ts),
@@ -118,6 +118,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         throw new Error(`tailscope did not come up: ${tailscope.output()}`);
       await sleep(300);
     }
+    // The services' pids, for the host-metrics reporter (rewritten on each start).
+    const pidFile = join(dataDir, 'pids.json');
+    const pids: Record<string, number> = {};
     const start = (s: Service, flags: string[], env: Record<string, string> = {}): NsProcess => {
       const m = topo.member(s);
       const [cmd = opts.hotrod, ...args] = [...realtime, opts.hotrod, s, '-x', 'otlp', ...flags];
@@ -128,6 +131,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         ...env,
       });
       procs.set(s, p);
+      pids[s] = p.child.pid ?? 0;
+      writeFileSync(pidFile, JSON.stringify(pids));
       return p;
     };
     const listening = async (s: Service): Promise<void> => {
@@ -141,6 +146,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       }
     };
     for (const s of SERVICES) start(s, []);
+    // HotROD sends no metrics: their host metrics from the kernel (scripts.ts PROC_METRICS).
+    if (process.env.PROC_METRICS !== '0')
+      node(topo.control, PROC_METRICS, [
+        `http://${CONTROL_ADDRESS}:${String(OTLP_HTTP)}/v1/metrics`,
+        pidFile,
+        '1000',
+      ]);
     // The frontend's own namespace forwards 0.0.0.0:PORT to each service (scripts.ts FORWARD).
     const routes = SERVICES.filter((s) => s !== 'frontend').map((s) => [
       PORTS[s],

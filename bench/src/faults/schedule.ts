@@ -58,8 +58,9 @@ export const SHORT_SCHEDULE: readonly PlannedFault[] = [
   { fault: 'pool', target: 'frontend' },
 ];
 
-/** Parses `kind:target,kind:target`; throws naming what is wrong. */
+/** Parses `kind:target,kind:target` (`none`: no fault, a fault-free run); throws naming what is wrong. */
 export function parseSchedule(text: string): PlannedFault[] {
+  if (text.trim() === 'none') return [];
   return text
     .split(',')
     .map((s) => s.trim())

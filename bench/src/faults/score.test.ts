@@ -73,5 +73,8 @@ describe('fault scoring', () => {
     ]);
     expect(() => parseSchedule('flood:route')).toThrow(/unknown fault "flood"/);
     expect(() => parseSchedule('pool:route')).toThrow(/pool cannot target "route"/);
+    expect(parseSchedule('gc:route')).toEqual([{ fault: 'gc', target: 'route' }]);
+    // A fault-free run.
+    expect(parseSchedule('none')).toEqual([]);
   });
 });
