@@ -202,7 +202,7 @@ export async function runFaults(o: RunOptions): Promise<RunResult> {
     return {
       labels,
       results,
-      summary: summarise(results),
+      summary: summarise(results, (whole.windowSeconds ?? 10) * 1000),
       falseIncidents: falseIncidents(labels, whole.incidents, settleMs),
       faultFreeMinutes: faultFreeMs(labels, settleMs) / 60_000,
       windowSeconds: whole.windowSeconds ?? 0,

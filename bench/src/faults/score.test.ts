@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSchedule, type FaultLabel } from './schedule';
-import { falseIncidents, faultFreeMs, scoreFault, summarise } from './score';
+import { delayWindows, falseIncidents, faultFreeMs, scoreFault, summarise } from './score';
 
 /** Scenario: a route delay from 100 s to 160 s between fault-free minutes, two incidents. */
 const none = (startMs: number, endMs: number): FaultLabel => ({
@@ -46,10 +46,16 @@ describe('fault scoring', () => {
       { ...base, fault: 'delay', rank: 3, delayMs: 30_000 },
       { ...base, fault: 'cpu', rank: 0, delayMs: null, detected: false },
     ]);
-    expect(s.map((k) => [k.fault, k.faults, k.detected, k.top1, k.top3, k.medianDelayMs])).toEqual([
-      ['delay', 2, 2, 0.5, 1, 20_000],
-      ['cpu', 1, 0, 0, 0, null],
-      ['all', 3, 2, 1 / 3, 2 / 3, 20_000],
+    const cols = (k: (typeof s)[number]) => [k.fault, k.faults, k.detected, k.top1, k.top3];
+    expect(s.map((k) => [...cols(k), k.medianDelayMs, k.withinTwoWindows])).toEqual([
+      ['delay', 2, 2, 0.5, 1, 20_000, 1],
+      ['cpu', 1, 0, 0, 0, null, 0],
+      ['all', 3, 2, 1 / 3, 2 / 3, 20_000, 1],
+    ]);
+    // 10 s windows: an incident from 5 s before the fault's start ends its first window 5 s
+    // after it (the first window); from 10 s after, 20 s after (the second); 30 s: the fourth.
+    expect([-5_000, 0, 10_000, 10_001, 30_000].map((d) => delayWindows(d, 10_000))).toEqual([
+      1, 1, 2, 3, 4,
     ]);
   });
 

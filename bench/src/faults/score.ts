@@ -35,7 +35,16 @@ export interface KindSummary {
   top3: number;
   /** Median detection delay, ms (null when none detected). */
   medianDelayMs: number | null;
+  /** Detected faults whose incident's first window ended within two windows of the start. */
+  withinTwoWindows: number;
 }
+
+/**
+ * Windows from a fault's start to the end of its incident's first window (1: the window the
+ * fault started in; windows are epoch-aligned, so the incident may start before the fault).
+ */
+export const delayWindows = (delayMs: number, windowMs: number): number =>
+  Math.max(1, Math.ceil((delayMs + windowMs) / windowMs - 1e-9));
 
 const overlap = (a: { fromMs: number; toMs: number }, s: number, e: number): number =>
   Math.max(0, Math.min(a.toMs, e) - Math.max(a.fromMs, s));
@@ -72,8 +81,8 @@ const median = (xs: number[]): number | null => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
-/** Per fault kind (in first-seen order) and `all`. */
-export function summarise(results: readonly FaultResult[]): KindSummary[] {
+/** Per fault kind (in first-seen order) and `all`; `windowMs` the incidents' window. */
+export function summarise(results: readonly FaultResult[], windowMs = 10_000): KindSummary[] {
   const kinds = [...new Set(results.map((r) => r.fault)), 'all'];
   return kinds.map((fault) => {
     const rs = results.filter((r) => fault === 'all' || r.fault === fault);
@@ -86,6 +95,9 @@ export function summarise(results: readonly FaultResult[]): KindSummary[] {
       top1: share((r) => r.rank === 1),
       top3: share((r) => r.rank >= 1 && r.rank <= 3),
       medianDelayMs: median(rs.flatMap((r) => (r.delayMs === null ? [] : [r.delayMs]))),
+      withinTwoWindows: rs.filter(
+        (r) => r.delayMs !== null && delayWindows(r.delayMs, windowMs) <= 2,
+      ).length,
     };
   });
 }
