@@ -70,7 +70,11 @@ describe('incidents on the microservices preset', () => {
     expect(inc.rootCauses.some((c) => c.service === 'mysql')).toBe(false);
     expect(top?.score).toBeGreaterThan((second?.score ?? 0) + (body.tieMargin ?? 0.1));
     expect(top?.evidence.tiedWith).toEqual([]);
-    expect(new Set(inc.affected.map((a) => a.service))).toEqual(new Set(['customer', 'mysql']));
+    // The calls into customer and its MySQL calls, and the requests (the root operation's own
+    // series, frontend's) they slowed.
+    expect(new Set(inc.affected.map((a) => a.service))).toEqual(
+      new Set(['customer', 'mysql', 'frontend']),
+    );
     // Exemplars to open: slow ones in the incident, slowest first; typical ones before it.
     const ex = inc.exemplars;
     expect(ex?.slow.length).toBeGreaterThan(0);
@@ -143,7 +147,10 @@ describe('incidents on hand-made requests', () => {
       );
       // The db fault: one incident with api's slowed calls, db-0's own time its cause.
       expect(db?.fromMs).toBeGreaterThanOrEqual(START_MS + 6 * MIN - 10_000);
-      expect(new Set(db?.affected.map((a) => a.service))).toEqual(new Set(['api', 'db']));
+      expect(new Set(db?.affected.map((a) => a.service))).toEqual(
+        new Set(['api', 'db', 'frontend']),
+      );
+      expect(db?.affected.find((a) => a.service === 'frontend')?.operation).toBe('GET /home');
       expect(db?.rootCauses[0]).toMatchObject({ service: 'db', host: 'db-0', operation: 'query' });
       expect(db?.rootCauses[0]?.evidence.kind).toBe('self');
       // Its typical requests come from after the network incident, not from inside it: every

@@ -108,6 +108,12 @@ export const Incident = Type.Object({
       service: Type.String(),
       operation: Type.String({ description: "Callee operation ('*': every operation of a host)" }),
       ratio: Type.Number({ description: "Worst window p99 over the series' baseline p99" }),
+      kind: Type.Optional(
+        Type.Literal('root', {
+          description:
+            "root: the requests' own series (a root operation), slowed by the incident; absent: calls into the service",
+        }),
+      ),
     }),
     { description: 'The series whose episodes make the incident, worst first' },
   ),

@@ -58,7 +58,12 @@ function affectedOf(g: EpisodeGroup<IncidentEpisode>): Incident['affected'] {
     const key = `${e.service}\u0000${operation}`;
     const seen = best.get(key);
     if (!seen || e.ratio > seen.ratio)
-      best.set(key, { service: e.service, operation, ratio: e.ratio });
+      best.set(key, {
+        service: e.service,
+        operation,
+        ratio: e.ratio,
+        ...(e.kind === 'root' ? { kind: 'root' as const } : {}),
+      });
   }
   return [...best.values()].sort((a, b) => b.ratio - a.ratio);
 }
