@@ -52,11 +52,8 @@ export interface Cluster {
   netFaults: NetFaults;
   /** The one-way delay the frontend's link relay adds to a service's answers (0: none). */
   setLinkDelay: (s: Service, ms: number) => void;
-  /**
-   * Stops a service and starts it again with extra HotROD flags and environment (the Go
-   * runtime's, for the gc fault); resolves once it listens.
-   */
-  restart: (s: Service, flags: string[], env?: Record<string, string>) => Promise<void>;
+  /** Stops a service and starts it again with extra HotROD flags; resolves once it listens. */
+  restart: (s: Service, flags: string[]) => Promise<void>;
   /** GETs a Tailscope API path (from the control namespace); throws unless 200. */
   api: <T>(path: string) => Promise<T>;
   /** Starts the open-loop load at `rate` requests/s; resolves once a dispatch has succeeded. */
@@ -121,14 +118,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     // The services' pids, for the host-metrics reporter (rewritten on each start).
     const pidFile = join(dataDir, 'pids.json');
     const pids: Record<string, number> = {};
-    const start = (s: Service, flags: string[], env: Record<string, string> = {}): NsProcess => {
+    const start = (s: Service, flags: string[]): NsProcess => {
       const m = topo.member(s);
       const [cmd = opts.hotrod, ...args] = [...realtime, opts.hotrod, s, '-x', 'otlp', ...flags];
       const p = topo.spawn(m.ns, cmd, args, {
         OTEL_EXPORTER_OTLP_ENDPOINT: `http://${CONTROL_ADDRESS}:${String(OTLP_HTTP)}`,
         OTEL_BSP_SCHEDULE_DELAY: '500',
         OTEL_RESOURCE_ATTRIBUTES: `host.name=${s}`,
-        ...env,
       });
       procs.set(s, p);
       pids[s] = p.child.pid ?? 0;
@@ -178,9 +174,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         if (!p) throw new Error(`${s} is not running`);
         return p;
       },
-      restart: async (s, flags, env) => {
+      restart: async (s, flags) => {
         await procs.get(s)?.stop();
-        start(s, flags, env);
+        start(s, flags);
         await listening(s);
       },
       api: async <T>(path: string): Promise<T> => {

@@ -24,18 +24,6 @@ export interface InjectOptions {
   lossPercent?: number;
 }
 
-/**
- * The gc fault: the target's Go runtime restarted with a heap limit far below its live heap and
- * the proportional trigger off, so the collector runs back to back (Go's GC death spiral, capped
- * by its CPU limiter at half the process's CPUs) on one CPU, as in a container with a one-CPU
- * limit and a memory limit set too low. docs/incidents.md says what it measurably did.
- */
-export const GC_STORM: Record<string, string> = {
-  GOGC: 'off',
-  GOMEMLIMIT: '1MiB',
-  GOMAXPROCS: '1',
-};
-
 const cpus = (): string => `0-${String(Math.max(0, availableParallelism() - 1))}`;
 
 /**
@@ -68,18 +56,12 @@ async function cpuContention(c: Cluster, target: Service, n: number): Promise<In
   };
 }
 
-/** Restarts the target with HotROD flags (and env); the undo restarts it with its defaults. */
-async function restartWith(
-  c: Cluster,
-  target: Service,
-  flags: string[],
-  env: Record<string, string> = {},
-): Promise<Injected> {
-  await c.restart(target, flags, env);
+/** Restarts the target with HotROD flags; the undo restarts it with its defaults. */
+async function restartWith(c: Cluster, target: Service, flags: string[]): Promise<Injected> {
+  await c.restart(target, flags);
   let done = false;
-  const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   return {
-    detail: `${target} restarted with ${[...vars, ...flags].join(' ')}`,
+    detail: `${target} restarted with ${flags.join(' ')}`,
     undo: async () => {
       if (done) return;
       done = true;
@@ -107,7 +89,5 @@ export function inject(
     case 'lock':
       // customer's MySQL queries take 3x longer while holding its one connection's mutex.
       return restartWith(c, target, ['-D', '900ms']);
-    case 'gc':
-      return restartWith(c, target, [], GC_STORM);
   }
 }

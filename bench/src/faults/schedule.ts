@@ -7,7 +7,7 @@
 export const SERVICES = ['frontend', 'customer', 'driver', 'route'] as const;
 export type Service = (typeof SERVICES)[number];
 
-export const FAULT_KINDS = ['cpu', 'delay', 'loss', 'pool', 'lock', 'gc'] as const;
+export const FAULT_KINDS = ['cpu', 'delay', 'loss', 'pool', 'lock'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface PlannedFault {
@@ -45,7 +45,6 @@ export const TARGETS: Record<FaultKind, readonly Service[]> = {
   loss: ['customer', 'driver', 'route'],
   pool: ['frontend'],
   lock: ['customer'],
-  gc: ['customer', 'driver', 'route', 'frontend'],
 };
 
 /** The short schedule: 6 faults, every kind, network faults on three services. */

@@ -79,7 +79,8 @@ describe('fault scoring', () => {
     ]);
     expect(() => parseSchedule('flood:route')).toThrow(/unknown fault "flood"/);
     expect(() => parseSchedule('pool:route')).toThrow(/pool cannot target "route"/);
-    expect(parseSchedule('gc:route')).toEqual([{ fault: 'gc', target: 'route' }]);
+    // No gc fault on HotROD: its runtime's settings made no visible slowdown (docs/incidents.md).
+    expect(() => parseSchedule('gc:route')).toThrow(/unknown fault "gc"/);
     // A fault-free run.
     expect(parseSchedule('none')).toEqual([]);
   });
