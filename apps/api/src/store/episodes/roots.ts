@@ -51,6 +51,7 @@ export function rootWindowsSql(s: {
   roots: readonly RootOperation[];
 }): Sql {
   const windowNs = BigInt(Math.round(s.windowMs * 1e6));
+  // Unsampled roots carry no TraceState: `if` short-circuits past the adjusted count's regexes.
   const services = [...new Set(s.roots.map((r) => r.service))];
   const operations = [...new Set(s.roots.map((r) => r.operation))];
   return sql`
@@ -60,7 +61,7 @@ FROM (
   FROM (
     SELECT CAST(ServiceName, 'String') AS service, CAST(SpanName, 'String') AS operation,
       toInt64(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(windowNs)})) AS window,
-      toInt64(Duration) AS latencyNs, ${adjustedCountSql()} AS weight
+      toInt64(Duration) AS latencyNs, if(TraceState = '', 1.0, ${adjustedCountSql()}) AS weight
     FROM ${TRACES}
     WHERE ServiceName IN ${param(services, 'Array(String)')}
       AND SpanName IN ${param(operations, 'Array(String)')}
