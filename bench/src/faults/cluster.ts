@@ -73,7 +73,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const procs = new Map<Service, NsProcess>();
   const stop = async (): Promise<void> => {
     await topo.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
+    // KEEP_DATA=1 keeps the store (its spans and metrics) to look into after the run.
+    if (process.env.KEEP_DATA === '1') console.log(`store kept: ${dataDir}`);
+    else rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     const realtime = realtimePrefix();
