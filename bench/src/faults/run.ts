@@ -128,7 +128,7 @@ export async function runFaults(o: RunOptions): Promise<RunResult> {
         while (!(calm = isQuiet(reports(), base, Date.now())) && Date.now() < until)
           await sleep(2_000);
         waitedMs = Date.now() - startMs - ms;
-        if (waitedMs > 0)
+        if (waitedMs >= 1_000)
           log(
             `held ${String(Math.round(waitedMs / 1000))} s more for quiet: ${calm ? 'quiet' : 'still not quiet'}`,
           );
