@@ -22,6 +22,7 @@ import {
   selectStats,
 } from '@tailscope/api';
 import { insertGenerated } from './generated-store';
+import { delayWindows, scoreFault } from './faults/score';
 import { endpointUrl, parseAnswer, type ErrorBody } from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 1_000_000);
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
     console.log(
       `asking for the last ${String(LAST_MIN)} min: ${new Date(askFrom).toISOString()} to ${new Date(toMs).toISOString()}`,
     );
+  let last = '';
   for (const route of ['episodes', 'incidents'] as const)
     for (let i = 0; i < RUNS; i++) {
       const t = performance.now();
@@ -97,12 +99,34 @@ async function main(): Promise<void> {
       });
       const used = process.cpuUsage(cpu);
       const found = describeAnswer(route, res.statusCode, res.body);
+      if (route === 'incidents' && res.statusCode === 200) last = res.body;
       console.log(
         `${route} run ${String(i + 1)}: ${String(res.statusCode)} in ` +
           `${(performance.now() - t).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms, ` +
           `load ${(loadavg()[0] ?? 0).toFixed(1)}; ${found}`,
       );
     }
+  // The planted fault scored as bench:faults scores a real one (faults/score.ts).
+  const fault = gen.truth.app?.fault;
+  if (fault && last !== '') {
+    const answer = parseAnswer('incidents', last);
+    const label = {
+      fault: 'cpu' as const,
+      target: 'customer' as const,
+      startMs: fromMs + fault.startMs,
+      endMs: fromMs + fault.endMs,
+      detail: '',
+    };
+    const r = scoreFault(label, answer.incidents);
+    const w = (answer.windowSeconds ?? 10) * 1000;
+    const inRange = label.endMs > askFrom;
+    console.log(
+      `planted fault on ${fault.service} (${fault.host}) ${new Date(label.startMs).toISOString().slice(11, 19)}-${new Date(label.endMs).toISOString().slice(11, 19)}` +
+        (inRange
+          ? `: ${r.detected ? `rank ${String(r.rank || '-')} (${r.top.join(', ')}), first window ${String(delayWindows(r.delayMs ?? 0, w))} after its start` : 'not found'}`
+          : ': before the range asked'),
+    );
+  }
   await api.close();
   await store.close();
 }
