@@ -1,10 +1,11 @@
 // tsx bench/src/faults/combine.ts RESULT.json... — the figures of several bench:faults runs
 // together (docs/incidents.md "Figures"): every fault of every file, per kind and over all
 // (top-1, top-3, detection within two windows), and the false incidents per fault-free hour.
-// Files are read as written by main.ts (OUT); nothing is left out.
+// Files are read as written by main.ts (OUT) or rerank.ts; each fault is scored again from the
+// incidents answer the run read (score.ts as it now is); nothing is left out.
 import { readFileSync } from 'node:fs';
 import type { RunResult } from './run';
-import { delayWindows, summarise, type FaultResult } from './score';
+import { delayWindows, scoreFault, summarise, type FaultResult } from './score';
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
@@ -17,6 +18,9 @@ let falseCount = 0;
 let freeMinutes = 0;
 for (const { f, r } of runs) {
   const w = (r.windowSeconds || 10) * 1000;
+  // Scored again from the answers as read, so every run counts by the same scoring.
+  const faults = r.labels.filter((l) => l.fault !== 'none');
+  r.results = faults.map((l, i) => scoreFault(l, r.answers[i]?.incidents ?? []));
   results.push(...r.results);
   falseCount += r.falseIncidents.length;
   freeMinutes += r.faultFreeMinutes;

@@ -105,6 +105,44 @@ async function sizeDelay(
   }
 }
 
+/**
+ * A run's labels scored against GET /api/v1/incidents as `incidents` answers it: per fault, the
+ * fault with the stretches either side; for false incidents, the whole run. Also what
+ * rerank.ts uses on a kept store, to score earlier runs with the current ranking.
+ */
+export async function scoreRun(
+  labels: FaultLabel[],
+  incidents: (fromMs: number, toMs: number) => Promise<IncidentsAnswer>,
+  o: { gapMs: number; falsePositives: boolean; log?: (line: string) => void },
+): Promise<Omit<RunResult, 'load'>> {
+  const answers: IncidentsAnswer[] = [];
+  const results: FaultResult[] = [];
+  for (const [i, l] of labels.entries()) {
+    if (l.fault === 'none') continue;
+    const before = labels[i - 1]?.startMs ?? l.startMs - o.gapMs;
+    const after = labels[i + 1]?.endMs ?? l.endMs + o.gapMs;
+    const answer = await incidents(before, after);
+    answers.push(answer);
+    results.push(scoreFault(l, answer.incidents));
+    o.log?.(`${l.fault} on ${l.target}: ${JSON.stringify(results.at(-1))}`);
+  }
+  const first = labels[0]?.startMs ?? 0;
+  const last = labels.at(-1)?.endMs ?? first;
+  const whole = o.falsePositives
+    ? await incidents(first, last)
+    : { incidents: [], windowSeconds: answers[0]?.windowSeconds };
+  const settleMs = 2 * (whole.windowSeconds ?? 10) * 1000;
+  return {
+    labels,
+    results,
+    summary: summarise(results, (whole.windowSeconds ?? 10) * 1000),
+    falseIncidents: falseIncidents(labels, whole.incidents, settleMs),
+    faultFreeMinutes: faultFreeMs(labels, settleMs) / 60_000,
+    windowSeconds: whole.windowSeconds ?? 0,
+    answers,
+  };
+}
+
 export async function runFaults(o: RunOptions): Promise<RunResult> {
   const log = o.log ?? (() => undefined);
   const labels: FaultLabel[] = [];
@@ -181,34 +219,12 @@ export async function runFaults(o: RunOptions): Promise<RunResult> {
       cluster.api<IncidentsAnswer>(
         `/api/v1/incidents?from=${String(Math.floor(from))}&to=${String(Math.ceil(to))}`,
       );
-    const answers: IncidentsAnswer[] = [];
-    const results: FaultResult[] = [];
-    for (const [i, l] of labels.entries()) {
-      if (l.fault === 'none') continue;
-      const before = labels[i - 1]?.startMs ?? l.startMs - o.gapMs;
-      const after = labels[i + 1]?.endMs ?? l.endMs + o.gapMs;
-      const answer = await incidents(before, after);
-      answers.push(answer);
-      results.push(scoreFault(l, answer.incidents));
-      log(`${l.fault} on ${l.target}: ${JSON.stringify(results.at(-1))}`);
-    }
-    const first = labels[0]?.startMs ?? 0;
-    const last = labels.at(-1)?.endMs ?? first;
-    const whole =
-      o.falsePositives === false
-        ? { incidents: [], windowSeconds: answers[0]?.windowSeconds }
-        : await incidents(first, last);
-    const settleMs = 2 * (whole.windowSeconds ?? 10) * 1000;
-    return {
-      labels,
-      results,
-      summary: summarise(results, (whole.windowSeconds ?? 10) * 1000),
-      falseIncidents: falseIncidents(labels, whole.incidents, settleMs),
-      faultFreeMinutes: faultFreeMs(labels, settleMs) / 60_000,
-      windowSeconds: whole.windowSeconds ?? 0,
-      answers,
-      load: loadOut.trim().split('\n').slice(-2).join('\n'),
-    };
+    const scored = await scoreRun(labels, incidents, {
+      gapMs: o.gapMs,
+      falsePositives: o.falsePositives !== false,
+      log,
+    });
+    return { ...scored, load: loadOut.trim().split('\n').slice(-2).join('\n') };
   } finally {
     await cluster.stop();
   }

@@ -39,6 +39,22 @@ describe('fault scoring', () => {
     expect(miss).toMatchObject({ detected: false, rank: 0, delayMs: null });
   });
 
+  it('takes the detection delay from the first incident over the fault naming the target', () => {
+    // A loss fault: short incidents come and go; the one overlapping most is the later one.
+    const r = scoreFault(routeDelay, [
+      { fromMs: 40_000, toMs: 70_000, rootCauses: [cause('route', 1)] }, // before the fault
+      { fromMs: 95_000, toMs: 105_000, rootCauses: [cause('route', 1)] },
+      { fromMs: 120_000, toMs: 140_000, rootCauses: [cause('route', 1)] },
+    ]);
+    expect(r).toMatchObject({ rank: 1, delayMs: -5_000 });
+    // An earlier incident over the fault that does not name it does not count.
+    const s = scoreFault(routeDelay, [
+      { fromMs: 95_000, toMs: 105_000, rootCauses: [cause('customer', 1)] },
+      { fromMs: 120_000, toMs: 140_000, rootCauses: [cause('route', 1)] },
+    ]);
+    expect(s).toMatchObject({ rank: 1, delayMs: 20_000 });
+  });
+
   it('summarises top-1 and top-3 per kind and over all', () => {
     const base = { target: 'route', startMs: 0, endMs: 1, top: [], detected: true };
     const s = summarise([

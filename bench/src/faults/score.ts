@@ -4,7 +4,8 @@ import { namesTarget, type FaultLabel, type Service } from './schedule';
  * Scoring incidents against fault labels (docs/incidents.md): pure. For each fault, the incident
  * that overlaps its window the most (ties: the earliest) is its incident; top-k means the
  * target is among that incident's first k root causes (HotROD's in-process MySQL and Redis count
- * for customer and driver). Detection delay: the incident's start minus the fault's start.
+ * for customer and driver). Detection delay: the start of the first incident over the fault that
+ * names the target among its first three causes (else of its incident) minus the fault's start.
  * A false incident overlaps no fault window widened by `settleMs` at its end (the recovery).
  */
 
@@ -62,6 +63,15 @@ export function scoreFault(label: FaultLabel, incidents: readonly ScoredIncident
   const top = best?.rootCauses.map((r) => r.service) ?? [];
   const target = label.target as Service;
   const i = top.findIndex((s) => namesTarget(s, target));
+  // Opened: the first incident over the fault that names the target among its first three
+  // causes (a loss fault's slow windows come and go: several short incidents), else its own.
+  const first = incidents
+    .filter(
+      (inc) =>
+        overlap(inc, label.startMs, label.endMs) > 0 &&
+        inc.rootCauses.slice(0, 3).some((r) => namesTarget(r.service, target)),
+    )
+    .reduce<ScoredIncident | undefined>((a, b) => (a && a.fromMs <= b.fromMs ? a : b), best);
   return {
     fault: label.fault,
     target: label.target,
@@ -70,7 +80,7 @@ export function scoreFault(label: FaultLabel, incidents: readonly ScoredIncident
     detected: best !== undefined,
     rank: i + 1,
     top: top.slice(0, 3),
-    delayMs: best ? best.fromMs - label.startMs : null,
+    delayMs: first ? first.fromMs - label.startMs : null,
   };
 }
 
