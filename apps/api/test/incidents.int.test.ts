@@ -183,7 +183,12 @@ describe('incidents on hand-made requests', () => {
       expect(inc?.fromMs).toBeGreaterThanOrEqual(START_MS + 4 * MIN - 10_000);
       expect(inc?.toMs).toBeLessThanOrEqual(START_MS + 5.5 * MIN + 10_000);
       expect(inc?.affected).toEqual([
-        { service: 'frontend', operation: 'GET /home', ratio: expect.any(Number) as number },
+        {
+          service: 'frontend',
+          operation: 'GET /home',
+          ratio: expect.any(Number) as number,
+          kind: 'root',
+        },
       ]);
       expect(inc?.rootCauses[0]).toMatchObject({ service: 'frontend', operation: 'GET /home' });
       expect(inc?.rootCauses[0]?.evidence.kind).toBe('self');
