@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const requests = Math.floor((SPANS * 1000) / probe.expectedSpans);
   const gen = createGenerator(spec, { requests, seed: 1, start: START });
   const fromMs = gen.truth.start.epochMs;
-  const toMs = fromMs + gen.truth.durationMs + 60_000;
+  const toMs = Math.ceil(fromMs + gen.truth.durationMs + 60_000);
   let store = openStore({ dataDir: DATA_DIR });
   await migrate(store);
   const have = (await selectStats(store)).spans;
