@@ -81,6 +81,21 @@ async function main(): Promise<void> {
     nowNs: ns(Date.now()),
   });
   console.log(`stored call buckets: ${String(built.chunks)} chunks built`);
+  // PROFILE=1: the wall time of each query the requests run, by its first lines (the store's
+  // query, wrapped: the engine runs in process, so this is where a request's time goes).
+  const profile: { sql: string; ms: number }[] = [];
+  if (process.env.PROFILE === '1') {
+    const query = store.query.bind(store);
+    store.query = async <T>(q: Parameters<typeof query>[0]): Promise<T[]> => {
+      const t = performance.now();
+      try {
+        return await query<T>(q);
+      } finally {
+        const text = q.text.replace(/\s+/g, ' ').trim();
+        profile.push({ sql: text.slice(0, 150), ms: performance.now() - t });
+      }
+    };
+  }
   const api = await buildStoreApi(store);
   // The question asked: the whole run, or its last LAST_MIN minutes (ending at the run's end).
   const askFrom = LAST_MIN ? toMs - LAST_MIN * 60_000 : fromMs;
@@ -98,6 +113,12 @@ async function main(): Promise<void> {
         url: endpointUrl(route, { query: { from: askFrom, to: toMs } }),
       });
       const used = process.cpuUsage(cpu);
+      if (profile.length > 0) {
+        for (const p of [...profile].sort((a, b) => b.ms - a.ms).slice(0, 12))
+          console.log(`  ${p.ms.toFixed(0).padStart(6)} ms  ${p.sql}`);
+        console.log(`  ${String(profile.length)} queries`);
+        profile.length = 0;
+      }
       const found = describeAnswer(route, res.statusCode, res.body);
       if (route === 'incidents' && res.statusCode === 200) last = res.body;
       console.log(
