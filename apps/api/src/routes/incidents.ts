@@ -24,8 +24,9 @@ import type { Store } from '../store';
 async function rootEpisodes(
   store: Store,
   scope: { fromNs: bigint; toNs: bigint; windowMs: number },
+  entries: readonly { service: string; operation: string }[],
 ): Promise<IncidentEpisode[]> {
-  const series = await selectRootSeries(store, scope);
+  const series = await selectRootSeries(store, scope, entries);
   const byKey = new Map(series.map((r) => [JSON.stringify([r.service, r.operation]), r]));
   const found = detectEpisodes(
     [...byKey].map(([key, r]) => ({ key, windows: r.windows })),
@@ -87,7 +88,7 @@ export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
       // The same judgement as /api/v1/episodes over every series (shared in the answer cache).
       const judged = await judgeEpisodes(ctx.store, scope, [asked.fromMs, asked.toMs]);
       const { episodes, edges, sampling } = judged;
-      const roots = await rootEpisodes(ctx.store, scope);
+      const roots = await rootEpisodes(ctx.store, scope, judged.entryOperations ?? []);
       const groups = withRootEpisodes<IncidentEpisode>(groupEpisodes(episodes, edges), roots)
         .filter((g) => q.service === undefined || g.services.includes(q.service))
         .slice(0, MAX_INCIDENTS);

@@ -1,8 +1,8 @@
 import { PEER_SERVICE_KEY, SERVER_ADDRESS_KEY, type CauseSpan } from '@tailscope/analysis';
 import type { Store } from './engine/client';
 import { hostOf } from './sql/ctes';
-import { param, sql } from './sql/template';
-import { TRACES } from './traces/tables';
+import { join, param, sql, type Sql } from './sql/template';
+import { TRACES, TRACE_ID_TS } from './traces/tables';
 import {
   inWindow,
   isRequestRoot,
@@ -63,6 +63,70 @@ interface SpanRow {
   durationNs: string;
 }
 
+/** Most time intervals the traces' read names (merged across the closest gaps beyond). */
+const MAX_INTERVALS = 64;
+
+/**
+ * Where the given traces' spans lie: the union of each trace's interval from the trace-id
+ * table (its spans' first start to last end, whole seconds), merged, as an OR of time ranges
+ * the table's sort key can skip by. The sampled requests of an incident and of its baseline
+ * are spread over up to four times the incident's length: the single window from the first to
+ * the last (rootsWindow) read nearly every granule of an hour at 10M spans (2 s of the answer);
+ * their own intervals are a few percent of it. Without the trace-id table, that one window.
+ */
+async function tracesWindows(store: Store, roots: readonly RootRow[]): Promise<Sql> {
+  if (!store.accelerators.traceIdTs) return rootsWindow(roots);
+  const rows = await store.query<{ start: string; end: string }>(sql`
+    SELECT toString(toUnixTimestamp(min(Start))) AS start, toString(toUnixTimestamp(max(End))) AS end
+    FROM ${TRACE_ID_TS}
+    WHERE TraceId IN ${param(
+      roots.map((r) => r.traceId),
+      'Array(String)',
+    )}
+    GROUP BY TraceId`);
+  const spans = rows
+    .map((r) => [Number(r.start), Number(r.end) + 1] as [number, number])
+    // DateTime saturates outside 1970-2106 (spans.ts traceFilter): such a trace, the one window.
+    .filter(([a, b]) => a > 0 && b < 4_294_967_295);
+  if (spans.length < rows.length || spans.length === 0) return rootsWindow(roots);
+  const merged = mergeIntervals(spans, MAX_INTERVALS);
+  return join(
+    merged.map(
+      ([a, b]) =>
+        sql`(Timestamp >= toDateTime64(${param(a, 'Int64')}, 9) AND Timestamp < toDateTime64(${param(b, 'Int64')}, 9))`,
+    ),
+    ' OR ',
+  );
+}
+
+/**
+ * Intervals [a, b) sorted and merged where they touch, then, while more than `max`, joined
+ * across the smallest gaps (a superset: never a span left out). Pure.
+ */
+export function mergeIntervals(
+  intervals: readonly (readonly [number, number])[],
+  max: number,
+): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [a, b] of [...intervals].sort((x, y) => x[0] - y[0] || x[1] - y[1])) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  while (out.length > Math.max(1, max)) {
+    let at = 0;
+    for (let i = 1; i < out.length - 1; i++)
+      if (
+        (out[i + 1]?.[0] ?? 0) - (out[i]?.[1] ?? 0) <
+        (out[at + 1]?.[0] ?? 0) - (out[at]?.[1] ?? 0)
+      )
+        at = i;
+    const [x, y] = [out[at] as [number, number], out[at + 1] as [number, number]];
+    out.splice(at, 2, [x[0], Math.max(x[1], y[1])]);
+  }
+  return out;
+}
+
 /**
  * The spans of the given traces as the ranking reads them (times in ms from each trace's root
  * start), grouped per trace in the order of `roots`; at most `maxSpans` in all.
@@ -84,7 +148,7 @@ export async function selectCauseSpans(
     WHERE TraceId IN ${param(
       roots.map((r) => r.traceId),
       'Array(String)',
-    )} AND ${rootsWindow(roots)}
+    )} AND (${await tracesWindows(store, roots)})
     LIMIT ${param(maxSpans, 'UInt64')}`);
   const base = new Map(roots.map((r) => [r.traceId, BigInt(r.startNs)]));
   const byTrace = new Map<string, CauseSpan[]>();

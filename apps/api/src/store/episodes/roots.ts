@@ -15,6 +15,8 @@ import { HISTOGRAM } from './sql';
  * in front of the calls, shows only here. Two reads, both narrow: the root operations seen in
  * the first and last ROOT_PROBE_NS of the range (the one read of ParentSpanId over a short
  * stretch), then their windows, found through the table's primary key (service, span name).
+ * The first read is skipped when the call series already name the operations requests enter
+ * by (callers no call reaches); a candidate that is no root simply has no rows.
  */
 
 /** How much of each end of the range is read to learn its root operations. */
@@ -79,12 +81,19 @@ export interface RootSeries {
 
 type Num = number | string;
 
-/** The root series of the range: its busiest root operations, window by window. */
+/**
+ * The root series of the range, window by window: of the `candidates` (the operations its calls
+ * come from that no call reaches: requests enter there), else of its busiest root operations.
+ */
 export async function selectRootSeries(
   store: Store,
   s: { fromNs: bigint; toNs: bigint; windowMs: number },
+  candidates: readonly RootOperation[] = [],
 ): Promise<RootSeries[]> {
-  const roots = await selectRootOperations(store, s);
+  const roots =
+    candidates.length > 0
+      ? candidates.slice(0, MAX_ROOT_OPERATIONS)
+      : await selectRootOperations(store, s);
   if (roots.length === 0) return [];
   const wanted = new Set(roots.map((r) => `${r.service}\0${r.operation}`));
   const rows = await store.query<{
