@@ -125,7 +125,7 @@ export function addTrace(
     for (const s of spans) {
       const a = answer.get(s.spanId);
       if (a && a.service !== s.service && !isAnswer(s.kind))
-        addCall(callStats, a.service, band, s.durationMs, a.durationMs);
+        addCall(callStats, s.service, a.service, band, s.durationMs, a.durationMs);
     }
   // Calls per (caller span, callee service): a wait before one of several calls to a service
   // may be a wait for a worker; before a lone call it is the caller's own work.
@@ -235,7 +235,7 @@ export function rankRootCauses(
   const mean = (c: Component) => ({ s: c.slow / slow.length, t: c.typical / typical.length });
   const ratioOf = (s: number, t: number): number => s / Math.max(t, 1e-3);
   const queued = foldQueueWaits(comps, mean, foldRatio, calls);
-  const waits = foldSharedWaits(comps, mean, foldRatio);
+  const waits = foldSharedWaits(comps, mean, foldRatio, calls);
   // Fold uninstrumented calls into a caller whose own time rose with them.
   const folded = new Map<string, number>();
   for (const [key, c] of comps) {

@@ -115,6 +115,22 @@ describe('waits on several callees rising together', () => {
     expect(c?.score).toBeGreaterThan(0.9);
   });
 
+  it("stay a starved callee's when its waits rose far more than the others' (HotROD's route under a burner)", () => {
+    // Route starved: its calls wait 40 ms before its server span and take 5x; the machine's
+    // bleed slows the frontend's own work and its other calls a little (x2 and +2 ms).
+    const c = top({
+      ...base,
+      feSelf: 2,
+      netA: 3,
+      netB: 3,
+      netRoute: 40,
+      routeSelf: 50,
+      gap: 30,
+    });
+    expect(c?.service).toBe('route');
+    expect(c?.evidence.waitsMs).toBeUndefined();
+  });
+
   it("stay the callee's when only its wait rose (its link)", () => {
     const c = top({ ...base, netA: 40 });
     expect(c).toMatchObject({ service: 'a', evidence: { kind: 'network' } });

@@ -37,24 +37,31 @@ function moveInto(comps: Map<string, Component>, key: string, c: Component, into
   comps.delete(key);
 }
 
-/** Per callee service, its calls' client and server ms summed per band (addTrace). */
+/**
+ * Per caller and callee service (`callKey`), their calls' client and server ms summed per band
+ * (addTrace).
+ */
 export type CallStats = Map<
   string,
   Record<'slow' | 'typical', { calls: number; callMs: number; serverMs: number }>
 >;
 
+export const callKey = (caller: string, callee: string): string => `${caller}\u0000${callee}`;
+
 /** Adds one call (its client span's and its answer's ms) to `stats`. */
 export function addCall(
   stats: CallStats,
+  caller: string,
   callee: string,
   band: 'slow' | 'typical',
   callMs: number,
   serverMs: number,
 ): void {
-  let s = stats.get(callee);
+  const key = callKey(caller, callee);
+  let s = stats.get(key);
   if (!s)
     stats.set(
-      callee,
+      key,
       (s = {
         slow: { calls: 0, callMs: 0, serverMs: 0 },
         typical: { calls: 0, callMs: 0, serverMs: 0 },
@@ -101,15 +108,8 @@ export function foldQueueWaits(
   const add = (k: string, ms: number) => folded.set(k, (folded.get(k) ?? 0) + ms);
   for (const [key, c] of [...comps]) {
     if (c.queueFor === undefined || c.caller === undefined) continue;
-    const st = calls.get(c.queueFor);
-    const per = (b: 'slow' | 'typical') => {
-      const x = st?.[b];
-      return x && x.calls > 0
-        ? { call: x.callMs / x.calls, server: x.serverMs / x.calls }
-        : undefined;
-    };
-    const s = per('slow');
-    const t = per('typical');
+    const s = perCall(calls, c.service, c.queueFor, 'slow');
+    const t = perCall(calls, c.service, c.queueFor, 'typical');
     comps.delete(key);
     if (!s || !t || !rose({ s: s.call, t: t.call }, foldRatio)) {
       moveShare(comps, c, 1, c.caller, () => selfOf(c));
@@ -146,23 +146,43 @@ export function foldQueueWaits(
   return folded;
 }
 
+/** Mean client and server ms per call from `caller` to `callee` in a band, if any. */
+function perCall(calls: CallStats, caller: string, callee: string, band: 'slow' | 'typical') {
+  const x = calls.get(callKey(caller, callee))?.[band];
+  return x && x.calls > 0 ? { call: x.callMs / x.calls, server: x.serverMs / x.calls } : undefined;
+}
+
+/** How much longer, ms, each call from `caller` to `callee` waited outside its answer. */
+function outsideRise(calls: CallStats, caller: string, callee: string): number {
+  const s = perCall(calls, caller, callee, 'slow');
+  const t = perCall(calls, caller, callee, 'typical');
+  return s && t ? s.call - s.server - (t.call - t.server) : 0;
+}
+
 /** A fresh own-time component like `c` (its service, host, operation), empty. */
 function selfOf(c: Component): Component {
   const { queueFor: _q, caller: _c, from: _f, ...rest } = c;
   return { ...rest, kind: 'self', slow: 0, typical: 0 };
 }
 
+/** Most the per-call waits of callees that rose together may differ (max over min). */
+const TOGETHER = 3;
+
 /**
  * Waits outside the answers of several callee services that rose together, from one caller
  * whose own time rose too, count for that caller: their common element is the caller's process
- * (starved of CPU, it reads every answer late), not each callee's network. A wait that rose on
- * one callee only stays that callee's (its link, its queue). Returns the ms folded per caller
- * component. Mutates `comps`.
+ * (starved of CPU, it reads every answer late), not each callee's network. Together: each call's
+ * wait rose by about as much (within x3 of each other, per call), as a late reader delays every
+ * answer alike; one callee's wait rising far more than the others' is that callee's (its link,
+ * or its process starved: HotROD's route under a CPU burner, while the machine's bleed slowed
+ * the frontend's other calls a little). A wait that rose on one callee only stays that callee's.
+ * Returns the ms folded per caller component. Mutates `comps`.
  */
 export function foldSharedWaits(
   comps: Map<string, Component>,
   mean: Mean,
   foldRatio: number,
+  calls: CallStats,
 ): Map<string, number> {
   const folded = new Map<string, number>();
   const byCaller = new Map<string, [string, Component][]>();
@@ -176,6 +196,10 @@ export function foldSharedWaits(
     const first = waits[0]?.[1];
     if (!first?.from || new Set(waits.map(([, c]) => c.service)).size < 2) continue;
     const { service, host } = first.from;
+    const rises = [...new Set(waits.map(([, c]) => c.service))].map((callee) =>
+      outsideRise(calls, service, callee),
+    );
+    if (Math.min(...rises) <= 0 || Math.max(...rises) > TOGETHER * Math.min(...rises)) continue;
     const own = [...comps.values()].filter(
       (o) => o.kind === 'self' && o.service === service && o.host === host,
     );
