@@ -92,6 +92,7 @@ export async function analyseIncident(
   g: EpisodeGroup<IncidentEpisode>,
   range: { fromNs: bigint; toNs: bigint },
   analyse: boolean,
+  entries: readonly { service: string; operation: string }[] = [],
 ): Promise<Incident> {
   const fromNs = msToNs(g.fromMs);
   const toNs = msToNs(g.toMs);
@@ -99,9 +100,14 @@ export async function analyseIncident(
   // Touched: calls into the callees (their spans); an uninstrumented callee (no spans of its
   // own) is touched through its callers' spans.
   const parents = g.episodes.flatMap((e) => (e.parentService ? [e.parentService] : []));
-  let touched = await selectIncidentRequests(store, { fromNs, toNs, services: g.services });
+  let touched = await selectIncidentRequests(store, {
+    fromNs,
+    toNs,
+    services: g.services,
+    entries,
+  });
   if (touched.requests === 0 && parents.length > 0)
-    touched = await selectIncidentRequests(store, { fromNs, toNs, services: parents });
+    touched = await selectIncidentRequests(store, { fromNs, toNs, services: parents, entries });
   const done = (rootCauses: ApiRootCause[]): Incident => ({
     ...head,
     requests: touched.requests,

@@ -109,7 +109,9 @@ export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
           fromNs: before.length > 0 ? msToNs(Math.max(...before)) : range.fromNs,
           toNs: after.length > 0 ? msToNs(Math.min(...after)) : range.toNs,
         };
-        incidents.push(await analyseIncident(ctx.store, g, clear, worst.has(g)));
+        incidents.push(
+          await analyseIncident(ctx.store, g, clear, worst.has(g), judged.entryOperations),
+        );
       }
       return answer({ incidents, sampling });
     });

@@ -1,7 +1,7 @@
 import { PEER_SERVICE_KEY, SERVER_ADDRESS_KEY, type CauseSpan } from '@tailscope/analysis';
 import type { Store } from './engine/client';
 import { hostOf } from './sql/ctes';
-import { join, param, sql, type Sql } from './sql/template';
+import { join, param, raw, sql, type Sql } from './sql/template';
 import { TRACES, TRACE_ID_TS } from './traces/tables';
 import {
   inWindow,
@@ -23,6 +23,12 @@ export interface IncidentScope {
   toNs: bigint;
   /** Services whose spans in [fromNs, toNs) mark a request as touched. */
   services: readonly string[];
+  /**
+   * The operations requests enter by, when known (the call series' callers no call reaches):
+   * the root is looked for among them only, read through the table's primary key instead of
+   * every span's parent in the window (160-210 ms at 10M spans).
+   */
+  entries?: readonly { service: string; operation: string }[] | undefined;
 }
 
 /**
@@ -36,17 +42,25 @@ export async function selectIncidentRequests(
 ): Promise<{ requests: number; root: { service: string; operation: string } | null }> {
   const touched = sql`SELECT DISTINCT TraceId FROM ${TRACES}
       WHERE ${inWindow(s.fromNs, s.toNs)} AND ServiceName IN ${param([...s.services], 'Array(String)')}`;
+  const entries = s.entries ?? [];
+  const among =
+    entries.length > 0
+      ? sql`ServiceName IN ${param([...new Set(entries.map((e) => e.service))], 'Array(String)')}
+      AND SpanName IN ${param([...new Set(entries.map((e) => e.operation))], 'Array(String)')} AND `
+      : raw('');
   const [count, roots] = await Promise.all([
     store.query<{ n: string }>(sql`SELECT toString(count()) AS n FROM (${touched})`),
     store.query<{ service: string; operation: string }>(sql`
     SELECT ServiceName AS service, SpanName AS operation FROM ${TRACES}
-    WHERE ${isRequestRoot} AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs)}
+    WHERE ${among}${isRequestRoot} AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs)}
       AND TraceId IN (${touched})
     GROUP BY ServiceName, SpanName
     ORDER BY count() DESC, ServiceName, SpanName
     LIMIT 1`),
   ]);
   const top = roots[0];
+  // No root among the entry operations (a root that calls nothing judged): look at them all.
+  if (!top && entries.length > 0) return selectIncidentRequests(store, { ...s, entries: [] });
   return { requests: Number(count[0]?.n ?? 0), root: top ?? null };
 }
 
@@ -64,7 +78,7 @@ interface SpanRow {
 }
 
 /** Most time intervals the traces' read names (merged across the closest gaps beyond). */
-const MAX_INTERVALS = 64;
+const MAX_INTERVALS = 256;
 
 /**
  * Where the given traces' spans lie: the union of each trace's interval from the trace-id
