@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerCache, answerBytes, questionKey } from './answer-cache';
+import { AnswerCache, MARGIN_GRACE_MS, answerBytes, questionKey } from './answer-cache';
 
 const size = () => 10;
 
@@ -13,6 +13,29 @@ describe('AnswerCache', () => {
     expect(await c.answer('q', 'v2', compute, size)).toBe(2);
     expect(await c.answer('q', 'v1', compute, size)).toBe(3);
     expect(c.stats()).toMatchObject({ hits: 1, misses: 3, entries: 1, bytes: 10 });
+  });
+
+  it('outlives new spans after the range end for MARGIN_GRACE_MS, never new spans in it', async () => {
+    let t = 1_000;
+    const c = new AnswerCache({ now: () => t });
+    let runs = 0;
+    const compute = () => Promise.resolve(++runs);
+    const v = (exact: string, inner: string) => ({ exact, inner });
+    expect(await c.answer('q', v('a', 'i1'), compute, size)).toBe(1);
+    // Spans arrived after the end only: the kept answer, while young.
+    t += MARGIN_GRACE_MS - 1;
+    expect(await c.answer('q', v('b', 'i1'), compute, size)).toBe(1);
+    // A span inside the range: computed again, however young.
+    expect(await c.answer('q', v('c', 'i2'), compute, size)).toBe(2);
+    // Old enough: only the exact version answers.
+    t += MARGIN_GRACE_MS;
+    expect(await c.answer('q', v('c', 'i2'), compute, size)).toBe(2);
+    expect(await c.answer('q', v('d', 'i2'), compute, size)).toBe(3);
+    expect(c.stats()).toMatchObject({ hits: 2, marginHits: 1, misses: 3 });
+    // A version given as one string matches exactly only.
+    const s = new AnswerCache({ now: () => t });
+    expect(await s.answer('q', 'x', compute, size)).toBe(4);
+    expect(await s.answer('q', 'y', compute, size)).toBe(5);
   });
 
   it('tells every asker what the answer took to compute: computed, joined or kept', async () => {

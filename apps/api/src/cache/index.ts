@@ -5,7 +5,13 @@ import { rangeVersion } from '../store/traces/range-version';
 import { noteAnswerCost } from '../store/engine/admission';
 import { AnswerCache, answerBytes, questionKey, type AnswerCacheOptions } from './answer-cache';
 
-export { AnswerCache, answerBytes, questionKey, type AnswerCacheStats } from './answer-cache';
+export {
+  AnswerCache,
+  answerBytes,
+  questionKey,
+  MARGIN_GRACE_MS,
+  type AnswerCacheStats,
+} from './answer-cache';
 
 /** One cache per store (a server has one; tests open several). */
 const caches = new WeakMap<Store, AnswerCache | null>();
