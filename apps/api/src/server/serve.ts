@@ -3,6 +3,7 @@ import { loadSettings, type Settings } from '../config';
 import { openStore, migrate, type Store } from '../store';
 import { startIngest, type IngestHandle, type IngestTuning } from '../ingest';
 import { buildApi } from './app';
+import { admissionGates } from './admit';
 import { storeOptions } from './store-options';
 import { startSelfTrace } from './self-trace';
 import { startCallBucketMaterializer } from '../store/call-buckets/cache';
@@ -113,7 +114,10 @@ export async function serve(
   metrics.watch({ ingest, store });
   // Fan-outs of closed 10-minute chunks are detected once and stored, so analysis over long
   // ranges reads them instead of joining every CLIENT and SERVER span again.
+  // Their timer passes give way while a person waits on an analysis (chunks.ts MAX_YIELDS).
+  const yieldTo = (): boolean => admissionGates(store).analysis.busy;
   const materializer = startFanoutMaterializer(store, {
+    yieldTo,
     onError: (err: unknown) => {
       if (log) console.error('tailscope: storing detected fan-outs failed:', err);
     },
@@ -121,6 +125,7 @@ export async function serve(
   // Episode series of closed chunks likewise, per 10 s bucket: episodes read them instead of
   // recomputing the calls of the whole range on every request.
   const bucketMaterializer = startCallBucketMaterializer(store, {
+    yieldTo,
     onError: (err: unknown) => {
       if (log) console.error('tailscope: storing episode series failed:', err);
     },
@@ -128,6 +133,7 @@ export async function serve(
   // And the settled 10 s buckets of the open chunk, so a range ending now computes live only
   // its newest seconds.
   const openMaterializer = startOpenBucketMaterializer(store, {
+    yieldTo,
     onError: (err: unknown) => {
       if (log) console.error('tailscope: storing open episode series failed:', err);
     },
@@ -135,6 +141,7 @@ export async function serve(
   // The open chunk's fan-outs and edges likewise: a page over a range ending now detects live
   // only the newest seconds, not up to ten minutes.
   const openFanouts = startOpenFanoutMaterializer(store, {
+    yieldTo,
     onError: (err: unknown) => {
       if (log) console.error('tailscope: storing open fan-outs failed:', err);
     },

@@ -45,8 +45,11 @@ describe('admission gate', () => {
   it('runs background work in a slot of its own, only while no person waits or runs', async () => {
     const gate = new AdmissionGate('analysis', { slots: 1, maxQueue: 4 }, DEFAULT_QUERY_BUDGET);
     const bg = await gate.enter(work(), { background: true });
+    // Background work alone does not make the gate busy for the materializers (chunks.ts).
+    expect(gate.busy).toBe(false);
     // The person's slot is free: admitted at once beside the background work.
     const person = await gate.enter(work());
+    expect(gate.busy).toBe(true);
     expect(gate.stats()).toMatchObject({ running: 2, queued: 0 });
     // The next background job waits while the first runs, and then while the person runs.
     let second = false;

@@ -143,6 +143,11 @@ export class AdmissionGate {
     private readonly budget: QueryBudget,
   ) {}
 
+  /** A person's request of this class is running or waiting (background refreshes aside). */
+  get busy(): boolean {
+    return this.running > 0 || this.queue.length > 0;
+  }
+
   stats(): GateStats {
     return {
       running: this.running + this.backgroundRunning,
