@@ -12,9 +12,11 @@
 // SHARED=1 keeps the answer cache: each run asks /episodes, then /incidents over the same range
 // (shifted 1 ms a run, so no run finds the last one's answers), as the Overview does; incidents
 // then reuse the episodes' judgement and the figure is their own part.
+// ANSWER_OUT=path writes the last incidents answer there and the last episodes answer beside it
+// (path.episodes.json), to compare answers before and after a change.
 const SHARED = process.env.SHARED === '1';
 if (!SHARED) process.env.TAILSCOPE_ANSWER_CACHE_MB = '0';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createGenerator, presetSpec } from '@tailscope/tracegen';
@@ -108,6 +110,7 @@ async function main(): Promise<void> {
       `asking for the last ${String(LAST_MIN)} min: ${new Date(askFrom).toISOString()} to ${new Date(toMs).toISOString()}`,
     );
   let last = '';
+  let lastEpisodes = '';
   const order = SHARED
     ? Array.from({ length: RUNS }, (_, i) => [
         ['episodes', i],
@@ -136,11 +139,17 @@ async function main(): Promise<void> {
     }
     const found = describeAnswer(route, res.statusCode, res.body);
     if (route === 'incidents' && res.statusCode === 200) last = res.body;
+    if (route === 'episodes' && res.statusCode === 200) lastEpisodes = res.body;
     console.log(
       `${route} run ${String(i + 1)}: ${String(res.statusCode)} in ` +
         `${(performance.now() - t).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms, ` +
         `load ${(loadavg()[0] ?? 0).toFixed(1)}; ${found}`,
     );
+  }
+  const out = process.env.ANSWER_OUT;
+  if (out) {
+    writeFileSync(out, last);
+    writeFileSync(out.replace(/(\.json)?$/, '.episodes.json'), lastEpisodes);
   }
   // The planted fault scored as bench:faults scores a real one (faults/score.ts).
   const fault = gen.truth.app?.fault;

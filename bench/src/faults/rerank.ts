@@ -5,7 +5,7 @@
 // kept store counts with the ranking as it now is. Writes OUT (default RESULT-rerank.json).
 process.env.TAILSCOPE_ANSWER_CACHE_MB = '0';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { buildStoreApi, openStore } from '@tailscope/api';
+import { buildStoreApi, migrate, openStore } from '@tailscope/api';
 import { scoreRun, type IncidentsAnswer, type RunResult } from './run';
 
 const [dir, resultPath, outArg] = process.argv.slice(2);
@@ -15,6 +15,9 @@ if (!dir || !resultPath) {
 }
 const run = JSON.parse(readFileSync(resultPath, 'utf8')) as RunResult;
 const store = openStore({ dataDir: dir });
+// A run's store may predate a migration (the evidence pre-aggregate's table): the server
+// migrates at start, so does this.
+await migrate(store);
 const api = await buildStoreApi(store);
 try {
   const incidents = async (from: number, to: number): Promise<IncidentsAnswer> => {

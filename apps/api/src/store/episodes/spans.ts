@@ -1,6 +1,6 @@
 import { CLIENT_KINDS, SERVER_KINDS } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
-import { hostOf, inWindow, ns } from '../sql/ctes';
+import { hostOf, inWindow, ns, withCtes } from '../sql/ctes';
 import { param, sql } from '../sql/template';
 import { TRACES } from '../traces/tables';
 
@@ -11,8 +11,12 @@ import { TRACES } from '../traces/tables';
  * it (client - server, floored at 0: the incidents' `network` split). The server span's host
  * is the episode's host (the callee series' host). A call belongs to the window of its server
  * span's start; a duplicated client span joins once (ANY). A SERVER span with no CLIENT parent
- * (called straight from its caller's span) is its own call: client = server, nothing outside. Only the client spans of the
- * traces those server spans are in are read into the join (not every client span of the range).
+ * (called straight from its caller's span) is its own call: client = server, nothing outside.
+ * Only the client spans whose 64-bit key of (trace, span id) is some server span's (trace,
+ * parent id) key are read into the join; the join still matches on the ids themselves, so a
+ * hash collision only adds a row that joins nothing. Reading every client span of the servers'
+ * traces instead (a join of ~1.5M rows at 10M spans) cost a third more (bench:incidents' store:
+ * 344 -> 227 ms median). Computing the servers once as a stage saved nothing measurable.
  */
 
 export interface SpanSplitQuery {
@@ -56,32 +60,40 @@ export async function selectSpanSplit(store: Store, q: SpanSplitQuery): Promise<
     clientNs: Num;
     serverNs: Num;
     outsideNs: Num;
-  }>(sql`
-    WITH servers AS (
-      SELECT TraceId, ParentSpanId, CAST(ServiceName, 'String') AS service,
-        ${hostOf('ResourceAttributes')} AS host,
-        toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs
-      FROM ${TRACES}
-      WHERE ${inWindow(fromNs, q.toNs)} AND SpanKind IN ${param([...SERVER_KINDS], 'Array(String)')}
-        AND ParentSpanId != '' AND ServiceName IN ${param(services, 'Array(String)')}
-        AND host IN ${param(hosts, 'Array(String)')}
-    )
-    SELECT s.service AS service, s.host AS host, toInt64(intDiv(s.startNs, ${ns(q.windowNs)})) AS window,
-      toUInt64(count()) AS calls, sum(if(c.SpanId = '', s.durationNs, c.durationNs)) AS clientNs,
-      sum(s.durationNs) AS serverNs,
-      sum(if(c.SpanId = '', 0, greatest(c.durationNs - s.durationNs, 0))) AS outsideNs
-    FROM servers AS s
-    ANY LEFT JOIN (
-      SELECT TraceId, SpanId, toInt64(Duration) AS durationNs
-      FROM ${TRACES}
-      WHERE ${inWindow(fromNs - CLIENT_LEAD_NS, q.toNs)}
-        AND SpanKind IN ${param([...CLIENT_KINDS], 'Array(String)')}
-        AND TraceId IN (SELECT TraceId FROM servers)
-    ) AS c ON s.TraceId = c.TraceId AND s.ParentSpanId = c.SpanId
-    GROUP BY service, host, window
-    ORDER BY service, host, window
-    LIMIT ${param(q.maxRows, 'UInt64')}
-    SETTINGS join_algorithm = 'parallel_hash'`);
+  }>(
+    withCtes(
+      [
+        {
+          name: 'servers',
+          body: sql`
+  SELECT TraceId, ParentSpanId, CAST(ServiceName, 'String') AS service,
+    ${hostOf('ResourceAttributes')} AS host,
+    toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs
+  FROM ${TRACES}
+  WHERE ${inWindow(fromNs, q.toNs)} AND SpanKind IN ${param([...SERVER_KINDS], 'Array(String)')}
+    AND ParentSpanId != '' AND ServiceName IN ${param(services, 'Array(String)')}
+    AND host IN ${param(hosts, 'Array(String)')}`,
+        },
+      ],
+      sql`
+SELECT s.service AS service, s.host AS host, toInt64(intDiv(s.startNs, ${ns(q.windowNs)})) AS window,
+  toUInt64(count()) AS calls, sum(if(c.SpanId = '', s.durationNs, c.durationNs)) AS clientNs,
+  sum(s.durationNs) AS serverNs,
+  sum(if(c.SpanId = '', 0, greatest(c.durationNs - s.durationNs, 0))) AS outsideNs
+FROM servers AS s
+ANY LEFT JOIN (
+  SELECT TraceId, SpanId, toInt64(Duration) AS durationNs
+  FROM ${TRACES}
+  WHERE ${inWindow(fromNs - CLIENT_LEAD_NS, q.toNs)}
+    AND SpanKind IN ${param([...CLIENT_KINDS], 'Array(String)')}
+    AND cityHash64(TraceId, SpanId) IN (SELECT cityHash64(TraceId, ParentSpanId) FROM servers)
+) AS c ON s.TraceId = c.TraceId AND s.ParentSpanId = c.SpanId
+GROUP BY service, host, window
+ORDER BY service, host, window
+LIMIT ${param(q.maxRows, 'UInt64')}
+SETTINGS join_algorithm = 'parallel_hash'`,
+    ),
+  );
   return rows.map((r) => ({
     service: r.service,
     host: r.host,
