@@ -18,8 +18,9 @@ import { timed, type Timing } from './timing';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 100_000);
 const RUNS = Number(process.env.RUNS ?? 3);
-// ONLY=cold: the cold answers alone (the issue's target), each run printed; OUT=file.json: the
-// last cold answer of each recording written out, to compare two versions to the last digit.
+// ONLY=cold: the cold answers alone (the issue's target), each run printed. OUT=file.json: the
+// answers (the last cold one, each prediction's, some previews') written out, to compare two
+// versions to the last digit.
 const COLD_ONLY = process.env.ONLY === 'cold';
 const OUT = process.env.OUT;
 const written: Record<string, CapacityWhatIf> = {};
@@ -80,6 +81,7 @@ function bench(name: string, trees: RequestTrees, scenarios: CapacityChange[][])
       ts.push(t);
       last = r;
     }
+    if (last) written[`${name} ${JSON.stringify(changes)}`] = last;
     console.log(`  predict ${JSON.stringify(changes)}: ${show(median(ts))}`);
     if (last) table(last);
   }
@@ -88,12 +90,13 @@ function bench(name: string, trees: RequestTrees, scenarios: CapacityChange[][])
   const [sample, sampleT] = timed(() => sampleCapacity(prepared, PREVIEW_REQUESTS, 1));
   console.log(`  preview sample of ${PREVIEW_REQUESTS} requests, made once: ${show(sampleT)}`);
   const previews: Timing[] = [];
-  for (let i = 0; i < 10 * RUNS; i++)
-    previews.push(
-      timed(() =>
-        simulateCapacityWhatIf(sample, [load(1.3 + 0.05 * i)], { bootstrapSamples: 200 }),
-      )[1],
+  for (let i = 0; i < 10 * RUNS; i++) {
+    const [r, t] = timed(() =>
+      simulateCapacityWhatIf(sample, [load(1.3 + 0.05 * i)], { bootstrapSamples: 200 }),
     );
+    previews.push(t);
+    if (i % 10 === 0) written[`${name} preview ${JSON.stringify(load(1.3 + 0.05 * i))}`] = r;
+  }
   console.log(
     `  preview, each update a new factor (median of ${previews.length}): ${show(median(previews))}`,
   );
