@@ -26,8 +26,16 @@ export interface CallIndex {
   rootOf: string[];
 }
 
-/** Indexes the calls of the trees by service and instance. O(nodes). */
-export function indexCalls(t: RequestTrees, ch: Children): CallIndex {
+/**
+ * Indexes the calls of the trees by service and instance, with each call's place among its
+ * instance's calls (`local`: a pass in node order can then fill or read per-instance columns,
+ * where a pass per instance in arrival order reads every cache line of a per-node column once
+ * per instance). O(nodes).
+ */
+export function indexCalls(
+  t: RequestTrees,
+  ch: Children,
+): { index: CallIndex; local: Uint32Array } {
   const n = t.parent.length;
   const service = new Int32Array(n).fill(-1);
   const instance = new Int32Array(n).fill(-1);
@@ -80,24 +88,32 @@ export function indexCalls(t: RequestTrees, ch: Children): CallIndex {
       instance[i] = k;
     }
   }
+  const local = new Uint32Array(n);
   return {
-    service,
-    instance,
-    request,
-    arrivalMs,
-    departureMs,
-    ownMs: ownTimes(t, ch),
-    services,
-    instances: byInstance(meta, instance, arrivalMs),
-    rootOf,
+    index: {
+      service,
+      instance,
+      request,
+      arrivalMs,
+      departureMs,
+      ownMs: ownTimes(t, ch),
+      services,
+      instances: byInstance(meta, instance, arrivalMs, local),
+      rootOf,
+    },
+    local,
   };
 }
 
-/** Each instance's nodes in arrival order (ties by node): one radix order of all nodes. */
+/**
+ * Each instance's nodes in arrival order (ties by node): one radix order of all nodes. Writes
+ * each call's place in its instance's list to `local`.
+ */
 function byInstance(
   meta: { service: number; host: string }[],
   instance: Int32Array,
   arrivalMs: Float64Array,
+  local: Uint32Array,
 ): CallIndex['instances'] {
   const count = new Uint32Array(meta.length + 1);
   for (let i = 0; i < instance.length; i++) if (instance[i]! >= 0) count[instance[i]! + 1]!++;
@@ -108,7 +124,9 @@ function byInstance(
   for (let j = 0; j < order.length; j++) {
     const i = order[j]!;
     const k = instance[i]!;
-    if (k >= 0) all[at[k]!++] = i;
+    if (k < 0) continue;
+    local[i] = at[k]! - count[k]!;
+    all[at[k]!++] = i;
   }
   return meta.map((m, k) => ({ ...m, nodes: all.subarray(count[k], count[k + 1]) }));
 }
