@@ -20,7 +20,7 @@ import {
   simulateMgk,
   type Chains,
 } from './queue';
-import type { CapacityFit, InstanceFit, ServiceFit, WindowSums } from './types';
+import type { ArrivalColumns, CapacityFit, InstanceFit, ServiceFit, WindowSums } from './types';
 
 export interface FitOptions {
   /** Known servers per instance (a pool size), by service; else the observed limit. */
@@ -49,7 +49,6 @@ export function fitCapacity(
   const { index: ix, local } = indexCalls(t, ch);
   const n = t.parent.length;
   const waitMs = new Float64Array(n);
-  const holdMs = new Float64Array(n);
   const windowOf = new Int32Array(n).fill(-1);
   const visitFirst = new Uint8Array(n);
   const visitWaitMs = new Float64Array(n);
@@ -93,7 +92,6 @@ export function fitCapacity(
     const f = fitted[j]!;
     const k = local[i]!;
     waitMs[i] = f.w[k]!;
-    holdMs[i] = f.fit.holds[k]!;
     windowOf[i] = f.win[k]!;
     if (f.first[k] === 1) {
       visitFirst[i] = 1;
@@ -105,10 +103,15 @@ export function fitCapacity(
     instances,
     services,
     waitMs,
-    holdMs,
     windowOf,
     visitFirst,
     visitWaitMs,
+    // The instances' own columns (arrival order), kept rather than gathered again.
+    arrival: {
+      visitFirst: fitted.map((f) => f.first),
+      visitWaitMs: fitted.map((f) => f.visitWait),
+      windowOf: fitted.map((f) => f.win),
+    },
     trees: t,
     sims: new Map(),
   };
@@ -120,6 +123,30 @@ export function fitCapacity(
     }
   }
   return fit;
+}
+
+/** The fit's per-node visit columns per instance, in arrival order (a preview's sample). */
+export function arrivalColumns(
+  ix: CallIndex,
+  fit: Pick<CapacityFit, 'visitFirst' | 'visitWaitMs' | 'windowOf'>,
+): ArrivalColumns {
+  const take = <A extends Uint8Array | Float64Array | Int32Array>(
+    from: A,
+    to: A,
+    nodes: Uint32Array,
+  ): A => {
+    for (let k = 0; k < nodes.length; k++) to[k] = from[nodes[k]!]!;
+    return to;
+  };
+  return {
+    visitFirst: ix.instances.map((x) =>
+      take(fit.visitFirst, new Uint8Array(x.nodes.length), x.nodes),
+    ),
+    visitWaitMs: ix.instances.map((x) =>
+      take(fit.visitWaitMs, new Float64Array(x.nodes.length), x.nodes),
+    ),
+    windowOf: ix.instances.map((x) => take(fit.windowOf, new Int32Array(x.nodes.length), x.nodes)),
+  };
 }
 
 /** One instance's calls in arrival order: arrival, departure, own time, request. */
