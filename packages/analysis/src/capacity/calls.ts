@@ -106,8 +106,11 @@ export function indexCalls(
 }
 
 /**
- * Each instance's nodes in arrival order (ties by node): one radix order of all nodes. Writes
- * each call's place in its instance's list to `local`.
+ * Each instance's nodes in arrival order (ties by node): grouped by instance in node order (a
+ * counting sort, with their arrivals), then each group ordered by arrival (sortedOrder is
+ * stable: ties stay in node order), the same order as one sort of all nodes by arrival, but
+ * each sort's values fit in cache (one sort of 3M nodes' arrivals was ~0.2 s). Writes each
+ * call's place in its instance's list to `local`.
  */
 function byInstance(
   meta: { service: number; host: string }[],
@@ -118,15 +121,24 @@ function byInstance(
   const count = new Uint32Array(meta.length + 1);
   for (let i = 0; i < instance.length; i++) if (instance[i]! >= 0) count[instance[i]! + 1]!++;
   for (let k = 0; k < meta.length; k++) count[k + 1] = count[k + 1]! + count[k]!;
-  const all = new Uint32Array(count[meta.length]!);
+  const grouped = new Uint32Array(count[meta.length]!);
+  const arrivals = new Float64Array(grouped.length);
   const at = count.slice(0, meta.length);
-  const order = sortedOrder(arrivalMs);
-  for (let j = 0; j < order.length; j++) {
-    const i = order[j]!;
+  for (let i = 0; i < instance.length; i++) {
     const k = instance[i]!;
     if (k < 0) continue;
-    local[i] = at[k]! - count[k]!;
-    all[at[k]!++] = i;
+    arrivals[at[k]!] = arrivalMs[i]!;
+    grouped[at[k]!++] = i;
+  }
+  const all = new Uint32Array(grouped.length);
+  for (let k = 0; k < meta.length; k++) {
+    const a = count[k]!;
+    const order = sortedOrder(arrivals.subarray(a, count[k + 1]));
+    for (let r = 0; r < order.length; r++) {
+      const i = grouped[a + order[r]!]!;
+      all[a + r] = i;
+      local[i] = r;
+    }
   }
   return meta.map((m, k) => ({ ...m, nodes: all.subarray(count[k], count[k + 1]) }));
 }
