@@ -26,6 +26,9 @@ export interface CallIndex {
   rootOf: string[];
 }
 
+/** (edge, host) pairs up to this many are looked up in a typed table (4 MB), more in a Map. */
+const MAX_PAIR_TABLE = 1 << 20;
+
 /**
  * Indexes the calls of the trees by service and instance, with each call's place among its
  * instance's calls (`local`: a pass in node order can then fill or read per-instance columns,
@@ -44,13 +47,19 @@ export function indexCalls(
   const departureMs = new Float64Array(n);
   const services: string[] = [];
   const serviceIds = new Map<string, number>();
-  // Per (edge, host) pair its instance, found once per pair rather than once per node.
+  // Per (edge, host) pair its instance + 1 (0: not met yet), found once per pair rather than
+  // once per node: a typed table when the pairs are few enough, else a Map (one lookup per
+  // node of a Map cost ~25 ms at 3M calls).
+  const hostCount = Math.max(1, t.hosts.length);
+  const pairCount = t.edges.length * hostCount;
+  const table = pairCount <= MAX_PAIR_TABLE ? new Int32Array(pairCount) : undefined;
   const pairs = new Map<number, number>();
+  // Per edge the root operation's name, made once per edge rather than once per request.
+  const rootNames = new Array<string | undefined>(t.edges.length);
   const meta: { service: number; host: string }[] = [];
   const instanceIds = new Map<string, number>();
   const requests = t.nodeOffsets.length - 1;
   const rootOf = new Array<string>(requests).fill('');
-  const hostCount = Math.max(1, t.hosts.length);
   for (let q = 0; q < requests; q++) {
     const base = t.requestStartMs[q]!;
     const root = t.nodeOffsets[q]!;
@@ -62,11 +71,11 @@ export function indexCalls(
       if (e < 0) continue;
       if (t.parent[i] === root && rootOf[q] === '') {
         const edge = t.edges[e]!;
-        rootOf[q] = `${edge.parentService}/${edge.parentOperation}`;
+        rootOf[q] = rootNames[e] ??= `${edge.parentService}/${edge.parentOperation}`;
       }
       const pair = e * hostCount + t.host[i]!;
-      let k = pairs.get(pair);
-      if (k === undefined) {
+      let k = table ? table[pair]! - 1 : (pairs.get(pair) ?? -1);
+      if (k < 0) {
         const name = t.edges[e]!.leafService;
         let s = serviceIds.get(name);
         if (s === undefined) {
@@ -82,7 +91,8 @@ export function indexCalls(
           meta.push({ service: s, host });
           instanceIds.set(key, k);
         }
-        pairs.set(pair, k);
+        if (table) table[pair] = k + 1;
+        else pairs.set(pair, k);
       }
       service[i] = meta[k]!.service;
       instance[i] = k;
