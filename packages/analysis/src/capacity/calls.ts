@@ -85,12 +85,12 @@ export function indexCalls(
         }
         const host = t.hosts[t.host[i]!] ?? '';
         const key = `${s}\u0000${host}`;
-        k = instanceIds.get(key);
-        if (k === undefined) {
+        const known = instanceIds.get(key);
+        if (known === undefined) {
           k = meta.length;
           meta.push({ service: s, host });
           instanceIds.set(key, k);
-        }
+        } else k = known;
         if (table) table[pair] = k + 1;
         else pairs.set(pair, k);
       }
