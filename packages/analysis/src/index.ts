@@ -135,6 +135,14 @@ export {
 export { cumulativeRates } from './metric-rates';
 export { episodeCause } from './episode-cause';
 export { gcBackgroundWindows, measuredSharingModes, withMeasuredModes } from './measured-modes';
+export {
+  EvidenceSeriesBuilder,
+  evidenceRows,
+  evidenceSeries,
+  seriesCount,
+  type EvidenceRowOf,
+  type EvidenceSeries,
+} from './evidence-series';
 export { HOST_CPUS, HOST_IDLE, neighbourBusy } from './neighbour-busy';
 export {
   CONTAINER_CPU_LIMIT,

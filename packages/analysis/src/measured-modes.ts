@@ -1,10 +1,11 @@
 import type { BackgroundWindow } from './background';
 import type { LeafCalls } from './types';
 import { UNKNOWN_MODE } from './conventions';
+import type { EvidenceSeries } from './evidence-series';
 
 /**
  * Sharing mode and background activity measured from metric evidence when spans do not carry
- * them (issue #27; docs/metrics.md "Sharing mode measured"). Pure; O(rows + calls).
+ * them (issue #27; docs/metrics.md "Sharing mode measured"). Pure; O(values + calls).
  *
  * Per host, over the windows its neighbour-pressure (CPU steal) or throttling evidence has:
  * - `contended`: at least CONTENDED_WINDOW_SHARE of the windows had steal or throttling at
@@ -33,31 +34,39 @@ export interface HostSignalRow {
 
 const PRESSURE = new Set(['neighbour-pressure', 'throttling']);
 
-/** Measured sharing mode per host that has steal or throttling evidence. */
-export function measuredSharingModes(rows: readonly HostSignalRow[]): Map<string, string> {
+/** Measured sharing mode per host that has steal or throttling evidence. O(values). */
+export function measuredSharingModes(s: EvidenceSeries): Map<string, string> {
   // Per host and window, the worst of its steal and throttling values.
   const perHost = new Map<string, Map<number, number>>();
-  for (const r of rows) {
-    if (!PRESSURE.has(r.signal) || !Number.isFinite(r.value)) continue;
-    let w = perHost.get(r.host);
-    if (!w) perHost.set(r.host, (w = new Map<number, number>()));
-    w.set(r.window, Math.max(w.get(r.window) ?? 0, r.value));
+  for (let i = 0; i < s.host.length; i++) {
+    if (!PRESSURE.has(s.signal[i] as string)) continue;
+    const host = s.host[i] as string;
+    let w = perHost.get(host);
+    if (!w) perHost.set(host, (w = new Map<number, number>()));
+    for (let j = s.start[i] as number; j < (s.start[i + 1] as number); j++) {
+      const v = s.value[j] as number;
+      if (!Number.isFinite(v)) continue;
+      const window = s.window[j] as number;
+      w.set(window, Math.max(w.get(window) ?? 0, v));
+    }
   }
   const out = new Map<string, string>();
   for (const [host, windows] of perHost) {
-    const values = [...windows.values()];
-    const high = values.filter((v) => v >= CONTENDED_LEVEL).length;
-    const mean = values.reduce((s, v) => s + v, 0) / values.length;
-    out.set(
-      host,
-      high >= CONTENDED_WINDOW_SHARE * values.length
-        ? 'contended'
-        : mean >= SHARED_LEVEL
-          ? 'shared'
-          : 'dedicated',
-    );
+    if (windows.size === 0) continue;
+    out.set(host, modeOf([...windows.values()]));
   }
   return out;
+}
+
+/** The mode of a host's per-window pressure values (at least one). */
+function modeOf(values: readonly number[]): string {
+  const high = values.filter((v) => v >= CONTENDED_LEVEL).length;
+  const mean = values.reduce((a, v) => a + v, 0) / values.length;
+  return high >= CONTENDED_WINDOW_SHARE * values.length
+    ? 'contended'
+    : mean >= SHARED_LEVEL
+      ? 'shared'
+      : 'dedicated';
 }
 
 /**
@@ -66,17 +75,20 @@ export function measuredSharingModes(rows: readonly HostSignalRow[]): Map<string
  * base, exact as float64, as backgroundOfCalls expects).
  */
 export function gcBackgroundWindows(
-  rows: readonly HostSignalRow[],
+  s: EvidenceSeries,
   startOf: (window: number) => number,
 ): BackgroundWindow[] {
-  return rows
-    .filter((r) => r.signal === 'gc-pause' && r.value >= GC_BACKGROUND_LEVEL)
-    .map((r) => ({
-      host: r.host,
-      start: startOf(r.window),
-      end: startOf(r.window + 1),
-      kind: MEASURED_GC_KIND,
-    }));
+  const out: BackgroundWindow[] = [];
+  for (let i = 0; i < s.host.length; i++) {
+    if (s.signal[i] !== 'gc-pause') continue;
+    const host = s.host[i] as string;
+    for (let j = s.start[i] as number; j < (s.start[i + 1] as number); j++) {
+      if (!((s.value[j] as number) >= GC_BACKGROUND_LEVEL)) continue;
+      const w = s.window[j] as number;
+      out.push({ host, start: startOf(w), end: startOf(w + 1), kind: MEASURED_GC_KIND });
+    }
+  }
+  return out;
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   type BackgroundWindow,
 } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
-import { selectHostEvidence, type EvidenceRow } from './evidence';
+import { selectHostEvidence } from './evidence';
 import { sql } from '../sql/template';
 
 /**
@@ -47,7 +47,7 @@ export async function measureHosts(
 ): Promise<HostMeasurement> {
   const hosts = q.hosts.filter((h) => h !== '' && h !== UNKNOWN_HOST);
   if (hosts.length === 0 || !(await hasMetricTables(store))) return { modes: new Map(), gc: [] };
-  const rows: EvidenceRow[] = await selectHostEvidence(store, {
+  const evidence = await selectHostEvidence(store, {
     fromNs: q.fromNs,
     toNs: q.toNs,
     windowNs: MEASURE_WINDOW_NS,
@@ -55,5 +55,8 @@ export async function measureHosts(
     maxRows: MAX_ROWS,
   });
   const startOf = (w: number): number => Number(BigInt(w) * MEASURE_WINDOW_NS - q.baseNs);
-  return { modes: measuredSharingModes(rows), gc: gcBackgroundWindows(rows, startOf) };
+  return {
+    modes: measuredSharingModes(evidence),
+    gc: gcBackgroundWindows(evidence, startOf),
+  };
 }
