@@ -134,7 +134,19 @@ export {
 } from './capacity';
 export { cumulativeRates } from './metric-rates';
 export { episodeCause } from './episode-cause';
-export { gcBackgroundWindows, measuredSharingModes, withMeasuredModes } from './measured-modes';
+export {
+  gcBackgroundWindows,
+  judgedHosts,
+  measuredSharingModes,
+  withMeasuredModes,
+} from './measured-modes';
+export {
+  MAX_MEASURED_POINTS,
+  MEASURED_RULES,
+  measuredGcEvidence,
+  measuredModeEvidence,
+  type MeasuredHostEvidence,
+} from './measured-evidence';
 export {
   EvidenceSeriesBuilder,
   evidenceRows,
