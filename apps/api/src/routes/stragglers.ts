@@ -19,6 +19,7 @@ import { analysisPool } from '../whatif-worker/pool';
 import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
+import { withMeasuredCauses } from './stragglers-measured';
 
 const MAX_DIMENSIONS = 12;
 
@@ -98,7 +99,7 @@ export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
         calls: a.calls,
         sampled: loaded.sampled,
         omittedRows: a.omittedRows,
-        rows: a.rows,
+        rows: withMeasuredCauses(a.rows, loaded.measured),
         sampling,
       };
     });

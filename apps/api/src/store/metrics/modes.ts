@@ -5,7 +5,7 @@ import {
   type BackgroundWindow,
 } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
-import { selectHostEvidence } from './evidence';
+import { selectHostEvidence, type HostEvidence } from './evidence';
 import { sql } from '../sql/template';
 
 /**
@@ -38,6 +38,21 @@ export interface HostMeasurement {
   modes: Map<string, string>;
   /** GC windows, times in ns relative to the caller's base. */
   gc: BackgroundWindow[];
+  /** The evidence read, in MEASURE_WINDOW_NS windows (absent when none was read). */
+  evidence?: HostEvidence;
+}
+
+/** What a leaf load measured: the evidence behind causes measured from metrics. */
+export interface MeasuredCauses {
+  evidence: HostEvidence;
+  /** Every measured host's mode (a mode's baseline reads the hosts judged otherwise). */
+  modes: ReadonlyMap<string, string>;
+  /** The hosts whose calls took a measured mode, with it. */
+  judged: ReadonlyMap<string, string>;
+  /** The hosts whose calls got measured gc windows. */
+  gcHosts: readonly string[];
+  /** The evidence's window. */
+  windowMs: number;
 }
 
 /** The hosts' measured modes and GC windows over [from, to). */
@@ -58,5 +73,6 @@ export async function measureHosts(
   return {
     modes: measuredSharingModes(evidence),
     gc: gcBackgroundWindows(evidence, startOf),
+    evidence,
   };
 }
