@@ -6,9 +6,14 @@
 // in process: the server's CPU), the load average (the machine is shared) and what was found.
 // Not a test. Issue 28 asks for incidents over the last hour of 10M spans in under 1 s.
 //
-// env: SPANS (default 1000000), RUNS (3), DATA_DIR (a temp dir, reused when it already holds
-// the spans: FRESH=1 rebuilds it).
-process.env.TAILSCOPE_ANSWER_CACHE_MB = '0';
+// env: SPANS (default 1000000), RUNS (3), RATE (requests/s of the preset, default its own: 20),
+// LAST_MIN (ask for the last N minutes of the run, default the whole run), DATA_DIR (a temp
+// dir, reused when it already holds the spans: FRESH=1 rebuilds it).
+// SHARED=1 keeps the answer cache: each run asks /episodes, then /incidents over the same range
+// (shifted 1 ms a run, so no run finds the last one's answers), as the Overview does; incidents
+// then reuse the episodes' judgement and the figure is their own part.
+const SHARED = process.env.SHARED === '1';
+if (!SHARED) process.env.TAILSCOPE_ANSWER_CACHE_MB = '0';
 import { rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,12 +26,16 @@ import {
   selectStats,
 } from '@tailscope/api';
 import { insertGenerated } from './generated-store';
+import { delayWindows, scoreFault } from './faults/score';
 import { endpointUrl, parseAnswer, type ErrorBody } from '@tailscope/contracts';
 
 const SPANS = Number(process.env.SPANS ?? 1_000_000);
 const RUNS = Number(process.env.RUNS ?? 3);
+const RATE = process.env.RATE ? Number(process.env.RATE) : undefined;
+const LAST_MIN = process.env.LAST_MIN ? Number(process.env.LAST_MIN) : undefined;
 const DATA_DIR = resolve(
-  process.env.DATA_DIR ?? join(tmpdir(), `tailscope-bench-incidents-${String(SPANS)}`),
+  process.env.DATA_DIR ??
+    join(tmpdir(), `tailscope-bench-incidents-${String(SPANS)}${RATE ? `-r${String(RATE)}` : ''}`),
 );
 const START = '2025-01-01T00:00:00Z';
 
@@ -46,12 +55,12 @@ function describeAnswer(route: 'episodes' | 'incidents', status: number, text: s
 }
 
 async function main(): Promise<void> {
-  const spec = presetSpec('microservices');
+  const spec = presetSpec('microservices', RATE ? { ratePerSecond: RATE } : {});
   const probe = createGenerator(spec, { requests: 1000, seed: 1, start: START });
   const requests = Math.floor((SPANS * 1000) / probe.expectedSpans);
   const gen = createGenerator(spec, { requests, seed: 1, start: START });
   const fromMs = gen.truth.start.epochMs;
-  const toMs = fromMs + gen.truth.durationMs + 60_000;
+  const toMs = Math.ceil(fromMs + gen.truth.durationMs + 60_000);
   let store = openStore({ dataDir: DATA_DIR });
   await migrate(store);
   const have = (await selectStats(store)).spans;
@@ -69,30 +78,91 @@ async function main(): Promise<void> {
     `microservices: ${requests.toLocaleString()} requests, ${spans.toLocaleString()} spans, ` +
       `${((toMs - fromMs) / 60_000).toFixed(0)} min; fault ${JSON.stringify(gen.truth.app?.fault)}`,
   );
-  const ns = (ms: number): bigint => BigInt(ms) * 1_000_000n;
+  const ns = (ms: number): bigint => BigInt(Math.round(ms)) * 1_000_000n;
   const built = await materializeCallBuckets(store, {
     fromNs: ns(fromMs),
     toNs: ns(toMs),
     nowNs: ns(Date.now()),
   });
   console.log(`stored call buckets: ${String(built.chunks)} chunks built`);
-  const api = await buildStoreApi(store);
-  for (const route of ['episodes', 'incidents'] as const)
-    for (let i = 0; i < RUNS; i++) {
+  // PROFILE=1: the wall time of each query the requests run, by its first lines (the store's
+  // query, wrapped: the engine runs in process, so this is where a request's time goes).
+  const profile: { sql: string; ms: number }[] = [];
+  if (process.env.PROFILE === '1') {
+    const query = store.query.bind(store);
+    store.query = async <T>(q: Parameters<typeof query>[0]): Promise<T[]> => {
       const t = performance.now();
-      const cpu = process.cpuUsage();
-      const res = await api.inject({
-        method: 'GET',
-        url: endpointUrl(route, { query: { from: fromMs, to: toMs } }),
-      });
-      const used = process.cpuUsage(cpu);
-      const found = describeAnswer(route, res.statusCode, res.body);
-      console.log(
-        `${route} run ${String(i + 1)}: ${String(res.statusCode)} in ` +
-          `${(performance.now() - t).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms, ` +
-          `load ${(loadavg()[0] ?? 0).toFixed(1)}; ${found}`,
+      try {
+        return await query<T>(q);
+      } finally {
+        const text = q.text.replace(/\s+/g, ' ').trim();
+        profile.push({ sql: text.slice(0, 150), ms: performance.now() - t });
+      }
+    };
+  }
+  const api = await buildStoreApi(store);
+  // The question asked: the whole run, or its last LAST_MIN minutes (ending at the run's end).
+  const askFrom = LAST_MIN ? toMs - LAST_MIN * 60_000 : fromMs;
+  if (LAST_MIN)
+    console.log(
+      `asking for the last ${String(LAST_MIN)} min: ${new Date(askFrom).toISOString()} to ${new Date(toMs).toISOString()}`,
+    );
+  let last = '';
+  const order = SHARED
+    ? Array.from({ length: RUNS }, (_, i) => [
+        ['episodes', i],
+        ['incidents', i],
+      ])
+        .flat()
+        .map(([r, i]) => ({ route: r as 'episodes' | 'incidents', i: i as number }))
+    : (['episodes', 'incidents'] as const).flatMap((route) =>
+        Array.from({ length: RUNS }, (_, i) => ({ route, i })),
       );
+  for (const { route, i } of order) {
+    const t = performance.now();
+    const cpu = process.cpuUsage();
+    const res = await api.inject({
+      method: 'GET',
+      url: endpointUrl(route, {
+        query: SHARED ? { from: askFrom + i, to: toMs + i } : { from: askFrom, to: toMs },
+      }),
+    });
+    const used = process.cpuUsage(cpu);
+    if (profile.length > 0) {
+      for (const p of [...profile].sort((a, b) => b.ms - a.ms).slice(0, 12))
+        console.log(`  ${p.ms.toFixed(0).padStart(6)} ms  ${p.sql}`);
+      console.log(`  ${String(profile.length)} queries`);
+      profile.length = 0;
     }
+    const found = describeAnswer(route, res.statusCode, res.body);
+    if (route === 'incidents' && res.statusCode === 200) last = res.body;
+    console.log(
+      `${route} run ${String(i + 1)}: ${String(res.statusCode)} in ` +
+        `${(performance.now() - t).toFixed(0)} ms, CPU ${((used.user + used.system) / 1000).toFixed(0)} ms, ` +
+        `load ${(loadavg()[0] ?? 0).toFixed(1)}; ${found}`,
+    );
+  }
+  // The planted fault scored as bench:faults scores a real one (faults/score.ts).
+  const fault = gen.truth.app?.fault;
+  if (fault && last !== '') {
+    const answer = parseAnswer('incidents', last);
+    const label = {
+      fault: 'cpu' as const,
+      target: 'customer' as const,
+      startMs: fromMs + fault.startMs,
+      endMs: fromMs + fault.endMs,
+      detail: '',
+    };
+    const r = scoreFault(label, answer.incidents);
+    const w = (answer.windowSeconds ?? 10) * 1000;
+    const inRange = label.startMs >= askFrom;
+    console.log(
+      `planted fault on ${fault.service} (${fault.host}) ${new Date(label.startMs).toISOString().slice(11, 19)}-${new Date(label.endMs).toISOString().slice(11, 19)}` +
+        (inRange
+          ? `: ${r.detected ? `rank ${String(r.rank || '-')} (${r.top.join(', ')}), first window ${String(delayWindows(r.delayMs ?? 0, w))} after its start` : 'not found'}`
+          : `: began before the range asked${r.detected ? `; rank ${String(r.rank || '-')} (${r.top.join(', ')})` : ''}`),
+    );
+  }
   await api.close();
   await store.close();
 }

@@ -7,7 +7,9 @@ import { randomFromSeed } from '@tailscope/analysis/testing';
  * `netFault`, requests starting in [from, to) of the run wait `U(15, 30)` ms more between the
  * client's start and the api server span's start (network or a queue before the server); the
  * server span itself is unchanged. With `dbFault`, db's own time is 10x in [from, to) (a slow
- * callee two hops down). Seeded; times in integer ns.
+ * callee two hops down). With `rootFault`, the frontend waits `U(20, 40)` ms of its own time before
+ * its call (a worker pool made smaller in front of the call): requests slower, no call slower.
+ * Seeded; times in integer ns.
  */
 export interface NetworkRun {
   startMs: number;
@@ -17,6 +19,7 @@ export interface NetworkRun {
   /** Fault window as fractions of the run; absent: no fault. */
   netFault?: { from: number; to: number };
   dbFault?: { from: number; to: number };
+  rootFault?: { from: number; to: number };
 }
 
 const MS = 1_000_000n;
@@ -49,7 +52,9 @@ export function networkRun(o: NetworkRun): SpanRecord[] {
     const apiSelfNs = lognormalNs(3, 0.3);
     const netNs = BigInt(Math.round((0.1 + 0.1 * r()) * 1e6));
     const ids = { root: hex(16), call: hex(16), api: hex(16), dbc: hex(16), db: hex(16) };
-    const callStart = start + 200_000n;
+    // Drawn only inside the fault, as `extra`: runs without it keep their numbers.
+    const wait = inside(o.rootFault) ? BigInt(Math.round((20 + 20 * r()) * 1e6)) : 0n;
+    const callStart = start + 200_000n + wait;
     const apiStart = callStart + netNs + extra;
     const dbcStart = apiStart + apiSelfNs / 2n;
     const dbStart = dbcStart + 50_000n;

@@ -70,7 +70,11 @@ describe('incidents on the microservices preset', () => {
     expect(inc.rootCauses.some((c) => c.service === 'mysql')).toBe(false);
     expect(top?.score).toBeGreaterThan((second?.score ?? 0) + (body.tieMargin ?? 0.1));
     expect(top?.evidence.tiedWith).toEqual([]);
-    expect(new Set(inc.affected.map((a) => a.service))).toEqual(new Set(['customer', 'mysql']));
+    // The calls into customer and its MySQL calls, and the requests (the root operation's own
+    // series, frontend's) they slowed.
+    expect(new Set(inc.affected.map((a) => a.service))).toEqual(
+      new Set(['customer', 'mysql', 'frontend']),
+    );
     // Exemplars to open: slow ones in the incident, slowest first; typical ones before it.
     const ex = inc.exemplars;
     expect(ex?.slow.length).toBeGreaterThan(0);
@@ -96,8 +100,10 @@ describe('incidents on the microservices preset', () => {
       });
       const episodes = res.json<EpisodesResponse>().episodes;
       expect(episodes.length).toBeGreaterThanOrEqual(2);
+      // Besides, the requests' own series (the root operation, judged by incidents only).
+      const calls = inc.affected.filter((a) => a.service !== 'frontend');
       expect(new Set(episodes.map((e) => `${e.service} ${e.operation ?? '*'}`))).toEqual(
-        new Set(inc.affected.map((a) => `${a.service} ${a.operation}`)),
+        new Set(calls.map((a) => `${a.service} ${a.operation}`)),
       );
     } finally {
       await api.close();
@@ -141,12 +147,59 @@ describe('incidents on hand-made requests', () => {
       );
       // The db fault: one incident with api's slowed calls, db-0's own time its cause.
       expect(db?.fromMs).toBeGreaterThanOrEqual(START_MS + 6 * MIN - 10_000);
-      expect(new Set(db?.affected.map((a) => a.service))).toEqual(new Set(['api', 'db']));
+      expect(new Set(db?.affected.map((a) => a.service))).toEqual(
+        new Set(['api', 'db', 'frontend']),
+      );
+      expect(db?.affected.find((a) => a.service === 'frontend')?.operation).toBe('GET /home');
       expect(db?.rootCauses[0]).toMatchObject({ service: 'db', host: 'db-0', operation: 'query' });
       expect(db?.rootCauses[0]?.evidence.kind).toBe('self');
       // Its typical requests come from after the network incident, not from inside it: every
       // request of the db fault is slower than their p90, so the slow sample is full.
       expect(db?.rootCauses[0]?.evidence.slowRequests).toBe(100);
+    } finally {
+      await close();
+    }
+  });
+
+  it("finds requests slower with no call slower: the root's own time", async () => {
+    const { store, close } = await openTempStore('incidents-root');
+    try {
+      // From 4:00 to 5:30 the frontend waits 20-40 ms before its call to api (a smaller worker
+      // pool in front of it); no call got slower.
+      await insertSpans(
+        store,
+        networkRun({
+          startMs: START_MS,
+          requests: 3000,
+          ratePerSecond: 5,
+          seed: 7,
+          rootFault: { from: 0.4, to: 0.55 },
+        }),
+      );
+      const range = `from=${START_MS}&to=${START_MS + 10 * MIN}`;
+      const body = await incidents(store, range);
+      expect(body.incidents).toHaveLength(1);
+      const [inc] = body.incidents;
+      expect(inc?.fromMs).toBeGreaterThanOrEqual(START_MS + 4 * MIN - 10_000);
+      expect(inc?.toMs).toBeLessThanOrEqual(START_MS + 5.5 * MIN + 10_000);
+      expect(inc?.affected).toEqual([
+        {
+          service: 'frontend',
+          operation: 'GET /home',
+          ratio: expect.any(Number) as number,
+          kind: 'root',
+        },
+      ]);
+      expect(inc?.rootCauses[0]).toMatchObject({ service: 'frontend', operation: 'GET /home' });
+      expect(inc?.rootCauses[0]?.evidence.kind).toBe('self');
+      // Episodes judge calls only: none got slower.
+      const api = await buildStoreApi(store);
+      try {
+        const res = await api.inject({ method: 'GET', url: `/api/v1/episodes?${range}` });
+        expect(res.json<EpisodesResponse>().episodes).toEqual([]);
+      } finally {
+        await api.close();
+      }
     } finally {
       await close();
     }

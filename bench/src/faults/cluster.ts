@@ -2,9 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { probeNetFaults, type NetFaults } from './inject-net';
 import { CONTROL_ADDRESS, Topology, type NsProcess } from './topology';
 import { SERVICES, type Service } from './schedule';
-import { FETCH_MANY, FORWARD, LOAD, PROBE } from './scripts';
+import { FETCH_MANY, FORWARD, LOAD, PROBE, PROC_METRICS } from './scripts';
 
 /**
  * HotROD split into its services, one process per service in its own namespace (topology.ts),
@@ -47,8 +48,8 @@ export interface Cluster {
   realtime: string[];
   /** The running process of a service (its pid is HotROD's: `ip netns exec` execs it). */
   process: (s: Service) => NsProcess;
-  /** Whether the kernel has `netem` (this one may not: then inject.ts uses its stand-ins). */
-  netem: boolean;
+  /** How network faults are made here (inject-net.ts): netem, the kernel queues, or the relay. */
+  netFaults: NetFaults;
   /** The one-way delay the frontend's link relay adds to a service's answers (0: none). */
   setLinkDelay: (s: Service, ms: number) => void;
   /** Stops a service and starts it again with extra HotROD flags; resolves once it listens. */
@@ -72,7 +73,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const procs = new Map<Service, NsProcess>();
   const stop = async (): Promise<void> => {
     await topo.destroy();
-    rmSync(dataDir, { recursive: true, force: true });
+    // KEEP_DATA=1 keeps the store (its spans and metrics) to look into after the run.
+    if (process.env.KEEP_DATA === '1') console.log(`store kept: ${dataDir}`);
+    else rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     const realtime = realtimePrefix();
@@ -114,6 +117,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         throw new Error(`tailscope did not come up: ${tailscope.output()}`);
       await sleep(300);
     }
+    // The services' pids, for the host-metrics reporter (rewritten on each start).
+    const pidFile = join(dataDir, 'pids.json');
+    const pids: Record<string, number> = {};
     const start = (s: Service, flags: string[]): NsProcess => {
       const m = topo.member(s);
       const [cmd = opts.hotrod, ...args] = [...realtime, opts.hotrod, s, '-x', 'otlp', ...flags];
@@ -123,6 +129,8 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         OTEL_RESOURCE_ATTRIBUTES: `host.name=${s}`,
       });
       procs.set(s, p);
+      pids[s] = p.child.pid ?? 0;
+      writeFileSync(pidFile, JSON.stringify(pids));
       return p;
     };
     const listening = async (s: Service): Promise<void> => {
@@ -136,6 +144,13 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       }
     };
     for (const s of SERVICES) start(s, []);
+    // HotROD sends no metrics: their host metrics from the kernel (scripts.ts PROC_METRICS).
+    if (process.env.PROC_METRICS !== '0')
+      node(topo.control, PROC_METRICS, [
+        `http://${CONTROL_ADDRESS}:${String(OTLP_HTTP)}/v1/metrics`,
+        pidFile,
+        '1000',
+      ]);
     // The frontend's own namespace forwards 0.0.0.0:PORT to each service (scripts.ts FORWARD).
     const routes = SERVICES.filter((s) => s !== 'frontend').map((s) => [
       PORTS[s],
@@ -146,18 +161,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     writeFileSync(control, '{}');
     // The relay is on every call's path: it runs as HotROD does.
     node(topo.member('frontend').ns, FORWARD, [JSON.stringify(routes), control], realtime);
-    const netem = await topo
-      .exec(topo.control, 'sh', [
-        '-c',
-        'tc qdisc add dev lo root netem delay 0ms && tc qdisc del dev lo root',
-      ])
-      .then(() => true)
-      .catch(() => false);
+    const netFaults = await probeNetFaults({ topo });
     for (const s of SERVICES) await listening(s);
     return {
       topo,
       realtime,
-      netem,
+      netFaults,
       setLinkDelay: (s, ms) => {
         delays[String(PORTS[s])] = ms;
         writeFileSync(control, JSON.stringify(delays));

@@ -24,6 +24,15 @@ export interface FaultLabel {
   endMs: number;
   /** The exact injection (the tc or HotROD flags, the burner count). */
   detail: string;
+  /** What the fault measurably did (a queue's mean backlog, the packets dropped). */
+  measured?: string;
+  /**
+   * Whether the load was quiet before the fault (quiet.ts): false when it was still not after
+   * the longest wait, so the fault's baseline held a backlog.
+   */
+  quietBefore?: boolean;
+  /** How long the stretch before the fault was held beyond the gap to get quiet, ms. */
+  waitedMs?: number;
 }
 
 /**
@@ -48,8 +57,9 @@ export const SHORT_SCHEDULE: readonly PlannedFault[] = [
   { fault: 'pool', target: 'frontend' },
 ];
 
-/** Parses `kind:target,kind:target`; throws naming what is wrong. */
+/** Parses `kind:target,kind:target` (`none`: no fault, a fault-free run); throws naming what is wrong. */
 export function parseSchedule(text: string): PlannedFault[] {
+  if (text.trim() === 'none') return [];
   return text
     .split(',')
     .map((s) => s.trim())

@@ -4,7 +4,8 @@ import { namesTarget, type FaultLabel, type Service } from './schedule';
  * Scoring incidents against fault labels (docs/incidents.md): pure. For each fault, the incident
  * that overlaps its window the most (ties: the earliest) is its incident; top-k means the
  * target is among that incident's first k root causes (HotROD's in-process MySQL and Redis count
- * for customer and driver). Detection delay: the incident's start minus the fault's start.
+ * for customer and driver). Detection delay: the start of the first incident over the fault that
+ * names the target among its first three causes (else of its incident) minus the fault's start.
  * A false incident overlaps no fault window widened by `settleMs` at its end (the recovery).
  */
 
@@ -35,7 +36,16 @@ export interface KindSummary {
   top3: number;
   /** Median detection delay, ms (null when none detected). */
   medianDelayMs: number | null;
+  /** Detected faults whose incident's first window ended within two windows of the start. */
+  withinTwoWindows: number;
 }
+
+/**
+ * Windows from a fault's start to the end of its incident's first window (1: the window the
+ * fault started in; windows are epoch-aligned, so the incident may start before the fault).
+ */
+export const delayWindows = (delayMs: number, windowMs: number): number =>
+  Math.max(1, Math.ceil((delayMs + windowMs) / windowMs - 1e-9));
 
 const overlap = (a: { fromMs: number; toMs: number }, s: number, e: number): number =>
   Math.max(0, Math.min(a.toMs, e) - Math.max(a.fromMs, s));
@@ -53,6 +63,15 @@ export function scoreFault(label: FaultLabel, incidents: readonly ScoredIncident
   const top = best?.rootCauses.map((r) => r.service) ?? [];
   const target = label.target as Service;
   const i = top.findIndex((s) => namesTarget(s, target));
+  // Opened: the first incident over the fault that names the target among its first three
+  // causes (a loss fault's slow windows come and go: several short incidents), else its own.
+  const first = incidents
+    .filter(
+      (inc) =>
+        overlap(inc, label.startMs, label.endMs) > 0 &&
+        inc.rootCauses.slice(0, 3).some((r) => namesTarget(r.service, target)),
+    )
+    .reduce<ScoredIncident | undefined>((a, b) => (a && a.fromMs <= b.fromMs ? a : b), best);
   return {
     fault: label.fault,
     target: label.target,
@@ -61,7 +80,7 @@ export function scoreFault(label: FaultLabel, incidents: readonly ScoredIncident
     detected: best !== undefined,
     rank: i + 1,
     top: top.slice(0, 3),
-    delayMs: best ? best.fromMs - label.startMs : null,
+    delayMs: first ? first.fromMs - label.startMs : null,
   };
 }
 
@@ -72,8 +91,8 @@ const median = (xs: number[]): number | null => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
-/** Per fault kind (in first-seen order) and `all`. */
-export function summarise(results: readonly FaultResult[]): KindSummary[] {
+/** Per fault kind (in first-seen order) and `all`; `windowMs` the incidents' window. */
+export function summarise(results: readonly FaultResult[], windowMs = 10_000): KindSummary[] {
   const kinds = [...new Set(results.map((r) => r.fault)), 'all'];
   return kinds.map((fault) => {
     const rs = results.filter((r) => fault === 'all' || r.fault === fault);
@@ -86,6 +105,9 @@ export function summarise(results: readonly FaultResult[]): KindSummary[] {
       top1: share((r) => r.rank === 1),
       top3: share((r) => r.rank >= 1 && r.rank <= 3),
       medianDelayMs: median(rs.flatMap((r) => (r.delayMs === null ? [] : [r.delayMs]))),
+      withinTwoWindows: rs.filter(
+        (r) => r.delayMs !== null && delayWindows(r.delayMs, windowMs) <= 2,
+      ).length,
     };
   });
 }

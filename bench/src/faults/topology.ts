@@ -31,6 +31,11 @@ export interface Member {
   address: string;
   /** The veth end inside the member's namespace (netem goes on it). */
   device: string;
+  /**
+   * The other end: the bridge's port to the member, in the control namespace. Its egress queue
+   * is the link into the member (the kernel faults of netfault.ts go on it).
+   */
+  port: string;
 }
 
 const alive = (pid: number): boolean => {
@@ -107,7 +112,7 @@ export class Topology {
         await inCtl('link', 'set', outer, 'up');
         await run('ip', ['-n', ns, 'addr', 'add', `${address}/24`, 'dev', 'eth0']);
         await run('ip', ['-n', ns, 'link', 'set', 'eth0', 'up']);
-        t.members.set(name, { name, ns, address, device: 'eth0' });
+        t.members.set(name, { name, ns, address, device: 'eth0', port: outer });
       }
     } catch (err) {
       t.destroySync();

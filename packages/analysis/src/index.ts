@@ -112,7 +112,11 @@ export {
   criticalPathDifference,
   type EpisodeGroup,
   groupEpisodes,
+  type HostSignals,
+  type IncidentEpisode,
   rankRootCauses,
+  withMetricEvidence,
+  withRootEpisodes,
 } from './incidents';
 export {
   CapacityChangeError,

@@ -47,6 +47,25 @@ export const RootCauseEvidence = Type.Object({
   tiedWith: Type.Array(Type.String(), {
     description: 'Candidates whose score is within the tie margin: they cannot be told apart',
   }),
+  metric: Type.Optional(
+    Type.Object(
+      {
+        signal: Type.String({
+          description: 'Evidence kind (docs/metrics.md), e.g. neighbour-pressure',
+        }),
+        metric: Type.Optional(Type.String({ description: 'The metric read' })),
+        value: Type.Number({ description: "The signal's mean inside the episode" }),
+        baseline: Type.Number({ description: "The signal's mean just before it" }),
+        ratio: Type.Number({
+          description: 'value / baseline (Number.MAX_VALUE when baseline is 0)',
+        }),
+      },
+      {
+        description:
+          "The candidate host's metric signal that fired and fits where its time went (a resource signal for own time, network errors for time outside the server span); a candidate with it ranks before a tied one without",
+      },
+    ),
+  ),
 });
 
 export const RootCause = Type.Object({
@@ -89,6 +108,12 @@ export const Incident = Type.Object({
       service: Type.String(),
       operation: Type.String({ description: "Callee operation ('*': every operation of a host)" }),
       ratio: Type.Number({ description: "Worst window p99 over the series' baseline p99" }),
+      kind: Type.Optional(
+        Type.Literal('root', {
+          description:
+            "root: the requests' own series (a root operation), slowed by the incident; absent: calls into the service",
+        }),
+      ),
     }),
     { description: 'The series whose episodes make the incident, worst first' },
   ),

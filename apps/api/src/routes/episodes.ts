@@ -84,6 +84,11 @@ export interface JudgedEpisodes {
   windowsTested: number;
   sampling: SamplingInfo;
   edges: { caller: string; callee: string }[];
+  /**
+   * Caller operations that no call names as its callee (service, operation): the operations
+   * requests enter by, for incidents' root series (routes/incidents.ts).
+   */
+  entryOperations?: { service: string; operation: string }[];
 }
 
 /**
@@ -113,10 +118,19 @@ export function judgeEpisodes(
       await withEvidence(store, merged, scope.windowMs),
       scope.windowMs,
     );
-    const edges = [...names.values()]
-      .filter((n) => n.kind === 'edge')
-      .map((n) => ({ caller: n.parentService, callee: n.service }));
-    return { episodes, windowsTested: found.windowsTested, sampling, edges };
+    const edgeNames = [...names.values()].filter((n) => n.kind === 'edge');
+    const edges = edgeNames.map((n) => ({ caller: n.parentService, callee: n.service }));
+    const called = new Set(edgeNames.map((n) => `${n.service}\0${n.operation}`));
+    const entries = new Map(
+      edgeNames
+        .filter((n) => !called.has(`${n.parentService}\0${n.parentOperation}`))
+        .map((n) => [
+          `${n.parentService}\0${n.parentOperation}`,
+          { service: n.parentService, operation: n.parentOperation },
+        ]),
+    );
+    const entryOperations = [...entries.values()];
+    return { episodes, windowsTested: found.windowsTested, sampling, edges, entryOperations };
   });
 }
 

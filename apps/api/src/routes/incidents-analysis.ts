@@ -1,9 +1,12 @@
-import type { Incident, RootCause as ApiRootCause, ServiceEpisode } from '@tailscope/contracts';
+import type { Incident, RootCause as ApiRootCause } from '@tailscope/contracts';
 import {
   criticalPathDifference,
   murmurHash3,
   rankRootCauses,
+  withMetricEvidence,
   type EpisodeGroup,
+  type HostSignals,
+  type IncidentEpisode,
 } from '@tailscope/analysis';
 import type { Store } from '../store';
 import type { RootRow } from '../store/traces/filters';
@@ -33,20 +36,34 @@ const ns = (v: number): bigint => BigInt(Math.round(v));
 export const msToNs = (ms: number): bigint => BigInt(Math.round(ms)) * 1_000_000n;
 
 /** The stable id of an incident: its start and callee services. */
-export function incidentId(g: EpisodeGroup<ServiceEpisode>): string {
+export function incidentId(g: EpisodeGroup<IncidentEpisode>): string {
   const h = murmurHash3(JSON.stringify([g.fromMs, g.services]), 28);
   return `inc-${Math.round(g.fromMs)}-${h.toString(16).padStart(8, '0')}`;
 }
 
+/** The metric signals of the incident's callee episodes, per (service, host). */
+function hostSignalsOf(g: EpisodeGroup<IncidentEpisode>): HostSignals[] {
+  return g.episodes.flatMap((e) =>
+    (e.kind ?? 'callee') === 'callee' && e.evidence && e.evidence.length > 0
+      ? [{ service: e.service, host: e.host, signals: e.evidence }]
+      : [],
+  );
+}
+
 /** affected: per (service, operation) its worst episode's ratio, worst first. */
-function affectedOf(g: EpisodeGroup<ServiceEpisode>): Incident['affected'] {
+function affectedOf(g: EpisodeGroup<IncidentEpisode>): Incident['affected'] {
   const best = new Map<string, Incident['affected'][number]>();
   for (const e of g.episodes) {
     const operation = e.operation ?? '*';
     const key = `${e.service}\u0000${operation}`;
     const seen = best.get(key);
     if (!seen || e.ratio > seen.ratio)
-      best.set(key, { service: e.service, operation, ratio: e.ratio });
+      best.set(key, {
+        service: e.service,
+        operation,
+        ratio: e.ratio,
+        ...(e.kind === 'root' ? { kind: 'root' as const } : {}),
+      });
   }
   return [...best.values()].sort((a, b) => b.ratio - a.ratio);
 }
@@ -72,9 +89,10 @@ function exemplarsOf(roots: readonly RootRow[], band: 'slow' | 'typical') {
  */
 export async function analyseIncident(
   store: Store,
-  g: EpisodeGroup<ServiceEpisode>,
+  g: EpisodeGroup<IncidentEpisode>,
   range: { fromNs: bigint; toNs: bigint },
   analyse: boolean,
+  entries: readonly { service: string; operation: string }[] = [],
 ): Promise<Incident> {
   const fromNs = msToNs(g.fromMs);
   const toNs = msToNs(g.toMs);
@@ -82,9 +100,14 @@ export async function analyseIncident(
   // Touched: calls into the callees (their spans); an uninstrumented callee (no spans of its
   // own) is touched through its callers' spans.
   const parents = g.episodes.flatMap((e) => (e.parentService ? [e.parentService] : []));
-  let touched = await selectIncidentRequests(store, { fromNs, toNs, services: g.services });
+  let touched = await selectIncidentRequests(store, {
+    fromNs,
+    toNs,
+    services: g.services,
+    entries,
+  });
   if (touched.requests === 0 && parents.length > 0)
-    touched = await selectIncidentRequests(store, { fromNs, toNs, services: parents });
+    touched = await selectIncidentRequests(store, { fromNs, toNs, services: parents, entries });
   const done = (rootCauses: ApiRootCause[]): Incident => ({
     ...head,
     requests: touched.requests,
@@ -119,7 +142,7 @@ export async function analyseIncident(
   const slowSpans = traces.slice(0, slow.roots.length);
   const typicalSpans = traces.slice(slow.roots.length);
   return {
-    ...done(rankRootCauses(slowSpans, typicalSpans)),
+    ...done(withMetricEvidence(rankRootCauses(slowSpans, typicalSpans), hostSignalsOf(g))),
     exemplars: {
       slow: exemplarsOf(slow.roots, 'slow'),
       typical: exemplarsOf(typical.roots, 'typical'),

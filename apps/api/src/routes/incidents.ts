@@ -1,11 +1,54 @@
 import { API_PATHS, IncidentsRoute, type IncidentsResponse } from '@tailscope/contracts';
-import { CAUSE_TIE_MARGIN, episodeWindowSeconds, groupEpisodes } from '@tailscope/analysis';
+import {
+  CAUSE_TIE_MARGIN,
+  detectEpisodes,
+  episodeWindowSeconds,
+  groupEpisodes,
+  withRootEpisodes,
+  type IncidentEpisode,
+} from '@tailscope/analysis';
 import type { ApiContext } from './context';
 import { type RouteApp, parseRange } from '../foundation';
 import { cachedAnswer } from '../cache';
 import { judgeEpisodes } from './episodes';
 import { clampRange } from './clamp-range';
 import { analyseIncident, msToNs } from './incidents-analysis';
+import { selectRootSeries } from '../store/episodes';
+import type { Store } from '../store';
+
+/**
+ * The episodes of request roots (store/episodes/roots.ts): the root operations' own series,
+ * judged as episodes judges calls, in a Benjamini-Hochberg family of their own (the call
+ * episodes stay exactly /api/v1/episodes'). Kind `root`, host `*`, `operation` the root's.
+ */
+async function rootEpisodes(
+  store: Store,
+  scope: { fromNs: bigint; toNs: bigint; windowMs: number },
+  entries: readonly { service: string; operation: string }[],
+): Promise<IncidentEpisode[]> {
+  const series = await selectRootSeries(store, scope, entries);
+  const byKey = new Map(series.map((r) => [JSON.stringify([r.service, r.operation]), r]));
+  const found = detectEpisodes(
+    [...byKey].map(([key, r]) => ({ key, windows: r.windows })),
+    { windowMs: scope.windowMs },
+  );
+  return found.episodes.flatMap((e) => {
+    const r = byKey.get(e.key);
+    if (!r) return [];
+    return [
+      {
+        kind: 'root' as const,
+        service: r.service,
+        host: '*',
+        operation: r.operation,
+        fromMs: e.fromMs,
+        toMs: e.toMs,
+        ratio: Number.isFinite(e.ratio) ? e.ratio : Number.MAX_VALUE,
+        calls: e.calls,
+      },
+    ];
+  });
+}
 
 /**
  * GET /api/v1/incidents (docs/analysis.md "Incidents"): the episodes of the range (as
@@ -45,7 +88,8 @@ export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
       // The same judgement as /api/v1/episodes over every series (shared in the answer cache).
       const judged = await judgeEpisodes(ctx.store, scope, [asked.fromMs, asked.toMs]);
       const { episodes, edges, sampling } = judged;
-      const groups = groupEpisodes(episodes, edges)
+      const roots = await rootEpisodes(ctx.store, scope, judged.entryOperations ?? []);
+      const groups = withRootEpisodes<IncidentEpisode>(groupEpisodes(episodes, edges), roots)
         .filter((g) => q.service === undefined || g.services.includes(q.service))
         .slice(0, MAX_INCIDENTS);
       const worst = new Set(
@@ -65,7 +109,9 @@ export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
           fromNs: before.length > 0 ? msToNs(Math.max(...before)) : range.fromNs,
           toNs: after.length > 0 ? msToNs(Math.min(...after)) : range.toNs,
         };
-        incidents.push(await analyseIncident(ctx.store, g, clear, worst.has(g)));
+        incidents.push(
+          await analyseIncident(ctx.store, g, clear, worst.has(g), judged.entryOperations),
+        );
       }
       return answer({ incidents, sampling });
     });

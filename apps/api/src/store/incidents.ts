@@ -1,8 +1,8 @@
 import { PEER_SERVICE_KEY, SERVER_ADDRESS_KEY, type CauseSpan } from '@tailscope/analysis';
 import type { Store } from './engine/client';
 import { hostOf } from './sql/ctes';
-import { param, sql } from './sql/template';
-import { TRACES } from './traces/tables';
+import { join, param, raw, sql, type Sql } from './sql/template';
+import { TRACES, TRACE_ID_TS } from './traces/tables';
 import {
   inWindow,
   isRequestRoot,
@@ -23,6 +23,12 @@ export interface IncidentScope {
   toNs: bigint;
   /** Services whose spans in [fromNs, toNs) mark a request as touched. */
   services: readonly string[];
+  /**
+   * The operations requests enter by, when known (the call series' callers no call reaches):
+   * the root is looked for among them only, read through the table's primary key instead of
+   * every span's parent in the window (160-210 ms at 10M spans).
+   */
+  entries?: readonly { service: string; operation: string }[] | undefined;
 }
 
 /**
@@ -36,17 +42,25 @@ export async function selectIncidentRequests(
 ): Promise<{ requests: number; root: { service: string; operation: string } | null }> {
   const touched = sql`SELECT DISTINCT TraceId FROM ${TRACES}
       WHERE ${inWindow(s.fromNs, s.toNs)} AND ServiceName IN ${param([...s.services], 'Array(String)')}`;
+  const entries = s.entries ?? [];
+  const among =
+    entries.length > 0
+      ? sql`ServiceName IN ${param([...new Set(entries.map((e) => e.service))], 'Array(String)')}
+      AND SpanName IN ${param([...new Set(entries.map((e) => e.operation))], 'Array(String)')} AND `
+      : raw('');
   const [count, roots] = await Promise.all([
     store.query<{ n: string }>(sql`SELECT toString(count()) AS n FROM (${touched})`),
     store.query<{ service: string; operation: string }>(sql`
     SELECT ServiceName AS service, SpanName AS operation FROM ${TRACES}
-    WHERE ${isRequestRoot} AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs)}
+    WHERE ${among}${isRequestRoot} AND ${inWindow(s.fromNs - TRACE_SLACK_NS, s.toNs)}
       AND TraceId IN (${touched})
     GROUP BY ServiceName, SpanName
     ORDER BY count() DESC, ServiceName, SpanName
     LIMIT 1`),
   ]);
   const top = roots[0];
+  // No root among the entry operations (a root that calls nothing judged): look at them all.
+  if (!top && entries.length > 0) return selectIncidentRequests(store, { ...s, entries: [] });
   return { requests: Number(count[0]?.n ?? 0), root: top ?? null };
 }
 
@@ -61,6 +75,70 @@ interface SpanRow {
   peer: string;
   startNs: string;
   durationNs: string;
+}
+
+/** Most time intervals the traces' read names (merged across the closest gaps beyond). */
+const MAX_INTERVALS = 256;
+
+/**
+ * Where the given traces' spans lie: the union of each trace's interval from the trace-id
+ * table (its spans' first start to last end, whole seconds), merged, as an OR of time ranges
+ * the table's sort key can skip by. The sampled requests of an incident and of its baseline
+ * are spread over up to four times the incident's length: the single window from the first to
+ * the last (rootsWindow) read nearly every granule of an hour at 10M spans (2 s of the answer);
+ * their own intervals are a few percent of it. Without the trace-id table, that one window.
+ */
+async function tracesWindows(store: Store, roots: readonly RootRow[]): Promise<Sql> {
+  if (!store.accelerators.traceIdTs) return rootsWindow(roots);
+  const rows = await store.query<{ start: string; end: string }>(sql`
+    SELECT toString(toUnixTimestamp(min(Start))) AS start, toString(toUnixTimestamp(max(End))) AS end
+    FROM ${TRACE_ID_TS}
+    WHERE TraceId IN ${param(
+      roots.map((r) => r.traceId),
+      'Array(String)',
+    )}
+    GROUP BY TraceId`);
+  const spans = rows
+    .map((r) => [Number(r.start), Number(r.end) + 1] as [number, number])
+    // DateTime saturates outside 1970-2106 (spans.ts traceFilter): such a trace, the one window.
+    .filter(([a, b]) => a > 0 && b < 4_294_967_295);
+  if (spans.length < rows.length || spans.length === 0) return rootsWindow(roots);
+  const merged = mergeIntervals(spans, MAX_INTERVALS);
+  return join(
+    merged.map(
+      ([a, b]) =>
+        sql`(Timestamp >= toDateTime64(${param(a, 'Int64')}, 9) AND Timestamp < toDateTime64(${param(b, 'Int64')}, 9))`,
+    ),
+    ' OR ',
+  );
+}
+
+/**
+ * Intervals [a, b) sorted and merged where they touch, then, while more than `max`, joined
+ * across the smallest gaps (a superset: never a span left out). Pure.
+ */
+export function mergeIntervals(
+  intervals: readonly (readonly [number, number])[],
+  max: number,
+): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [a, b] of [...intervals].sort((x, y) => x[0] - y[0] || x[1] - y[1])) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  while (out.length > Math.max(1, max)) {
+    let at = 0;
+    for (let i = 1; i < out.length - 1; i++)
+      if (
+        (out[i + 1]?.[0] ?? 0) - (out[i]?.[1] ?? 0) <
+        (out[at + 1]?.[0] ?? 0) - (out[at]?.[1] ?? 0)
+      )
+        at = i;
+    const [x, y] = [out[at] as [number, number], out[at + 1] as [number, number]];
+    out.splice(at, 2, [x[0], Math.max(x[1], y[1])]);
+  }
+  return out;
 }
 
 /**
@@ -84,7 +162,7 @@ export async function selectCauseSpans(
     WHERE TraceId IN ${param(
       roots.map((r) => r.traceId),
       'Array(String)',
-    )} AND ${rootsWindow(roots)}
+    )} AND (${await tracesWindows(store, roots)})
     LIMIT ${param(maxSpans, 'UInt64')}`);
   const base = new Map(roots.map((r) => [r.traceId, BigInt(r.startNs)]));
   const byTrace = new Map<string, CauseSpan[]>();

@@ -24,6 +24,7 @@ const answer = decodeIncidents(
         affected: [
           { service: 'mysql', operation: 'SQL SELECT', ratio: 49.9 },
           { service: 'customer', operation: 'HTTP GET /customer', ratio: 48.3 },
+          { service: 'frontend', operation: 'HTTP GET /dispatch', ratio: 3.1, kind: 'root' },
         ],
         exemplars: {
           slow: [{ traceId: 'a1', durationMs: 2400 }],
@@ -60,6 +61,21 @@ describe('incidents in words', () => {
     );
     expect(describeIncident(second)).toBe(
       'api slowed (up to 3.2x) from 06:00:10 to 06:00:30 UTC, 1 request',
+    );
+    // Requests slower with no call slower: the root operation is named.
+    const rootOnly = {
+      ...second,
+      affected: [
+        {
+          service: 'frontend',
+          operation: 'HTTP GET /dispatch',
+          ratio: 2.04,
+          kind: 'root' as const,
+        },
+      ],
+    };
+    expect(describeIncident(rootOnly)).toBe(
+      'requests to frontend HTTP GET /dispatch slowed (up to 2.0x) from 06:00:10 to 06:00:30 UTC, 1 request',
     );
   });
 

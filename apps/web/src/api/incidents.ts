@@ -30,7 +30,8 @@ export interface Incident {
   toMs: number;
   requests: number;
   rootCauses: IncidentCause[];
-  affected: { service: string; operation: string; ratio: number }[];
+  /** `kind: 'root'`: the requests' own series (a root operation), not calls into a service. */
+  affected: { service: string; operation: string; ratio: number; kind?: 'root' | undefined }[];
   /** Optional in the contract (servers before it, incidents not analysed): [] when absent. */
   exemplars: { slow: IncidentExemplar[]; typical: IncidentExemplar[] };
   criticalPathDiff: PathDiffRow[];
@@ -64,7 +65,12 @@ export const decodeIncidents: Decoder<Incidents> = obj<Incidents>({
         }),
       ),
       affected: arr(
-        obj<Incident['affected'][number]>({ service: str, operation: str, ratio: num }),
+        obj<Incident['affected'][number]>({
+          service: str,
+          operation: str,
+          ratio: num,
+          kind: optional(oneOf(['root'] as const)),
+        }),
       ),
       exemplars: withDefault(
         obj<Incident['exemplars']>({ slow: arr(exemplar), typical: arr(exemplar) }),
@@ -98,11 +104,16 @@ export function fetchIncidents(r: TimeRange, signal: AbortSignal): Promise<Incid
 
 /**
  * The incident's headline: "customer, mysql slowed (up to 50x) from 05:04 to 05:06 UTC, 480
- * requests".
+ * requests", the services being those whose calls slowed; with none (requests slower, no call
+ * slower), "requests to frontend HTTP GET /dispatch slowed ...".
  */
 export function describeIncident(i: Incident): string {
-  const services = [...new Set(i.affected.map((a) => a.service))];
-  const worst = Math.max(...i.affected.map((a) => a.ratio));
+  const calls = i.affected.filter((a) => a.kind !== 'root');
+  const services =
+    calls.length > 0
+      ? [...new Set(calls.map((a) => a.service))]
+      : i.affected.map((a) => `requests to ${a.service} ${a.operation}`);
+  const worst = Math.max(...(calls.length > 0 ? calls : i.affected).map((a) => a.ratio));
   const s = i.fromMs % 60_000 !== 0 || i.toMs % 60_000 !== 0;
   const up = Number.isFinite(worst) && worst > 0 ? ` (up to ${timesSlower(worst)})` : '';
   const n = i.requests === 1 ? '1 request' : `${String(i.requests)} requests`;

@@ -1,5 +1,5 @@
 import { criticalPath, markSyncAnswers } from '../critical-path';
-import { foldQueueWaits, foldSharedWaits, type Component } from './folds';
+import { addCall, foldQueueWaits, foldSharedWaits, type CallStats, type Component } from './folds';
 
 export type { Component } from './folds';
 
@@ -61,6 +61,8 @@ export interface CauseEvidence {
   waitsMs?: number;
   /** Candidates (`service host operation`) whose score is within the tie margin of this one. */
   tiedWith: string[];
+  /** The host's metric signal that explains it (evidence.ts), when one fired. */
+  metric?: { signal: string; metric?: string; value: number; baseline: number; ratio: number };
 }
 
 export interface RootCause {
@@ -98,6 +100,7 @@ export function addTrace(
   into: Map<string, Component>,
   spans: readonly CauseSpan[],
   band: 'slow' | 'typical',
+  callStats?: CallStats,
 ): void {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   const answer = new Map<string, CauseSpan>();
@@ -116,6 +119,14 @@ export function addTrace(
     if (direct || depth >= 4 || only?.length !== 1 || !only[0]) return direct;
     return calleeOf(only[0], depth + 1);
   };
+  // Every call's time as its caller saw it and its answer's, per callee service (the queue
+  // fold judges callees per call).
+  if (callStats)
+    for (const s of spans) {
+      const a = answer.get(s.spanId);
+      if (a && a.service !== s.service && !isAnswer(s.kind))
+        addCall(callStats, s.service, a.service, band, s.durationMs, a.durationMs);
+    }
   // Calls per (caller span, callee service): a wait before one of several calls to a service
   // may be a wait for a worker; before a lone call it is the caller's own work.
   const calls = new Map<string, number>();
@@ -218,12 +229,13 @@ export function rankRootCauses(
   const maxCandidates = opts.maxCandidates ?? 5;
   if (slow.length === 0 || typical.length === 0) return [];
   const comps = new Map<string, Component>();
-  for (const t of slow) addTrace(comps, t, 'slow');
-  for (const t of typical) addTrace(comps, t, 'typical');
+  const calls: CallStats = new Map();
+  for (const t of slow) addTrace(comps, t, 'slow', calls);
+  for (const t of typical) addTrace(comps, t, 'typical', calls);
   const mean = (c: Component) => ({ s: c.slow / slow.length, t: c.typical / typical.length });
   const ratioOf = (s: number, t: number): number => s / Math.max(t, 1e-3);
-  const queued = foldQueueWaits(comps, mean, foldRatio);
-  const waits = foldSharedWaits(comps, mean, foldRatio);
+  const queued = foldQueueWaits(comps, mean, foldRatio, calls);
+  const waits = foldSharedWaits(comps, mean, foldRatio, calls);
   // Fold uninstrumented calls into a caller whose own time rose with them.
   const folded = new Map<string, number>();
   for (const [key, c] of comps) {

@@ -16,6 +16,10 @@ function request(
     gap: number;
     routeSelf: number;
     wrapped?: boolean;
+    /** The caller's wait outside each route server span (default 0.2). */
+    netRoute?: number;
+    /** Route calls on the path, one after another (default 3). */
+    routeCalls?: number;
   },
 ): CauseSpan[] {
   const spans: CauseSpan[] = [];
@@ -42,9 +46,9 @@ function request(
   };
   call('a', 'a', o.netA, 10);
   call('b', 'b', o.netB, 10);
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < (o.routeCalls ?? 3); i++) {
     t += o.gap;
-    call(`r${String(i)}`, 'route', 0.2, o.routeSelf);
+    call(`r${String(i)}`, 'route', o.netRoute ?? 0.2, o.routeSelf);
   }
   add('root', '', 'frontend', 'Server', 0, t + 1);
   return spans;
@@ -75,6 +79,26 @@ describe('waits before a pooled call', () => {
     expect(c).toMatchObject({ service: 'frontend', evidence: { kind: 'self' } });
     expect(c?.evidence.queuedMs).toBeUndefined();
   });
+
+  it("stay the caller's when more of the same calls lie on the path (fewer workers)", () => {
+    // One worker instead of three: six route calls one after another, each as fast as before.
+    // Route's time per request doubles; no call got slower: the wait is the frontend's.
+    const c = top({ ...base, gap: 30, routeCalls: 6 });
+    expect(c).toMatchObject({ service: 'frontend', evidence: { kind: 'self' } });
+    expect(c?.evidence.queuedMs).toBeUndefined();
+  });
+
+  it('count for the network before the callee when its calls grew outside its server spans', () => {
+    // A congested link into route: each call waits 40 ms before route's server span, so the
+    // pool's workers are held and the frontend waits for them.
+    const causes = rankRootCauses(
+      band(10, { ...base, gap: 30, netRoute: 40 }, 's'),
+      band(10, base, 't'),
+    );
+    expect(causes[0]).toMatchObject({ service: 'route', evidence: { kind: 'network' } });
+    expect(causes[0]?.evidence.queuedMs).toBeCloseTo(87, 6);
+    expect(causes.some((c) => c.service === 'frontend')).toBe(false);
+  });
 });
 
 describe('waits on several callees rising together', () => {
@@ -83,6 +107,28 @@ describe('waits on several callees rising together', () => {
     expect(c).toMatchObject({ service: 'frontend', evidence: { kind: 'self' } });
     expect(c?.evidence.waitsMs).toBeCloseTo(78, 6);
     expect(c?.score).toBeGreaterThan(0.95);
+  });
+
+  it("count for the caller with its pool's waits, when every call's wait rose (HotROD's frontend starved of CPU)", () => {
+    const c = top({ ...base, feSelf: 20, netA: 40, netB: 40, netRoute: 40, gap: 30 });
+    expect(c).toMatchObject({ service: 'frontend', evidence: { kind: 'self' } });
+    expect(c?.score).toBeGreaterThan(0.9);
+  });
+
+  it("stay a starved callee's when its waits rose far more than the others' (HotROD's route under a burner)", () => {
+    // Route starved: its calls wait 40 ms before its server span and take 5x; the machine's
+    // bleed slows the frontend's own work and its other calls a little (x2 and +2 ms).
+    const c = top({
+      ...base,
+      feSelf: 2,
+      netA: 3,
+      netB: 3,
+      netRoute: 40,
+      routeSelf: 50,
+      gap: 30,
+    });
+    expect(c?.service).toBe('route');
+    expect(c?.evidence.waitsMs).toBeUndefined();
   });
 
   it("stay the callee's when only its wait rose (its link)", () => {

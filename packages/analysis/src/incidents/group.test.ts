@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { groupEpisodes, type IncidentEpisode } from './group';
+import { groupEpisodes, withRootEpisodes, type IncidentEpisode } from './group';
 
 const ep = (
   service: string,
@@ -64,5 +64,39 @@ describe('groupEpisodes', () => {
     const g2 = groupEpisodes([...list].reverse(), []);
     expect(g1).toEqual(g2);
     expect(g1.map((x) => x.services)).toEqual([['a', 'b'], ['c']]);
+  });
+});
+
+describe('withRootEpisodes', () => {
+  const root = (fromMs: number, toMs: number, ratio = 3): IncidentEpisode =>
+    ep('frontend', fromMs, toMs, {
+      kind: 'root',
+      host: '*',
+      operation: 'HTTP GET /dispatch',
+      ratio,
+    });
+
+  it('gives a root episode to the group it overlaps, keeping the group window', () => {
+    const groups = groupEpisodes([ep('customer', 100, 200, { ratio: 2 })], graph);
+    const g = withRootEpisodes(groups, [root(90, 210, 5)]);
+    expect(g).toHaveLength(1);
+    expect(g[0]).toMatchObject({ fromMs: 100, toMs: 200, services: ['customer'] });
+    expect(g[0]?.episodes.map((e) => e.kind ?? 'callee')).toEqual(['root', 'callee']);
+  });
+
+  it('makes root episodes touching no group incidents of their own', () => {
+    const groups = groupEpisodes([ep('customer', 100, 200)], graph);
+    const g = withRootEpisodes(groups, [root(300, 400), root(400, 420)]);
+    expect(g.map((x) => [x.fromMs, x.toMs, x.services])).toEqual([
+      [100, 200, ['customer']],
+      [300, 420, ['frontend']],
+    ]);
+  });
+
+  it('gives a root episode over two groups to the one it overlaps most', () => {
+    const groups = groupEpisodes([ep('customer', 100, 150), ep('route', 150, 300)], graph);
+    const g = withRootEpisodes(groups, [root(140, 260)]);
+    expect(g.map((x) => x.episodes.length)).toEqual([1, 2]);
+    expect(withRootEpisodes(groups, [])).toEqual(groups);
   });
 });

@@ -1,3 +1,5 @@
+import type { SignalEvidence } from '../episode-cause';
+
 /**
  * Incidents (DESIGN.md "Definitions": Incident): episodes that co-occur and are joined along call
  * edges are one fault seen from several series. The planted `microservices` fault shows as the
@@ -15,7 +17,8 @@
 
 /** One episode as incidents need it (the API's ServiceEpisode fits). */
 export interface IncidentEpisode {
-  kind?: 'callee' | 'edge' | undefined;
+  /** `root`: a request root operation's own series (withRootEpisodes). */
+  kind?: 'callee' | 'edge' | 'root' | undefined;
   /** Callee service. */
   service: string;
   /** Callee host ('*' for an edge). */
@@ -27,6 +30,8 @@ export interface IncidentEpisode {
   toMs: number;
   ratio: number;
   calls: number;
+  /** Metric signals of the episode's host (callee episodes; the API's `evidence`). */
+  evidence?: readonly SignalEvidence[] | undefined;
 }
 
 /** A caller service -> callee service edge of the call graph. */
@@ -94,35 +99,74 @@ export function groupEpisodes<E extends IncidentEpisode>(
     if (list) list.push(e);
     else byRoot.set(r, [e]);
   });
-  // Every field that tells two episodes apart, so the order never depends on the input's:
-  // two episodes of one series and start with different ends once came out in either order.
-  const key = (e: IncidentEpisode): string =>
-    JSON.stringify([
-      e.service,
-      e.host,
-      e.kind ?? '',
-      e.parentService ?? '',
-      e.parentOperation ?? '',
-      e.operation ?? '',
-      e.fromMs,
-      e.toMs,
-      e.calls,
-    ]);
-  const groups = [...byRoot.values()].map((list) => {
-    const sorted = [...list].sort(
-      (a, b) => b.ratio - a.ratio || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0),
-    );
-    return {
-      fromMs: Math.min(...list.map((e) => e.fromMs)),
-      toMs: Math.max(...list.map((e) => e.toMs)),
-      episodes: sorted,
-      services: [...new Set(list.map((e) => e.service))].sort(),
-    };
+  const groups = [...byRoot.values()].map((list) => ({
+    fromMs: Math.min(...list.map((e) => e.fromMs)),
+    toMs: Math.max(...list.map((e) => e.toMs)),
+    episodes: worstFirst(list),
+    services: [...new Set(list.map((e) => e.service))].sort(),
+  }));
+  return groups.sort(byStart);
+}
+
+// Every field that tells two episodes apart, so the order never depends on the input's:
+// two episodes of one series and start with different ends once came out in either order.
+const episodeKey = (e: IncidentEpisode): string =>
+  JSON.stringify([
+    e.service,
+    e.host,
+    e.kind ?? '',
+    e.parentService ?? '',
+    e.parentOperation ?? '',
+    e.operation ?? '',
+    e.fromMs,
+    e.toMs,
+    e.calls,
+  ]);
+
+function worstFirst<E extends IncidentEpisode>(list: readonly E[]): E[] {
+  return [...list].sort((a, b) => {
+    const ka = episodeKey(a);
+    const kb = episodeKey(b);
+    return b.ratio - a.ratio || (ka < kb ? -1 : ka > kb ? 1 : 0);
   });
-  return groups.sort(
-    (a, b) =>
-      a.fromMs - b.fromMs ||
-      a.toMs - b.toMs ||
-      ((a.services[0] ?? '') < (b.services[0] ?? '') ? -1 : 1),
-  );
+}
+
+const byStart = (a: EpisodeGroup<IncidentEpisode>, b: EpisodeGroup<IncidentEpisode>): number =>
+  a.fromMs - b.fromMs ||
+  a.toMs - b.toMs ||
+  ((a.services[0] ?? '') < (b.services[0] ?? '') ? -1 : 1);
+
+/**
+ * Adds the episodes of request roots (a root operation's requests slower than their own
+ * history, kind `root`) to the groups of call episodes. A root episode that overlaps or touches
+ * a group belongs to it: the requests that group's fault slowed (it joins the group's episodes,
+ * so `affected` names the root operation; the group's window and services stay those of its
+ * calls). Root episodes that touch no group are incidents of their own, joined as groupEpisodes
+ * joins (overlapping, of one service): requests got slower while no call did, as when the
+ * root's process gives its calls fewer workers. A root episode touching several groups goes to
+ * the one it overlaps most (then the earliest). Pure; O(R G) plus groupEpisodes over the rest.
+ */
+export function withRootEpisodes<E extends IncidentEpisode>(
+  groups: readonly EpisodeGroup<E>[],
+  roots: readonly E[],
+): EpisodeGroup<E>[] {
+  const out = groups.map((g) => ({ ...g, episodes: [...g.episodes] }));
+  const alone: E[] = [];
+  for (const r of [...roots].sort((a, b) => (episodeKey(a) < episodeKey(b) ? -1 : 1))) {
+    let best = -1;
+    let most = -1;
+    out.forEach((g, i) => {
+      if (r.fromMs > g.toMs || g.fromMs > r.toMs) return;
+      const o = Math.min(r.toMs, g.toMs) - Math.max(r.fromMs, g.fromMs);
+      if (o > most) {
+        most = o;
+        best = i;
+      }
+    });
+    const g = out[best];
+    if (g) g.episodes.push(r);
+    else alone.push(r);
+  }
+  for (const g of out) g.episodes = worstFirst(g.episodes);
+  return [...out, ...groupEpisodes(alone, [])].sort(byStart);
 }

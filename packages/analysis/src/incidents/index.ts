@@ -1,5 +1,11 @@
 // Incidents: co-occurring episodes joined along call edges, and their ranked root causes.
-export { groupEpisodes, type EpisodeGroup, type IncidentEpisode, type ServiceEdge } from './group';
+export {
+  groupEpisodes,
+  withRootEpisodes,
+  type EpisodeGroup,
+  type IncidentEpisode,
+  type ServiceEdge,
+} from './group';
 export {
   CAUSE_TIE_MARGIN,
   rankRootCauses,
@@ -10,3 +16,4 @@ export {
   type RootCause,
 } from './causes';
 export { criticalPathDifference, type PathDiffRow } from './path-diff';
+export { withMetricEvidence, type HostSignals } from './evidence';

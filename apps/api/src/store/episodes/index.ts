@@ -133,3 +133,5 @@ function toWindowRow(rows: readonly HistogramRow[]): EpisodeWindowRow {
     counts: [...w.counts],
   };
 }
+
+export { selectRootSeries, type RootSeries } from './roots';

@@ -83,8 +83,11 @@ function seriesCtes(s: Pick<EpisodeScope, 'fromNs' | 'toNs' | 'service'>): Cte[]
   ];
 }
 
-/** The fine histogram of `series` rows: h = (bins, stored calls, weighted calls). */
-const HISTOGRAM = sql`sumMap([toUInt16(floor(log2(greatest(latencyNs, 1)) * ${param(EPISODE_FINE_BINS_PER_OCTAVE, 'UInt8')}))], [toUInt64(1)], [weight])`;
+/**
+ * The fine histogram of rows with `latencyNs` and `weight`: h = (bins, stored calls, weighted
+ * calls). Also the request roots' (roots.ts).
+ */
+export const HISTOGRAM = sql`sumMap([toUInt16(floor(log2(greatest(latencyNs, 1)) * ${param(EPISODE_FINE_BINS_PER_OCTAVE, 'UInt8')}))], [toUInt64(1)], [weight])`;
 
 /** Per (series, window) histograms computed from spans, over [from, to). */
 export function liveEpisodeWindowsSql(s: EpisodeScope): Sql {
