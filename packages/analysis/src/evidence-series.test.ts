@@ -36,7 +36,13 @@ describe('evidence series', () => {
   it('grows past its capacity and can go on after done()', () => {
     const b = new EvidenceSeriesBuilder(1);
     const windows = Float64Array.from({ length: 100 }, (_, i) => i);
-    b.push('h', 'network', 'm', windows, windows.map((w) => w * 2));
+    b.push(
+      'h',
+      'network',
+      'm',
+      windows,
+      windows.map((w) => w * 2),
+    );
     const first = b.done();
     b.push('h', 'gc-pause', 'm', [5], [1]);
     b.push('h', 'gc-pause', 'empty', [], []);

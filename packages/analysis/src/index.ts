@@ -151,6 +151,7 @@ export {
   measuredModeEvidence,
   type MeasuredHostEvidence,
 } from './measured-evidence';
+export { hostPeerEvidence, type PeerEvidence, type WindowRange } from './host-evidence';
 export {
   EvidenceSeriesBuilder,
   evidenceRows,

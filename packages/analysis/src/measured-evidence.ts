@@ -64,8 +64,8 @@ export interface MeasuredHostEvidence {
 const mean = (xs: readonly number[]): number =>
   xs.length === 0 ? NaN : xs.reduce((a, v) => a + v, 0) / xs.length;
 
-/** The per-window values as points of at most MAX_MEASURED_POINTS windows' means. */
-function seriesOf(values: ReadonlyMap<number, number>): MeasuredHostEvidence['series'] {
+/** The per-window values as points of at most MAX_MEASURED_POINTS windows' means (some). */
+export function seriesOf(values: ReadonlyMap<number, number>): MeasuredHostEvidence['series'] {
   const windows = [...values.keys()];
   const from = Math.min(...windows);
   const n = Math.max(...windows) - from + 1;
