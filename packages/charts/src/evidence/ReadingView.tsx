@@ -11,7 +11,7 @@ export function ReadingView({ layout }: { layout: ReadingLayout }) {
   return (
     <ChartFrame chart="reading" f={f} title={layout.title}>
       <AxisLeft f={f} ticks={layout.yTicks} title="" />
-      {level(layout.levelY, 'ts-reading-level')}
+      {layout.levelY !== undefined && level(layout.levelY, 'ts-reading-level')}
       {layout.baselineY !== undefined && level(layout.baselineY, 'ts-evidence-level tone-muted')}
       {level(layout.valueY, 'ts-evidence-level tone-accent')}
       <path className="ts-evidence-line" d={layout.path} fill="none" />

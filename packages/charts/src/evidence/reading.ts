@@ -16,7 +16,7 @@ export interface ReadingInput {
   windowMs: number;
   /** One value per point; null: no value. */
   values: readonly (number | null)[];
-  /** The host's value as the rule reads it, the baseline (NaN: none), the rule's level. */
+  /** The host's value as the rule reads it, the baseline (NaN: none), the rule's level (NaN: no rule). */
   value: number;
   baseline: number;
   level: number;
@@ -30,7 +30,8 @@ export interface ReadingLayout {
   f: Frame;
   path: string;
   points: { x: number; y: number; above: boolean }[];
-  levelY: number;
+  /** Absent when there is no rule's level. */
+  levelY?: number;
   valueY: number;
   /** Absent when there is no baseline. */
   baselineY?: number;
@@ -46,7 +47,8 @@ export function layoutReading(s: ReadingInput, width: number, height = 96): Read
     .domain([s.fromMs, Math.max(toMs, s.fromMs + 1)])
     .range([f.left, f.right]);
   const hasBaseline = Number.isFinite(s.baseline);
-  let hi = Math.max(s.value, s.level, hasBaseline ? s.baseline : 0, 0);
+  const hasLevel = Number.isFinite(s.level);
+  let hi = Math.max(s.value, hasLevel ? s.level : 0, hasBaseline ? s.baseline : 0, 0);
   for (const v of s.values) if (v !== null && Number.isFinite(v)) hi = Math.max(hi, v);
   const y = scaleLinear()
     .domain([0, hi > 0 ? hi : 1])
@@ -57,8 +59,8 @@ export function layoutReading(s: ReadingInput, width: number, height = 96): Read
   return {
     f,
     path,
-    points: points.map((p) => ({ x: p.x, y: p.y, above: p.v >= s.level })),
-    levelY: px(y(s.level)),
+    points: points.map((p) => ({ x: p.x, y: p.y, above: hasLevel && p.v >= s.level })),
+    ...(hasLevel ? { levelY: px(y(s.level)) } : {}),
     valueY: px(y(s.value)),
     ...(hasBaseline ? { baselineY: px(y(s.baseline)) } : {}),
     yTicks: linearTicks(y, 3, s.format),
@@ -66,6 +68,6 @@ export function layoutReading(s: ReadingInput, width: number, height = 96): Read
       { x: f.left, label: hhmm(s.fromMs), anchor: 'start' },
       { x: f.right, label: hhmm(toMs), anchor: 'end' },
     ],
-    title: `${s.label}: ${s.format(s.value)}${baseline}; the rule's level ${s.format(s.level)}`,
+    title: `${s.label}: ${s.format(s.value)}${baseline}${hasLevel ? `; the rule's level ${s.format(s.level)}` : ''}`,
   };
 }
