@@ -104,6 +104,40 @@ export const MeasuredCause = Type.Object(
 );
 export type MeasuredCause = Static<typeof MeasuredCause>;
 
+export const HostCauseEvidence = Type.Object({
+  signal: Type.String({
+    description:
+      'cpu-saturation, throttling, neighbour-pressure, gc-pause, memory-pressure or network (docs/metrics.md)',
+  }),
+  host: Type.String({ description: "The cause host (the row's value)" }),
+  metric: Type.String({ description: 'The metric it was read from, e.g. system.cpu.time' }),
+  value: Type.Number({
+    description: "The host's mean over the range's windows, in the signal's unit",
+  }),
+  baseline: Type.Union([Type.Number(), Type.Null()], {
+    description:
+      "The mean of the same series (signal and metric) on the leaf's other hosts over the range, each host weighing the same; null: no other host sends it",
+  }),
+  ratio: Type.Union([Type.Number(), Type.Null()], {
+    description:
+      'value / baseline (1.7976931348623157e308 when the baseline is 0 and the value not); null: no baseline',
+  }),
+  peers: Type.Integer({ description: 'The other hosts the baseline was read from' }),
+  windows: Type.Integer({ description: "The host's windows with a value" }),
+  series: Type.Object(
+    {
+      fromMs: Type.Number({ description: 'Start of the first point, epoch ms' }),
+      windowMs: Type.Number({ description: "A point's length, ms" }),
+      values: Type.Array(Type.Union([Type.Number(), Type.Null()]), {
+        description:
+          "The host's value per point from its first window with a value to its last (a mean over windowMs); null: none",
+      }),
+    },
+    { description: 'The series over the range, at most 400 points' },
+  ),
+});
+export type HostCauseEvidence = Static<typeof HostCauseEvidence>;
+
 export const StragglerRow = Type.Object({
   dimension: Type.String({ description: 'host, sharing_mode, background or attr:KEY' }),
   value: Type.String(),
@@ -127,6 +161,18 @@ export const StragglerRow = Type.Object({
       'For a cause: a stronger cause of another dimension that explains it (dimension=value)',
   }),
   measured: Type.Optional(MeasuredCause),
+  evidence: Type.Optional(
+    Type.Array(HostCauseEvidence, {
+      description:
+        'For a host cause: its metric evidence over the range against the same metrics on the other hosts, worst ratio first, at most 5 (docs/metrics.md "Evidence beside straggler causes")',
+    }),
+  ),
+  evidenceNote: Type.Optional(
+    Type.String({
+      description:
+        'For a cause with neither `evidence` nor `measured`: why there is none (no metrics, spans and metrics cannot be joined, a value from span attributes, ...)',
+    }),
+  ),
 });
 export type StragglerRow = Static<typeof StragglerRow>;
 

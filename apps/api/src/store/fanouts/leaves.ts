@@ -101,6 +101,7 @@ export async function loadLeafCalls(
       judged: judgedHosts(calls, measured.modes),
       gcHosts: [...new Set(gc.map((w) => w.host))],
       windowMs: Number(MEASURE_WINDOW_NS / 1_000_000n),
+      asked,
     },
   };
 }

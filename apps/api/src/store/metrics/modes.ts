@@ -53,6 +53,8 @@ export interface MeasuredCauses {
   gcHosts: readonly string[];
   /** The evidence's window. */
   windowMs: number;
+  /** The hosts the evidence was read for (those without metrics have no series in it). */
+  asked: readonly string[];
 }
 
 /** The hosts' measured modes and GC windows over [from, to). */
