@@ -59,4 +59,43 @@ describe('decodeStragglers', () => {
       decodeStragglers({ ...body, rows: [{ ...row, measured: undefined }] }, '$').rows[0],
     ).not.toHaveProperty('measured');
   });
+
+  it("keeps a host cause's evidence (null baseline and ratio as NaN) and a note", () => {
+    const row = {
+      dimension: 'host',
+      value: 'h3',
+      calls: 10,
+      stragglers: 6,
+      trafficShare: 0.1,
+      stragglerShare: 0.6,
+      riskRatio: 12,
+      riskRatioLow: 4,
+      riskRatioHigh: 40,
+      pValue: 0.0001,
+      qValue: 0.0002,
+      cause: true,
+      p99DropMs: 80,
+      evidence: [
+        {
+          signal: 'network',
+          host: 'h3',
+          metric: 'system.network.errors',
+          value: 2,
+          baseline: null,
+          ratio: null,
+          peers: 0,
+          windows: 1,
+          series: { fromMs: 60_000, windowMs: 60_000, values: [2] },
+        },
+      ],
+    };
+    const noted = { ...row, value: 'h4', evidence: undefined, evidenceNote: 'no metrics' };
+    const d = decodeStragglers({ ...body, rows: [row, noted] }, '$');
+    const e = d.rows[0]?.evidence?.[0];
+    expect(e?.baseline).toBeNaN();
+    expect(e?.ratio).toBeNaN();
+    expect(e?.series.values).toEqual([2]);
+    expect(d.rows[1]?.evidenceNote).toBe('no metrics');
+    expect(d.rows[1]).not.toHaveProperty('evidence');
+  });
 });
