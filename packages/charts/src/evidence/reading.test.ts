@@ -8,7 +8,7 @@ describe('layoutReading', () => {
     expect(l.points.map((p) => p.above)).toEqual([true, true, false, true, true]);
     expect(l.path.match(/M/g)).toHaveLength(2);
     // Higher values sit higher (smaller y): value above the level above the baseline.
-    expect(l.valueY).toBeLessThan(l.levelY);
+    expect(l.valueY).toBeLessThan(l.levelY ?? -Infinity);
     expect(l.levelY ?? Infinity).toBeLessThan(l.baselineY ?? 0);
     expect(l.xLabels.map((x) => x.label)).toEqual(['05:16', '05:22']);
     expect(l.title).toBe(
