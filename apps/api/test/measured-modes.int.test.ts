@@ -186,13 +186,14 @@ describe('sharing mode measured from metrics', () => {
         host: 'h1',
         signal: 'neighbour-pressure',
         metric: 'system.cpu.time',
-        windowsAbove: 10,
-        windows: 10,
+        // A cumulative series' first point only starts it: rates from the second minute on.
+        windowsAbove: 9,
+        windows: 9,
       });
       expect(reading?.value).toBeCloseTo(0.3, 9);
       // The hosts judged otherwise: h2 (0) and h3 (0.03).
       expect(reading?.baseline).toBeCloseTo(0.015, 9);
-      expect(reading?.series.values).toHaveLength(10);
+      expect(reading?.series.values).toHaveLength(9);
 
       // h1 as a host cause: its steal over the range against h2's and h3's.
       const h1 = row('host', 'h1');
@@ -204,15 +205,15 @@ describe('sharing mode measured from metrics', () => {
         host: 'h1',
         metric: 'system.cpu.time',
         peers: 2,
-        windows: 10,
+        windows: 9,
       });
       expect(steal?.value).toBeCloseTo(0.3, 9);
       expect(steal?.baseline).toBeCloseTo(0.015, 9);
       expect(steal?.ratio).toBeCloseTo(20, 6);
-      expect(steal?.series.fromMs).toBe(T0_MS);
+      expect(steal?.series.fromMs).toBe(T0_MS + MIN);
       expect(steal?.series.windowMs).toBe(MIN);
       expect(steal?.series.values.map((v) => v?.toFixed(6))).toEqual(
-        Array.from({ length: 10 }, () => '0.300000'),
+        Array.from({ length: 9 }, () => '0.300000'),
       );
 
       // h4 is slow too, but no metric names it: the note says the join is impossible, and why.
