@@ -1,8 +1,8 @@
-// The evidence beside straggler causes in a real browser (Debian's Chromium) against a real
+// The evidence beside straggler causes (and the Overview's episodes) in a real browser (Debian's Chromium) against a real
 // server fed spans and OTLP metrics (issue #27). Eight leaf hosts answer 8-wide fan-outs; no
-// span carries a sharing mode. h1 sends CPU steal of 0.3 s/s rising (contended), h2 none
-// (dedicated), h3 0.03 s/s rising (shared); h4-h8 send no metrics. h1 and h4 are slow in 1
-// fan-out of 170 each. The
+// span carries a sharing mode. h1 sends CPU steal of 0.3 s/s, 0.9 from minute 7 (contended), h2
+// none (dedicated), h3 0.03 s/s (shared); h4-h8 send no metrics. h1 and h4 are slow in 1 fan-out
+// of 170 each; from minute 7 every h1 call is ~3x slower (an episode with its evidence). The
 // Stragglers page must show h1's steal against the other hosts with its series charted, the
 // contended mode's reading, and say that h4's spans and metrics cannot be joined. Long tier
 // (scripts/long-tests.txt); its fast siblings are measured-modes.int and the unit tests of
@@ -48,7 +48,10 @@ function spansJson(): string {
     // together over it, so without either the p99 drops (both are causes).
     const slow = (h: number) => (h === 1 && f % 170 === 0) || (h === 4 && f % 170 === 85);
     // The slow calls spread over 100-149 ms, so the p99 falls among them.
-    const durs = HOSTS.map((h) => (slow(h) ? 100 + ((f * 7) % 50) : 8 + ((f + h) % 5)));
+    // From minute LATE on, h1's every call takes ~3x as long (an episode, under the tail).
+    const late = t >= T0_MS + LATE * MIN;
+    const base = (h: number) => (h === 1 && late ? 30 : 8) + ((f + h) % 5);
+    const durs = HOSTS.map((h) => (slow(h) ? 100 + ((f * 7) % 50) : base(h)));
     const end = t + Math.max(...durs) + 2;
     const span = (spanId: string, parent: string, kind: number, at: number, ms: number) => ({
       traceId,
@@ -77,31 +80,40 @@ function spansJson(): string {
   });
 }
 
+/** h1's steal rate per minute: 0.3 s/s, 0.9 from minute LATE on (when its calls slow down). */
+const LATE = 7;
+const h1Steal = (i: number): number => (i >= LATE ? 0.9 : 0.3);
+
 function metricsJson(): string {
-  const host = (name: string, perSecond: number) => ({
-    resource: { attributes: [str('service.name', 'node'), str('host.name', name)] },
-    scopeMetrics: [
-      {
-        metrics: [
-          {
-            name: 'system.cpu.time',
-            sum: {
-              aggregationTemporality: 2,
-              isMonotonic: true,
-              dataPoints: Array.from({ length: MINUTES }, (_, i) => ({
-                startTimeUnixNano: ns(T0_MS),
-                timeUnixNano: ns(T0_MS + i * MIN + 30_000),
-                // Steal rises through the run, so the chart has a shape to read.
-                asDouble: perSecond * (30 + 60 * i) * (1 + i / 10),
-                attributes: [str('state', 'steal')],
-              })),
+  const host = (name: string, rate: (i: number) => number) => {
+    // A cumulative counter: each point adds its minute's rate (the first, its half minute).
+    let sum = 0;
+    const dataPoints = Array.from({ length: MINUTES }, (_, i) => {
+      sum += rate(i) * (i === 0 ? 30 : 60);
+      return {
+        startTimeUnixNano: ns(T0_MS),
+        timeUnixNano: ns(T0_MS + i * MIN + 30_000),
+        asDouble: sum,
+        attributes: [str('state', 'steal')],
+      };
+    });
+    return {
+      resource: { attributes: [str('service.name', 'node'), str('host.name', name)] },
+      scopeMetrics: [
+        {
+          metrics: [
+            {
+              name: 'system.cpu.time',
+              sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints },
             },
-          },
-        ],
-      },
-    ],
+          ],
+        },
+      ],
+    };
+  };
+  return JSON.stringify({
+    resourceMetrics: [host('h1', h1Steal), host('h2', () => 0), host('h3', () => 0.03)],
   });
-  return JSON.stringify({ resourceMetrics: [host('h1', 0.3), host('h2', 0), host('h3', 0.03)] });
 }
 
 async function post(path: string, body: string): Promise<void> {
@@ -172,6 +184,29 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)(
       await panel.scrollIntoViewIfNeeded();
       await page.screenshot({ path: artifactPath('stragglers-evidence-1280.png') });
       await page.screenshot({ path: artifactPath('stragglers-evidence-full.png'), fullPage: true });
+      await page.close();
+    }, 180_000);
+
+    it("overview: h1's episode carries its steal inside against before, charted", async () => {
+      if (!started.browser) throw new Error('the browser did not start');
+      const page = await newPage(started.browser);
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const q = new URLSearchParams({ from: String(T0_MS), to: String(T0_MS + MINUTES * MIN) });
+      await page.goto(`${server().url}/?${q.toString()}`);
+      const list = page.getByTestId('episodes-overview');
+      await list.waitFor({ timeout: 120_000 });
+      const episode = list
+        .locator('li')
+        .filter({ hasText: /calls into leaf on h1/ })
+        .first();
+      const evidence = episode.getByTestId('episode-evidence').first();
+      await evidence.locator('summary').click();
+      const text = await evidence.innerText();
+      expect(text).toMatch(/neighbour pressure/);
+      expect(text).toMatch(/CPU steal: 90(\.0)?% \(30(\.0)?% before, system\.cpu\.time\)/);
+      await evidence.locator('[data-chart="evidence"]').waitFor();
+      await evidence.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: artifactPath('overview-episode-evidence-1280.png') });
       await page.close();
     }, 180_000);
   },
