@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evidenceRows } from '@tailscope/analysis';
 import type { Running } from '../src/server/serve';
 import { selectHostEvidence, type EvidenceRow } from '../src/store/metrics/evidence';
 import {
@@ -150,10 +151,10 @@ async function compare(run: number, fromMs: number, toMs: number, windowS: numbe
     maxRows: 100_000,
   };
   const oracle = await selectHostEvidenceOracle(running.store, q);
-  const fast = await selectHostEvidence(running.store, q);
+  const fast = evidenceRows(await selectHostEvidence(running.store, q));
   running.store.accelerators.metricWindows = false;
   try {
-    const raw = await selectHostEvidence(running.store, q);
+    const raw = evidenceRows(await selectHostEvidence(running.store, q));
     expectSame(raw, oracle);
   } finally {
     running.store.accelerators.metricWindows = true;
@@ -229,7 +230,7 @@ describe('the evidence pre-aggregate', () => {
       hosts: ['r1000-a'],
       maxRows: 100,
     };
-    expect((await selectHostEvidence(running.store, q)).map((r) => r.value)).toEqual([0.25, 0.75]);
+    expect((await selectHostEvidence(running.store, q)).value).toEqual(Float64Array.of(0.25, 0.75));
     expect(await selectHostEvidenceOracle(running.store, q)).toEqual([]);
   });
 

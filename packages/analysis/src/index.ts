@@ -138,7 +138,28 @@ export {
 } from './capacity';
 export { cumulativeRates } from './metric-rates';
 export { episodeCause } from './episode-cause';
-export { gcBackgroundWindows, measuredSharingModes, withMeasuredModes } from './measured-modes';
+export {
+  gcBackgroundWindows,
+  judgedHosts,
+  measuredSharingModes,
+  withMeasuredModes,
+} from './measured-modes';
+export {
+  MAX_MEASURED_POINTS,
+  MEASURED_RULES,
+  measuredGcEvidence,
+  measuredModeEvidence,
+  type MeasuredHostEvidence,
+} from './measured-evidence';
+export { hostPeerEvidence, type PeerEvidence, type WindowRange } from './host-evidence';
+export {
+  EvidenceSeriesBuilder,
+  evidenceRows,
+  evidenceSeries,
+  seriesCount,
+  type EvidenceRowOf,
+  type EvidenceSeries,
+} from './evidence-series';
 export { HOST_CPUS, HOST_IDLE, neighbourBusy } from './neighbour-busy';
 export {
   CONTAINER_CPU_LIMIT,
