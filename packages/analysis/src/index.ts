@@ -145,18 +145,15 @@ export {
   withMeasuredModes,
 } from './measured-modes';
 export {
-  MAX_MEASURED_POINTS,
   MEASURED_RULES,
   measuredGcEvidence,
   measuredModeEvidence,
   type MeasuredHostEvidence,
 } from './measured-evidence';
-export { hostPeerEvidence, type PeerEvidence, type WindowRange } from './host-evidence';
+export { hostPeerEvidence, type PeerEvidence } from './host-evidence';
 export {
   EvidenceSeriesBuilder,
   evidenceRows,
-  evidenceSeries,
-  seriesCount,
   type EvidenceRowOf,
   type EvidenceSeries,
 } from './evidence-series';
