@@ -55,6 +55,17 @@ export const StragglersQuery = Type.Object({
 });
 export type StragglersQuery = Static<typeof StragglersQuery>;
 
+/** A host's series of per-window means: the measured modes' and the host causes' evidence. */
+const hostSeries = (values: string, description: string) =>
+  Type.Object(
+    {
+      fromMs: Type.Number({ description: 'Start of the first point, epoch ms' }),
+      windowMs: Type.Number({ description: "A point's length, ms" }),
+      values: Type.Array(Type.Union([Type.Number(), Type.Null()]), { description: values }),
+    },
+    { description },
+  );
+
 export const MeasuredHostEvidence = Type.Object({
   host: Type.String({ description: 'A host judged so from its metrics (a resource key value)' }),
   signal: Type.String({
@@ -73,16 +84,9 @@ export const MeasuredHostEvidence = Type.Object({
   level: Type.Number({ description: "The rule's level, s/s (or a steal share)" }),
   windowsAbove: Type.Integer({ description: "The host's windows at or above the level" }),
   windows: Type.Integer({ description: "The host's windows with a value" }),
-  series: Type.Object(
-    {
-      fromMs: Type.Number({ description: 'Start of the first point, epoch ms' }),
-      windowMs: Type.Number({ description: "A point's length, ms" }),
-      values: Type.Array(Type.Union([Type.Number(), Type.Null()]), {
-        description:
-          "The value per point from the host's first window with a value to its last (a mean over windowMs); null: none",
-      }),
-    },
-    { description: 'The series the rule read, at most 400 points' },
+  series: hostSeries(
+    "The value per point from the host's first window with a value to its last (a mean over windowMs); null: none",
+    'The series the rule read, at most 400 points',
   ),
 });
 export type MeasuredHostEvidence = Static<typeof MeasuredHostEvidence>;
@@ -124,16 +128,9 @@ export const HostCauseEvidence = Type.Object({
   }),
   peers: Type.Integer({ description: 'The other hosts the baseline was read from' }),
   windows: Type.Integer({ description: "The host's windows with a value" }),
-  series: Type.Object(
-    {
-      fromMs: Type.Number({ description: 'Start of the first point, epoch ms' }),
-      windowMs: Type.Number({ description: "A point's length, ms" }),
-      values: Type.Array(Type.Union([Type.Number(), Type.Null()]), {
-        description:
-          "The host's value per point from its first window with a value to its last (a mean over windowMs); null: none",
-      }),
-    },
-    { description: 'The series over the range, at most 400 points' },
+  series: hostSeries(
+    "The host's value per point from its first window with a value to its last (a mean over windowMs); null: none",
+    'The series over the range, at most 400 points',
   ),
 });
 export type HostCauseEvidence = Static<typeof HostCauseEvidence>;
