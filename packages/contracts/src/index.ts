@@ -21,3 +21,4 @@ export * from './session';
 export * from './paths';
 export * from './endpoints';
 export * from './client';
+export * from './first-questions';

@@ -82,12 +82,5 @@ export function hostMatrix(h: HostWindows): HostMatrix {
   return { hosts, startMs: start, windowMs, windows, values, calls, statistic: 'p99' };
 }
 
-const NICE_SECONDS = [
-  0.1, 0.25, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 21_600, 86_400,
-];
-
-/** A window length giving about `target` windows over the range (the API caps at 10,000). */
-export function autoWindowSeconds(rangeMs: number, target = 90): number {
-  const raw = rangeMs / 1000 / target;
-  return NICE_SECONDS.find((s) => s >= raw) ?? 86_400;
-}
+/** A window length giving about `target` windows over the range (shared with the server's warm answers). */
+export { autoWindowSeconds } from '@tailscope/contracts';

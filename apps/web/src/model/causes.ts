@@ -9,16 +9,9 @@ export interface CauseRow extends StragglerRow {
  * The leaf operations to attribute, once each: attribution is asked per leaf (service,
  * operation), so two fan-out operations with the same leaf and different parents get the same
  * answer, and asking for both listed every cause twice. First occurrence kept, order kept.
+ * Shared with the server's warm answers.
  */
-export function distinctLeaves(ops: readonly FanoutOp[]): FanoutOp[] {
-  const seen = new Set<string>();
-  return ops.filter((o) => {
-    const key = JSON.stringify([o.leafService, o.leafOperation]);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
+export { distinctLeaves } from '@tailscope/contracts';
 
 /** A cause explains time: significant (the server's flag), with stragglers, and a p99 drop > 0. */
 export function explainsTime(r: StragglerRow): boolean {

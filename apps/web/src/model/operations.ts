@@ -13,29 +13,8 @@ export function operationId(op: {
   return `${op.parentService}\u0000${op.leafService}\u0000${op.leafOperation}`;
 }
 
-/** P(one call > t): 1 - F(t) from the API, else the width-1 point of the curve, else 1%. */
-function callTailProbability(op: FanoutOp): number {
-  const cdf = op.amplification.singleCallCdf;
-  if (cdf !== undefined && cdf < 1) return 1 - cdf;
-  const one = op.curve.find((c) => c.width === 1);
-  return one && one.predicted > 0 ? one.predicted : 0.01;
-}
-
-/**
- * Tail amplification: how many times more likely a request (all leaves) is than a single call
- * to exceed the threshold t. The default t is the call p99, so a factor of 63 means 63% of
- * requests are slower than 99% of calls.
- */
-export function tailAmplification(op: FanoutOp): number {
-  return op.amplification.observedTailProbability / callTailProbability(op);
-}
-
-/** Operations worst first by tail amplification, then by request count. */
-export function rankOperations(ops: readonly FanoutOp[]): FanoutOp[] {
-  return [...ops].sort(
-    (a, b) => tailAmplification(b) - tailAmplification(a) || b.requests - a.requests,
-  );
-}
+// The ranking is the server's too (its warm answers ask what the dashboard asks first).
+export { rankOperations, tailAmplification } from '@tailscope/contracts';
 
 /** The operation the filters name, else the worst one; undefined when there are none. */
 export function pickOperation(

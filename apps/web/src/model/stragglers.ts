@@ -1,5 +1,6 @@
 import type { StragglerRow } from '../api/contracts';
 import { formatCount, formatRatio } from '@tailscope/charts';
+import { STRAGGLER_DIMENSIONS } from '@tailscope/contracts';
 
 export const BASE_DIMENSIONS = [
   { key: 'host', label: 'Host' },
@@ -9,7 +10,7 @@ export const BASE_DIMENSIONS = [
 
 /** `by` from the URL: known dimensions and attr:KEY entries, deduplicated, in order. */
 export function parseBy(raw: string | null): string[] {
-  const src = raw === null || raw.trim() === '' ? 'host,sharing_mode,background' : raw;
+  const src = raw === null || raw.trim() === '' ? STRAGGLER_DIMENSIONS : raw;
   const out: string[] = [];
   for (const part of src.split(',')) {
     const p = part.trim();

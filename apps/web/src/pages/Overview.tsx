@@ -1,4 +1,5 @@
 import { Link, useNavigate } from 'react-router';
+import { OVERVIEW_CAUSE_LEAVES, STRAGGLER_DIMENSIONS } from '@tailscope/contracts';
 import { utcFormat } from 'd3-time-format';
 import { WithRange } from '../components/Guards';
 import { Card, Panel } from '../components/Panel';
@@ -150,7 +151,7 @@ function TopCauses({
   range: TimeRange;
   rangeKey: string;
 }) {
-  const top = distinctLeaves(ops).slice(0, 3);
+  const top = distinctLeaves(ops).slice(0, OVERVIEW_CAUSE_LEAVES);
   const key =
     top.length === 0
       ? null
@@ -159,7 +160,7 @@ function TopCauses({
     const answers = await Promise.all(
       top.map(async (op) => ({
         op,
-        rows: (await fetchStragglers(range, op, 'host,sharing_mode,background', signal)).rows,
+        rows: (await fetchStragglers(range, op, STRAGGLER_DIMENSIONS, signal)).rows,
       })),
     );
     return topCauses(answers);

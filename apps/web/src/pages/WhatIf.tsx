@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { DEFAULT_WHATIF_SEED } from '@tailscope/contracts';
 import { useSearchParams } from 'react-router';
 import type { PolicyKind } from '@tailscope/analysis';
 import { WithOperation } from '../components/Guards';
@@ -50,7 +51,7 @@ function Simulator({ op, leaves, range }: { op: FanoutOp; leaves: LeafData; rang
   const [state, setState] = useState<PolicyState>(() => readPolicyState(params, ctx));
   const knobs = useMemo(() => knobsFor(state.kind, ctx), [state.kind, ctx]);
   const policy = useMemo(() => policyOf(state, knobs), [state, knobs]);
-  const seed = Number(params.get('seed') ?? '1') || 1;
+  const seed = Number(params.get('seed') ?? DEFAULT_WHATIF_SEED) || DEFAULT_WHATIF_SEED;
   // When the page opened, read once (the clock is not read during later renders).
   const [openedAt] = useState(() => performance.now());
   const askedAt = useRef(openedAt);

@@ -1,5 +1,6 @@
 // The time range and filters every page shares, kept in the URL so a link reproduces the view.
 // Pure: parse and write URLSearchParams; resolving a relative range takes `now` as an argument.
+import { SETTLED_LAG_MS } from '@tailscope/contracts';
 
 export const RANGE_PRESETS = [
   { key: 'all', label: 'All data', ms: 0 },
@@ -98,7 +99,7 @@ export function resolveRange(
 }
 
 /** The analyses stop at the stored data's end only when it trails now by less than this. */
-export const SETTLED_LAG_MS = 120_000;
+export { SETTLED_LAG_MS };
 
 /**
  * A range ending past the stored data's end (the server's `settledUnixNano`, as ms) ends there

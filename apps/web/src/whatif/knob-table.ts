@@ -2,6 +2,7 @@
 // and in what unit. Bounds and defaults come from the simulator's POLICY_SPECS; the ranges a
 // person can sensibly drag over (often from the data: a delay up to the call p99.9) are here.
 import { POLICY_SPECS, type PolicyKind } from '@tailscope/analysis';
+import { DEFAULT_HEDGE_PERCENTILE } from '@tailscope/contracts';
 
 export type Unit = 'ms' | 's' | 'percentile' | 'share' | 'count' | 'factor';
 
@@ -71,7 +72,7 @@ export function knobsFor(kind: PolicyKind, c: KnobContext): Knob[] {
         min: 50,
         max: 99.9,
         step: 0.1,
-        initial: 95,
+        initial: DEFAULT_HEDGE_PERCENTILE,
         group: 'delay',
         primary: true,
       },
