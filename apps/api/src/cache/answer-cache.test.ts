@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AnswerCache, MARGIN_GRACE_MS, answerBytes, questionKey } from './answer-cache';
+import { runAsWork, type Work } from '../store/engine/admission';
 
 const size = () => 10;
 
@@ -69,6 +70,26 @@ describe('AnswerCache', () => {
     expect(await Promise.all([a, b])).toEqual([7, 7]);
     expect(runs).toBe(1);
     expect(c.stats().joined).toBe(1);
+  });
+
+  it("makes background work a person's when a person joins it; a background joiner does not", async () => {
+    const c = new AnswerCache();
+    let release: (v: number) => void = () => undefined;
+    const compute = () => new Promise<number>((ok) => (release = ok));
+    const work = (deferred: boolean): Work => ({
+      workClass: 'analysis',
+      signal: new AbortController().signal,
+      deadlineMs: Date.now() + 60_000,
+      ...(deferred ? { deferred: true, yieldTo: () => true } : {}),
+    });
+    const owner = work(true);
+    const a = runAsWork(owner, () => c.answer('q', 'v', compute, size));
+    const other = runAsWork(work(true), () => c.answer('q', 'v', compute, size));
+    expect(owner.deferred).toBe(true);
+    const person = runAsWork(work(false), () => c.answer('q', 'v', compute, size));
+    expect(owner.deferred).toBe(false);
+    release(3);
+    expect(await Promise.all([a, other, person])).toEqual([3, 3, 3]);
   });
 
   it('keeps no failure; a joiner of a failed computation computes on its own', async () => {

@@ -7,8 +7,10 @@
  *
  * Single-flight: concurrent identical questions (two pages, two tabs, the filter bar and the
  * page) share one computation. Bounded in entries and in bytes (least recently used goes
- * first). A failed computation is not kept. Pure: no I/O, the version comes in as an argument.
+ * first). A failed computation is not kept. No I/O: the version comes in as an argument; the
+ * only context read is the asker's work (currentWork), to promote background work a person joins.
  */
+import { currentWork, type Work } from '../store/engine/admission';
 
 export interface AnswerCacheOptions {
   /** Answers kept at most (default 256). */
@@ -68,6 +70,8 @@ interface Entry {
 export class AnswerCache {
   private readonly entries = new Map<string, Entry>();
   private readonly running = new Map<string, Promise<unknown>>();
+  /** The work each running computation belongs to (promoted when a person joins it). */
+  private readonly owners = new Map<string, Work>();
   private readonly maxEntries: number;
   private readonly maxBytes: number;
   private bytes = 0;
@@ -120,6 +124,11 @@ export class AnswerCache {
     const running = this.running.get(flight);
     if (running) {
       this.counts.joined++;
+      // A person waiting on background work (a warm pass, a live answer's recomputation) makes
+      // it a person's: its queries no longer wait behind others or give way (priority
+      // inheritance; store/engine/turns.ts).
+      const owner = this.owners.get(flight);
+      if (owner?.deferred === true && currentWork()?.deferred !== true) owner.deferred = false;
       // The computation belongs to the first asker: when it fails (that asker left and its
       // work was cancelled, or the engine refused it), a joiner asks again: its own computation,
       // or one started by another joiner meanwhile.
@@ -149,6 +158,7 @@ export class AnswerCache {
     const p = compute().then(
       (value) => {
         this.running.delete(flight);
+        this.owners.delete(flight);
         const computeMs = performance.now() - t0;
         this.keep(key, { version, inner: v.inner, atMs, value, bytes: size(value), computeMs });
         cost(computeMs);
@@ -156,10 +166,13 @@ export class AnswerCache {
       },
       (err: unknown) => {
         this.running.delete(flight);
+        this.owners.delete(flight);
         throw err;
       },
     );
     this.running.set(flight, p);
+    const owner = currentWork();
+    if (owner) this.owners.set(flight, owner);
     return p;
   }
 

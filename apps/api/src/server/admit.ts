@@ -78,7 +78,7 @@ export function admitted<This>(
       workClass,
       signal: clientGone(reply),
       deadlineMs: Math.round(Date.now() - reply.elapsedTime + store.budget.timeoutSeconds * 1000),
-      ...(refresh ? { deferred: true } : {}),
+      ...(refresh ? { deferred: true, yieldTo: () => gate.busy } : {}),
     };
     // A live answer's recomputation runs in the gate's background slot (live-answers.ts).
     const release = await gate.enter(work, { background: refresh });

@@ -21,8 +21,14 @@ export interface Work {
   readonly signal: AbortSignal;
   /** When the request's query budget runs out (arrival + TAILSCOPE_QUERY_TIMEOUT_SECONDS), ms. */
   readonly deadlineMs: number;
-  /** Background work no person waits for: its queries take the engine after every other. */
-  readonly deferred?: boolean;
+  /**
+   * Background work no person waits for: its queries take the engine after every other, and
+   * none starts while `yieldTo` says a person's work runs or waits (the gaps between that
+   * work's own queries included). Cleared when a person's request joins its computation
+   * (answer-cache.ts): from then on a person waits for it.
+   */
+  deferred?: boolean;
+  readonly yieldTo?: () => boolean;
 }
 
 const current = new AsyncLocalStorage<Work>();

@@ -17,7 +17,7 @@ import {
 } from './budget';
 import { callOptions, guardCall, type CallOptions } from './call-options';
 import { currentWork } from './admission';
-import { EngineTurns } from './turns';
+import { EngineTurns, yieldWhileBusy } from './turns';
 import { SharedReads, paramsKey, registerSharedReads } from './shared-reads';
 import { openReadSession, readSessionFromEnv } from './read-session';
 
@@ -224,6 +224,8 @@ export function openStore(opts: StoreOptions): Store {
     guardCall(budget, async (work) => {
       const options = callOptions(work, budget, analysis);
       const on = reader && work?.workClass === 'interactive' ? reader : client;
+      // Background work waits while a person's work runs or waits, between its queries too.
+      if (work?.yieldTo) await yieldWhileBusy(work, options.abort_signal);
       const release = await (on === client ? turns : readTurns)?.take(
         work?.workClass !== 'analysis',
         options.abort_signal,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClientGoneError } from './admission';
-import { EngineTurns } from './turns';
+import { ClientGoneError, type Work } from './admission';
+import { EngineTurns, yieldWhileBusy } from './turns';
 
 describe('engine turns', () => {
   it('gives the next turn to urgent queries before waiting analysis ones, in order', async () => {
@@ -59,5 +59,32 @@ describe('engine turns', () => {
     first();
     await Promise.all(waiting);
     expect(order).toEqual(['insert', 'analysis', 'refresh']);
+  });
+
+  it('holds background work while a person is busy, until promoted or not busy', async () => {
+    let busy = true;
+    const work: Work = {
+      workClass: 'analysis',
+      signal: new AbortController().signal,
+      deadlineMs: Date.now() + 60_000,
+      deferred: true,
+      yieldTo: () => busy,
+    };
+    let done = false;
+    const held = yieldWhileBusy(work, undefined, 5).then(() => (done = true));
+    await new Promise((ok) => setTimeout(ok, 30));
+    expect(done).toBe(false);
+    busy = false;
+    await held;
+    // Promoted (a person joined it): no longer held, busy or not.
+    busy = true;
+    work.deferred = false;
+    await yieldWhileBusy(work, undefined, 5);
+    // A client gone while held: the query is not sent.
+    const gone = new AbortController();
+    const w2: Work = { ...work, deferred: true };
+    const p = yieldWhileBusy(w2, gone.signal, 5);
+    gone.abort();
+    await expect(p).rejects.toBeInstanceOf(ClientGoneError);
   });
 });

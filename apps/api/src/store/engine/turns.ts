@@ -1,4 +1,4 @@
-import { ClientGoneError } from './admission';
+import { ClientGoneError, type Work } from './admission';
 
 /**
  * Turns at the embedded engine. chDB runs parameterized queries one at a time, process-wide, in
@@ -66,5 +66,19 @@ export class EngineTurns {
       if (next) next.go();
       else this.busy = false;
     };
+  }
+}
+
+/**
+ * Waits while background `work` gives way: deferred, and its `yieldTo` says a person's work runs
+ * or waits. Polled (every `pollMs`): a person's request leaves gaps between its own queries (its
+ * JavaScript), and a background query started in one made that person wait for all of it. Ends
+ * when the work is promoted (a person joined it), at its deadline (its budget then refuses the
+ * query), or throws ClientGoneError when its signal aborts.
+ */
+export async function yieldWhileBusy(work: Work, signal?: AbortSignal, pollMs = 20): Promise<void> {
+  while (work.deferred === true && work.yieldTo?.() === true && Date.now() < work.deadlineMs) {
+    if (signal?.aborted) throw new ClientGoneError();
+    await new Promise((ok) => setTimeout(ok, pollMs));
   }
 }
