@@ -20,7 +20,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (!full) console.log(`npm test: ${long.length} long test files left to npm run test:full`);
   // The suite's small stores must show their newest spans at once: keep only answers of a second
   // or more as live answers (the server's default, 250 ms, is met by a busy CI's small answers).
-  const env = { TAILSCOPE_LIVE_ANSWER_MIN_MS: '1000', ...process.env };
+  // No warm answers either: a test's server answers what the test asks, nothing in the background
+  // (warm-answers.int and the browser test warm-answers turn them on).
+  const env = { TAILSCOPE_LIVE_ANSWER_MIN_MS: '1000', TAILSCOPE_WARM_S: '0', ...process.env };
   const r = spawnSync('vitest', ['run', ...exclude, ...args], {
     stdio: 'inherit',
     shell: false,

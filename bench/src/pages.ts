@@ -14,6 +14,9 @@
 //   PAGES_BEFORE_DIST (with PAGES_COMPARE: a copy of an older apps/web/dist served in the first
 //   pass; apps/web/dist is left as the newer build at the end),
 //   PAGES_LIMIT_MS (60000: a page still waiting on /api/ then is reported as timed out),
+//   PAGES_WARM_WAIT=1 (before measuring, wait until the server has warmed the dashboard's first
+//   answers once, TAILSCOPE_WARM_S: a person meeting a server that has been running; default: a
+//   server just started, its first warm pass racing the first page),
 //   PAGES_VERBOSE=1 (every answer's full path, time and kept age under each page),
 //   CHROMIUM_PATH (/usr/bin/chromium). The dashboard must be built: npm run build:web.
 import { cpSync, existsSync, rmSync } from 'node:fs';
@@ -177,6 +180,28 @@ async function warmUp(base: string, ingest: { sent(): number }): Promise<void> {
   console.log('ingest had not reached the store after 60 s; measuring anyway');
 }
 
+/** Waits until the server has warmed the dashboard's first answers once, at most 5 minutes. */
+async function warmed(base: string): Promise<void> {
+  const t = performance.now();
+  const until = Date.now() + 300_000;
+  while (Date.now() < until) {
+    const res = await fetch(`${base}/api/v1/stats`);
+    const stats = (await res.json()) as { warmedUnixMs?: number | null };
+    if (stats.warmedUnixMs === undefined) {
+      console.log('the server does not warm answers (TAILSCOPE_WARM_S=0); measuring anyway');
+      return;
+    }
+    if (stats.warmedUnixMs !== null) {
+      console.log(
+        `the server warmed the first answers ${((performance.now() - t) / 1000).toFixed(0)} s after ingest landed`,
+      );
+      return;
+    }
+    await new Promise((ok) => setTimeout(ok, 500));
+  }
+  console.log('no warm pass after 5 minutes; measuring anyway');
+}
+
 /** One server on the loaded store, measured under ingest; `env` is set for its process. */
 async function run(
   dataDir: string,
@@ -206,6 +231,7 @@ async function run(
     // receiving (else the first page's range is 10% shorter than the next one's and the pages
     // after it cannot be served the answers it computed).
     if (ingest) await warmUp(base, ingest);
+    if (process.env.PAGES_WARM_WAIT === '1') await warmed(base);
     const t0 = performance.now();
     const cpu0 = procStats(pid).cpuMs;
     console.log(

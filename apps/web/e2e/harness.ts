@@ -58,12 +58,19 @@ export interface TestServer {
   running: Running;
   /** Sent as a bearer token by the harness's own API calls (when the server has API tokens). */
   apiToken?: string;
-  close(): Promise<void>;
+  dataDir: string;
+  /** Stops the server; its store is deleted unless `keep`. */
+  close(keep?: boolean): Promise<void>;
 }
 
-/** `tailscope serve` on a temporary store and ephemeral ports; `apiToken` sets TAILSCOPE_API_TOKENS. */
-export async function startServer(opts: { apiToken?: string } = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tailscope-e2e-'));
+/**
+ * `tailscope serve` on a temporary store and ephemeral ports; `apiToken` sets TAILSCOPE_API_TOKENS.
+ * `dataDir`: a store an earlier server left (that server closed with `keep`), else a new one.
+ */
+export async function startServer(
+  opts: { apiToken?: string; dataDir?: string } = {},
+): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'tailscope-e2e-'));
   const settings = loadSettings(process.env, {
     dataDir,
     host: '127.0.0.1',
@@ -78,9 +85,10 @@ export async function startServer(opts: { apiToken?: string } = {}): Promise<Tes
     otlpHttp: running.urls.otlpHttp,
     running,
     ...(opts.apiToken !== undefined ? { apiToken: opts.apiToken } : {}),
-    async close() {
+    dataDir,
+    async close(keep = false) {
       await running.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keep) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -124,10 +132,15 @@ export async function sendScenario(
   });
   // Every span the receiver acknowledged is in the store once the write queue is flushed.
   await server.running.ingest.flush();
-  const res = await fetch(`${server.url}/api/v1/stats`, {
-    headers: server.apiToken ? { Authorization: `Bearer ${server.apiToken}` } : {},
-  });
-  const { spans } = (await res.json()) as { spans: number };
+  // The store figures are kept up to 10 s (a server warming its answers reads them often).
+  let spans = 0;
+  for (const until = Date.now() + 20_000; !(spans > 0) && Date.now() < until;) {
+    const res = await fetch(`${server.url}/api/v1/stats`, {
+      headers: server.apiToken ? { Authorization: `Bearer ${server.apiToken}` } : {},
+    });
+    ({ spans } = (await res.json()) as { spans: number });
+    if (!(spans > 0)) await new Promise((ok) => setTimeout(ok, 250));
+  }
   if (!(spans > 0)) throw new Error('tailscope generate sent nothing to the store');
   return { spans, ms: performance.now() - t0 };
 }

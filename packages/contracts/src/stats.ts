@@ -24,6 +24,12 @@ export const StatsResponse = Type.Object({
     }),
   ),
   sampling: Type.Optional(SamplingInfo),
+  warmedUnixMs: Type.Optional(
+    Type.Union([Type.Number(), Type.Null()], {
+      description:
+        "When the server last answered the dashboard's first questions over all data in the background (TAILSCOPE_WARM_S), epoch ms; null before its first pass. Absent when that is off",
+    }),
+  ),
   // Ingest's own state (docs/ingest.md): absent on a server without ingest.
   replayBacklogSpans: Type.Optional(
     Type.Number({ description: 'Spans in the write-ahead log still being replayed' }),

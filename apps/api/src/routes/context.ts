@@ -15,6 +15,8 @@ export interface ApiContext {
   ingestStatus?: () => IngestStatus;
   /** The bound addresses, once the server listens (absent in tests without listeners). */
   listen?: () => { api: string; otlpHttp: string; otlpGrpc: string } | undefined;
+  /** When the server last warmed the dashboard's first answers, epoch ms (server/warm-answers.ts). */
+  warmedAt?: () => number | null;
 }
 
 /** Route groups, one Fastify plugin each. */

@@ -29,6 +29,7 @@ export function statsRoutes(app: RouteApp, ctx: ApiContext): void {
           }
         : {}),
       ...(listen ? { listen } : {}),
+      ...(ctx.warmedAt ? { warmedUnixMs: ctx.warmedAt() } : {}),
     };
   });
 }

@@ -7,6 +7,7 @@ import { readSessionFromEnv } from '../store/engine/read-session';
 import { niceOwnAutogroup } from '../store/engine/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { liveAnswersFromEnv } from '../cache/live-answers';
+import { startWarmer, warmFiguresOf, warmFromEnv } from './warm-answers';
 import { setLiveAnswers } from './live-answers';
 import { buildApi } from './app';
 import { storeOptions } from './store-options';
@@ -41,6 +42,7 @@ export async function serveReadOnly(
   const statsWaitMs = statsWaitFromEnv(process.env);
   // Checked before anything opens: a bad value is a start-up error naming it.
   const liveAnswers = liveAnswersFromEnv(process.env);
+  const warm = warmFromEnv(process.env);
   readSessionFromEnv(process.env);
   const store = openStore(storeOptions(settings, { readOnly: true }));
   setLiveAnswers(store, liveAnswers);
@@ -58,7 +60,13 @@ export async function serveReadOnly(
     throw err;
   }
   const api = await buildApi(
-    { store, settings, ready: () => true, ingestRate: () => 0 },
+    {
+      store,
+      settings,
+      ready: () => true,
+      ingestRate: () => 0,
+      ...(warm ? { warmedAt: () => warmFiguresOf(store)?.lastPassAtMs ?? null } : {}),
+    },
     {
       logger: log ? { level: settings.logLevel } : false,
       metrics: new ServerMetrics({ processMetrics: true }),
@@ -69,6 +77,20 @@ export async function serveReadOnly(
   const address = api.server.address();
   const apiPort = typeof address === 'object' && address ? address.port : settings.port;
   const urls = { api: `${tls ? 'https' : 'http'}://${settings.host}:${apiPort}` };
+  // The dashboard's first questions answered in the background (warm-answers.ts).
+  const warmer = warm
+    ? startWarmer(api, store, {
+        ...warm,
+        ...(settings.apiTokens[0] !== undefined ? { token: settings.apiTokens[0] } : {}),
+        ...(log
+          ? {
+              log: (line: string) => {
+                console.log(`tailscope: ${line}`);
+              },
+            }
+          : {}),
+      })
+    : undefined;
   if (log) {
     const missing = Object.entries(accelerators)
       .filter(([, has]) => !has)
@@ -88,6 +110,7 @@ export async function serveReadOnly(
     async close() {
       if (closed) return;
       closed = true;
+      await warmer?.stop();
       await api.close();
       await store.close();
     },

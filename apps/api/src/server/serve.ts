@@ -21,6 +21,7 @@ import {
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { liveAnswersFromEnv } from '../cache/live-answers';
 import { setLiveAnswers } from './live-answers';
+import { startWarmer, warmFiguresOf, warmFromEnv, type Warmer } from './warm-answers';
 import { prettyLogStream } from './log-stream';
 import { checkExposure } from './exposure';
 import { ServerMetrics } from './metrics';
@@ -81,6 +82,7 @@ export async function serve(
   const statsWaitMs = statsWaitFromEnv(process.env);
   // Checked before anything opens: a bad value is a start-up error naming it.
   const liveAnswers = liveAnswersFromEnv(process.env);
+  const warm = warmFromEnv(process.env);
   readSessionFromEnv(process.env);
   const store = openStore(storeOptions(settings));
   setLiveAnswers(store, liveAnswers);
@@ -163,6 +165,7 @@ export async function serve(
       ready: () => ready,
       ingestRate: () => ingest.spansPerSecond(),
       ingestStatus: () => ingest.status(),
+      ...(warm ? { warmedAt: () => warmFiguresOf(store)?.lastPassAtMs ?? null } : {}),
     },
     {
       logger: loggerOf(settings, opts),
@@ -181,6 +184,20 @@ export async function serve(
     otlpGrpc: `${settings.host}:${ingest.grpcPort}`,
   };
   bound.urls = urls;
+  // The dashboard's first questions answered in the background (warm-answers.ts).
+  const warmer: Warmer | undefined = warm
+    ? startWarmer(api, store, {
+        ...warm,
+        ...(settings.apiTokens[0] !== undefined ? { token: settings.apiTokens[0] } : {}),
+        ...(log
+          ? {
+              log: (line: string) => {
+                console.log(`tailscope: ${line}`);
+              },
+            }
+          : {}),
+      })
+    : undefined;
   if (log) {
     console.log(`tailscope: store      ${store.description}`);
     console.log(`tailscope: API and UI ${urls.api}`);
@@ -199,6 +216,7 @@ export async function serve(
       closed = true;
       ready = false;
       if (group) restoreOwnAutogroup(group);
+      await warmer?.stop();
       await api.close();
       await selfTrace?.shutdown();
       await materializer.stop();

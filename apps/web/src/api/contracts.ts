@@ -20,7 +20,8 @@ import {
 } from './decode';
 
 // Ingest's own state (replay backlog, log damage, dead letters) and the store's set-up (read-only,
-// optional tables, retention) and the age of the kept store figures are not shown by the dashboard.
+// optional tables, retention), the age of the kept store figures and when the server warmed the
+// first answers are not shown by the dashboard.
 export type Stats = Omit<
   C.StatsResponse,
   | 'replayBacklogSpans'
@@ -30,6 +31,7 @@ export type Stats = Omit<
   | 'accelerators'
   | 'retentionDays'
   | 'storeFiguresAgeMs'
+  | 'warmedUnixMs'
 >;
 /** Whether statistics were weighted by OTel sampling (docs/analysis.md "Sampling"). */
 export const decodeSampling: Decoder<C.SamplingInfo> = obj<C.SamplingInfo>({
