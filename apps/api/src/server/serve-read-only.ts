@@ -7,7 +7,7 @@ import { readSessionFromEnv } from '../store/engine/read-session';
 import { niceOwnAutogroup } from '../store/engine/session-nice';
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { liveAnswersFromEnv } from '../cache/live-answers';
-import { startWarmer, warmFiguresOf, warmFromEnv } from './warm-answers';
+import { startServerWarmer, warmFiguresOf, warmFromEnv } from './warm-answers';
 import { setLiveAnswers } from './live-answers';
 import { buildApi } from './app';
 import { storeOptions } from './store-options';
@@ -78,19 +78,7 @@ export async function serveReadOnly(
   const apiPort = typeof address === 'object' && address ? address.port : settings.port;
   const urls = { api: `${tls ? 'https' : 'http'}://${settings.host}:${apiPort}` };
   // The dashboard's first questions answered in the background (warm-answers.ts).
-  const warmer = warm
-    ? startWarmer(api, store, {
-        ...warm,
-        ...(settings.apiTokens[0] !== undefined ? { token: settings.apiTokens[0] } : {}),
-        ...(log
-          ? {
-              log: (line: string) => {
-                console.log(`tailscope: ${line}`);
-              },
-            }
-          : {}),
-      })
-    : undefined;
+  const warmer = warm ? startServerWarmer(api, store, warm, settings.apiTokens, log) : undefined;
   if (log) {
     const missing = Object.entries(accelerators)
       .filter(([, has]) => !has)

@@ -21,7 +21,7 @@ import {
 import { statsWaitFromEnv, storeFigures } from '../cache/store-figures';
 import { liveAnswersFromEnv } from '../cache/live-answers';
 import { setLiveAnswers } from './live-answers';
-import { startWarmer, warmFiguresOf, warmFromEnv, type Warmer } from './warm-answers';
+import { startServerWarmer, warmFiguresOf, warmFromEnv } from './warm-answers';
 import { prettyLogStream } from './log-stream';
 import { checkExposure } from './exposure';
 import { ServerMetrics } from './metrics';
@@ -185,19 +185,7 @@ export async function serve(
   };
   bound.urls = urls;
   // The dashboard's first questions answered in the background (warm-answers.ts).
-  const warmer: Warmer | undefined = warm
-    ? startWarmer(api, store, {
-        ...warm,
-        ...(settings.apiTokens[0] !== undefined ? { token: settings.apiTokens[0] } : {}),
-        ...(log
-          ? {
-              log: (line: string) => {
-                console.log(`tailscope: ${line}`);
-              },
-            }
-          : {}),
-      })
-    : undefined;
+  const warmer = warm ? startServerWarmer(api, store, warm, settings.apiTokens, log) : undefined;
   if (log) {
     console.log(`tailscope: store      ${store.description}`);
     console.log(`tailscope: API and UI ${urls.api}`);

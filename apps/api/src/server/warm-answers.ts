@@ -274,6 +274,27 @@ export function startWarmer(
   };
 }
 
+/** The warmer of a server: its first API token on its requests, its passes in the server's log. */
+export function startServerWarmer(
+  app: FastifyInstance,
+  store: { readonly budget: QueryBudget; readonly analysis: AnalysisLimits },
+  warm: WarmOptions,
+  apiTokens: readonly string[],
+  log: boolean,
+): Warmer {
+  return startWarmer(app, store, {
+    ...warm,
+    ...(apiTokens[0] !== undefined ? { token: apiTokens[0] } : {}),
+    ...(log
+      ? {
+          log: (line: string) => {
+            console.log(`tailscope: ${line}`);
+          },
+        }
+      : {}),
+  });
+}
+
 function stringify(q: Query): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(q)) out[k] = String(v);
