@@ -3,6 +3,7 @@ import type { Store } from './engine/client';
 import { hostOf } from './sql/ctes';
 import { join, param, raw, sql, type Sql } from './sql/template';
 import { TRACES, TRACE_ID_TS } from './traces/tables';
+import { TRACE_SPANS_TABLE } from './traces/trace-spans';
 import {
   inWindow,
   isRequestRoot,
@@ -87,8 +88,14 @@ const MAX_INTERVALS = 256;
  * are spread over up to four times the incident's length: the single window from the first to
  * the last (rootsWindow) read nearly every granule of an hour at 10M spans (2 s of the answer);
  * their own intervals are a few percent of it. Without the trace-id table, that one window.
+ * `max` 1: the hull of the intervals (the same spans match it, as each trace's spans lie in its
+ * interval), only to prune the days a trace-id-ordered table need not read.
  */
-async function tracesWindows(store: Store, roots: readonly RootRow[]): Promise<Sql> {
+async function tracesWindows(
+  store: Store,
+  roots: readonly RootRow[],
+  max = MAX_INTERVALS,
+): Promise<Sql> {
   if (!store.accelerators.traceIdTs) return rootsWindow(roots);
   const rows = await store.query<{ start: string; end: string }>(sql`
     SELECT toString(toUnixTimestamp(min(Start))) AS start, toString(toUnixTimestamp(max(End))) AS end
@@ -103,7 +110,7 @@ async function tracesWindows(store: Store, roots: readonly RootRow[]): Promise<S
     // DateTime saturates outside 1970-2106 (spans.ts traceFilter): such a trace, the one window.
     .filter(([a, b]) => a > 0 && b < 4_294_967_295);
   if (spans.length < rows.length || spans.length === 0) return rootsWindow(roots);
-  const merged = mergeIntervals(spans, MAX_INTERVALS);
+  const merged = mergeIntervals(spans, max);
   return join(
     merged.map(
       ([a, b]) =>
@@ -145,11 +152,13 @@ export function mergeIntervals(
  * The spans of the given traces as the ranking reads them (times in ms from each trace's root
  * start), grouped per trace in the order of `roots`; at most `maxSpans` in all.
  *
- * The sampled traces have spans in nearly every granule of their hour (620 of 636 at 10M spans:
- * each (service, span name) granule spans ~80 s, the samples' intervals are ~20 s apart), so
- * every column read here is read for ~5M rows. The host and peer are looked up in the whole
- * maps after the trace filter (optimize_functions_to_subcolumns off): as subcolumns, each of
- * the six keys was extracted from every row of those granules first (~17% of the read's CPU).
+ * In the spans table the sampled traces have spans in nearly every granule of their hour (620
+ * of 636 at 10M spans: each (service, span name) granule spans ~80 s, the samples' intervals
+ * are ~20 s apart), so every column read there is read for ~5M rows. The store's narrow copy
+ * ordered by trace id (trace-spans.ts), when it has one, reads a granule or so per trace and
+ * part instead. In the spans table, the host and peer are looked up in the whole maps after the
+ * trace filter (optimize_functions_to_subcolumns off): as subcolumns, each of the six keys was
+ * extracted from every row of those granules first (~17% of the read's CPU).
  */
 export async function selectCauseSpans(
   store: Store,
@@ -157,18 +166,24 @@ export async function selectCauseSpans(
   maxSpans: number,
 ): Promise<CauseSpan[][]> {
   if (roots.length === 0) return [];
+  // The narrow copy ordered by trace id when the store has it (trace-spans.ts): host and peer
+  // are its columns, computed at insert by the same expressions.
+  const narrow = store.accelerators.traceSpans;
+  const hostPeer = narrow
+    ? sql`CAST(Host, 'String') AS host, CAST(Peer, 'String') AS peer`
+    : sql`${hostOf('ResourceAttributes')} AS host,
+      if(SpanAttributes[${PEER_SERVICE_KEY}] != '', SpanAttributes[${PEER_SERVICE_KEY}],
+        SpanAttributes[${SERVER_ADDRESS_KEY}]) AS peer`;
   const rows = await store.query<SpanRow>(sql`
     SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
       CAST(ServiceName, 'String') AS service, CAST(SpanName, 'String') AS operation,
-      CAST(SpanKind, 'String') AS kind, ${hostOf('ResourceAttributes')} AS host,
-      if(SpanAttributes[${PEER_SERVICE_KEY}] != '', SpanAttributes[${PEER_SERVICE_KEY}],
-        SpanAttributes[${SERVER_ADDRESS_KEY}]) AS peer,
+      CAST(SpanKind, 'String') AS kind, ${hostPeer},
       toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
-    FROM ${TRACES}
+    FROM ${narrow ? raw(TRACE_SPANS_TABLE) : TRACES}
     WHERE TraceId IN ${param(
       roots.map((r) => r.traceId),
       'Array(String)',
-    )} AND (${await tracesWindows(store, roots)})
+    )} AND (${await tracesWindows(store, roots, narrow ? 1 : MAX_INTERVALS)})
     LIMIT ${param(maxSpans, 'UInt64')}
     SETTINGS optimize_functions_to_subcolumns = 0`);
   const base = new Map(roots.map((r) => [r.traceId, BigInt(r.startNs)]));

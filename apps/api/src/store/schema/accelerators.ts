@@ -12,6 +12,7 @@ import {
   FANOUTS_TABLE,
 } from '../fanouts/tables';
 import { sql } from '../sql/template';
+import { TRACE_SPANS_TABLE, TRACE_SPANS_VIEW } from '../traces/trace-spans';
 import { TYPED_ATTRIBUTES_TABLE } from '../traces/typed-attributes';
 import { WINDOWS_TABLE, WINDOWS_VIEWS } from '../metrics/evidence-windows';
 
@@ -28,6 +29,8 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
       AND name IN (${[
         store.tracesTable,
         `${store.tracesTable}_trace_id_ts`,
+        TRACE_SPANS_TABLE,
+        TRACE_SPANS_VIEW,
         FANOUTS_TABLE,
         CHUNKS_TABLE,
         EDGES_TABLE,
@@ -46,6 +49,8 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
     throw new Error(`the spans table ${store.tracesTable} does not exist in ${store.description}`);
   const found: Accelerators = {
     traceIdTs: has.has(`${store.tracesTable}_trace_id_ts`),
+    // Without its view the table misses every span inserted since: read the spans table.
+    traceSpans: has.has(TRACE_SPANS_TABLE) && has.has(TRACE_SPANS_VIEW),
     // Stored fan-outs, request edges and chunk duplicates are built together; all or none.
     fanouts: [FANOUTS_TABLE, CHUNKS_TABLE, EDGES_TABLE, DUPLICATES_TABLE].every((t) => has.has(t)),
     typedAttributes: has.has(TYPED_ATTRIBUTES_TABLE),

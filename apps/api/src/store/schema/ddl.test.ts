@@ -57,6 +57,8 @@ describe('MIGRATIONS', () => {
       'default.tailscope_metric_windows_gauge_mv',
       'default.tailscope_metric_windows_sum_mv',
       'default.tailscope_metric_windows_histogram_mv',
+      'default.tailscope_trace_spans',
+      'default.tailscope_trace_spans_mv',
     ]);
   });
 
@@ -67,7 +69,7 @@ describe('MIGRATIONS', () => {
     for (const s of ddl.filter((d) => !d.startsWith('INSERT INTO ')))
       expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(19);
+    expect(engines.length).toBe(20);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

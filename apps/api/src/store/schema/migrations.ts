@@ -11,6 +11,7 @@ import { INGEST_BATCHES_TABLE } from '../writes/batches';
 import { metricsTablesDdl } from '../metrics/tables';
 import { metricWindowsDdl } from '../metrics/evidence-windows';
 import { sql } from '../sql/template';
+import { traceSpansDdl } from '../traces/trace-spans';
 import { typedAttributesDdl } from '../traces/typed-attributes';
 
 /**
@@ -160,6 +161,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 11,
     name: 'tailscope_metric_windows and its views (evidence metrics per 10 s bucket)',
     statements: (ctx) => metricWindowsDdl(ctx),
+  },
+  {
+    version: 12,
+    name: 'tailscope_trace_spans and its view (narrow span columns by trace id)',
+    statements: (ctx) => traceSpansDdl(ctx, tracesName(ctx)),
   },
 ];
 
