@@ -80,6 +80,8 @@ describe('otel_traces schema on the embedded engine', () => {
       'tailscope_metric_windows_histogram_mv',
       'tailscope_metric_windows_sum_mv',
       'tailscope_migrations',
+      'tailscope_trace_spans',
+      'tailscope_trace_spans_mv',
       'tailscope_typed_attributes',
     ]);
     // A store written before these tables were migrations: version 1 recorded, tables absent.
@@ -98,13 +100,15 @@ describe('otel_traces schema on the embedded engine', () => {
       'tailscope_metric_windows_histogram_mv',
       'tailscope_metric_windows_sum_mv',
       'tailscope_metric_windows',
+      'tailscope_trace_spans_mv',
+      'tailscope_trace_spans',
     ])
       await store.command(sql`DROP TABLE ${ident(t)}`);
     await store.command(sql`DELETE FROM tailscope_migrations WHERE version > 1`);
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(15);
+    expect(await ours()).toHaveLength(17);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {
@@ -122,5 +126,29 @@ describe('otel_traces schema on the embedded engine', () => {
       services: 1,
       oldestUnixNano: '1700000000123456789',
     });
+  });
+
+  it('copies spans to the narrow table: those stored before its migration, then each insert', async () => {
+    const insert = (traceId: string, spanId: string) =>
+      store.command(sql`INSERT INTO otel_traces (Timestamp, TraceId, SpanId, SpanName, SpanKind, ServiceName, Duration, ResourceAttributes, SpanAttributes)
+        VALUES (fromUnixTimestamp64Nano(toInt64(${'1700000001000000000'})), ${traceId}, ${spanId}, 'op', 'Client', 'svc', 7,
+          map('k8s.node.name', 'node-1'), map('server.address', 'db:5432'))`);
+    const narrow = async (traceId: string) =>
+      store.query<{ SpanId: string; Host: string; Peer: string; Duration: string }>(
+        sql`SELECT SpanId, CAST(Host, 'String') AS Host, CAST(Peer, 'String') AS Peer, toString(Duration) AS Duration
+          FROM tailscope_trace_spans WHERE TraceId = ${traceId} ORDER BY SpanId`,
+      );
+    const before = 'dd'.repeat(16);
+    await insert(before, '01'.repeat(8));
+    // As a store migrated before version 12: the span stored, no narrow table.
+    await store.command(sql`DROP TABLE tailscope_trace_spans_mv`);
+    await store.command(sql`DROP TABLE tailscope_trace_spans`);
+    await store.command(sql`DELETE FROM tailscope_migrations WHERE version >= 12`);
+    expect(await migrate(store)).toBe(SCHEMA_VERSION);
+    await insert(before, '02'.repeat(8));
+    expect(await narrow(before)).toEqual([
+      { SpanId: '01'.repeat(8), Host: 'node-1', Peer: 'db:5432', Duration: '7' },
+      { SpanId: '02'.repeat(8), Host: 'node-1', Peer: 'db:5432', Duration: '7' },
+    ]);
   });
 });
