@@ -12,11 +12,18 @@ import {
   type RequestTrees,
 } from '@tailscope/analysis';
 import { capacityWhatIf, logNormal, queueTrees } from '@tailscope/analysis/testing';
+import { writeFileSync } from 'node:fs';
 import { microservicesTrees } from './microservices-trees';
 import { timed, type Timing } from './timing';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 100_000);
 const RUNS = Number(process.env.RUNS ?? 3);
+// ONLY=cold: the cold answers alone (the issue's target), each run printed. OUT=file.json: the
+// answers (the last cold one, each prediction's, some previews') written out, to compare two
+// versions to the last digit.
+const COLD_ONLY = process.env.ONLY === 'cold';
+const OUT = process.env.OUT;
+const written: Record<string, CapacityWhatIf> = {};
 
 function median(ts: Timing[]): Timing {
   const mid = (xs: number[]): number =>
@@ -47,13 +54,21 @@ function bench(name: string, trees: RequestTrees, scenarios: CapacityChange[][])
   const nodes = trees.parent.length;
   console.log(`\n${name}: ${trees.nodeOffsets.length - 1} requests, ${nodes} calls and roots`);
   const cold: Timing[] = [];
-  for (let i = 0; i < RUNS; i++)
-    cold.push(
-      timed(() => capacityWhatIf(trees, scenarios[0] ?? [], { bootstrapSamples: 1000 }))[1],
+  for (let i = 0; i < RUNS; i++) {
+    const [r, t] = timed(() =>
+      capacityWhatIf(trees, scenarios[0] ?? [], { bootstrapSamples: 1000 }),
     );
+    cold.push(t);
+    written[name] = r;
+  }
   console.log(
-    `  cold (fit + predict ${JSON.stringify(scenarios[0])}): ${show(median(cold))}; each run's CPU: ${cold.map((t) => t.cpu.toFixed(0)).join(', ')} ms (the first also compiles the code)`,
+    `  cold (fit + predict ${JSON.stringify(scenarios[0])}): ${show(median(cold))}; each run's CPU (wall): ${cold.map((t) => `${t.cpu.toFixed(0)} (${t.wall.toFixed(0)})`).join(', ')} ms (the first also compiles the code)`,
   );
+  if (COLD_ONLY) {
+    const last = written[name];
+    if (last) table(last);
+    return;
+  }
   const [prepared, fitT] = timed(() => prepareCapacity(trees));
   console.log(`  fit alone: ${show(fitT)}`);
   for (const changes of scenarios) {
@@ -66,6 +81,7 @@ function bench(name: string, trees: RequestTrees, scenarios: CapacityChange[][])
       ts.push(t);
       last = r;
     }
+    if (last) written[`${name} ${JSON.stringify(changes)}`] = last;
     console.log(`  predict ${JSON.stringify(changes)}: ${show(median(ts))}`);
     if (last) table(last);
   }
@@ -74,12 +90,13 @@ function bench(name: string, trees: RequestTrees, scenarios: CapacityChange[][])
   const [sample, sampleT] = timed(() => sampleCapacity(prepared, PREVIEW_REQUESTS, 1));
   console.log(`  preview sample of ${PREVIEW_REQUESTS} requests, made once: ${show(sampleT)}`);
   const previews: Timing[] = [];
-  for (let i = 0; i < 10 * RUNS; i++)
-    previews.push(
-      timed(() =>
-        simulateCapacityWhatIf(sample, [load(1.3 + 0.05 * i)], { bootstrapSamples: 200 }),
-      )[1],
+  for (let i = 0; i < 10 * RUNS; i++) {
+    const [r, t] = timed(() =>
+      simulateCapacityWhatIf(sample, [load(1.3 + 0.05 * i)], { bootstrapSamples: 200 }),
     );
+    previews.push(t);
+    if (i % 10 === 0) written[`${name} preview ${JSON.stringify(load(1.3 + 0.05 * i))}`] = r;
+  }
   console.log(
     `  preview, each update a new factor (median of ${previews.length}): ${show(median(previews))}`,
   );
@@ -97,3 +114,4 @@ bench(
   queueTrees({ ratePerMs: 0.12, servers: 3, service: logNormal(10, 0.8) }, REQUESTS, 7),
   [[load(1.5)], [load(1.2)], [load(2)]],
 );
+if (OUT !== undefined) writeFileSync(OUT, `${JSON.stringify(written, null, 1)}\n`);

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
       for (const path of ['windows', 'raw'] as const) {
         store.accelerators.metricWindows = path === 'windows';
         const t = performance.now();
-        rows[path] = (await selectHostEvidence(store, q)).length;
+        rows[path] = (await selectHostEvidence(store, q)).value.length;
         times[path].push(performance.now() - t);
       }
     const fmt = (ts: number[]) => {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evidenceRows } from '@tailscope/analysis';
 import type { Running } from '../src/server/serve';
 import { selectHostEvidence, selectMetricHosts } from '../src/store/metrics/evidence';
 import { JSON_TYPE, startServer } from './ingest-support';
@@ -269,14 +270,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const query = (hosts: string[]) =>
-  selectHostEvidence(running.store, {
-    fromNs: T0,
-    toNs: T0 + 6n * W,
-    windowNs: W,
-    hosts,
-    maxRows: 100,
-  });
+const query = async (hosts: string[]) =>
+  evidenceRows(
+    await selectHostEvidence(running.store, {
+      fromNs: T0,
+      toNs: T0 + 6n * W,
+      windowNs: W,
+      hosts,
+      maxRows: 100,
+    }),
+  );
 
 describe('selectHostEvidence', () => {
   it('reads steal, network errors and GC pauses per second per window', async () => {

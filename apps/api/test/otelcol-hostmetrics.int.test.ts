@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evidenceRows } from '@tailscope/analysis';
 import type { Running } from '../src/server/serve';
 import { sql } from '../src/store/sql/template';
 import { selectHostEvidence } from '../src/store/metrics/evidence';
@@ -101,13 +102,15 @@ describe.skipIf(missing !== undefined)('a real OpenTelemetry Collector with host
   });
 
   it('gives steal, paging and network evidence for that host', async () => {
-    const evidence = await selectHostEvidence(running.store, {
-      fromNs,
-      toNs: BigInt(Date.now() + 1000) * 1_000_000n,
-      windowNs: 2_000_000_000n,
-      hosts: [HOST],
-      maxRows: 10_000,
-    });
+    const evidence = evidenceRows(
+      await selectHostEvidence(running.store, {
+        fromNs,
+        toNs: BigInt(Date.now() + 1000) * 1_000_000n,
+        windowNs: 2_000_000_000n,
+        hosts: [HOST],
+        maxRows: 10_000,
+      }),
+    );
     const signals = new Set(evidence.map((e) => e.signal));
     for (const s of ['neighbour-pressure', 'memory-pressure', 'network'] as const)
       expect(signals, `${s} among ${[...signals].join(', ')}`).toContain(s);

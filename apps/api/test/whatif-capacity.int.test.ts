@@ -140,6 +140,24 @@ describe('POST /api/v1/whatif: load and machines (issue 29)', () => {
     );
   });
 
+  it("fits the whole-request replay's kept trees of the range: no second read, the same answer", async () => {
+    // Ranges ending 1 and 2 ms after the data: the same requests, each its own cache key.
+    const at = (to: number, policy: object) =>
+      api.inject({
+        method: 'POST',
+        url: '/api/v1/whatif',
+        payload: { ...base, to, seed: 21, policy },
+      });
+    const replay = await at(TO_MS + 1, { kind: 'hedge', delayPercentile: 95 });
+    expect(replay.statusCode).toBe(200);
+    const kept = await at(TO_MS + 1, { kind: 'load', factor: 1.5 });
+    const read = await at(TO_MS + 2, { kind: 'load', factor: 1.5 });
+    expect([kept.statusCode, read.statusCode]).toEqual([200, 200]);
+    expect(kept.headers['tailscope-replay-cache']).toMatch(/^hit; age=/);
+    expect(read.headers['tailscope-replay-cache']).toBe('miss');
+    expect(kept.json()).toEqual(read.json());
+  });
+
   it('says the service saturates at 3x instead of a number', async () => {
     const res = await post({ ...base, policy: { kind: 'load', factor: 3 } });
     expect(res.status).toBe(200);

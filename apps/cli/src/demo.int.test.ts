@@ -176,7 +176,7 @@ describe('tailscope demo --duration', () => {
       SELECT toString(toUnixTimestamp64Nano(min(TimeUnix))) AS from,
              toString(toUnixTimestamp64Nano(max(TimeUnix)) + 1) AS to
       FROM otel_metrics_gauge`);
-    const rows = await selectHostEvidence(store, {
+    const evidence = await selectHostEvidence(store, {
       fromNs: BigInt(span?.from ?? '0'),
       toNs: BigInt(span?.to ?? '0'),
       windowNs: 4_000_000_000n,
@@ -187,11 +187,13 @@ describe('tailscope demo --duration', () => {
     const mean = (role: string, signal: string): number => {
       const inRole = new Set(hosts.filter((h) => h.role === role).map((h) => h.host));
       const cells = new Map<string, number>();
-      for (const r of rows) {
-        if (r.signal !== signal || !inRole.has(r.host)) continue;
-        const key = `${r.host} ${String(r.window)}`;
-        cells.set(key, Math.max(cells.get(key) ?? 0, r.value));
-      }
+      evidence.host.forEach((host, i) => {
+        if (evidence.signal[i] !== signal || !inRole.has(host)) return;
+        for (let j = evidence.start[i] ?? 0; j < (evidence.start[i + 1] ?? 0); j++) {
+          const key = `${host} ${String(evidence.window[j])}`;
+          cells.set(key, Math.max(cells.get(key) ?? 0, evidence.value[j] ?? 0));
+        }
+      });
       const values = [...cells.values()];
       return values.length === 0 ? Number.NaN : values.reduce((s, v) => s + v, 0) / values.length;
     };

@@ -138,7 +138,25 @@ export {
 } from './capacity';
 export { cumulativeRates } from './metric-rates';
 export { episodeCause } from './episode-cause';
-export { gcBackgroundWindows, measuredSharingModes, withMeasuredModes } from './measured-modes';
+export {
+  gcBackgroundWindows,
+  judgedHosts,
+  measuredSharingModes,
+  withMeasuredModes,
+} from './measured-modes';
+export {
+  MEASURED_RULES,
+  measuredGcEvidence,
+  measuredModeEvidence,
+  type MeasuredHostEvidence,
+} from './measured-evidence';
+export { hostPeerEvidence, type PeerEvidence } from './host-evidence';
+export {
+  EvidenceSeriesBuilder,
+  evidenceRows,
+  type EvidenceRowOf,
+  type EvidenceSeries,
+} from './evidence-series';
 export { HOST_CPUS, HOST_IDLE, neighbourBusy } from './neighbour-busy';
 export {
   CONTAINER_CPU_LIMIT,

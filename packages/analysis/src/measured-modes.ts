@@ -1,10 +1,11 @@
 import type { BackgroundWindow } from './background';
 import type { LeafCalls } from './types';
 import { UNKNOWN_MODE } from './conventions';
+import type { EvidenceSeries } from './evidence-series';
 
 /**
  * Sharing mode and background activity measured from metric evidence when spans do not carry
- * them (issue #27; docs/metrics.md "Sharing mode measured"). Pure; O(rows + calls).
+ * them (issue #27; docs/metrics.md "Sharing mode measured"). Pure; O(values + calls).
  *
  * Per host, over the windows its neighbour-pressure (CPU steal) or throttling evidence has:
  * - `contended`: at least CONTENDED_WINDOW_SHARE of the windows had steal or throttling at
@@ -32,32 +33,73 @@ export interface HostSignalRow {
 }
 
 const PRESSURE = new Set(['neighbour-pressure', 'throttling']);
+const GC = new Set(['gc-pause']);
 
-/** Measured sharing mode per host that has steal or throttling evidence. */
-export function measuredSharingModes(rows: readonly HostSignalRow[]): Map<string, string> {
-  // Per host and window, the worst of its steal and throttling values.
-  const perHost = new Map<string, Map<number, number>>();
-  for (const r of rows) {
-    if (!PRESSURE.has(r.signal) || !Number.isFinite(r.value)) continue;
-    let w = perHost.get(r.host);
-    if (!w) perHost.set(r.host, (w = new Map<number, number>()));
-    w.set(r.window, Math.max(w.get(r.window) ?? 0, r.value));
+/** A host's worst value per window over some of its series. */
+export interface HostWindows {
+  /** Window -> the largest value of the series read (at least 0). */
+  values: Map<number, number>;
+  /** The series (index) that gave the largest value in the most windows. */
+  worstSeries: number;
+}
+
+/** Per host, the worst finite value per window of the series whose signal `keep` accepts. */
+function worstPerWindow(s: EvidenceSeries, keep: ReadonlySet<string>): Map<string, HostWindows> {
+  const perHost = new Map<string, { values: Map<number, number>; from: Map<number, number> }>();
+  for (let i = 0; i < s.host.length; i++) {
+    if (!keep.has(s.signal[i] as string)) continue;
+    const host = s.host[i] as string;
+    let h = perHost.get(host);
+    if (!h) perHost.set(host, (h = { values: new Map(), from: new Map() }));
+    for (let j = s.start[i] as number; j < (s.start[i + 1] as number); j++) {
+      const v = s.value[j] as number;
+      if (!Number.isFinite(v)) continue;
+      const w = s.window[j] as number;
+      const cur = h.values.get(w);
+      if (cur === undefined || v > cur) h.from.set(w, i);
+      h.values.set(w, Math.max(cur ?? 0, v));
+    }
   }
-  const out = new Map<string, string>();
-  for (const [host, windows] of perHost) {
-    const values = [...windows.values()];
-    const high = values.filter((v) => v >= CONTENDED_LEVEL).length;
-    const mean = values.reduce((s, v) => s + v, 0) / values.length;
-    out.set(
-      host,
-      high >= CONTENDED_WINDOW_SHARE * values.length
-        ? 'contended'
-        : mean >= SHARED_LEVEL
-          ? 'shared'
-          : 'dedicated',
-    );
+  const out = new Map<string, HostWindows>();
+  for (const [host, h] of perHost) {
+    if (h.values.size === 0) continue;
+    const counts = new Map<number, number>();
+    for (const i of h.from.values()) counts.set(i, (counts.get(i) ?? 0) + 1);
+    let worstSeries = -1;
+    let most = 0;
+    for (const [i, n] of counts)
+      if (n > most || (n === most && i < worstSeries)) {
+        worstSeries = i;
+        most = n;
+      }
+    out.set(host, { values: h.values, worstSeries });
   }
   return out;
+}
+
+/** Per host, the worse of its steal and throttling per window: what the modes are judged on. */
+export const pressurePerWindow = (s: EvidenceSeries): Map<string, HostWindows> =>
+  worstPerWindow(s, PRESSURE);
+
+/** Per host, its largest GC pause seconds per second per window. */
+export const gcPerWindow = (s: EvidenceSeries): Map<string, HostWindows> => worstPerWindow(s, GC);
+
+/** Measured sharing mode per host that has steal or throttling evidence. O(values). */
+export function measuredSharingModes(s: EvidenceSeries): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [host, h] of pressurePerWindow(s)) out.set(host, modeOf([...h.values.values()]));
+  return out;
+}
+
+/** The mode of a host's per-window pressure values (at least one). */
+function modeOf(values: readonly number[]): string {
+  const high = values.filter((v) => v >= CONTENDED_LEVEL).length;
+  const mean = values.reduce((a, v) => a + v, 0) / values.length;
+  return high >= CONTENDED_WINDOW_SHARE * values.length
+    ? 'contended'
+    : mean >= SHARED_LEVEL
+      ? 'shared'
+      : 'dedicated';
 }
 
 /**
@@ -66,17 +108,20 @@ export function measuredSharingModes(rows: readonly HostSignalRow[]): Map<string
  * base, exact as float64, as backgroundOfCalls expects).
  */
 export function gcBackgroundWindows(
-  rows: readonly HostSignalRow[],
+  s: EvidenceSeries,
   startOf: (window: number) => number,
 ): BackgroundWindow[] {
-  return rows
-    .filter((r) => r.signal === 'gc-pause' && r.value >= GC_BACKGROUND_LEVEL)
-    .map((r) => ({
-      host: r.host,
-      start: startOf(r.window),
-      end: startOf(r.window + 1),
-      kind: MEASURED_GC_KIND,
-    }));
+  const out: BackgroundWindow[] = [];
+  for (let i = 0; i < s.host.length; i++) {
+    if (s.signal[i] !== 'gc-pause') continue;
+    const host = s.host[i] as string;
+    for (let j = s.start[i] as number; j < (s.start[i + 1] as number); j++) {
+      if (!((s.value[j] as number) >= GC_BACKGROUND_LEVEL)) continue;
+      const w = s.window[j] as number;
+      out.push({ host, start: startOf(w), end: startOf(w + 1), kind: MEASURED_GC_KIND });
+    }
+  }
+  return out;
 }
 
 /**
@@ -111,4 +156,25 @@ export function withMeasuredModes(
     if (id >= 0) mode[i] = id;
   }
   return { ...calls, mode, modes };
+}
+
+/**
+ * The hosts whose `unknown` calls take a measured mode (what withMeasuredModes changes), with
+ * that mode: the hosts judged so. O(calls).
+ */
+export function judgedHosts(
+  calls: LeafCalls,
+  measured: ReadonlyMap<string, string>,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  const unknown = calls.modes.indexOf(UNKNOWN_MODE);
+  if (measured.size === 0 || unknown < 0) return out;
+  const seen = new Uint8Array(calls.hosts.length);
+  for (let i = 0; i < calls.mode.length; i++)
+    if (calls.mode[i] === unknown) seen[calls.host[i] as number] = 1;
+  calls.hosts.forEach((h, i) => {
+    const m = measured.get(h);
+    if (seen[i] === 1 && m !== undefined) out.set(h, m);
+  });
+  return out;
 }

@@ -4,6 +4,7 @@ import type { ForestInput } from './forest/layout';
 import { quantileCurve, type QuantilePoint } from './quantile-curve';
 import type { WaterfallRow } from './waterfall/layout';
 import type { EvidenceSeriesInput } from './evidence/layout';
+import type { ReadingInput } from './evidence/reading';
 import { formatPct } from './format';
 
 /**
@@ -225,4 +226,20 @@ export const CPU_SERIES: EvidenceSeriesInput = {
   baseline: 0.12,
   format: formatPct,
   label: 'k8s.pod.cpu_limit_utilization',
+};
+
+/**
+ * A host judged contended from its CPU steal per minute (s/s): mostly above the rule's 0.1,
+ * one minute without a point, one below; the other hosts' mean 0.015.
+ */
+export const STEAL_READING: ReadingInput = {
+  fromMs: EVIDENCE_T,
+  windowMs: 60_000,
+  values: [0.3, 0.32, null, 0.05, 0.29, 0.31],
+  value: 0.254,
+  baseline: 0.015,
+  level: 0.1,
+  format: formatPct,
+  label: 'system.cpu.time steal on h1',
+  baselineLabel: 'on the other hosts',
 };

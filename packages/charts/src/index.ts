@@ -55,3 +55,5 @@ export {
 } from './report';
 export { layoutEvidence, type EvidenceLayout, type EvidenceSeriesInput } from './evidence/layout';
 export { EvidenceView } from './evidence/EvidenceView';
+export { layoutReading, type ReadingInput, type ReadingLayout } from './evidence/reading';
+export { ReadingView } from './evidence/ReadingView';

@@ -143,6 +143,21 @@ export function runRequestColumns(job: RequestColumnsJob, now = Date.now()): Req
   return { miss: false, cached, ageMs: now - entry.createdAt, readNotes: entry.readNotes, result };
 }
 
+/**
+ * The trees kept under a trees key, if any and not expired: a capacity job (capacity-job.ts)
+ * fits them rather than reading the same spans again. Counts as a use (most recent).
+ */
+export function keptTrees(
+  key: string,
+  now = Date.now(),
+): Pick<Entry, 'trees' | 'readNotes' | 'createdAt' | 'expiresAt'> | undefined {
+  const entry = cache.get(key);
+  if (!entry || entry.expiresAt <= now) return undefined;
+  cache.delete(key);
+  cache.set(key, entry);
+  return entry;
+}
+
 /** Entries and bytes held (for tests and the bench). */
 export function requestCacheStats(): { entries: number; bytes: number } {
   let bytes = 0;

@@ -6,7 +6,9 @@ import {
   MAX_EVIDENCE_HOSTS,
   selectHostEvidence,
   selectMetricHosts,
-  type EvidenceRow,
+  seriesByHost,
+  type EvidenceSignal,
+  type HostEvidence,
 } from '../store/metrics/evidence';
 import { hasMetricTables } from '../store/metrics/modes';
 
@@ -33,54 +35,52 @@ export const baselineMs = (e: ServiceEpisode, windowMs: number): number =>
 export const joinable = (e: ServiceEpisode): boolean =>
   e.kind !== 'edge' && e.host !== '*' && e.host !== UNKNOWN_HOST && e.host !== '';
 
-/** Mean of the values of the rows whose window is in [lo, hi). */
-function meanIn(rows: readonly EvidenceRow[], lo: number, hi: number): number {
+/** Mean of series i's values whose window is in [lo, hi). */
+function meanIn(s: HostEvidence, i: number, lo: number, hi: number): number {
   let n = 0;
   let sum = 0;
-  for (const r of rows)
-    if (r.window >= lo && r.window < hi) {
+  for (let j = s.start[i] as number; j < (s.start[i + 1] as number); j++) {
+    const w = s.window[j] as number;
+    if (w >= lo && w < hi) {
       n++;
-      sum += r.value;
+      sum += s.value[j] as number;
     }
+  }
   return n > 0 ? sum / n : NaN;
 }
 
-/** The rows' values per window over [lo, hi), null where there is none; undefined if too long. */
-function seriesOf(rows: readonly EvidenceRow[], lo: number, hi: number, windowMs: number) {
+/** Series i's values per window over [lo, hi), null where there is none; undefined if too long. */
+function seriesOf(s: HostEvidence, i: number, lo: number, hi: number, windowMs: number) {
   if (hi - lo > MAX_SERIES_WINDOWS || hi <= lo) return undefined;
   const values: (number | null)[] = new Array<number | null>(hi - lo).fill(null);
-  for (const r of rows) if (r.window >= lo && r.window < hi) values[r.window - lo] = r.value;
+  for (let j = s.start[i] as number; j < (s.start[i + 1] as number); j++) {
+    const w = s.window[j] as number;
+    if (w >= lo && w < hi) values[w - lo] = s.value[j] as number;
+  }
   return { fromMs: lo * windowMs, windowMs, values };
 }
 
-/** The evidence of one episode from its host's rows (grouped by signal and metric). */
+/** The evidence of one episode from its host's series (`ids`: one per signal and metric). */
 export function episodeEvidence(
   e: ServiceEpisode,
-  rows: readonly EvidenceRow[],
+  s: HostEvidence,
+  ids: readonly number[],
   windowMs: number,
 ): EpisodeEvidence[] {
   const from = Math.floor(e.fromMs / windowMs);
   const to = Math.ceil(e.toMs / windowMs);
   const base = Math.floor((e.fromMs - baselineMs(e, windowMs)) / windowMs);
-  const bySignal = new Map<string, EvidenceRow[]>();
-  for (const r of rows) {
-    const key = `${r.signal}\0${r.metric}`;
-    const g = bySignal.get(key);
-    if (g) g.push(r);
-    else bySignal.set(key, [r]);
-  }
   const out: EpisodeEvidence[] = [];
-  for (const g of bySignal.values()) {
-    const first = g[0] as EvidenceRow;
-    const value = meanIn(g, from, to);
-    const baseline = meanIn(g, base, from);
+  for (const i of ids) {
+    const value = meanIn(s, i, from, to);
+    const baseline = meanIn(s, i, base, from);
     if (!Number.isFinite(value) || !Number.isFinite(baseline)) continue;
     const ratio = baseline > 0 ? value / baseline : value > 0 ? Number.MAX_VALUE : 1;
-    const series = seriesOf(g, base, to, windowMs);
+    const series = seriesOf(s, i, base, to, windowMs);
     out.push({
-      signal: first.signal,
+      signal: s.signal[i] as EvidenceSignal,
       host: e.host,
-      metric: first.metric,
+      metric: s.metric[i] as string,
       value,
       baseline,
       ratio,
@@ -130,25 +130,22 @@ export async function withEvidence(
         ? 'no metrics tables in the database (otel_metrics_*): no metric evidence'
         : noteOf(e, { sample: [], asked: new Set() }),
     }));
-  const rows = await selectHostEvidence(store, {
+  const evidence = await selectHostEvidence(store, {
     fromNs,
     toNs,
     windowNs: BigInt(Math.round(windowMs)) * 1_000_000n,
     hosts: hosts.slice(0, MAX_EVIDENCE_HOSTS),
     maxRows: MAX_ROWS,
   });
-  const byHost = new Map<string, EvidenceRow[]>();
-  for (const r of rows) {
-    const g = byHost.get(r.host);
-    if (g) g.push(r);
-    else byHost.set(r.host, [r]);
-  }
+  const byHost = seriesByHost(evidence);
   let metricHosts: MetricHosts | undefined;
   const out: ServiceEpisode[] = [];
   for (const e of episodes) {
-    const evidence = joinable(e) ? episodeEvidence(e, byHost.get(e.host) ?? [], windowMs) : [];
-    if (evidence.length > 0) {
-      out.push({ ...e, evidence });
+    const found = joinable(e)
+      ? episodeEvidence(e, evidence, byHost.get(e.host) ?? [], windowMs)
+      : [];
+    if (found.length > 0) {
+      out.push({ ...e, evidence: found });
       continue;
     }
     metricHosts ??= {

@@ -19,6 +19,8 @@ import { analysisPool } from '../whatif-worker/pool';
 import { clampRange } from './clamp-range';
 import { rangeSampling } from './sampling';
 import { cachedAnswer } from '../cache';
+import { withMeasuredCauses } from './stragglers-measured';
+import { withCauseEvidence } from './stragglers-evidence';
 
 const MAX_DIMENSIONS = 12;
 
@@ -98,7 +100,12 @@ export function stragglerRoutes(app: RouteApp, ctx: ApiContext): void {
         calls: a.calls,
         sampled: loaded.sampled,
         omittedRows: a.omittedRows,
-        rows: a.rows,
+        rows: await withCauseEvidence(ctx.store, withMeasuredCauses(a.rows, loaded.measured), {
+          fromNs: range.fromNs,
+          toNs: range.toNs,
+          hosts: loaded.calls.hosts,
+          measured: loaded.measured,
+        }),
         sampling,
       };
     });

@@ -12,7 +12,13 @@ import { selectCpuReadings } from '../store/capacity/cpu';
 import { loadRequestColumns } from '../store/requests/columns';
 import { capWideParents, MAX_FANOUT_CALLS, WIDE_FANOUT_SEED } from '../store/fanouts/wide';
 import type { AnalysisPool } from '../whatif-worker/pool';
-import { cacheBytes, MAX_REQUEST_SPANS, MAX_REQUEST_TREES, rangeCache } from './whatif-request';
+import {
+  cacheBytes,
+  MAX_REQUEST_SPANS,
+  MAX_REQUEST_TREES,
+  rangeCache,
+  treesKey,
+} from './whatif-request';
 
 /**
  * Where a capacity answer's time went, ms: all of it in the handler (`answerMs`), in the
@@ -90,9 +96,20 @@ export async function capacityWhatIfAnswer(
     },
     ttlMs: range.ttlMs,
     maxBytes: cacheBytes(ctx),
+    // The whole-request replay's (unweighted) read of the same requests: reused when kept.
+    treesKey: treesKey(body, range.key, false),
   };
   let reply = await pool.run(job, cancel);
   const poolMs = performance.now() - t0;
+  const answeredFirst = !reply.miss;
+  if (reply.miss && reply.treesKept) {
+    // The replay keeps these requests' trees: only the CPU readings are read.
+    const cpu = await selectCpuReadings(ctx.store, asked);
+    reply = await pool.run(
+      { ...job, fromKeptTrees: true, ...(cpu.length > 0 ? { cpu } : {}) },
+      cancel,
+    );
+  }
   if (reply.miss) {
     const loaded = await loadRequestColumns(
       ctx.store,
@@ -122,7 +139,7 @@ export async function capacityWhatIfAnswer(
   onCache?.(reply.cached, reply.ageMs);
   onTiming?.({
     answerMs: performance.now() - t0,
-    poolMs: reply.cached ? poolMs : performance.now() - t0,
+    poolMs: answeredFirst ? poolMs : performance.now() - t0,
     computeMs: reply.computeMs,
   });
   const { capacity: cap, replay, machinesForSlo } = reply;

@@ -54,7 +54,7 @@ export function rangeCache(
 }
 
 /** The trees' cache key: the range and everything else that decides what is read. */
-function treesKey(body: WhatIfBody, range: string, weights: boolean): string {
+export function treesKey(body: WhatIfBody, range: string, weights: boolean): string {
   return JSON.stringify([
     range,
     body.leafService,

@@ -8,6 +8,7 @@ import {
   type CapacityChange,
 } from '@tailscope/analysis';
 import { randomTraceSpans, spanColumnsFromSpans } from '@tailscope/analysis/testing';
+import { runRequestColumns } from '../cache/request-cache';
 import { capacityCacheStats, runCapacity, type CapacityJob } from './capacity-job';
 
 /** The capacity fit cache (capacity-job.ts): misses, hits, and answers equal to a fresh fit. */
@@ -45,6 +46,37 @@ describe('runCapacity', () => {
     expect(hit.capacity).toEqual(fresh(two, 2));
     expect(again.capacity).toEqual(filled.capacity);
     expect(filled.capacity).toEqual(fresh([{ kind: 'load', factor: 1.5 }], 2));
+  });
+
+  it("fits the whole-request replay's kept trees of the same read, as from the columns", () => {
+    // The replay read these requests (trees key 'r'): no kept fit, no columns.
+    runRequestColumns(
+      {
+        kind: 'whatif-request-columns',
+        key: 'r',
+        columns,
+        readNotes: ['read note'],
+        target,
+        policy: { kind: 'hedge', delayPercentile: 90 },
+        options: { seed: 2, preview: false },
+        ttlMs: 1000,
+        maxBytes: 1e9,
+      },
+      100,
+    );
+    expect(runCapacity(job({ key: 'kept', treesKey: 'r' }), 150)).toEqual({
+      miss: true,
+      treesKept: true,
+    });
+    expect(runCapacity(job({ key: 'kept', treesKey: 'none' }), 150)).toEqual({ miss: true });
+    const kept = runCapacity(job({ key: 'kept', treesKey: 'r', fromKeptTrees: true }), 160);
+    if (kept.miss) throw new Error('expected an answer');
+    // No spans read: a hit aged as the replay's read, with its notes; the same fit.
+    expect([kept.cached, kept.ageMs, kept.readNotes]).toEqual([true, 60, ['read note']]);
+    expect(kept.capacity).toEqual(fresh([{ kind: 'load', factor: 1.5 }], 2));
+    // It lives no longer than the trees (read at 100, kept 1000 ms).
+    expect(runCapacity(job({ key: 'kept' }), 1099).miss).toBe(false);
+    expect(runCapacity(job({ key: 'kept' }), 1100)).toEqual({ miss: true });
   });
 
   it('keys the seed in: another seed is another entry', () => {

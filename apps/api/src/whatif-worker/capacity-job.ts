@@ -14,11 +14,12 @@ import {
   type LoadChange,
   type MachinesForSlo,
   type PreparedCapacity,
+  type RequestTrees,
   type RequestWhatIfResult,
   type SpanColumns,
   type WhatIfPolicy,
 } from '@tailscope/analysis';
-import { requestCacheStats, typedBytes } from '../cache/request-cache';
+import { keptTrees, requestCacheStats, typedBytes } from '../cache/request-cache';
 
 /**
  * Issue 29's load and machine-count what-if on an analysis thread: the requests' trees, the
@@ -37,6 +38,14 @@ export interface CapacityJob {
   key: string;
   /** The spans, when the main thread read them (after a miss); absent: answer from the cache. */
   columns?: SpanColumns;
+  /**
+   * The whole-request replay's trees key of the same read (request-cache.ts). With no kept fit
+   * and no columns, a miss says whether that replay keeps these trees (`treesKept`); the caller
+   * then sends the job again with `fromKeptTrees` and the CPU readings (no spans read), and the
+   * kept trees are fitted: the same fit as from the columns read again.
+   */
+  treesKey?: string;
+  fromKeptTrees?: boolean;
   /** Runtime metrics' CPU per instance over the range, sent with the columns (calibration). */
   cpu?: CpuReading[];
   /** What the read found worth saying (a sample), kept with the entry. */
@@ -58,7 +67,7 @@ export interface CapacityAnswerParts {
 }
 
 export type CapacityResult =
-  | { miss: true }
+  | { miss: true; treesKept?: true }
   | (CapacityAnswerParts & {
       miss: false;
       cached: boolean;
@@ -93,26 +102,42 @@ function evict(now: number, maxBytes: number, keep: string): void {
   }
 }
 
-/** The kept fit of a job's key, or a new one from its columns; undefined: a miss. */
-function entryOf(job: CapacityJob, now: number): { entry: Entry; cached: boolean } | undefined {
+/**
+ * The kept fit of a job's key, or a new one from its columns or the replay's kept trees; else a
+ * miss, saying whether the replay keeps the trees.
+ */
+function entryOf(
+  job: CapacityJob,
+  now: number,
+): { entry: Entry; cached: boolean } | { miss: true; treesKept: boolean } {
   let entry = fits.get(job.key);
   if (entry && entry.expiresAt <= now) {
     fits.delete(job.key);
     entry = undefined;
   }
-  const cached = entry !== undefined && job.columns === undefined;
+  let cached = entry !== undefined && job.columns === undefined;
   if (!entry) {
-    if (!job.columns) return undefined;
-    const prepared = prepareCapacity(requestTreesFromColumns(job.columns), {
+    const kept =
+      job.columns === undefined && job.treesKey !== undefined
+        ? keptTrees(job.treesKey, now)
+        : undefined;
+    let trees: RequestTrees;
+    if (job.columns) trees = requestTreesFromColumns(job.columns);
+    else if (kept && job.fromKeptTrees) trees = kept.trees;
+    else return { miss: true, treesKept: kept !== undefined };
+    const prepared = prepareCapacity(trees, {
       seed: job.options.seed,
       ...(job.cpu ? { cpu: job.cpu } : {}),
     });
+    // From the replay's trees: no spans read (a hit, aged as that read), living no longer than
+    // they do. Their bytes count in both caches: the bound errs on the side of evicting.
+    cached = kept !== undefined;
     entry = {
       prepared,
-      readNotes: job.readNotes ?? [],
+      readNotes: kept ? kept.readNotes : (job.readNotes ?? []),
       bytes: typedBytes(prepared),
-      createdAt: now,
-      expiresAt: now + job.ttlMs,
+      createdAt: kept ? kept.createdAt : now,
+      expiresAt: kept ? Math.min(kept.expiresAt, now + job.ttlMs) : now + job.ttlMs,
     };
   }
   fits.delete(job.key);
@@ -123,7 +148,7 @@ function entryOf(job: CapacityJob, now: number): { entry: Entry; cached: boolean
 export function runCapacity(job: CapacityJob, now = Date.now()): CapacityResult {
   const t0 = performance.now();
   const found = entryOf(job, now);
-  if (!found) return { miss: true };
+  if ('miss' in found) return found.treesKept ? { miss: true, treesKept: true } : { miss: true };
   const { entry, cached } = found;
   const seed = job.options.seed;
   const preview = job.options.preview;

@@ -133,16 +133,72 @@ export const decodeFanouts: Decoder<Fanouts> = obj<Fanouts>({
   ),
 });
 
+/** A host's reading behind a measured cause; `baseline` NaN when the API sends null (none). */
+export type MeasuredHostEvidence = Omit<C.MeasuredHostEvidence, 'baseline'> & { baseline: number };
+export type MeasuredCause = Omit<C.MeasuredCause, 'evidence'> & {
+  evidence: MeasuredHostEvidence[];
+};
+/** A host cause's evidence; `baseline` and `ratio` NaN when the API sends null (no peer). */
+export type HostCauseEvidence = Omit<C.HostCauseEvidence, 'baseline' | 'ratio'> & {
+  baseline: number;
+  ratio: number;
+};
 /** A row of GET /api/v1/stragglers with its nulls decoded to numbers (see decodeStragglers). */
 export type StragglerRow = Omit<
   C.StragglerRow,
-  'riskRatio' | 'riskRatioLow' | 'riskRatioHigh' | 'p99DropMs' | 'explainedBy'
+  | 'riskRatio'
+  | 'riskRatioLow'
+  | 'riskRatioHigh'
+  | 'p99DropMs'
+  | 'explainedBy'
+  | 'measured'
+  | 'evidence'
+  | 'evidenceNote'
 > & {
   riskRatio: number;
   riskRatioLow: number;
   riskRatioHigh: number;
   p99DropMs: number;
+  /** The evidence behind a value measured from metrics (a sharing mode, background gc). */
+  measured?: MeasuredCause | undefined;
+  /** A host cause's metrics against the leaf's other hosts. */
+  evidence?: HostCauseEvidence[] | undefined;
+  /** Why a cause has no evidence. */
+  evidenceNote?: string | undefined;
 };
+const decodeSeries = obj<HostCauseEvidence['series']>({
+  fromMs: num,
+  windowMs: num,
+  values: arr(nullable(num)),
+});
+const decodeHostCauseEvidence: Decoder<HostCauseEvidence> = obj<HostCauseEvidence>({
+  signal: str,
+  host: str,
+  metric: str,
+  value: num,
+  baseline: numOr(NaN),
+  ratio: numOr(NaN),
+  peers: num,
+  windows: num,
+  series: decodeSeries,
+});
+const decodeMeasured: Decoder<MeasuredCause> = obj<MeasuredCause>({
+  rule: str,
+  hosts: num,
+  evidence: arr(
+    obj<MeasuredHostEvidence>({
+      host: str,
+      signal: str,
+      metric: str,
+      value: num,
+      baseline: numOr(NaN),
+      level: num,
+      windowsAbove: num,
+      windows: num,
+      series: decodeSeries,
+    }),
+  ),
+});
 export type Stragglers = Pick<C.StragglersResponse, 'tailFanouts'> & {
   /** NaN when the API sends null (no fan-outs). */
   tailThresholdMs: number;
@@ -169,6 +225,9 @@ export const decodeStragglers: Decoder<Stragglers> = obj<Stragglers>({
       qValue: numOr(1),
       cause: bool,
       p99DropMs: numOr(NaN),
+      measured: optional(decodeMeasured),
+      evidence: optional(arr(decodeHostCauseEvidence)),
+      evidenceNote: optional(str),
     }),
   ),
   sampling: optional(decodeSampling),

@@ -17,7 +17,7 @@ export function formatSignal(signal: string, v: number): string {
   return formatPct(v);
 }
 
-const SIGNAL_NAMES: Readonly<Record<string, string>> = {
+export const SIGNAL_NAMES: Readonly<Record<string, string>> = {
   'cpu-saturation': 'CPU of its limit',
   throttling: 'CPU throttled',
   'neighbour-pressure': 'CPU steal',

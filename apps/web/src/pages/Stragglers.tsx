@@ -24,6 +24,7 @@ import { useLeafData, useOpenExample } from '../whatif/use-leaves';
 import { DimensionPicker } from './stragglers/DimensionPicker';
 import { HostHeatmap } from './stragglers/HostHeatmap';
 import { CauseEvidence } from './stragglers/CauseEvidence';
+import { MeasuredEvidence } from './stragglers/MeasuredEvidence';
 
 function Summary({ data, op }: { data: StragglersData; op: FanoutOp }) {
   const causes = orderRows(data.rows).filter((r) => r.cause);
@@ -183,6 +184,7 @@ function Attribution(props: { op: FanoutOp; range: TimeRange; rangeKey: string; 
         <AttributionTable rows={rows} />
       </Panel>
       <CauseEvidence {...props} hosts={causeHosts(rows)} />
+      <MeasuredEvidence rows={rows} />
       <HostHeatmap {...props} causes={causeHosts(rows)} open={example.open} />
     </>
   );

@@ -8,6 +8,7 @@ import { quantileInclusive, quantileUnsorted } from '../quantile';
 import { bootstrapPercentiles, type RequestTrees, type WhatIfEstimate } from '../whatif';
 import { fitCapacity, type FitOptions } from './fit';
 import { predictScenario, type ServiceOutlook } from './predict';
+import type { CallIndex } from './calls';
 import { childrenOf, retime, type Children } from './retime';
 import type { CapacityChange, CapacityFit } from './types';
 
@@ -142,35 +143,38 @@ function servicePercentiles(
   samples: number,
   widen: number,
 ): void {
-  const ix = fit.index;
   // The recorded p99s are the fit's: computed once, kept on it.
-  const recorded = (fit.recordedP99 ??= ix.services.map((_, s) => {
-    let m = 0;
-    for (const inst of ix.instances) if (inst.service === s) m += inst.nodes.length;
-    const before = new Float64Array(m);
-    let j = 0;
-    for (const inst of ix.instances)
-      if (inst.service === s) for (const i of inst.nodes) before[j++] = fit.trees.durationMs[i]!;
-    return quantileUnsorted(before, 0.99);
-  }));
+  const recorded = (fit.recordedP99 ??= byService(fit.index, fit.trees.durationMs).map((d) =>
+    quantileUnsorted(d, 0.99),
+  ));
+  const now = byService(fit.index, after.durationMs);
   services.forEach((o, s) => {
-    // Typed arrays filled in loops: a JS array and a mapping from() cost seconds at millions.
-    let m = 0;
-    for (const inst of ix.instances) if (inst.service === s) m += inst.nodes.length;
-    const now = new Float64Array(m);
-    let j = 0;
-    for (const inst of ix.instances) {
-      if (inst.service !== s) continue;
-      for (const i of inst.nodes) now[j++] = after.durationMs[i]!;
-    }
     o.p99Ms = recorded[s]!;
-    const e = bootstrapPercentiles(now, rng, Math.max(1, Math.floor(samples / 5))).p99;
+    const e = bootstrapPercentiles(now[s]!, rng, Math.max(1, Math.floor(samples / 5))).p99;
     o.p99After = {
       value: e.value,
       low: Math.max(0, e.value - (e.value - e.low) * widen),
       high: e.value + (e.high - e.value) * widen,
     };
   });
+}
+
+/**
+ * Per service the values of its calls, in node order: one pass over the nodes (gathering each
+ * instance's calls in arrival order read a column out of order: ~0.4 s at 3 million calls).
+ * Quantiles and the bootstrap read the values as a set, so the order does not matter.
+ */
+function byService(ix: CallIndex, perNode: Float64Array): Float64Array[] {
+  const count = new Uint32Array(ix.services.length);
+  for (const inst of ix.instances) count[inst.service]! += inst.nodes.length;
+  const out = Array.from(count, (m) => new Float64Array(m));
+  const at = new Uint32Array(ix.services.length);
+  const service = ix.service;
+  for (let i = 0; i < service.length; i++) {
+    const s = service[i]!;
+    if (s >= 0) out[s]![at[s]!++] = perNode[i]!;
+  }
+  return out;
 }
 
 export function rootTimes(t: RequestTrees): Float64Array {

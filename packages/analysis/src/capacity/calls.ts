@@ -26,8 +26,19 @@ export interface CallIndex {
   rootOf: string[];
 }
 
-/** Indexes the calls of the trees by service and instance. O(nodes). */
-export function indexCalls(t: RequestTrees, ch: Children): CallIndex {
+/** (edge, host) pairs up to this many are looked up in a typed table (4 MB), more in a Map. */
+const MAX_PAIR_TABLE = 1 << 20;
+
+/**
+ * Indexes the calls of the trees by service and instance, with each call's place among its
+ * instance's calls (`local`: a pass in node order can then fill or read per-instance columns,
+ * where a pass per instance in arrival order reads every cache line of a per-node column once
+ * per instance). O(nodes).
+ */
+export function indexCalls(
+  t: RequestTrees,
+  ch: Children,
+): { index: CallIndex; local: Uint32Array } {
   const n = t.parent.length;
   const service = new Int32Array(n).fill(-1);
   const instance = new Int32Array(n).fill(-1);
@@ -36,13 +47,19 @@ export function indexCalls(t: RequestTrees, ch: Children): CallIndex {
   const departureMs = new Float64Array(n);
   const services: string[] = [];
   const serviceIds = new Map<string, number>();
-  // Per (edge, host) pair its instance, found once per pair rather than once per node.
+  // Per (edge, host) pair its instance + 1 (0: not met yet), found once per pair rather than
+  // once per node: a typed table when the pairs are few enough, else a Map (one lookup per
+  // node of a Map cost ~25 ms at 3M calls).
+  const hostCount = Math.max(1, t.hosts.length);
+  const pairCount = t.edges.length * hostCount;
+  const table = pairCount <= MAX_PAIR_TABLE ? new Int32Array(pairCount) : undefined;
   const pairs = new Map<number, number>();
+  // Per edge the root operation's name, made once per edge rather than once per request.
+  const rootNames = new Array<string | undefined>(t.edges.length);
   const meta: { service: number; host: string }[] = [];
   const instanceIds = new Map<string, number>();
   const requests = t.nodeOffsets.length - 1;
   const rootOf = new Array<string>(requests).fill('');
-  const hostCount = Math.max(1, t.hosts.length);
   for (let q = 0; q < requests; q++) {
     const base = t.requestStartMs[q]!;
     const root = t.nodeOffsets[q]!;
@@ -54,11 +71,11 @@ export function indexCalls(t: RequestTrees, ch: Children): CallIndex {
       if (e < 0) continue;
       if (t.parent[i] === root && rootOf[q] === '') {
         const edge = t.edges[e]!;
-        rootOf[q] = `${edge.parentService}/${edge.parentOperation}`;
+        rootOf[q] = rootNames[e] ??= `${edge.parentService}/${edge.parentOperation}`;
       }
       const pair = e * hostCount + t.host[i]!;
-      let k = pairs.get(pair);
-      if (k === undefined) {
+      let k = table ? table[pair]! - 1 : (pairs.get(pair) ?? -1);
+      if (k < 0) {
         const name = t.edges[e]!.leafService;
         let s = serviceIds.get(name);
         if (s === undefined) {
@@ -68,47 +85,70 @@ export function indexCalls(t: RequestTrees, ch: Children): CallIndex {
         }
         const host = t.hosts[t.host[i]!] ?? '';
         const key = `${s}\u0000${host}`;
-        k = instanceIds.get(key);
-        if (k === undefined) {
+        const known = instanceIds.get(key);
+        if (known === undefined) {
           k = meta.length;
           meta.push({ service: s, host });
           instanceIds.set(key, k);
-        }
-        pairs.set(pair, k);
+        } else k = known;
+        if (table) table[pair] = k + 1;
+        else pairs.set(pair, k);
       }
       service[i] = meta[k]!.service;
       instance[i] = k;
     }
   }
+  const local = new Uint32Array(n);
   return {
-    service,
-    instance,
-    request,
-    arrivalMs,
-    departureMs,
-    ownMs: ownTimes(t, ch),
-    services,
-    instances: byInstance(meta, instance, arrivalMs),
-    rootOf,
+    index: {
+      service,
+      instance,
+      request,
+      arrivalMs,
+      departureMs,
+      ownMs: ownTimes(t, ch),
+      services,
+      instances: byInstance(meta, instance, arrivalMs, local),
+      rootOf,
+    },
+    local,
   };
 }
 
-/** Each instance's nodes in arrival order (ties by node): one radix order of all nodes. */
+/**
+ * Each instance's nodes in arrival order (ties by node): grouped by instance in node order (a
+ * counting sort, with their arrivals), then each group ordered by arrival (sortedOrder is
+ * stable: ties stay in node order), the same order as one sort of all nodes by arrival, but
+ * each sort's values fit in cache (one sort of 3M nodes' arrivals was ~0.2 s). Writes each
+ * call's place in its instance's list to `local`.
+ */
 function byInstance(
   meta: { service: number; host: string }[],
   instance: Int32Array,
   arrivalMs: Float64Array,
+  local: Uint32Array,
 ): CallIndex['instances'] {
   const count = new Uint32Array(meta.length + 1);
   for (let i = 0; i < instance.length; i++) if (instance[i]! >= 0) count[instance[i]! + 1]!++;
   for (let k = 0; k < meta.length; k++) count[k + 1] = count[k + 1]! + count[k]!;
-  const all = new Uint32Array(count[meta.length]!);
+  const grouped = new Uint32Array(count[meta.length]!);
+  const arrivals = new Float64Array(grouped.length);
   const at = count.slice(0, meta.length);
-  const order = sortedOrder(arrivalMs);
-  for (let j = 0; j < order.length; j++) {
-    const i = order[j]!;
+  for (let i = 0; i < instance.length; i++) {
     const k = instance[i]!;
-    if (k >= 0) all[at[k]!++] = i;
+    if (k < 0) continue;
+    arrivals[at[k]!] = arrivalMs[i]!;
+    grouped[at[k]!++] = i;
+  }
+  const all = new Uint32Array(grouped.length);
+  for (let k = 0; k < meta.length; k++) {
+    const a = count[k]!;
+    const order = sortedOrder(arrivals.subarray(a, count[k + 1]));
+    for (let r = 0; r < order.length; r++) {
+      const i = grouped[a + order[r]!]!;
+      all[a + r] = i;
+      local[i] = r;
+    }
   }
   return meta.map((m, k) => ({ ...m, nodes: all.subarray(count[k], count[k + 1]) }));
 }

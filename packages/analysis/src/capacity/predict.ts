@@ -348,24 +348,29 @@ function rewait(
   });
   const curve = svc.model === 'curve' ? svc.curve : undefined;
   if (!curve && sims.every((x) => x === undefined)) return;
-  const { windowOf, waitMs, visitFirst, visitWaitMs } = fit;
-  for (const i of nodes) {
-    if (curve) {
-      const wi = windowOf[i]!;
-      const w = x.windows[wi]!;
-      const r = waitMs[i]!;
-      const at = readCurve(curve, w.rawRate);
-      const to = readCurve(curve, factor[wi]! * w.rawRate);
-      deltaMs[i] = (at > 1e-9 ? (r * to) / at : r + to - at) - r;
-      continue;
-    }
+  if (!curve) {
     // A visit's wait (its calls' summed) changes at its first call; the calls after it follow
-    // it (retime.ts), so theirs do not change.
-    if (visitFirst[i] !== 1) continue;
-    const sim = sims[windowOf[i]!];
-    if (!sim) continue;
-    const vw = visitWaitMs[i]!;
-    deltaMs[i] = mapQuantile(sim.from, sim.to, vw, rng) - vw;
+    // it (retime.ts), so theirs do not change. The instance's columns in arrival order.
+    const first = fit.arrival.visitFirst[j]!;
+    const visitWait = fit.arrival.visitWaitMs[j]!;
+    const win = fit.arrival.windowOf[j]!;
+    for (let k = 0; k < nodes.length; k++) {
+      if (first[k] !== 1) continue;
+      const sim = sims[win[k]!];
+      if (!sim) continue;
+      const vw = visitWait[k]!;
+      deltaMs[nodes[k]!] = mapQuantile(sim.from, sim.to, vw, rng) - vw;
+    }
+    return;
+  }
+  const { windowOf, waitMs } = fit;
+  for (const i of nodes) {
+    const wi = windowOf[i]!;
+    const w = x.windows[wi]!;
+    const r = waitMs[i]!;
+    const at = readCurve(curve, w.rawRate);
+    const to = readCurve(curve, factor[wi]! * w.rawRate);
+    deltaMs[i] = (at > 1e-9 ? (r * to) / at : r + to - at) - r;
   }
 }
 

@@ -48,11 +48,53 @@ class MinHeap {
  * and departed after it. In a FIFO queue with k servers a call can overtake only the calls in
  * service beside it (at most k - 1), so this is a lower bound of k, reached as soon as the
  * recording had all k servers busy with the later call finishing first. `arrival` sorted
- * ascending, `departure` per call. O(n log n).
+ * ascending, `departure` per call. O(n x calls in flight), O(n log n) with many in flight.
  */
 export function concurrencyLimit(arrival: Float64Array, departure: Float64Array): number {
   const n = arrival.length;
   if (n === 0) return 1;
+  return (overtakenInFlight(arrival, departure) ?? overtakenByRank(arrival, departure)) + 1;
+}
+
+/** Calls in flight beyond this: overtakenByRank (the scan would cost more than the ranks). */
+const MAX_IN_FLIGHT = 64;
+
+/**
+ * The most earlier calls departing after a call, counted among the calls still in flight at its
+ * arrival: an earlier call that departs after this one's departure is in flight at its arrival
+ * (when no call departs before it arrives), so the count is the same as over all earlier calls,
+ * without a sort of the departures (a third of the fit's time at 3 million calls). Undefined
+ * when more than MAX_IN_FLIGHT are in flight at once, or a departure precedes its arrival (or is
+ * NaN): then the argument does not hold.
+ */
+function overtakenInFlight(arrival: Float64Array, departure: Float64Array): number | undefined {
+  const n = arrival.length;
+  for (let i = 0; i < n; i++) if (!(departure[i]! >= arrival[i]!)) return undefined;
+  const flight = new Float64Array(MAX_IN_FLIGHT + 1);
+  let size = 0;
+  let most = 0;
+  for (let i = 0; i < n; i++) {
+    const a = arrival[i]!;
+    const d = departure[i]!;
+    let kept = 0;
+    let over = 0;
+    for (let x = 0; x < size; x++) {
+      const f = flight[x]!;
+      if (f <= a) continue; // departed by this arrival: it overtakes no later call
+      flight[kept++] = f;
+      if (f > d) over++;
+    }
+    if (over > most) most = over;
+    if (kept === MAX_IN_FLIGHT) return undefined;
+    flight[kept] = d;
+    size = kept + 1;
+  }
+  return most;
+}
+
+/** The same count over every earlier call: a Fenwick tree over departure ranks. O(n log n). */
+function overtakenByRank(arrival: Float64Array, departure: Float64Array): number {
+  const n = arrival.length;
   // Ranks of the departures (ties share the lower rank: a tie is no overtaking).
   const order = sortedOrder(departure);
   const rank = new Uint32Array(n);
@@ -71,7 +113,7 @@ export function concurrencyLimit(arrival: Float64Array, departure: Float64Array)
     if (over > most) most = over;
     for (let x = rank[i]!; x <= n; x += x & -x) fen[x]!++;
   }
-  return most + 1;
+  return most;
 }
 
 /**

@@ -17,7 +17,7 @@ const POOL = 2;
 export interface Children {
   start: Uint32Array;
   list: Uint32Array;
-  /** Every node, children before parents. */
+  /** Every node reached from a root, children before parents (request by request). */
   order: Uint32Array;
 }
 
@@ -44,14 +44,23 @@ export function childrenOf(t: RequestTrees): Children {
     list.set(Array.from(list.subarray(a, b)).sort(before), a);
   }
   // Breadth-first from the roots, reversed: children before parents whatever the storage order.
+  // One request at a time (its nodes are contiguous): a breadth-first pass over the whole forest
+  // went level by level across every request, so each step of the re-timing that follows this
+  // order touched another request's cache lines (~0.3 s at 3M nodes).
   const bfs = new Uint32Array(n);
   let tail = 0;
-  for (let i = 0; i < n; i++) if (t.parent[i]! < 0) bfs[tail++] = i;
-  for (let head = 0; head < tail; head++) {
-    const p = bfs[head]!;
-    for (let k = start[p]!; k < start[p + 1]!; k++) bfs[tail++] = list[k]!;
+  const requests = t.nodeOffsets.length - 1;
+  for (let q = 0; q < requests; q++) {
+    const from = tail;
+    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++)
+      if (t.parent[i]! < 0) bfs[tail++] = i;
+    for (let head = from; head < tail; head++) {
+      const p = bfs[head]!;
+      for (let k = start[p]!; k < start[p + 1]!; k++) bfs[tail++] = list[k]!;
+    }
+    bfs.subarray(from, tail).reverse();
   }
-  return { start, list, order: bfs.subarray(0, tail).reverse() };
+  return { start, list, order: bfs.subarray(0, tail) };
 }
 
 /** Scratch for one parent's blocks. */

@@ -10,6 +10,7 @@ import { SeededRandom } from '../random';
 import type { RequestTrees } from '../whatif';
 import type { PreparedCapacity } from './answer';
 import type { CallIndex } from './calls';
+import { arrivalColumns } from './fit';
 import { childrenOf } from './retime';
 
 /** Requests a preview re-times by default (tens of ms on the `microservices` preset). */
@@ -115,17 +116,21 @@ export function sampleCapacity(p: PreparedCapacity, count: number, seed = 1): Pr
   const requests = pick(all, Math.max(1, Math.min(all, Math.floor(count))), seed);
   const { to, n } = renumber(f.trees, requests);
   const trees = sliceTrees(f.trees, requests, to, n);
+  const index = sliceIndex(f.index, requests, to, n);
+  const visit = {
+    windowOf: take(f.windowOf, to, new Int32Array(n)),
+    visitFirst: take(f.visitFirst, to, new Uint8Array(n)),
+    visitWaitMs: take(f.visitWaitMs, to, new Float64Array(n)),
+  };
   return {
     fit: {
       ...f,
       trees,
-      index: sliceIndex(f.index, requests, to, n),
+      index,
       sims: new Map(),
       waitMs: take(f.waitMs, to, new Float64Array(n)),
-      holdMs: take(f.holdMs, to, new Float64Array(n)),
-      windowOf: take(f.windowOf, to, new Int32Array(n)),
-      visitFirst: take(f.visitFirst, to, new Uint8Array(n)),
-      visitWaitMs: take(f.visitWaitMs, to, new Float64Array(n)),
+      ...visit,
+      arrival: arrivalColumns(index, visit),
       ...(f.cpuRank ? { cpuRank: take(f.cpuRank, to, new Float64Array(n)) } : {}),
       preview: { of: all },
     },

@@ -73,6 +73,13 @@ export interface ServiceFit {
   maxRatePerMs: number;
 }
 
+/** Per instance (its calls in arrival order): CapacityFit's visitFirst, visitWaitMs, windowOf. */
+export interface ArrivalColumns {
+  visitFirst: Uint8Array[];
+  visitWaitMs: Float64Array[];
+  windowOf: Int32Array[];
+}
+
 export interface CapacityFit {
   trees: RequestTrees;
   index: CallIndex;
@@ -80,14 +87,19 @@ export interface CapacityFit {
   services: ServiceFit[];
   /** Simulated waits per (instance, seed, factor), reused by later predictions (bounded). */
   sims: Map<string, { from: WaitHistogram; to: WaitHistogram }>;
-  /** Per node: reconstructed queue wait and hold, ms, and its window (-1 for roots). */
+  /** Per node: reconstructed queue wait, ms, and its window (-1 for roots). */
   waitMs: Float64Array;
-  holdMs: Float64Array;
   windowOf: Int32Array;
   /** Per node: 1 when the call opens its visit (the one whose wait the queue re-draws). */
   visitFirst: Uint8Array;
   /** Per node: on a visit's first call, the visit's recorded wait (its calls' waits summed). */
   visitWaitMs: Float64Array;
+  /**
+   * The same three per instance, its calls in arrival order (index.instances[j].nodes): a
+   * prediction re-draws each instance's waits in that order, and reading the per-node columns
+   * so read every cache line of them once per instance.
+   */
+  arrival: ArrivalColumns;
   /** A preview's fit (sample.ts): a sample of the requests, shorter simulations. */
   preview?: { of: number };
   /** Per service index, its processes' CPU calibration from runtime metrics (cpu.ts). */

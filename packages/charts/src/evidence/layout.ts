@@ -28,7 +28,7 @@ export interface EvidenceLayout {
   f: Frame;
   /** SVG path of the series (M/L segments, a new M after a gap). */
   path: string;
-  points: { x: number; y: number }[];
+  points: { x: number; y: number; v: number }[];
   band: { x: number; width: number };
   baselineY: number;
   valueY: number;
@@ -37,7 +37,29 @@ export interface EvidenceLayout {
   title: string;
 }
 
-const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
+export const hhmm = (ms: number): string => new Date(ms).toISOString().slice(11, 16);
+
+/** A series of windows as points at each window's middle and a path broken at gaps. */
+export function seriesPath(
+  s: { fromMs: number; windowMs: number; values: readonly (number | null)[] },
+  x: (ms: number) => number,
+  y: (v: number) => number,
+): { path: string; points: { x: number; y: number; v: number }[] } {
+  const points: { x: number; y: number; v: number }[] = [];
+  let path = '';
+  let open = false;
+  s.values.forEach((v, i) => {
+    if (v === null || !Number.isFinite(v)) {
+      open = false;
+      return;
+    }
+    const p = { x: px(x(s.fromMs + (i + 0.5) * s.windowMs)), y: px(y(v)), v };
+    points.push(p);
+    path += `${open ? 'L' : 'M'}${String(p.x)},${String(p.y)}`;
+    open = true;
+  });
+  return { path, points };
+}
 
 export function layoutEvidence(s: EvidenceSeriesInput, width: number, height = 96): EvidenceLayout {
   const f = frame(width, height, { top: 8, right: 8, bottom: 20, left: 44 });
@@ -51,19 +73,7 @@ export function layoutEvidence(s: EvidenceSeriesInput, width: number, height = 9
     .domain([0, hi > 0 ? hi : 1])
     .range([f.bottom, f.top])
     .nice();
-  const points: { x: number; y: number }[] = [];
-  let path = '';
-  let open = false;
-  s.values.forEach((v, i) => {
-    if (v === null || !Number.isFinite(v)) {
-      open = false;
-      return;
-    }
-    const p = { x: px(x(s.fromMs + (i + 0.5) * s.windowMs)), y: px(y(v)) };
-    points.push(p);
-    path += `${open ? 'L' : 'M'}${String(p.x)},${String(p.y)}`;
-    open = true;
-  });
+  const { path, points } = seriesPath(s, x, y);
   const x0 = px(x(Math.max(s.episodeFromMs, s.fromMs)));
   const x1 = px(x(Math.min(s.episodeToMs, toMs)));
   return {

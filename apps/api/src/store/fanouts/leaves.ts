@@ -5,6 +5,7 @@ import {
   UNKNOWN_HOST,
   UNKNOWN_MODE,
   backgroundOfCalls,
+  judgedHosts,
   withMeasuredModes,
   type BackgroundWindow,
   type LeafCalls,
@@ -19,7 +20,7 @@ import { fanoutWeightsCte } from './weighted';
 import { uncovered, type Coverage } from './stored';
 import { join, raw, sql, type Sql } from '../sql/template';
 import { TRACES } from '../traces/tables';
-import { measureHosts } from '../metrics/modes';
+import { MEASURE_WINDOW_NS, measureHosts, type MeasuredCauses } from '../metrics/modes';
 
 /**
  * Loading the leaf calls of one operation: ClickHouse detects the fan-outs and returns one
@@ -37,6 +38,8 @@ export interface LoadedLeafCalls {
   calls: LeafCalls;
   /** More fan-outs matched than `maxFanouts`: a uniform sample (by fan-out key hash) was kept. */
   sampled: boolean;
+  /** What the hosts' metrics said where spans did not (absent when no metric was read). */
+  measured?: MeasuredCauses;
 }
 
 /** The scope of loadLeafCalls: one leaf operation, all parents. */
@@ -87,7 +90,20 @@ export async function loadLeafCalls(
   });
   const gc = measured.gc.filter((w) => !declared.has(w.host));
   const calls = assemble(row, keys, gc.length > 0 ? [...windows, ...gc] : windows);
-  return { calls: withMeasuredModes(calls, measured.modes), sampled: row.matched > row.fanouts };
+  const sampled = row.matched > row.fanouts;
+  const out = { calls: withMeasuredModes(calls, measured.modes), sampled };
+  if (!measured.evidence) return out;
+  return {
+    ...out,
+    measured: {
+      evidence: measured.evidence,
+      modes: measured.modes,
+      judged: judgedHosts(calls, measured.modes),
+      gcHosts: [...new Set(gc.map((w) => w.host))],
+      windowMs: Number(MEASURE_WINDOW_NS / 1_000_000n),
+      asked,
+    },
+  };
 }
 
 /**

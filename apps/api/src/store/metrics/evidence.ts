@@ -1,12 +1,17 @@
 import {
   CONTAINER_CPU_LIMIT,
   CONTAINER_CPU_USAGE,
+  EvidenceSeriesBuilder,
   HOST_CPUS,
   HOST_IDLE,
   containerSaturation,
+  evidenceRows,
   neighbourBusy,
+  type EvidenceRowOf,
+  type EvidenceSeries,
 } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
+import { execRowBinary, RowBinaryReader } from '../sql/row-binary';
 import { join, param, raw, sql, type Sql } from '../sql/template';
 import { EVIDENCE_SOURCES, HOST_KEYS, sourceRows, type EvidenceSignal } from './evidence-sources';
 import { WINDOWS_TABLE, WINDOW_BUCKET_NS } from './evidence-windows';
@@ -48,14 +53,10 @@ export interface EvidenceQuery {
   maxRows: number;
 }
 
-export interface EvidenceRow {
-  host: string;
-  signal: EvidenceSignal;
-  metric: string;
-  /** floor(time ns / windowNs). */
-  window: number;
-  value: number;
-}
+/** One evidence value: `window` is floor(time ns / windowNs). */
+export type EvidenceRow = EvidenceRowOf<EvidenceSignal>;
+/** Evidence per (host, signal, metric) series, as columns (packages/analysis). */
+export type HostEvidence = EvidenceSeries<EvidenceSignal>;
 
 /** The widest range one evidence query reads (a day), and the most hosts it asks. */
 export const MAX_EVIDENCE_RANGE_NS = 86_400n * 1_000_000_000n;
@@ -70,25 +71,30 @@ type QuerySignal =
   | typeof CONTAINER_CPU_LIMIT;
 const INPUTS = new Set<string>([HOST_IDLE, HOST_CPUS, CONTAINER_CPU_USAGE, CONTAINER_CPU_LIMIT]);
 type QueryRow = Omit<EvidenceRow, 'signal'> & { signal: QuerySignal };
+/** One series as the query returns it (RowBinary, read by readSeries). */
 interface SeriesRow {
   host: string;
   signal: QuerySignal;
   metric: string;
   /** Ascending. */
-  windows: readonly number[];
-  values: readonly number[];
+  windows: Float64Array;
+  values: Float64Array;
 }
-/** A series as the query returns it: its first window and the steps to the next ones. */
-interface StepRow extends Omit<SeriesRow, 'windows'> {
-  first: number;
-  steps: readonly number[];
-}
-function windowsOf(r: StepRow): SeriesRow {
-  const windows = new Array<number>(r.steps.length + 1);
-  let w = r.first;
-  windows[0] = w;
-  for (let i = 0; i < r.steps.length; i++) windows[i + 1] = w += r.steps[i] ?? 0;
-  return { host: r.host, signal: r.signal, metric: r.metric, windows, values: r.values };
+
+/** The query's RowBinary rows: (host, signal, metric String, windows, values Array(Float64)). */
+function readSeries(body: Buffer): SeriesRow[] {
+  const r = new RowBinaryReader(body);
+  const out: SeriesRow[] = [];
+  while (!r.done()) {
+    const host = r.string();
+    const signal = r.string() as QuerySignal;
+    const metric = r.string();
+    const windows = r.float64s();
+    const values = r.float64s();
+    if (windows.length !== values.length) throw new Error('evidence: windows and values differ');
+    out.push({ host, signal, metric, windows, values });
+  }
+  return out;
 }
 
 const ceilDiv = (a: bigint, b: bigint): bigint => (a % b === 0n ? a / b : a / b + 1n);
@@ -138,15 +144,16 @@ function bucketRows(store: Store, q: EvidenceQuery): { rows: Sql; granule: bigin
 }
 
 /**
- * Per (host, signal, metric) and window, the sum over the series of the asked hosts, ordered
- * by host, signal, metric and window, at most `maxRows`. A group of one series (the common
- * case) is read as it is. A host's CPU count per window (HOST_CPUS) is its idle series counted:
- * each CPU's idle series is 1 in every window it has a point in. O(values).
+ * Per (host, signal, metric), the sum over its series per window, ordered by host, signal and
+ * metric, at most `maxRows` values: evidence as columns, the derived signals' inputs as rows
+ * (few: only hosts that send idle CPU or a container's usage and limit). A group of one series
+ * (the common case) is copied as it is. A host's CPU count per window (HOST_CPUS) is its idle
+ * series counted: each CPU's idle series is 1 in every window it has a point in. O(values).
  */
 function sumSeries(
   rows: readonly SeriesRow[],
   maxRows: number,
-): { evidence: EvidenceRow[]; inputs: QueryRow[] } {
+): { evidence: EvidenceSeriesBuilder<EvidenceSignal>; inputs: QueryRow[] } {
   const groups = new Map<string, SeriesRow[]>();
   const add = (s: SeriesRow): void => {
     const key = `${s.host}\u0000${s.signal}\u0000${s.metric}`;
@@ -154,9 +161,12 @@ function sumSeries(
     if (g) g.push(s);
     else groups.set(key, [s]);
   };
+  let total = 0;
   for (const s of rows) {
     add(s);
-    if (s.signal === HOST_IDLE) add({ ...s, signal: HOST_CPUS, values: s.windows.map(() => 1) });
+    total += s.values.length;
+    if (s.signal === HOST_IDLE)
+      add({ ...s, signal: HOST_CPUS, values: new Float64Array(s.windows.length).fill(1) });
   }
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   const ordered = [...groups.values()].sort((a, b) => {
@@ -165,9 +175,9 @@ function sumSeries(
     if (!x || !y) return 0;
     return cmp(x.host, y.host) || cmp(x.signal, y.signal) || cmp(x.metric, y.metric);
   });
-  // Evidence and the derived signals' inputs apart (decided per group, not per row): the
+  // Evidence and the derived signals' inputs apart (decided per group, not per value): the
   // inputs are few, and the derivations then read only them.
-  const evidence: EvidenceRow[] = [];
+  const evidence = new EvidenceSeriesBuilder<EvidenceSignal>(Math.min(total, maxRows));
   const inputs: QueryRow[] = [];
   let n = 0;
   for (const series of ordered) {
@@ -179,21 +189,42 @@ function sumSeries(
       const sums = new Map<number, number>();
       for (const s of series)
         s.windows.forEach((w, i) => sums.set(w, (sums.get(w) ?? 0) + (s.values[i] ?? 0)));
-      windows = [...sums.keys()].sort((a, b) => a - b);
+      windows = Float64Array.from(sums.keys()).sort();
       values = windows.map((w) => sums.get(w) ?? 0);
     }
     const { host, signal, metric } = first;
-    const out: QueryRow[] = INPUTS.has(signal) ? inputs : evidence;
-    for (let i = 0; i < windows.length && n < maxRows; i++, n++)
-      out.push({ host, signal, metric, window: windows[i] as number, value: values[i] as number });
+    const k = Math.min(windows.length, maxRows - n);
+    if (INPUTS.has(signal))
+      for (let i = 0; i < k; i++)
+        inputs.push({
+          host,
+          signal,
+          metric,
+          window: windows[i] as number,
+          value: values[i] as number,
+        });
+    else
+      evidence.push(
+        host,
+        signal as EvidenceSignal,
+        metric,
+        windows.subarray(0, k),
+        values.subarray(0, k),
+      );
+    n += k;
   }
   return { evidence, inputs };
 }
 
-/** Evidence rows of the hosts over [from, to), the range clamped to MAX_EVIDENCE_RANGE_NS. */
-export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promise<EvidenceRow[]> {
+/**
+ * Evidence of the hosts over [from, to) as columns, the range clamped to MAX_EVIDENCE_RANGE_NS:
+ * per (host, signal, metric) series, ordered so, its windows and values (derived signals'
+ * series after the others).
+ */
+export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promise<HostEvidence> {
   const hosts = q0.hosts.slice(0, MAX_EVIDENCE_HOSTS);
-  if (hosts.length === 0 || q0.toNs <= q0.fromNs || q0.windowNs <= 0n) return [];
+  if (hosts.length === 0 || q0.toNs <= q0.fromNs || q0.windowNs <= 0n)
+    return new EvidenceSeriesBuilder<EvidenceSignal>(0).done();
   const fromNs =
     q0.toNs - q0.fromNs > MAX_EVIDENCE_RANGE_NS ? q0.toNs - MAX_EVIDENCE_RANGE_NS : q0.fromNs;
   const q = { ...q0, fromNs, hosts };
@@ -206,14 +237,17 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
   // rates are differences of neighbouring windows; its first window has none (0 / 0, dropped
   // as not finite), nor has an interval of zero length. Sorting each array by the buckets
   // rather than indexing through a permutation: a lambda that captures an array copies it per
-  // element. Out: one row per series with its windows and values as arrays, bounded by a
-  // running count of values (at most maxRows plus one series); the sum over a host's series
-  // per window (CPU modes, interfaces) is taken in TypeScript (sumSeries). Windows leave as the
-  // first and the steps to the next (mostly 1: a fifth of the JSON of whole window numbers), as
-  // Float64 (exact below 2^53), which the JSON output writes as numbers, not quoted Int64 text.
-  const rows = await store.query<StepRow>(sql`
-    SELECT host, signal, metric, toFloat64(ws[1]) AS first,
-      arrayMap(d -> toFloat64(d), arrayPopFront(arrayDifference(ws))) AS steps, vs AS values
+  // element. Out: one row per series with its windows and values as Float64 arrays (windows
+  // exact below 2^53), bounded by a running count of values (at most maxRows plus one series),
+  // as RowBinary: the arrays are copied into typed arrays whole, with no JSON to parse and no
+  // object per value. The sum over a host's series per window (CPU modes, interfaces) is taken
+  // in TypeScript (sumSeries).
+  const body = await execRowBinary(
+    store,
+    sql`
+    SELECT CAST(host, 'String') AS host, CAST(signal, 'String') AS signal,
+      CAST(metric, 'String') AS metric, arrayMap(w -> toFloat64(w), ws) AS windows,
+      CAST(vs, 'Array(Float64)') AS values
     FROM (
       SELECT host, signal, metric, arrayFilter((w, v) -> isFinite(v), win, raw) AS ws,
         arrayFilter(v -> isFinite(v), raw) AS vs,
@@ -245,18 +279,33 @@ export async function selectHostEvidence(store: Store, q0: EvidenceQuery): Promi
         )
       )
     )
-    WHERE upto - length(vs) < ${q.maxRows} AND length(vs) > 0`);
-  const { evidence, inputs } = sumSeries(rows.map(windowsOf), q.maxRows);
-  if (inputs.length === 0) return evidence;
+    WHERE upto - length(vs) < ${q.maxRows} AND length(vs) > 0`,
+  );
+  const { evidence, inputs } = sumSeries(readSeries(body), q.maxRows);
+  if (inputs.length === 0) return evidence.done();
   // The host's idle CPU and CPU count are inputs, not evidence: with the workload's own CPU they
   // become the share of the host busy with other work (neighbourBusy); a container's usage and
   // limit become its CPU saturation (containerSaturation).
   const withInputs = new Set(inputs.map((r) => r.host));
-  const own = evidence.filter((r) => r.signal === 'cpu-saturation' && withInputs.has(r.host));
+  const sofar = evidence.done();
+  const own = evidenceRows(
+    sofar,
+    (i) => sofar.signal[i] === 'cpu-saturation' && withInputs.has(sofar.host[i] as string),
+  );
   const from = [...inputs, ...own];
-  for (const r of [...neighbourBusy(from), ...containerSaturation(from)])
-    evidence.push(r as EvidenceRow);
-  return evidence;
+  evidence.pushRows([...neighbourBusy(from), ...containerSaturation(from)] as EvidenceRow[]);
+  return evidence.done();
+}
+
+/** The series ids of each host, in order. O(series). */
+export function seriesByHost(s: HostEvidence): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  s.host.forEach((h, i) => {
+    const g = out.get(h);
+    if (g) g.push(i);
+    else out.set(h, [i]);
+  });
+  return out;
 }
 
 /**

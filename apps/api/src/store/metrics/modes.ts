@@ -5,7 +5,7 @@ import {
   type BackgroundWindow,
 } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
-import { selectHostEvidence, type EvidenceRow } from './evidence';
+import { selectHostEvidence, type HostEvidence } from './evidence';
 import { sql } from '../sql/template';
 
 /**
@@ -38,6 +38,23 @@ export interface HostMeasurement {
   modes: Map<string, string>;
   /** GC windows, times in ns relative to the caller's base. */
   gc: BackgroundWindow[];
+  /** The evidence read, in MEASURE_WINDOW_NS windows (absent when none was read). */
+  evidence?: HostEvidence;
+}
+
+/** What a leaf load measured: the evidence behind causes measured from metrics. */
+export interface MeasuredCauses {
+  evidence: HostEvidence;
+  /** Every measured host's mode (a mode's baseline reads the hosts judged otherwise). */
+  modes: ReadonlyMap<string, string>;
+  /** The hosts whose calls took a measured mode, with it. */
+  judged: ReadonlyMap<string, string>;
+  /** The hosts whose calls got measured gc windows. */
+  gcHosts: readonly string[];
+  /** The evidence's window. */
+  windowMs: number;
+  /** The hosts the evidence was read for (those without metrics have no series in it). */
+  asked: readonly string[];
 }
 
 /** The hosts' measured modes and GC windows over [from, to). */
@@ -47,7 +64,7 @@ export async function measureHosts(
 ): Promise<HostMeasurement> {
   const hosts = q.hosts.filter((h) => h !== '' && h !== UNKNOWN_HOST);
   if (hosts.length === 0 || !(await hasMetricTables(store))) return { modes: new Map(), gc: [] };
-  const rows: EvidenceRow[] = await selectHostEvidence(store, {
+  const evidence = await selectHostEvidence(store, {
     fromNs: q.fromNs,
     toNs: q.toNs,
     windowNs: MEASURE_WINDOW_NS,
@@ -55,5 +72,9 @@ export async function measureHosts(
     maxRows: MAX_ROWS,
   });
   const startOf = (w: number): number => Number(BigInt(w) * MEASURE_WINDOW_NS - q.baseNs);
-  return { modes: measuredSharingModes(rows), gc: gcBackgroundWindows(rows, startOf) };
+  return {
+    modes: measuredSharingModes(evidence),
+    gc: gcBackgroundWindows(evidence, startOf),
+    evidence,
+  };
 }
