@@ -3,7 +3,7 @@ import type { Store } from './engine/client';
 import { hostOf } from './sql/ctes';
 import { join, param, raw, sql, type Sql } from './sql/template';
 import { TRACES, TRACE_ID_TS } from './traces/tables';
-import { TRACE_SPANS_TABLE } from './traces/trace-spans';
+import { copyCovers, TRACE_SPANS_TABLE } from './traces/trace-spans';
 import {
   inWindow,
   isRequestRoot,
@@ -82,21 +82,15 @@ interface SpanRow {
 const MAX_INTERVALS = 256;
 
 /**
- * Where the given traces' spans lie: the union of each trace's interval from the trace-id
- * table (its spans' first start to last end, whole seconds), merged, as an OR of time ranges
- * the table's sort key can skip by. The sampled requests of an incident and of its baseline
- * are spread over up to four times the incident's length: the single window from the first to
- * the last (rootsWindow) read nearly every granule of an hour at 10M spans (2 s of the answer);
- * their own intervals are a few percent of it. Without the trace-id table, that one window.
- * `max` 1: the hull of the intervals (the same spans match it, as each trace's spans lie in its
- * interval), only to prune the days a trace-id-ordered table need not read.
+ * Where the given traces' spans lie: each trace's interval from the trace-id table (its spans'
+ * first start to last end, whole seconds), epoch s; null without the table, or when a trace
+ * has none there (or one outside 1970-2106, where DateTime saturates: spans.ts traceFilter).
  */
-async function tracesWindows(
+async function traceIntervals(
   store: Store,
   roots: readonly RootRow[],
-  max = MAX_INTERVALS,
-): Promise<Sql> {
-  if (!store.accelerators.traceIdTs) return rootsWindow(roots);
+): Promise<[number, number][] | null> {
+  if (!store.accelerators.traceIdTs) return null;
   const rows = await store.query<{ start: string; end: string }>(sql`
     SELECT toString(toUnixTimestamp(min(Start))) AS start, toString(toUnixTimestamp(max(End))) AS end
     FROM ${TRACE_ID_TS}
@@ -107,17 +101,43 @@ async function tracesWindows(
     GROUP BY TraceId`);
   const spans = rows
     .map((r) => [Number(r.start), Number(r.end) + 1] as [number, number])
-    // DateTime saturates outside 1970-2106 (spans.ts traceFilter): such a trace, the one window.
     .filter(([a, b]) => a > 0 && b < 4_294_967_295);
-  if (spans.length < rows.length || spans.length === 0) return rootsWindow(roots);
-  const merged = mergeIntervals(spans, max);
+  return spans.length < rows.length || spans.length === 0 ? null : spans;
+}
+
+/**
+ * The traces' intervals merged (at most `max`), as an OR of time ranges the table's sort key
+ * can skip by. The sampled requests of an incident and of its baseline are spread over up to
+ * four times the incident's length: the single window from the first to the last (rootsWindow)
+ * read nearly every granule of an hour at 10M spans (2 s of the answer); their own intervals
+ * are a few percent of it. Without the intervals, that one window. `max` 1: the hull of the
+ * intervals (the same spans match it, as each trace's spans lie in its interval), only to prune
+ * the days a trace-id-ordered table need not read.
+ */
+function tracesWindows(
+  roots: readonly RootRow[],
+  intervals: [number, number][] | null,
+  max: number,
+): Sql {
+  if (!intervals) return rootsWindow(roots);
   return join(
-    merged.map(
+    mergeIntervals(intervals, max).map(
       ([a, b]) =>
         sql`(Timestamp >= toDateTime64(${param(a, 'Int64')}, 9) AND Timestamp < toDateTime64(${param(b, 'Int64')}, 9))`,
     ),
     ' OR ',
   );
+}
+
+/** Whether the narrow copy holds every span of the intervals' hull (trace-spans.ts). */
+async function narrowCovers(
+  store: Store,
+  intervals: [number, number][] | null,
+): Promise<boolean> {
+  if (!store.accelerators.traceSpans || !intervals) return false;
+  const lo = Math.min(...intervals.map((i) => i[0]));
+  const hi = Math.max(...intervals.map((i) => i[1]));
+  return copyCovers(store, BigInt(lo) * 1_000_000_000n, BigInt(hi) * 1_000_000_000n);
 }
 
 /**
@@ -166,9 +186,11 @@ export async function selectCauseSpans(
   maxSpans: number,
 ): Promise<CauseSpan[][]> {
   if (roots.length === 0) return [];
-  // The narrow copy ordered by trace id when the store has it (trace-spans.ts): host and peer
-  // are its columns, computed at insert by the same expressions.
-  const narrow = store.accelerators.traceSpans;
+  // The narrow copy ordered by trace id when it holds these spans (trace-spans.ts: a store
+  // without it, or a range its background copy has not reached): host and peer are its
+  // columns, computed at insert by the same expressions.
+  const intervals = await traceIntervals(store, roots);
+  const narrow = await narrowCovers(store, intervals);
   const hostPeer = narrow
     ? sql`CAST(Host, 'String') AS host, CAST(Peer, 'String') AS peer`
     : sql`${hostOf('ResourceAttributes')} AS host,
@@ -183,7 +205,7 @@ export async function selectCauseSpans(
     WHERE TraceId IN ${param(
       roots.map((r) => r.traceId),
       'Array(String)',
-    )} AND (${await tracesWindows(store, roots, narrow ? 1 : MAX_INTERVALS)})
+    )} AND (${tracesWindows(roots, intervals, narrow ? 1 : MAX_INTERVALS)})
     LIMIT ${param(maxSpans, 'UInt64')}
     SETTINGS optimize_functions_to_subcolumns = 0`);
   const base = new Map(roots.map((r) => [r.traceId, BigInt(r.startNs)]));

@@ -459,23 +459,23 @@ ORDER BY (TraceId)
 SETTINGS index_granularity = 1024, ttl_only_drop_parts = 1;
 
 -- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_trace_spans_from ON CLUSTER main (fromNs Int64) ENGINE = ReplicatedMergeTree ORDER BY tuple();
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_trace_span_chunks ON CLUSTER main (
+    chunk Int64, spans UInt64, version UInt64
+) ENGINE = ReplicatedMergeTree ORDER BY (chunk, version);
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
 DROP VIEW IF EXISTS tailscope.tailscope_trace_spans_mv ON CLUSTER main;
 
 -- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
-TRUNCATE TABLE IF EXISTS tailscope.tailscope_trace_spans ON CLUSTER main;
-
--- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
-INSERT INTO tailscope.tailscope_trace_spans SELECT
-    TraceId, SpanId, ParentSpanId, ServiceName, SpanName, SpanKind, Timestamp, Duration,
-    multiIf(ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'] != '', ResourceAttributes['k8s.node.name'], ResourceAttributes['host.id'] != '', ResourceAttributes['host.id'], ResourceAttributes['service.instance.id'] != '', ResourceAttributes['service.instance.id'], '') AS Host,
-    if(SpanAttributes['peer.service'] != '', SpanAttributes['peer.service'], SpanAttributes['server.address']) AS Peer
-FROM tailscope.otel_traces;
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_trace_spans_from ON CLUSTER main;
 
 -- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
 CREATE MATERIALIZED VIEW IF NOT EXISTS tailscope.tailscope_trace_spans_mv ON CLUSTER main
 TO tailscope.tailscope_trace_spans
-AS SELECT
-    TraceId, SpanId, ParentSpanId, ServiceName, SpanName, SpanKind, Timestamp, Duration,
+AS SELECT TraceId, SpanId, ParentSpanId, ServiceName, SpanName, SpanKind, Timestamp, Duration,
     multiIf(ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'] != '', ResourceAttributes['k8s.node.name'], ResourceAttributes['host.id'] != '', ResourceAttributes['host.id'], ResourceAttributes['service.instance.id'] != '', ResourceAttributes['service.instance.id'], '') AS Host,
     if(SpanAttributes['peer.service'] != '', SpanAttributes['peer.service'], SpanAttributes['server.address']) AS Peer
 FROM tailscope.otel_traces;

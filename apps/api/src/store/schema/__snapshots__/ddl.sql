@@ -456,23 +456,23 @@ ORDER BY (TraceId)
 SETTINGS index_granularity = 1024, ttl_only_drop_parts = 1;
 
 -- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+CREATE TABLE IF NOT EXISTS default.tailscope_trace_spans_from (fromNs Int64) ENGINE = MergeTree() ORDER BY tuple();
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+CREATE TABLE IF NOT EXISTS default.tailscope_trace_span_chunks (
+    chunk Int64, spans UInt64, version UInt64
+) ENGINE = MergeTree() ORDER BY (chunk, version);
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
 DROP VIEW IF EXISTS default.tailscope_trace_spans_mv;
 
 -- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
-TRUNCATE TABLE IF EXISTS default.tailscope_trace_spans;
-
--- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
-INSERT INTO default.tailscope_trace_spans SELECT
-    TraceId, SpanId, ParentSpanId, ServiceName, SpanName, SpanKind, Timestamp, Duration,
-    multiIf(ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'] != '', ResourceAttributes['k8s.node.name'], ResourceAttributes['host.id'] != '', ResourceAttributes['host.id'], ResourceAttributes['service.instance.id'] != '', ResourceAttributes['service.instance.id'], '') AS Host,
-    if(SpanAttributes['peer.service'] != '', SpanAttributes['peer.service'], SpanAttributes['server.address']) AS Peer
-FROM default.otel_traces;
+TRUNCATE TABLE IF EXISTS default.tailscope_trace_spans_from;
 
 -- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
 CREATE MATERIALIZED VIEW IF NOT EXISTS default.tailscope_trace_spans_mv
 TO default.tailscope_trace_spans
-AS SELECT
-    TraceId, SpanId, ParentSpanId, ServiceName, SpanName, SpanKind, Timestamp, Duration,
+AS SELECT TraceId, SpanId, ParentSpanId, ServiceName, SpanName, SpanKind, Timestamp, Duration,
     multiIf(ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'] != '', ResourceAttributes['k8s.node.name'], ResourceAttributes['host.id'] != '', ResourceAttributes['host.id'], ResourceAttributes['service.instance.id'] != '', ResourceAttributes['service.instance.id'], '') AS Host,
     if(SpanAttributes['peer.service'] != '', SpanAttributes['peer.service'], SpanAttributes['server.address']) AS Peer
 FROM default.otel_traces;
