@@ -12,21 +12,9 @@ import {
   FANOUTS_TABLE,
 } from '../fanouts/tables';
 import { sql } from '../sql/template';
-import {
-  TRACE_SPAN_CHUNKS_TABLE,
-  TRACE_SPANS_FROM_TABLE,
-  TRACE_SPANS_TABLE,
-  TRACE_SPANS_VIEW,
-} from '../traces/trace-spans';
+import { TRACE_SPANS_TABLES } from '../traces/trace-spans';
 import { TYPED_ATTRIBUTES_TABLE } from '../traces/typed-attributes';
 import { WINDOWS_TABLE, WINDOWS_VIEWS } from '../metrics/evidence-windows';
-
-const TRACE_SPANS_TABLES = [
-  TRACE_SPANS_TABLE,
-  TRACE_SPANS_VIEW,
-  TRACE_SPANS_FROM_TABLE,
-  TRACE_SPAN_CHUNKS_TABLE,
-];
 
 /**
  * Which optional tables a store has, found once at start. Tailscope's own tables (stored

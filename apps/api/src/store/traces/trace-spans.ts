@@ -37,6 +37,14 @@ export const TRACE_SPANS_FROM_TABLE = 'tailscope_trace_spans_from';
 /** The backfill's records: (minute, spans copied, version), as the chunk records of fanouts/. */
 export const TRACE_SPAN_CHUNKS_TABLE = 'tailscope_trace_span_chunks';
 
+/** Every table of the copy: a store has the copy only with all of them (detectAccelerators). */
+export const TRACE_SPANS_TABLES = [
+  TRACE_SPANS_VIEW,
+  TRACE_SPANS_TABLE,
+  TRACE_SPANS_FROM_TABLE,
+  TRACE_SPAN_CHUNKS_TABLE,
+] as const;
+
 /** The backfill's unit and the boundary's rounding: a minute of span start, ns. */
 export const BACKFILL_CHUNK_NS = 60_000_000_000n;
 
