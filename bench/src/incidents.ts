@@ -90,7 +90,11 @@ async function main(): Promise<void> {
   console.log(`stored call buckets: ${String(built.chunks)} chunks built`);
   // The narrow span copy's backfill (a store migrated before its spans were: none to copy on
   // a store the bench filled after migrating), as the server runs it in the background.
-  const backfill = startTraceSpansBackfill(store, { log: (line) => console.log(line) });
+  const backfill = startTraceSpansBackfill(store, {
+    log: (line) => {
+      console.log(line);
+    },
+  });
   await backfill.drain();
   await backfill.stop();
   // PROFILE=1: the wall time of each query the requests run, by its first lines (the store's

@@ -119,9 +119,12 @@ describe('incidents on the microservices preset', () => {
     }
   });
 
-  it('answers the same from the spans table, during the narrow copy\'s backfill and after it', async () => {
+  it("answers the same from the spans table, during the narrow copy's backfill and after it", async () => {
     const range = `from=${START_MS}&to=${START_MS + 10 * MIN}`;
-    const window = [BigInt(START_MS) * 1_000_000n, BigInt(START_MS + 11 * MIN) * 1_000_000n] as const;
+    const window = [
+      BigInt(START_MS) * 1_000_000n,
+      BigInt(START_MS + 11 * MIN) * 1_000_000n,
+    ] as const;
     // Off, so every answer is computed again (the tests after it compute theirs anyway).
     setAnswerCache(store, null);
     expect(store.accelerators.traceSpans).toBe(true);

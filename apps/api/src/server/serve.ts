@@ -151,7 +151,13 @@ export async function serve(
   // take the spans table where the copy has not reached: trace-spans.ts).
   const backfill = startTraceSpansBackfill(store, {
     yieldTo,
-    ...(log ? { log: (line: string) => console.log(line) } : {}),
+    ...(log
+      ? {
+          log: (line: string) => {
+            console.log(line);
+          },
+        }
+      : {}),
     onError: (err: unknown) => {
       if (log) console.error('tailscope: copying spans to the narrow copy failed:', err);
     },

@@ -130,10 +130,7 @@ function tracesWindows(
 }
 
 /** Whether the narrow copy holds every span of the intervals' hull (trace-spans.ts). */
-async function narrowCovers(
-  store: Store,
-  intervals: [number, number][] | null,
-): Promise<boolean> {
+async function narrowCovers(store: Store, intervals: [number, number][] | null): Promise<boolean> {
   if (!store.accelerators.traceSpans || !intervals) return false;
   const lo = Math.min(...intervals.map((i) => i[0]));
   const hi = Math.max(...intervals.map((i) => i[1]));

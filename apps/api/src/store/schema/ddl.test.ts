@@ -64,12 +64,14 @@ describe('MIGRATIONS', () => {
     ]);
   });
 
-  it('bounds the narrow span copy\'s view at the end of the newest stored span\'s minute', () => {
+  it("bounds the narrow span copy's view at the end of the newest stored span's minute", () => {
     const v12 = MIGRATIONS.find((m) => m.version === 12);
     // An empty store: the view copies every span, no boundary.
     expect(v12?.statements(LOCAL).join('\n')).not.toMatch(/WHERE|INSERT/);
     const ddl = v12?.statements({ ...LOCAL, spansEndNs: 1_700_000_041_500_000_000n }) ?? [];
-    expect(ddl).toContain('INSERT INTO default.tailscope_trace_spans_from VALUES (1700000100000000000)');
+    expect(ddl).toContain(
+      'INSERT INTO default.tailscope_trace_spans_from VALUES (1700000100000000000)',
+    );
     expect(ddl.at(-1)).toMatch(
       /WHERE Timestamp >= fromUnixTimestamp64Nano\(toInt64\(1700000100000000000\)\)$/,
     );

@@ -144,7 +144,12 @@ describe('otel_traces schema on the embedded engine', () => {
         sql`SELECT SpanId, CAST(Host, 'String') AS Host, CAST(Peer, 'String') AS Peer, toString(Duration) AS Duration
           FROM tailscope_trace_spans WHERE TraceId = ${traceId} ORDER BY SpanId`,
       );
-    const row = (spanId: string) => ({ SpanId: spanId, Host: 'node-1', Peer: 'db:5432', Duration: '7' });
+    const row = (spanId: string) => ({
+      SpanId: spanId,
+      Host: 'node-1',
+      Peer: 'db:5432',
+      Duration: '7',
+    });
     const trace = 'dd'.repeat(16);
     await store.command(sql`TRUNCATE TABLE otel_traces`);
     // The minute [1700000040, 1700000100) s holds the span stored before the migration.
@@ -179,7 +184,9 @@ describe('otel_traces schema on the embedded engine', () => {
       expect(await copyCovers(store, ...window)).toBe(true);
       expect(lines).toEqual([
         'tailscope: copying 2 stored spans (1 minutes) to tailscope_trace_spans in the background',
-        expect.stringMatching(/^tailscope: tailscope_trace_spans holds the stored spans: 2 copied in \d+ s$/),
+        expect.stringMatching(
+          /^tailscope: tailscope_trace_spans holds the stored spans: 2 copied in \d+ s$/,
+        ),
       ]);
       // Another late span: the minute is stale, read from the spans table, then copied again
       // (its rows replaced, none twice).

@@ -57,8 +57,7 @@ const backfillOn = (store: Store): boolean =>
 export async function copyChunk(store: Store, chunk: bigint, nowNs: bigint): Promise<bigint> {
   const lo = chunk * BACKFILL_CHUNK_NS;
   const hi = lo + BACKFILL_CHUNK_NS;
-  const count = async (): Promise<bigint> =>
-    (await spansPerChunk(store, lo, hi)).get(chunk) ?? 0n;
+  const count = async (): Promise<bigint> => (await spansPerChunk(store, lo, hi)).get(chunk) ?? 0n;
   const recorded = (await recordedChunks(store, [chunk], TRACE_SPAN_CHUNKS_TABLE)).get(chunk);
   // Rows of the minute are there only when it was copied before (recorded, or cut off before
   // its record): look before deleting, a delete reads every part of the day.
