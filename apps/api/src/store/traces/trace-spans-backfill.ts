@@ -19,7 +19,10 @@ import {
  * count. A minute whose count in the spans table changed since (spans loaded from the past, a
  * write-ahead log replayed after the migration) is copied again: its rows go first, so no span
  * is copied twice. Reads use the copy only over minutes recorded with the current count, and
- * the spans table elsewhere (copyCovers), so answers are the same during the backfill.
+ * the spans table elsewhere (copyCovers), so answers are the same during the backfill. One
+ * window is left open: a read that found a minute current just before a late span made it stale
+ * may reach the copy while a listing (every 10 minutes) copies that minute again, its rows out
+ * then in, and miss spans of it; only minutes before the boundary that take late spans.
  */
 
 /** A minute to copy, and its spans in the spans table when listed. */
