@@ -6,7 +6,7 @@ import { openStore, type Store } from '../engine/client';
 import { migrate, schemaVersion, SCHEMA_VERSION } from './migrations';
 import { ident, sql } from '../sql/template';
 import { selectStats, selectTrace } from '../traces/spans';
-import { copyBoundary, copyCovers } from '../traces/trace-spans';
+import { copyBoundary, copyCovers, TRACE_SPANS_TABLES } from '../traces/trace-spans';
 import { copyChunk, staleChunks, startTraceSpansBackfill } from '../traces/trace-spans-backfill';
 
 describe('otel_traces schema on the embedded engine', () => {
@@ -196,6 +196,33 @@ describe('otel_traces schema on the embedded engine', () => {
       expect(await copyChunk(store, minuteNs / 60_000_000_000n, 1n)).toBe(3n);
       expect(await narrow(trace)).toEqual(['01', '02', '03', '04'].map((s) => row(s.repeat(8))));
       expect(await copyCovers(store, ...window)).toBe(true);
+      expect(await staleChunks(store)).toEqual([]);
+    } finally {
+      await backfill.stop();
+    }
+  });
+
+  it('backfills in passes that give way to analyses between minutes', async () => {
+    await store.command(sql`TRUNCATE TABLE otel_traces`);
+    const minute = (i: number) =>
+      (1_700_000_040_000_000_000n + BigInt(i) * 60_000_000_000n).toString();
+    for (const i of [0, 1, 2])
+      await store.command(sql`INSERT INTO otel_traces (Timestamp, TraceId, SpanId, SpanName, SpanKind, ServiceName, Duration)
+        VALUES (fromUnixTimestamp64Nano(toInt64(${minute(i)})), ${'ee'.repeat(16)}, ${`0${String(i)}`.repeat(8)}, 'op', 'Server', 'svc', 1)`);
+    for (const t of TRACE_SPANS_TABLES) await store.command(sql`DROP TABLE ${ident(t)}`);
+    await store.command(sql`DELETE FROM tailscope_migrations WHERE version >= 12`);
+    await migrate(store);
+    let busy = true;
+    // The timer never fires here: each pass is run by hand.
+    const backfill = startTraceSpansBackfill(store, { yieldTo: () => busy, intervalMs: 3_600_000 });
+    try {
+      // A person waits on an analysis: the pass copies one minute (newest first), then stops.
+      expect(await backfill.runOnce()).toBe(1);
+      expect((await staleChunks(store)).map((p) => p.chunk)).toEqual(
+        [1, 0].map((i) => BigInt(minute(i)) / 60_000_000_000n),
+      );
+      busy = false;
+      expect(await backfill.runOnce()).toBe(2);
       expect(await staleChunks(store)).toEqual([]);
     } finally {
       await backfill.stop();
