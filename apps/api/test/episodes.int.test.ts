@@ -3,8 +3,6 @@ import type { EpisodesResponse, StatsResponse } from '@tailscope/contracts';
 import { presetSpec, type ScenarioSpec, type ScenarioTruth } from '@tailscope/tracegen';
 import { buildStoreApi, type Api } from '../src/server/app';
 import type { Store } from '../src/store';
-import { liveEpisodeWindowsSql } from '../src/store/episodes/sql';
-import { traceHull } from '../src/store/traces/hull';
 import { ingestScenario, openTempStore } from './analysis-support';
 
 /**
@@ -90,20 +88,6 @@ describe('episodes on a single-replica fault', () => {
     expect(Math.abs((edge?.toMs ?? 0) - planted.endMs)).toBeLessThanOrEqual(windowMs);
     // Nothing else: requests into api are no calls (no caller), so only storage shows.
     expect(new Set(body.episodes.map((x) => x.service))).toEqual(new Set(['storage']));
-  });
-
-  it('reads a short live part only where its traces lie, the same windows', async () => {
-    // The rest of the 10 s bucket a ragged range starts in, 5 minutes into the run.
-    const fromNs = BigInt(START_MS + 5 * 60_000 + 7_108) * 1_000_000n;
-    const scope = { fromNs, toNs: fromNs + 2_892_000_000n, windowMs: 20_000 };
-    const margin = await traceHull(store, scope.fromNs, scope.toNs);
-    expect(margin).not.toBeNull();
-    if (!margin) return;
-    // Far narrower than the edge margins (60 s each side).
-    expect(margin.toNs - margin.fromNs).toBeLessThan(30_000_000_000n);
-    const wide = await store.query(liveEpisodeWindowsSql(scope));
-    expect(wide.length).toBeGreaterThan(0);
-    expect(await store.query(liveEpisodeWindowsSql({ ...scope, margin }))).toEqual(wide);
   });
 
   it('filters by service and answers 400 on a bad range', async () => {

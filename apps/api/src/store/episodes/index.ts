@@ -14,7 +14,6 @@ import {
   type SeriesKind,
 } from './sql';
 import type { Sql } from '../sql/template';
-import { traceHull } from '../traces/hull';
 
 /**
  * The (series, window) aggregates episodes judge (episodes.ts has the SQL): the stored 10 s
@@ -76,25 +75,11 @@ export async function episodeQueries(store: Store, s: EpisodeScope): Promise<Sql
       ? await callBucketCoverage(store, { fromNs: storedFrom, toNs: end })
       : { splitNs: storedFrom, chunks: [] };
   const storedTo = floorB(cov.splitNs);
-  if (storedTo <= storedFrom) return [await liveSql(store, s)];
+  if (storedTo <= storedFrom) return [liveEpisodeWindowsSql(s)];
   const out = [storedEpisodeWindowsSql({ ...s, fromNs: storedFrom, toNs: storedTo }, cov)];
-  if (s.fromNs < storedFrom) out.push(await liveSql(store, { ...s, toNs: storedFrom }));
-  if (storedTo < s.toNs) out.push(await liveSql(store, { ...s, fromNs: storedTo }));
+  if (s.fromNs < storedFrom) out.push(liveEpisodeWindowsSql({ ...s, toNs: storedFrom }));
+  if (storedTo < s.toNs) out.push(liveEpisodeWindowsSql({ ...s, fromNs: storedTo }));
   return out;
-}
-
-/** Live parts shorter than this read their traces' spans only where the traces lie. */
-const HULL_MAX_NS = 60_000_000_000n;
-
-/**
- * A live part's SQL. A short one (the rest of the 10 s bucket a ragged range starts in, the
- * newest seconds) reads its traces' spans only within their hull (traceHull) instead of the
- * whole edge margin on both sides, the same spans: at 10M spans the first 2.9 s of a last hour
- * read ~4 s of spans instead of 123 s (the calls 147-160 ms against 175-381 ms, load ~4.9).
- */
-async function liveSql(store: Store, s: EpisodeScope): Promise<Sql> {
-  const margin = s.toNs - s.fromNs < HULL_MAX_NS ? await traceHull(store, s.fromNs, s.toNs) : null;
-  return liveEpisodeWindowsSql(margin ? { ...s, margin } : s);
 }
 
 /** The (series, window) aggregates of the scope; see the module comment. */

@@ -1,6 +1,6 @@
-import { EPISODE_FINE_BINS_PER_OCTAVE } from '@tailscope/analysis';
+import { EDGE_SLACK_NS, EPISODE_FINE_BINS_PER_OCTAVE } from '@tailscope/analysis';
 import { CALL_BUCKETS_TABLE, CALL_BUCKET_NS } from '../call-buckets/tables';
-import { callCtes, marginWindow } from '../sql/calls';
+import { callCtes } from '../sql/calls';
 import { CHUNK_NS } from '../fanouts/tables';
 import { inWindow, ns, withCtes, type Cte } from '../fanouts/sql';
 import type { Coverage } from '../fanouts/stored';
@@ -29,8 +29,6 @@ export interface EpisodeScope {
   windowMs: number;
   /** Only series whose callee is this service. */
   service?: string | undefined;
-  /** Where the traces of a live part's spans lie (CallScope.margin); live parts only. */
-  margin?: { fromNs: bigint; toNs: bigint } | undefined;
   /**
    * The range was clamped to the stored spans at that end: no span starts before fromNs /
    * at or after toNs, so the stored bucket around that end can be read whole.
@@ -45,18 +43,17 @@ export type SeriesKind = 'callee' | 'edge';
 const SERIES_COLUMNS = raw('kind, service, host, parentService, parentOperation, operation');
 
 /** The CTEs ending in `series`: one row per (call, series) with startNs, latencyNs, weight. */
-function seriesCtes(s: Pick<EpisodeScope, 'fromNs' | 'toNs' | 'service' | 'margin'>): Cte[] {
-  const read = marginWindow(s);
+function seriesCtes(s: Pick<EpisodeScope, 'fromNs' | 'toNs' | 'service'>): Cte[] {
   const service = s.service !== undefined ? sql` AND c.leafService = ${s.service}` : raw('');
   return [
-    ...callCtes({ fromNs: s.fromNs, toNs: s.toNs, margin: s.margin }),
+    ...callCtes({ fromNs: s.fromNs, toNs: s.toNs }),
     {
       // Only spans that carry a TraceState: unsampled data builds an empty table here.
       name: 'ep_weights',
       body: sql`
   SELECT cityHash64(TraceId, SpanId) AS key, any(${adjustedCountSql()}) AS weight
   FROM ${TRACES}
-  WHERE ${inWindow(read.fromNs, read.toNs)} AND TraceState != ''
+  WHERE ${inWindow(s.fromNs - EDGE_SLACK_NS, s.toNs + EDGE_SLACK_NS)} AND TraceState != ''
   GROUP BY key`,
     },
     {

@@ -55,26 +55,6 @@ export const KIND = { server: 1, consumer: 2, client: 3, producer: 4, internal: 
 export interface CallScope {
   fromNs: bigint;
   toNs: bigint;
-  /**
-   * Where every span of the traces with a span in [from, to) lies, when known (marginOf): the
-   * margins are read only within it. Absent: the whole edge margin on both sides.
-   */
-  margin?: { fromNs: bigint; toNs: bigint } | undefined;
-}
-
-/**
- * The window the calls of [from, to) read their traces' spans in: the edge margin on both
- * sides, cut to `margin` when the scope has one (the same spans: every span of those traces
- * lies in it).
- */
-export function marginWindow(s: CallScope): { fromNs: bigint; toNs: bigint } {
-  const lo = s.fromNs - EDGE_SLACK_NS;
-  const hi = s.toNs + EDGE_SLACK_NS;
-  if (!s.margin) return { fromNs: lo, toNs: hi };
-  return {
-    fromNs: s.margin.fromNs > lo ? s.margin.fromNs : lo,
-    toNs: s.margin.toNs < hi ? s.margin.toNs : hi,
-  };
 }
 
 const list = (values: readonly string[]): Sql =>
@@ -130,7 +110,7 @@ function spans(s: CallScope, attributeKeys: readonly string[], weighted: boolean
     if(isCallSpan, SpanAttributes[${SERVER_ADDRESS_KEY}], '') AS serverAddress,
     mapContains(SpanAttributes, ${BACKGROUND_KEY}) AS background${join(attrs, '')}
   FROM ${TRACES}
-  WHERE ${inWindow(marginWindow(s).fromNs, marginWindow(s).toNs)}
+  WHERE ${inWindow(s.fromNs - EDGE_SLACK_NS, s.toNs + EDGE_SLACK_NS)}
     AND cityHash64(TraceId) IN (SELECT cityHash64(TraceId) FROM ${TRACES} WHERE ${inWindow(s.fromNs, s.toNs)})
   LIMIT 1 BY key`;
 }
