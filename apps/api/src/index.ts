@@ -19,6 +19,7 @@ export { loadLeafCalls, materializeFanouts, type LoadedLeafCalls } from './store
 export { materializeCallBuckets } from './store/call-buckets/cache';
 export { materializeOpenBuckets } from './store/call-buckets/open';
 export { materializeOpenFanouts } from './store/fanouts/open';
+export { startTraceSpansBackfill } from './store/traces/trace-spans-backfill';
 export { selectHostEvidence, type HostEvidence } from './store/metrics/evidence';
 
 // Ingest: OTLP protobuf decoding and the columns a decoded request becomes.

@@ -1,10 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EpisodesResponse, IncidentsResponse } from '@tailscope/contracts';
 import { presetSpec } from '@tailscope/tracegen';
+import { setAnswerCache } from '../src/cache';
 import { buildStoreApi } from '../src/server/app';
 import type { Store } from '../src/store';
 import { ingestScenario, insertSpans, openTempStore } from './analysis-support';
 import { networkRun } from './incidents-support';
+import { migrate } from '../src/store/schema/migrations';
+import { ident, sql } from '../src/store/sql/template';
+import { copyCovers, TRACE_SPANS_TABLES } from '../src/store/traces/trace-spans';
+import {
+  copyChunk,
+  staleChunks,
+  startTraceSpansBackfill,
+} from '../src/store/traces/trace-spans-backfill';
 
 /**
  * GET /api/v1/incidents on the real embedded engine: the planted `microservices` fault (customer,
@@ -108,6 +117,48 @@ describe('incidents on the microservices preset', () => {
     } finally {
       await api.close();
     }
+  });
+
+  it("answers the same from the spans table, during the narrow copy's backfill and after it", async () => {
+    const range = `from=${START_MS}&to=${START_MS + 10 * MIN}`;
+    const window = [
+      BigInt(START_MS) * 1_000_000n,
+      BigInt(START_MS + 11 * MIN) * 1_000_000n,
+    ] as const;
+    // Off, so every answer is computed again (the tests after it compute theirs anyway).
+    setAnswerCache(store, null);
+    expect(store.accelerators.traceSpans).toBe(true);
+    // A fresh store: the view copied every span, no boundary.
+    expect(await copyCovers(store, ...window)).toBe(true);
+    const narrow = JSON.stringify(await incidents(store, range));
+    store.accelerators.traceSpans = false;
+    try {
+      expect(JSON.stringify(await incidents(store, range))).toBe(narrow);
+    } finally {
+      store.accelerators.traceSpans = true;
+    }
+    // As a store upgraded to version 12 with these spans stored: the copy empty, its boundary
+    // after them, every minute left to the backfill.
+    for (const t of TRACE_SPANS_TABLES) await store.command(sql`DROP TABLE ${ident(t)}`);
+    await store.command(sql`DELETE FROM tailscope_migrations WHERE version >= 12`);
+    await migrate(store);
+    expect(await copyCovers(store, ...window)).toBe(false);
+    expect(JSON.stringify(await incidents(store, range))).toBe(narrow);
+    // Half-way: the newest minutes copied, the older ones read from the spans table.
+    const stale = await staleChunks(store);
+    expect(stale.length).toBeGreaterThan(5);
+    for (const p of stale.slice(0, stale.length >> 1))
+      await copyChunk(store, p.chunk, BigInt(Date.now()) * 1_000_000n);
+    expect(await copyCovers(store, ...window)).toBe(false);
+    expect(JSON.stringify(await incidents(store, range))).toBe(narrow);
+    const backfill = startTraceSpansBackfill(store);
+    try {
+      await backfill.drain();
+    } finally {
+      await backfill.stop();
+    }
+    expect(await copyCovers(store, ...window)).toBe(true);
+    expect(JSON.stringify(await incidents(store, range))).toBe(narrow);
   });
 
   it('filters by service', async () => {

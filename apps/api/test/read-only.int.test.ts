@@ -187,6 +187,7 @@ describe('read-only over a Collector table', () => {
         expect(got.stats.readOnly).toBe(true);
         expect(got.stats.accelerators).toEqual({
           traceIdTs: true,
+          traceSpans: false,
           fanouts: false,
           typedAttributes: false,
           callBuckets: false,
@@ -252,6 +253,7 @@ describe('read-only over a Collector table', () => {
       const got = await views(ro.urls.api, traceIds);
       expect(got.stats.accelerators).toEqual({
         traceIdTs: false,
+        traceSpans: false,
         fanouts: false,
         typedAttributes: false,
         callBuckets: false,

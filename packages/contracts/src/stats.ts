@@ -50,6 +50,7 @@ export const StatsResponse = Type.Object({
     Type.Object(
       {
         traceIdTs: Type.Boolean(),
+        traceSpans: Type.Optional(Type.Boolean()),
         fanouts: Type.Boolean(),
         typedAttributes: Type.Boolean(),
         callBuckets: Type.Optional(Type.Boolean()),

@@ -1,5 +1,6 @@
 import type { Store } from '../store';
 import { TYPED_ATTRIBUTES_TABLE } from '../store/traces/typed-attributes';
+import { TRACE_SPANS_TABLE } from '../store/traces/trace-spans';
 import { countSpans, decodeTraceRequest } from './decode-protobuf';
 import { jsonToProtobuf } from './decode-json';
 import type { IngestLimits } from './limits';
@@ -92,6 +93,7 @@ export const TRACES_SIGNAL: Signal = {
   prepare: (store) => [
     store.tracesTable,
     `${store.tracesTable}_trace_id_ts`,
+    TRACE_SPANS_TABLE,
     TYPED_ATTRIBUTES_TABLE,
   ],
   counts: (o) => ({

@@ -10,6 +10,7 @@ import { startCallBucketMaterializer } from '../store/call-buckets/cache';
 import { startOpenBucketMaterializer } from '../store/call-buckets/open';
 import { startFanoutMaterializer } from '../store/fanouts/cache';
 import { startOpenFanoutMaterializer } from '../store/fanouts/open';
+import { startTraceSpansBackfill } from '../store/traces/trace-spans-backfill';
 import { applyRetention } from '../store/schema/retention';
 import { engineNiceFromEnv, niceEngineThreads } from '../store/engine/nice';
 import { readSessionFromEnv } from '../store/engine/read-session';
@@ -148,6 +149,21 @@ export async function serve(
       if (log) console.error('tailscope: storing open fan-outs failed:', err);
     },
   });
+  // The narrow span copy's spans stored before it existed, copied behind the receivers (reads
+  // take the spans table where the copy has not reached: trace-spans.ts).
+  const backfill = startTraceSpansBackfill(store, {
+    yieldTo,
+    ...(log
+      ? {
+          log: (line: string) => {
+            console.log(line);
+          },
+        }
+      : {}),
+    onError: (err: unknown) => {
+      if (log) console.error('tailscope: copying spans to the narrow copy failed:', err);
+    },
+  });
   ready = true;
   const selfTrace = settings.selfTrace
     ? startSelfTrace(`${tls ? 'https' : 'http'}://${loopback(settings.host)}:${ingest.httpPort}`, {
@@ -211,6 +227,7 @@ export async function serve(
       await bucketMaterializer.stop();
       await openMaterializer.stop();
       await openFanouts.stop();
+      await backfill.stop();
       await ingest.close();
       figures.stop();
       await store.close();

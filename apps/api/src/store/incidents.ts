@@ -3,6 +3,7 @@ import type { Store } from './engine/client';
 import { hostOf } from './sql/ctes';
 import { join, param, raw, sql, type Sql } from './sql/template';
 import { TRACES, TRACE_ID_TS } from './traces/tables';
+import { copyCovers, TRACE_SPANS_TABLE } from './traces/trace-spans';
 import {
   inWindow,
   isRequestRoot,
@@ -81,15 +82,15 @@ interface SpanRow {
 const MAX_INTERVALS = 256;
 
 /**
- * Where the given traces' spans lie: the union of each trace's interval from the trace-id
- * table (its spans' first start to last end, whole seconds), merged, as an OR of time ranges
- * the table's sort key can skip by. The sampled requests of an incident and of its baseline
- * are spread over up to four times the incident's length: the single window from the first to
- * the last (rootsWindow) read nearly every granule of an hour at 10M spans (2 s of the answer);
- * their own intervals are a few percent of it. Without the trace-id table, that one window.
+ * Where the given traces' spans lie: each trace's interval from the trace-id table (its spans'
+ * first start to last end, whole seconds), epoch s; null without the table, or when a trace
+ * has none there (or one outside 1970-2106, where DateTime saturates: spans.ts traceFilter).
  */
-async function tracesWindows(store: Store, roots: readonly RootRow[]): Promise<Sql> {
-  if (!store.accelerators.traceIdTs) return rootsWindow(roots);
+async function traceIntervals(
+  store: Store,
+  roots: readonly RootRow[],
+): Promise<[number, number][] | null> {
+  if (!store.accelerators.traceIdTs) return null;
   const rows = await store.query<{ start: string; end: string }>(sql`
     SELECT toString(toUnixTimestamp(min(Start))) AS start, toString(toUnixTimestamp(max(End))) AS end
     FROM ${TRACE_ID_TS}
@@ -100,17 +101,40 @@ async function tracesWindows(store: Store, roots: readonly RootRow[]): Promise<S
     GROUP BY TraceId`);
   const spans = rows
     .map((r) => [Number(r.start), Number(r.end) + 1] as [number, number])
-    // DateTime saturates outside 1970-2106 (spans.ts traceFilter): such a trace, the one window.
     .filter(([a, b]) => a > 0 && b < 4_294_967_295);
-  if (spans.length < rows.length || spans.length === 0) return rootsWindow(roots);
-  const merged = mergeIntervals(spans, MAX_INTERVALS);
+  return spans.length < rows.length || spans.length === 0 ? null : spans;
+}
+
+/**
+ * The traces' intervals merged (at most `max`), as an OR of time ranges the table's sort key
+ * can skip by. The sampled requests of an incident and of its baseline are spread over up to
+ * four times the incident's length: the single window from the first to the last (rootsWindow)
+ * read nearly every granule of an hour at 10M spans (2 s of the answer); their own intervals
+ * are a few percent of it. Without the intervals, that one window. `max` 1: the hull of the
+ * intervals (the same spans match it, as each trace's spans lie in its interval), only to prune
+ * the days a trace-id-ordered table need not read.
+ */
+function tracesWindows(
+  roots: readonly RootRow[],
+  intervals: [number, number][] | null,
+  max: number,
+): Sql {
+  if (!intervals) return rootsWindow(roots);
   return join(
-    merged.map(
+    mergeIntervals(intervals, max).map(
       ([a, b]) =>
         sql`(Timestamp >= toDateTime64(${param(a, 'Int64')}, 9) AND Timestamp < toDateTime64(${param(b, 'Int64')}, 9))`,
     ),
     ' OR ',
   );
+}
+
+/** Whether the narrow copy holds every span of the intervals' hull (trace-spans.ts). */
+async function narrowCovers(store: Store, intervals: [number, number][] | null): Promise<boolean> {
+  if (!store.accelerators.traceSpans || !intervals) return false;
+  const lo = Math.min(...intervals.map((i) => i[0]));
+  const hi = Math.max(...intervals.map((i) => i[1]));
+  return copyCovers(store, BigInt(lo) * 1_000_000_000n, BigInt(hi) * 1_000_000_000n);
 }
 
 /**
@@ -145,11 +169,13 @@ export function mergeIntervals(
  * The spans of the given traces as the ranking reads them (times in ms from each trace's root
  * start), grouped per trace in the order of `roots`; at most `maxSpans` in all.
  *
- * The sampled traces have spans in nearly every granule of their hour (620 of 636 at 10M spans:
- * each (service, span name) granule spans ~80 s, the samples' intervals are ~20 s apart), so
- * every column read here is read for ~5M rows. The host and peer are looked up in the whole
- * maps after the trace filter (optimize_functions_to_subcolumns off): as subcolumns, each of
- * the six keys was extracted from every row of those granules first (~17% of the read's CPU).
+ * In the spans table the sampled traces have spans in nearly every granule of their hour (620
+ * of 636 at 10M spans: each (service, span name) granule spans ~80 s, the samples' intervals
+ * are ~20 s apart), so every column read there is read for ~5M rows. The store's narrow copy
+ * ordered by trace id (trace-spans.ts), when it has one, reads a granule or so per trace and
+ * part instead. In the spans table, the host and peer are looked up in the whole maps after the
+ * trace filter (optimize_functions_to_subcolumns off): as subcolumns, each of the six keys was
+ * extracted from every row of those granules first (~17% of the read's CPU).
  */
 export async function selectCauseSpans(
   store: Store,
@@ -157,18 +183,26 @@ export async function selectCauseSpans(
   maxSpans: number,
 ): Promise<CauseSpan[][]> {
   if (roots.length === 0) return [];
+  // The narrow copy ordered by trace id when it holds these spans (trace-spans.ts: a store
+  // without it, or a range its background copy has not reached): host and peer are its
+  // columns, computed at insert by the same expressions.
+  const intervals = await traceIntervals(store, roots);
+  const narrow = await narrowCovers(store, intervals);
+  const hostPeer = narrow
+    ? sql`CAST(Host, 'String') AS host, CAST(Peer, 'String') AS peer`
+    : sql`${hostOf('ResourceAttributes')} AS host,
+      if(SpanAttributes[${PEER_SERVICE_KEY}] != '', SpanAttributes[${PEER_SERVICE_KEY}],
+        SpanAttributes[${SERVER_ADDRESS_KEY}]) AS peer`;
   const rows = await store.query<SpanRow>(sql`
     SELECT TraceId AS traceId, SpanId AS spanId, ParentSpanId AS parentSpanId,
       CAST(ServiceName, 'String') AS service, CAST(SpanName, 'String') AS operation,
-      CAST(SpanKind, 'String') AS kind, ${hostOf('ResourceAttributes')} AS host,
-      if(SpanAttributes[${PEER_SERVICE_KEY}] != '', SpanAttributes[${PEER_SERVICE_KEY}],
-        SpanAttributes[${SERVER_ADDRESS_KEY}]) AS peer,
+      CAST(SpanKind, 'String') AS kind, ${hostPeer},
       toString(toUnixTimestamp64Nano(Timestamp)) AS startNs, toString(Duration) AS durationNs
-    FROM ${TRACES}
+    FROM ${narrow ? raw(TRACE_SPANS_TABLE) : TRACES}
     WHERE TraceId IN ${param(
       roots.map((r) => r.traceId),
       'Array(String)',
-    )} AND (${await tracesWindows(store, roots)})
+    )} AND (${tracesWindows(roots, intervals, narrow ? 1 : MAX_INTERVALS)})
     LIMIT ${param(maxSpans, 'UInt64')}
     SETTINGS optimize_functions_to_subcolumns = 0`);
   const base = new Map(roots.map((r) => [r.traceId, BigInt(r.startNs)]));

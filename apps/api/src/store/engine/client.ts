@@ -56,6 +56,8 @@ export interface StoreOptions {
 export interface Accelerators {
   /** `<traces>_trace_id_ts`: narrows one trace's time range before reading it. */
   traceIdTs: boolean;
+  /** `tailscope_trace_spans` and its view: the narrow span columns ordered by trace id. */
+  traceSpans: boolean;
   /** `tailscope_fanouts` and its chunk records: stored fan-out detection. */
   fanouts: boolean;
   /** `tailscope_typed_attributes`: non-string attribute values. */
@@ -256,6 +258,7 @@ export function openStore(opts: StoreOptions): Store {
     readOnly: opts.readOnly ?? false,
     accelerators: {
       traceIdTs: true,
+      traceSpans: true,
       fanouts: true,
       typedAttributes: true,
       callBuckets: true,

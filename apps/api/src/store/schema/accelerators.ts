@@ -12,6 +12,7 @@ import {
   FANOUTS_TABLE,
 } from '../fanouts/tables';
 import { sql } from '../sql/template';
+import { TRACE_SPANS_TABLES } from '../traces/trace-spans';
 import { TYPED_ATTRIBUTES_TABLE } from '../traces/typed-attributes';
 import { WINDOWS_TABLE, WINDOWS_VIEWS } from '../metrics/evidence-windows';
 
@@ -28,6 +29,7 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
       AND name IN (${[
         store.tracesTable,
         `${store.tracesTable}_trace_id_ts`,
+        ...TRACE_SPANS_TABLES,
         FANOUTS_TABLE,
         CHUNKS_TABLE,
         EDGES_TABLE,
@@ -46,6 +48,9 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
     throw new Error(`the spans table ${store.tracesTable} does not exist in ${store.description}`);
   const found: Accelerators = {
     traceIdTs: has.has(`${store.tracesTable}_trace_id_ts`),
+    // Without its view the table misses every span inserted since, without its boundary and
+    // records what it holds is unknown: read the spans table.
+    traceSpans: TRACE_SPANS_TABLES.every((t) => has.has(t)),
     // Stored fan-outs, request edges and chunk duplicates are built together; all or none.
     fanouts: [FANOUTS_TABLE, CHUNKS_TABLE, EDGES_TABLE, DUPLICATES_TABLE].every((t) => has.has(t)),
     typedAttributes: has.has(TYPED_ATTRIBUTES_TABLE),

@@ -57,7 +57,28 @@ describe('MIGRATIONS', () => {
       'default.tailscope_metric_windows_gauge_mv',
       'default.tailscope_metric_windows_sum_mv',
       'default.tailscope_metric_windows_histogram_mv',
+      'default.tailscope_trace_spans',
+      'default.tailscope_trace_spans_from',
+      'default.tailscope_trace_span_chunks',
+      'default.tailscope_trace_spans_mv',
     ]);
+  });
+
+  it("bounds the narrow span copy's view at the end of the newest stored span's minute", () => {
+    const v12 = MIGRATIONS.find((m) => m.version === 12);
+    // An empty store: the view copies every span, no boundary.
+    expect(v12?.statements(LOCAL).join('\n')).not.toMatch(/WHERE|INSERT/);
+    const ddl = v12?.statements({ ...LOCAL, spansEndNs: 1_700_000_041_500_000_000n }) ?? [];
+    expect(ddl).toContain(
+      'INSERT INTO default.tailscope_trace_spans_from VALUES (1700000100000000000)',
+    );
+    expect(ddl.at(-1)).toMatch(
+      /WHERE Timestamp >= fromUnixTimestamp64Nano\(toInt64\(1700000100000000000\)\)$/,
+    );
+    // A span at a minute's very start: the boundary is the next minute's.
+    expect(v12?.statements({ ...LOCAL, spansEndNs: 1_700_000_040_000_000_000n }).join()).toContain(
+      'VALUES (1700000100000000000)',
+    );
   });
 
   it('in cluster mode, puts every statement ON CLUSTER and every table on a Replicated engine', () => {
@@ -67,7 +88,7 @@ describe('MIGRATIONS', () => {
     for (const s of ddl.filter((d) => !d.startsWith('INSERT INTO ')))
       expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(19);
+    expect(engines.length).toBe(22);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

@@ -14,6 +14,11 @@ export interface DdlContext {
   cluster: string | undefined;
   /** The spans table (TAILSCOPE_TRACES_TABLE); default `otel_traces`. */
   tracesTable?: string | undefined;
+  /**
+   * The start of the newest span stored, epoch ns, when a migration needs it (Migration.measure):
+   * the boundary of the narrow span copy (traces/trace-spans.ts). Undefined: no span stored.
+   */
+  spansEndNs?: bigint | undefined;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -7,6 +7,7 @@ import { METRIC_KINDS, METRICS_TABLES } from '../metrics/tables';
 import { WINDOWS_TABLE } from '../metrics/evidence-windows';
 import { sql } from '../sql/template';
 import { TYPED_ATTRIBUTES_TABLE } from '../traces/typed-attributes';
+import { TRACE_SPANS_TABLE } from '../traces/trace-spans';
 
 /**
  * Retention as the clickhouseexporter spells it: `TTL toDateTime(Timestamp) + toIntervalDay(N)`
@@ -47,6 +48,8 @@ function targets(store: Store, r: Retention): TtlTarget[] {
     { table: store.tracesTable, time: 'toDateTime(Timestamp)', days: r.traces },
     // The exporter's own TTL for its trace-id table: same days, on the trace's start.
     { table: `${store.tracesTable}_trace_id_ts`, time: 'toDateTime(Start)', days: r.traces },
+    // The narrow copy of the spans, as the spans.
+    { table: TRACE_SPANS_TABLE, time: 'toDateTime(Timestamp)', days: r.traces },
     { table: TYPED_ATTRIBUTES_TABLE, time: 'toDateTime(Timestamp)', days: r.typedAttributes },
     // s0: the fan-out's start, epoch ns.
     { table: FANOUTS_TABLE, time: 'toDateTime(intDiv(s0, 1000000000))', days: r.fanouts },

@@ -437,3 +437,42 @@ TO default.tailscope_metric_windows AS SELECT host, 'gc-pause' AS signal, Metric
     FROM default.otel_metrics_histogram ARRAY JOIN arrayDistinct(arrayFilter(x -> x != '', [ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'], ResourceAttributes['k8s.pod.name'], ResourceAttributes['container.id'], ResourceAttributes['host.id'], ResourceAttributes['service.instance.id']])) AS host
     WHERE (MetricName IN ['v8js.gc.duration', 'jvm.gc.duration', 'go.memory.gc.pause.duration', 'process.runtime.go.gc.pause_ns']) AND (1)
     GROUP BY host, signal, metric, series, kind, bucket;
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+CREATE TABLE IF NOT EXISTS default.tailscope_trace_spans (
+    TraceId String CODEC(ZSTD(1)),
+    SpanId String CODEC(ZSTD(1)),
+    ParentSpanId String CODEC(ZSTD(1)),
+    ServiceName LowCardinality(String) CODEC(ZSTD(1)),
+    SpanName LowCardinality(String) CODEC(ZSTD(1)),
+    SpanKind LowCardinality(String) CODEC(ZSTD(1)),
+    Timestamp DateTime64(9) CODEC(Delta(8), ZSTD(1)),
+    Duration UInt64 CODEC(T64, ZSTD(1)),
+    Host LowCardinality(String) CODEC(ZSTD(1)),
+    Peer LowCardinality(String) CODEC(ZSTD(1))
+) ENGINE = MergeTree()
+PARTITION BY toDate(Timestamp)
+ORDER BY (TraceId)
+SETTINGS index_granularity = 1024, ttl_only_drop_parts = 1;
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+CREATE TABLE IF NOT EXISTS default.tailscope_trace_spans_from (fromNs Int64) ENGINE = MergeTree() ORDER BY tuple();
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+CREATE TABLE IF NOT EXISTS default.tailscope_trace_span_chunks (
+    chunk Int64, spans UInt64, version UInt64
+) ENGINE = MergeTree() ORDER BY (chunk, version);
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+DROP VIEW IF EXISTS default.tailscope_trace_spans_mv;
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+TRUNCATE TABLE IF EXISTS default.tailscope_trace_spans_from;
+
+-- migration 12: tailscope_trace_spans and its view (narrow span columns by trace id)
+CREATE MATERIALIZED VIEW IF NOT EXISTS default.tailscope_trace_spans_mv
+TO default.tailscope_trace_spans
+AS SELECT TraceId, SpanId, ParentSpanId, ServiceName, SpanName, SpanKind, Timestamp, Duration,
+    multiIf(ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'] != '', ResourceAttributes['k8s.node.name'], ResourceAttributes['host.id'] != '', ResourceAttributes['host.id'], ResourceAttributes['service.instance.id'] != '', ResourceAttributes['service.instance.id'], '') AS Host,
+    if(SpanAttributes['peer.service'] != '', SpanAttributes['peer.service'], SpanAttributes['server.address']) AS Peer
+FROM default.otel_traces;
