@@ -11,7 +11,8 @@
 // concurrent clients" of a closed loop is more load only as far as the latency lets them send
 // (docs/capacity.md "Closed loops"); the rates are the load knob here.
 //
-// env: TRUTH_HOTROD_BASE (dispatches/s recorded, 0.8), TRUTH_HOTROD_RATES (1.6,2.8,3.2,3.6),
+// env: TRUTH_HOTROD_BASE (dispatches/s recorded, 0.8), TRUTH_HOTROD_RATES (1.6,2.8,3.2,3.6; the
+// base rate among them records another base window, whose own table follows),
 // TRUTH_HOTROD_SECONDS (per window, 120), HOTROD_BIN; TRUTH_HOTROD_KEEP=<dir> keeps the store
 // and the windows there, TRUTH_HOTROD_REPLAY=<dir> runs nothing and predicts again from them.
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -54,10 +55,23 @@ interface Window {
 
 type Post = (body: unknown) => Promise<{ status: number; body: string }>;
 
-/** The table: each window measured (its own 1x) against the base window's prediction. */
+/**
+ * The table: each window measured (its own 1x) against the base window's prediction. Windows
+ * at the base rate after the first (TRUTH_HOTROD_RATES may repeat it) are bases too: a table
+ * per base, each predicting the other rates' windows (how far two recordings alike predict).
+ */
 async function predictWindows(post: Post, windows: Window[]): Promise<void> {
-  const [base, ...rest] = windows;
-  if (!base) return;
+  const first = windows[0];
+  if (!first) return;
+  const bases = windows.filter((w) => w.rate === first.rate);
+  const others = windows.filter((w) => w.rate !== first.rate);
+  for (const [i, base] of bases.entries()) {
+    if (bases.length > 1) console.log(`\nfrom base window ${i + 1} of ${bases.length}:`);
+    await predictFrom(post, base, others);
+  }
+}
+
+async function predictFrom(post: Post, base: Window, rest: Window[]): Promise<void> {
   const whatIf = async (w: Window, factor: number): Promise<WhatIfResponse | string> => {
     const res = await post({
       ...ROOT,

@@ -50,6 +50,13 @@ interface Measured {
   p50: number;
   p99: number;
   load: number;
+  /**
+   * The machine's idle share over the run (the demo's own `system.cpu.utilization`, mode idle,
+   * read by a leaf not pinned to the hogs' core: both cores): what the demo and everything else
+   * on the machine left. The load average counts runnable threads; this says how much CPU
+   * others took (runs of one rate differ by it, docs/capacity.md).
+   */
+  idle?: number;
 }
 
 /** One demo run, its store kept in `dir` (the caller removes it). */
@@ -90,7 +97,29 @@ async function demo(rate: number, extra: string[]): Promise<Measured> {
       p50: r?.p50 ?? NaN,
       p99: r?.p99 ?? NaN,
       load: loadavg()[0] ?? 0,
+      idle: await machineIdle(store, fromMs),
     };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The mean idle share of both cores over a run, from its demo's own metrics (NaN if none). */
+async function machineIdle(store: Store, fromMs: number): Promise<number> {
+  const [r] = await store.query<{ idle: number | null }>(sql`
+    SELECT avg(Value) AS idle FROM otel_metrics_gauge
+    WHERE MetricName = 'system.cpu.utilization' AND Attributes['cpu.mode'] = 'idle'
+      AND ResourceAttributes['service.name'] = 'demo-root'
+      AND TimeUnix >= fromUnixTimestamp64Milli(toInt64(${fromMs}))`);
+  return r?.idle ?? NaN;
+}
+
+/** A kept run's idle share, read from its store when the run predates the field. */
+async function idleOf(m: Measured): Promise<number> {
+  if (m.idle !== undefined) return m.idle;
+  const store = openStore({ dataDir: m.dir, readOnly: true });
+  try {
+    return await machineIdle(store, m.fromMs);
   } finally {
     await store.close();
   }
@@ -128,7 +157,7 @@ async function demoRuns(): Promise<Kept> {
   console.log(`\nbase run: ${RATE}/s`);
   const base = await demo(RATE, []);
   console.log(
-    `  measured ${base.n} root fan-outs: p50 ${base.p50.toFixed(2)} ms, p99 ${base.p99.toFixed(2)} ms (load average ${base.load.toFixed(1)})`,
+    `  measured ${base.n} root fan-outs: p50 ${base.p50.toFixed(2)} ms, p99 ${base.p99.toFixed(2)} ms (load average ${base.load.toFixed(1)}, machine idle ${(base.idle ?? NaN).toFixed(2)})`,
   );
   const truths: Truth[] = [];
   const kept = { base, truths };
@@ -137,7 +166,7 @@ async function demoRuns(): Promise<Kept> {
       console.log(`\nthe base run again: ${RATE}/s (the spread of two runs alike)`);
       const m = await demo(RATE, []);
       console.log(
-        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)})`,
+        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)}, machine idle ${(m.idle ?? NaN).toFixed(2)})`,
       );
       truths.push({
         label: 'x1 (a second base run)',
@@ -149,7 +178,7 @@ async function demoRuns(): Promise<Kept> {
       console.log(`\nrun at x${f}: ${RATE * f}/s`);
       const m = await demo(RATE * f, []);
       console.log(
-        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)})`,
+        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)}, machine idle ${(m.idle ?? NaN).toFixed(2)})`,
       );
       truths.push({ label: `x${f} traffic`, m, body: { policy: { kind: 'load', factor: f } } });
     }
@@ -157,7 +186,7 @@ async function demoRuns(): Promise<Kept> {
       console.log(`\nrun without a leaf process: --leaf-processes ${LEAF_PROCESSES - 1}`);
       const m = await demo(RATE, ['--leaf-processes', String(LEAF_PROCESSES - 1)]);
       console.log(
-        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)})`,
+        `  measured ${m.n}: p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(2)} ms (load average ${m.load.toFixed(1)}, machine idle ${(m.idle ?? NaN).toFixed(2)})`,
       );
       truths.push({
         label: `demo-leaf ${(LEAF_PROCESSES - 1) * HOSTS_PER_PROCESS} of ${LEAF_PROCESSES * HOSTS_PER_PROCESS} hosts`,
@@ -184,6 +213,8 @@ function dropRuns(k: Kept): void {
 }
 
 async function demoPredict({ base, truths }: Kept): Promise<void> {
+  // Kept runs from before the field: read from each store first (one store open at a time).
+  for (const m of [base, ...truths.map((t) => t.m)]) m.idle = await idleOf(m);
   const store = openStore({ dataDir: base.dir, readOnly: true });
   const api = await buildStoreApi(store);
   try {
@@ -192,9 +223,12 @@ async function demoPredict({ base, truths }: Kept): Promise<void> {
       `\npredicted from the base run (requests holding demo-root ${op}, ${new Date(base.fromMs).toISOString()} on)`,
     );
     console.log(
-      '| change | p50 predicted [95%] | p50 measured | error | p99 predicted [95%] | p99 measured | error | load avg |',
+      `(the base run: ${base.n} fan-outs, p50 ${base.p50.toFixed(2)}, p99 ${base.p99.toFixed(2)} ms, load average ${base.load.toFixed(1)}, machine idle ${(base.idle ?? NaN).toFixed(2)})`,
     );
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log(
+      '| change | p50 predicted [95%] | p50 measured | error | p99 predicted [95%] | p99 measured | error | load avg | machine idle |',
+    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     // Removing a leaf process removes its 8 hosts (the last role's: host-33 ... host-40): as a
     // machine count alone (the load spread over the identical instances left, each call kept on
     // its host), and as that count with the avoid-hosts replay moving the removed hosts' calls
@@ -248,7 +282,7 @@ async function demoPredict({ base, truths }: Kept): Promise<void> {
       const e = (x: { value: number; low: number; high: number }) =>
         `${x.value.toFixed(2)} [${x.low.toFixed(2)}, ${x.high.toFixed(2)}]`;
       console.log(
-        `| ${t.label} | ${e(w.p50)} | ${t.m.p50.toFixed(2)} | ${rel(w.p50.value, t.m.p50)} | ${e(w.p99)} | ${t.m.p99.toFixed(2)} | ${rel(w.p99.value, t.m.p99)} | ${t.m.load.toFixed(1)} |`,
+        `| ${t.label} | ${e(w.p50)} | ${t.m.p50.toFixed(2)} | ${rel(w.p50.value, t.m.p50)} | ${e(w.p99)} | ${t.m.p99.toFixed(2)} | ${rel(w.p99.value, t.m.p99)} | ${t.m.load.toFixed(1)} | ${(t.m.idle ?? NaN).toFixed(2)} |`,
       );
       for (const s of a.capacity?.services ?? [])
         console.log(

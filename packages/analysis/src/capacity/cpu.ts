@@ -14,7 +14,7 @@
  *   only tells processes apart (others' use of a CPU is not taken out of a process's capacity:
  *   a scheduler shares a busy CPU among what is runnable);
  * - a FIFO queue of `cpus` servers (1 when unknown) fed Poisson arrivals at its call rate, with
- *   service times shaped as the calls' reconstructed holds and scaled to that utilisation,
+ *   exponential service times of mean CPU per call (the metrics give no more than the mean),
  *   simulated at the recorded and the new load on common random numbers. Each call's wait
  *   grows by the difference of the two at one uniform rank; the call's predicted wait change is
  *   the larger of this and the span model's (two views of one wait, never added).
@@ -71,31 +71,31 @@ export function calibrateCpu(
       const own = g.r.reduce((a, r) => a + r.own, 0) / g.r.length;
       const cpus = Math.max(1, Math.round(g.r.find((r) => r.cpus !== undefined)?.cpus ?? 1));
       let calls = 0;
-      let holdSum = 0;
-      for (const j of g.js) {
-        const h = fit.instances[j]!.holds;
-        calls += h.length;
-        for (let i = 0; i < h.length; i++) holdSum += h[i]!;
-      }
+      for (const j of g.js) calls += fit.instances[j]!.holds.length;
       if (calls === 0) continue;
       const ratePerMs = calls / spanMs;
       // Its own share of its CPUs: neighbours' use is not taken out of its capacity (a
       // scheduler shares a busy CPU among what is runnable; own / (own + idle) predicted the
       // demo at 2x +258% at p50 where the run was 29% faster: docs/capacity.md).
       const utilisation = Math.min(0.999, own);
-      // Service times: the holds' shape, scaled so that rate x mean / cpus = utilisation.
-      const meanHold = holdSum / calls;
+      // Service times: exponential of mean CPU per call (rate x mean / cpus = utilisation). The
+      // metrics give the mean alone; the holds' shape, scaled to it (the first version), mixed
+      // the CPU's work with waiting for a CPU: the demo's contended leaf holds a call 16 ms at
+      // p99 for 1.4 ms of CPU on average, and that tail, put in its CPU queue, predicted the
+      // demo's p99 at 2x up by a quarter at CPU utilisation 0.09 (docs/capacity.md).
       const target = (utilisation * cpus) / ratePerMs;
-      const scale = meanHold > 0 ? target / meanHold : 0;
+      const draw = new SeededRandom(rng.uint32());
       const serviceMs = new Float64Array(calls);
+      for (let i = 0; i < calls; i++) serviceMs[i] = -target * Math.log(1 - draw.float());
+      const holds = new Float64Array(calls);
       let at = 0;
       for (const j of g.js) {
         const h = fit.instances[j]!.holds;
-        for (let i = 0; i < h.length; i++) serviceMs[at++] = scale > 0 ? h[i]! * scale : target;
+        for (let i = 0; i < h.length; i++) holds[at++] = h[i]!;
       }
       // Per call, the rank of its hold among the process's calls, in (0, 1): a call that took
       // long is taken to have waited long (fit.cpuRank, per node: a preview's sample keeps it).
-      const order = sortedOrder(serviceMs);
+      const order = sortedOrder(holds);
       const node = new Uint32Array(calls);
       at = 0;
       for (const j of g.js) for (const i of fit.index.instances[j]!.nodes) node[at++] = i;

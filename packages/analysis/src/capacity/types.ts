@@ -158,7 +158,7 @@ export interface CpuProcess {
   ratePerMs: number;
   cpuMsPerCall: number;
   utilisation: number;
-  /** Service times of its CPU queue (the holds' shape scaled to the utilisation), ms. */
+  /** Service times of its CPU queue (exponential of mean CPU per call), ms. */
   serviceMs: Float64Array;
 
   seed: number;
