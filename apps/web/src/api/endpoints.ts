@@ -102,7 +102,35 @@ export function fetchSpan(
   spanId: string,
   signal: AbortSignal,
 ): Promise<TraceSpan> {
+  const key = `${traceId}:${spanId}`;
+  const early = askedEarly.get(key);
+  if (early) {
+    askedEarly.delete(key);
+    return early;
+  }
   return getJson('span', { params: { traceId, spanId } }, decodeTraceSpan, signal);
+}
+
+/** Spans asked for before the page selected them (prefetchSpan), until fetchSpan takes them. */
+const askedEarly = new Map<string, Promise<TraceSpan>>();
+const MAX_ASKED_EARLY = 4;
+
+/**
+ * Asks for a span the page is about to select (the trace page's root, selected by default) as
+ * soon as the trace's summary is in, instead of after the waterfall of a 10,000-span trace has
+ * rendered; the page's own fetchSpan takes the answer. A failure is the page's to show then.
+ */
+export function prefetchSpan(traceId: string, spanId: string): void {
+  const key = `${traceId}:${spanId}`;
+  if (askedEarly.has(key)) return;
+  const p = getJson('span', { params: { traceId, spanId } }, decodeTraceSpan);
+  p.catch(() => undefined);
+  askedEarly.set(key, p);
+  while (askedEarly.size > MAX_ASKED_EARLY) {
+    const first = askedEarly.keys().next();
+    if (first.done === true) break;
+    askedEarly.delete(first.value);
+  }
 }
 
 /** A stable key for caches: the same request gets the same key. */

@@ -26,6 +26,20 @@ function ns(s: string): bigint {
  * Builds the span tree of one trace. Spans whose parent is missing (not yet arrived, or
  * sampled out) become roots, as Jaeger shows them. Children are ordered by start time.
  */
+/**
+ * The tree of `spans`, built once per answer: the trace page's loader finds the root it selects
+ * by default (to ask for its details at once) and the page renders from the same tree.
+ */
+export function traceTreeOf(spans: readonly TraceSpan[]): TraceTree {
+  let tree = built.get(spans);
+  if (!tree) {
+    tree = buildTraceTree(spans);
+    built.set(spans, tree);
+  }
+  return tree;
+}
+const built = new WeakMap<readonly TraceSpan[], TraceTree>();
+
 export function buildTraceTree(spans: readonly TraceSpan[]): TraceTree {
   let t0 = -1n;
   for (const s of spans) {

@@ -5,11 +5,11 @@ import { Panel, Card } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { formatCount, formatMs } from '@tailscope/charts';
-import { fetchTrace } from '../api/endpoints';
+import { fetchTrace, prefetchSpan } from '../api/endpoints';
 import { apiUrl, ApiError } from '../api/client';
 import type { Trace } from '../api/contracts';
 import { useResource } from '../state/use-resource';
-import { buildTraceTree } from '../model/trace-tree';
+import { traceTreeOf } from '../model/trace-tree';
 import { findFanouts, type TraceFanout } from '../model/fanout';
 import { rowIdOf, waterfallRows } from '../model/waterfall-rows';
 import { backgroundByCall } from '../model/match-calls';
@@ -46,7 +46,7 @@ function useBackgrounds(
 }
 
 function TraceView({ trace }: { trace: Trace }) {
-  const tree = useMemo(() => buildTraceTree(trace.spans), [trace]);
+  const tree = useMemo(() => traceTreeOf(trace.spans), [trace]);
   const fanouts = useMemo(() => findFanouts(tree), [tree]);
   const main = fanouts[0];
   const t0Ms = Number(tree.t0Ns / 1_000_000n);
@@ -200,9 +200,13 @@ function TraceView({ trace }: { trace: Trace }) {
 export function TracePage() {
   const { traceId = '' } = useParams();
   const valid = TRACE_ID.test(traceId);
-  const res = useResource(valid ? `trace:${traceId.toLowerCase()}` : null, (signal) =>
-    fetchTrace(traceId, signal),
-  );
+  const res = useResource(valid ? `trace:${traceId.toLowerCase()}` : null, async (signal) => {
+    const trace = await fetchTrace(traceId, signal);
+    // The root is selected by default; its details are asked for now, beside the render.
+    const root = traceTreeOf(trace.spans).roots[0];
+    if (trace.detail === 'summary' && root) prefetchSpan(trace.traceId, root.span.spanId);
+    return trace;
+  });
   return (
     <>
       <div className="page-head">
