@@ -67,17 +67,58 @@ export function fetchRequestWhatIf(
   signal: AbortSignal,
   quality: 'preview' | 'full' = 'full',
 ): Promise<RequestAnswer> {
-  return postJson(
-    'whatif',
-    {
-      ...edge,
-      from: Math.floor(r.fromMs),
-      to: Math.ceil(r.toMs),
-      policy,
-      seed,
-      quality,
-    },
-    decodeRequestAnswer,
-    signal,
-  );
+  const body = requestBody(r, edge, policy, seed, quality);
+  const key = JSON.stringify(body);
+  const early = askedEarly.get(key);
+  if (early) {
+    askedEarly.delete(key);
+    return early;
+  }
+  return postJson('whatif', body, decodeRequestAnswer, signal);
+}
+
+function requestBody(
+  r: TimeRange,
+  edge: EdgeKey,
+  policy: WhatIfPolicy,
+  seed: number,
+  quality: 'preview' | 'full',
+) {
+  return {
+    ...edge,
+    from: Math.floor(r.fromMs),
+    to: Math.ceil(r.toMs),
+    policy,
+    seed,
+    quality,
+  };
+}
+
+/** Whole-request answers asked before the page's panel mounted, until it takes them. */
+const askedEarly = new Map<string, Promise<RequestAnswer>>();
+const MAX_ASKED_EARLY = 4;
+
+/**
+ * Asks for the full whole-request answer the What-if page is about to ask, as soon as its
+ * operation is known: the panel mounts only once the leaf calls are in the browser's
+ * simulator, and its answer needs none of them, so the two are fetched side by side instead
+ * of one after the other. The panel's first fetchRequestWhatIf of the same body takes it.
+ */
+export function prefetchRequestWhatIf(
+  r: TimeRange,
+  edge: EdgeKey,
+  policy: WhatIfPolicy,
+  seed: number,
+): void {
+  const body = requestBody(r, edge, policy, seed, 'full');
+  const key = JSON.stringify(body);
+  if (askedEarly.has(key)) return;
+  const p = postJson('whatif', body, decodeRequestAnswer);
+  p.catch(() => undefined);
+  askedEarly.set(key, p);
+  while (askedEarly.size > MAX_ASKED_EARLY) {
+    const first = askedEarly.keys().next();
+    if (first.done === true) break;
+    askedEarly.delete(first.value);
+  }
 }

@@ -12,6 +12,7 @@ import { operationLabel } from '../model/operations';
 import { useLeafData, useOpenExample, type LeafData } from '../whatif/use-leaves';
 import { leafClient } from '../whatif/leaf-client';
 import { FULL_SAMPLES, FAST_SAMPLES, useWhatIf } from '../whatif/use-whatif';
+import { prefetchRequestWhatIf } from '../api/whatif';
 import {
   knobsFor,
   policyOf,
@@ -37,17 +38,26 @@ declare global {
   }
 }
 
+/** The figures of the operation the controls' ranges and defaults are read from. */
+function knobContextOf(op: FanoutOp): KnobContext {
+  return {
+    callP50: op.table1.oneLeaf.p50,
+    callP99: op.table1.oneLeaf.p99,
+    callP999: op.table1.oneLeaf.p999,
+    requestP999: op.table1.allLeaves.p999,
+  };
+}
+
+const edgeOf = (op: FanoutOp) => ({
+  parentService: op.parentService,
+  parentOperation: op.parentOperation,
+  leafService: op.leafService,
+  leafOperation: op.leafOperation,
+});
+
 function Simulator({ op, leaves, range }: { op: FanoutOp; leaves: LeafData; range: TimeRange }) {
   const [params, setParams] = useSearchParams();
-  const ctx: KnobContext = useMemo(
-    () => ({
-      callP50: op.table1.oneLeaf.p50,
-      callP99: op.table1.oneLeaf.p99,
-      callP999: op.table1.oneLeaf.p999,
-      requestP999: op.table1.allLeaves.p999,
-    }),
-    [op],
-  );
+  const ctx: KnobContext = useMemo(() => knobContextOf(op), [op]);
   const [state, setState] = useState<PolicyState>(() => readPolicyState(params, ctx));
   const knobs = useMemo(() => knobsFor(state.kind, ctx), [state.kind, ctx]);
   const policy = useMemo(() => policyOf(state, knobs), [state, knobs]);
@@ -122,17 +132,7 @@ function Simulator({ op, leaves, range }: { op: FanoutOp; leaves: LeafData; rang
             }}
           />
         )}
-        <WholeRequest
-          edge={{
-            parentService: op.parentService,
-            parentOperation: op.parentOperation,
-            leafService: op.leafService,
-            leafOperation: op.leafOperation,
-          }}
-          range={range}
-          policy={policy}
-          seed={seed}
-        />
+        <WholeRequest edge={edgeOf(op)} range={range} policy={policy} seed={seed} />
         <p
           className="timing"
           data-testid="whatif-timing"
@@ -153,6 +153,26 @@ function Simulator({ op, leaves, range }: { op: FanoutOp; leaves: LeafData; rang
 
 function WhatIfFor({ op, range, rangeKey }: { op: FanoutOp; range: TimeRange; rangeKey: string }) {
   const leaves = useLeafData(op, range, rangeKey);
+  // The whole-request answer for the controls as the URL sets them (the simulator's first
+  // state), asked beside the leaf calls rather than after them (prefetchRequestWhatIf).
+  const [params] = useSearchParams();
+  const first = useMemo(() => {
+    const ctx = knobContextOf(op);
+    const state = readPolicyState(params, ctx);
+    const seed = Number(params.get('seed') ?? DEFAULT_WHATIF_SEED) || DEFAULT_WHATIF_SEED;
+    return { policy: policyOf(state, knobsFor(state.kind, ctx)), seed };
+    // Only when the page opens on an operation and range: later URL writes follow the controls.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [op, range]);
+  // Leaf calls already in (kept from an earlier page): the panel mounted with this render and
+  // asked itself (a child's effect runs first), so asking ahead would ask twice.
+  const waiting = leaves.state !== 'ready';
+  useEffect(() => {
+    if (waiting && op.parentService !== '')
+      prefetchRequestWhatIf(range, edgeOf(op), first.policy, first.seed);
+    // Asked when the page opens on an operation and range, not again when the leaves arrive.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [op, range, first]);
   if (leaves.state === 'error')
     return <ErrorState error={leaves.error} what="the recorded leaf calls" />;
   if (leaves.state !== 'ready')
