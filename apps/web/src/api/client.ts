@@ -49,17 +49,31 @@ export async function getJson<N extends EndpointName, T>(
 ): Promise<T> {
   const url = apiUrl(name, req);
   // Analysis answers are shared by URL between pages (shared-answers.ts); the rest is asked.
-  const body = isShared(url)
-    ? await sharedAnswer(
-        url,
-        (s) =>
-          readJson(url, s, wantsFresh(url), (age) => {
-            noteAnswerAge(url, age);
-          }),
-        signal,
-      )
-    : await readJson(url, signal);
+  const body = isShared(url) ? await askSharedUrl(url, signal) : await readJson(url, signal);
   return decode(body, '');
+}
+
+function askSharedUrl(url: string, signal?: AbortSignal): Promise<unknown> {
+  return sharedAnswer(
+    url,
+    (s) =>
+      readJson(url, s, wantsFresh(url), (age) => {
+        noteAnswerAge(url, age);
+      }),
+    signal,
+  );
+}
+
+/**
+ * Starts the ask of a shared route's answer that a page is about to make (state/ask-ahead.ts):
+ * the page's getJson of the same URL joins it. Errors are the page's to show when it asks.
+ */
+export function askShared<N extends EndpointName>(
+  name: N,
+  req: Omit<EndpointRequest<N>, 'body'>,
+): void {
+  const url = apiUrl(name, req);
+  if (isShared(url)) askSharedUrl(url).catch(() => undefined);
 }
 
 /** The server's header on an answer it served from its live answers (its age, ms). */

@@ -1,7 +1,17 @@
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
 import { useSearchParams } from 'react-router';
 import { fetchStats } from '../api/endpoints';
 import { forgetAnswers } from '../api/shared-answers';
+import { askAhead } from './ask-ahead';
 import type { Stats } from '../api/contracts';
 import { GenerationContext, useResource, type Resource } from './use-resource';
 import {
@@ -29,7 +39,16 @@ const StoreContext = createContext<StoreState | null>(null);
 export function StoreProvider({ children }: { children: ReactNode }) {
   const [generation, setGeneration] = useState(0);
   const [nowMs, setNowMs] = useState(() => Date.now());
-  const stats = useResource(`stats:${generation}`, fetchStats);
+  // The clock of this generation, for the loader below (it runs outside a render).
+  const clock = useRef(nowMs);
+  useEffect(() => {
+    clock.current = nowMs;
+  }, [nowMs]);
+  const stats = useResource(`stats:${generation}`, async (signal) => {
+    const s = await fetchStats(signal);
+    askAhead(s, clock.current, generation);
+    return s;
+  });
   const refresh = useCallback(() => {
     forgetAnswers();
     setNowMs(Date.now());
@@ -95,7 +114,17 @@ export function useRange(opts: { toNewest?: boolean } = {}): RangeState {
   const [filters] = useFilters();
   if (stats.state === 'error') return { state: 'error', error: stats.error };
   if (stats.state !== 'ready') return { state: 'loading' };
-  const s = stats.data;
+  return rangeOf(stats.data, filters, nowMs, generation, opts);
+}
+
+/** useRange's answer from the store's statistics, the URL's filters and the clock. */
+export function rangeOf(
+  s: Stats,
+  filters: Filters,
+  nowMs: number,
+  generation: number,
+  opts: { toNewest?: boolean } = {},
+): Exclude<RangeState, { state: 'loading' | 'error' }> {
   const oldest = nanoToMs(s.oldestUnixNano);
   const newest = nanoToMs(s.newestUnixNano);
   if (s.spans === 0 || oldest === null || newest === null) return { state: 'empty', stats: s };
