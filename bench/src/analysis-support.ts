@@ -1,5 +1,6 @@
 // Shared by bench:analysis modes: load a tracegen preset into an embedded store, start a
 // `tailscope serve` child on it, read its memory and CPU from /proc, store its fan-outs.
+import { createInterface } from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -143,11 +144,16 @@ export async function startServer(
   port: number,
   dataDir: string,
   otlpPort = 0,
+  log?: (line: string) => void,
 ): Promise<ChildProcess> {
   const bin = resolve(import.meta.dirname, '../../apps/cli/bin/tailscope.js');
   const args = ['serve', '--data-dir', dataDir, '--port', String(port)];
   args.push('--otlp-http-port', String(otlpPort), '--otlp-grpc-port', '0');
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    stdio: ['ignore', log ? 'pipe' : 'ignore', 'inherit'],
+  });
+  // `log`: each line the server writes to its standard output.
+  if (log && child.stdout) createInterface({ input: child.stdout }).on('line', log);
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (Date.now() > deadline) {

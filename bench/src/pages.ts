@@ -214,7 +214,10 @@ async function run(
   if (mode.dist !== undefined) swapDist(mode.dist);
   const port = await freePort();
   const otlpPort = await freePort();
-  const server = await startServer(port, dataDir, otlpPort);
+  // The warmer's passes (what it asked, how long, what failed) beside the figures.
+  const server = await startServer(port, dataDir, otlpPort, (line) => {
+    if (line.includes('warm')) console.log(`  server: ${line.slice(0, 600)}`);
+  });
   const pid = server.pid ?? 0;
   const base = `http://127.0.0.1:${port}`;
   const otlp = `http://127.0.0.1:${otlpPort}/v1/traces`;
