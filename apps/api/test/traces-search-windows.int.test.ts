@@ -6,7 +6,7 @@ import { searchTraces, type TraceSearch } from '../src/store/traces/search';
 import { insertSpans, openTempStore, T0_NS } from './analysis-support';
 
 /**
- * Trace search with span filters newest first reads back from the range's end in growing windows and stops once
+ * Trace search newest first (with or without span filters) reads back from the range's end in growing windows and stops once
  * `limit` + 1 traces are known whole (traces-search.ts newestMatchingRoots); slowest first it
  * checks the slowest roots for matches in growing rounds (slowestMatchingRoots). On seeded traces
  * over 40 minutes (a root, a db call, sometimes a slow cache call starting 20-55 s before the
@@ -175,6 +175,36 @@ describe('windowed and candidate trace search', () => {
     expect(want.length).toBeGreaterThan(Math.min(q.limit, 5));
     for (const t of got) expect(t.spanCount).toBeGreaterThanOrEqual(2);
   });
+
+  // Without span filters newest first: the traces whose root starts in range (not Jaeger's rule),
+  // also read back from the range's end in growing windows (newestRoots).
+  it.each([
+    ['a few', 5, FROM],
+    ['many', 120, FROM],
+    ['more than there are', 1000, FROM],
+    ['a range starting mid-data', 30, FROM + ms(9e5)],
+  ] as const)(
+    'no span filter, %s: the roots starting in range, newest first',
+    async (_n, limit, fromNs) => {
+      const s: TraceSearch = { limit, order: 'newest', fromNs, toNs: TO };
+      const want = spans
+        .filter((x) => x.parentSpanId === '' && x.startNs >= fromNs && x.startNs < TO)
+        .sort((a, b) =>
+          a.startNs !== b.startNs
+            ? b.startNs > a.startNs
+              ? 1
+              : -1
+            : a.traceId < b.traceId
+              ? -1
+              : 1,
+        )
+        .slice(0, limit + 1)
+        .map((x) => x.traceId);
+      const got = await searchTraces(store, s);
+      expect(got.map((t) => t.traceId)).toEqual(want);
+      expect(want.length).toBeGreaterThan(5);
+    },
+  );
 
   it('every limit from 1 to 24 of the sparse search: the reference', async () => {
     for (let limit = 1; limit <= 24; limit++) {

@@ -60,7 +60,9 @@ export async function searchTraces(store: Store, s: TraceSearch): Promise<TraceS
   if (filtered && s.order === 'slowest') return slowestMatching(store, s);
   const roots = filtered
     ? await newestMatchingRoots(store, s)
-    : await rootsInRange(store, s, errorFilter(s, s.fromNs));
+    : s.order === 'newest'
+      ? await newestRoots(store, s)
+      : await rootsInRange(store, s, errorFilter(s, s.fromNs));
   return withCounts(store, roots, filtered ? s : undefined);
 }
 
@@ -111,6 +113,28 @@ async function rootsInRange(store: Store, s: TraceSearch, errorFilter: Sql): Pro
     GROUP BY TraceId
     ORDER BY ${orderBy}, TraceId
     LIMIT ${param(s.limit + 1, 'UInt64')}`);
+}
+
+/**
+ * rootsInRange newest first, reading back from the range's end in growing windows, as
+ * newestMatchingRoots does: every root starting in a window comes before every root starting
+ * earlier, so once a window holds `limit` + 1 roots they are the whole range's first ones. The
+ * Traces page opens on "All data" up to now, and grouping every root of the range to keep the
+ * newest 100 took 270-750 ms at 1.2M spans with ingest beside it (bench:pages).
+ */
+async function newestRoots(store: Store, s: TraceSearch): Promise<RootRow[]> {
+  const per100 = BigInt(Math.max(1, Math.ceil((s.limit + 1) / 101)));
+  let back = ((s.toNs - s.fromNs) * per100) / FIRST_WINDOW_SHARE;
+  for (;;) {
+    const from = s.toNs - back;
+    if (back <= 0n || from <= s.fromNs) return rootsInRange(store, s, errorFilter(s, s.fromNs));
+    const rows = await rootsInRange(store, { ...s, fromNs: from }, errorFilter(s, from));
+    if (rows.length > s.limit) return rows;
+    // Twice as far, or as far as the roots found so far say `limit` + 1 need (x1.5).
+    const wanted =
+      rows.length === 0 ? 0n : (back * BigInt(3 * (s.limit + 1))) / BigInt(2 * rows.length);
+    back = wanted > 2n * back ? wanted : 2n * back;
+  }
 }
 
 /**
