@@ -109,6 +109,31 @@ describe('episodes from stored call buckets', () => {
       nowNs: msToNs(START_MS + 21 * MIN + 10_000),
     });
     expect(again.chunks).toBe(0);
+    // Built again (a later version) in parts of a few buckets (a dense chunk's way:
+    // SPANS_PER_BUILD): the same rows, so the same episodes.
+    const rows = () =>
+      store.query<Record<string, unknown>>(sql`
+        SELECT bucket, kind, service, host, parentService, parentOperation, operation, calls,
+          toString(weightedCalls) AS w, bins, binCalls, toString(binWeights) AS bw
+        FROM tailscope_call_buckets
+        WHERE (chunk, version) IN (SELECT chunk, max(version) FROM tailscope_call_bucket_chunks GROUP BY chunk)
+        ORDER BY bucket, kind, service, host, parentService, parentOperation, operation`);
+    const whole = await rows();
+    await store.command(sql`TRUNCATE TABLE tailscope_call_bucket_chunks`);
+    const parted = await materializeCallBuckets(
+      store,
+      {
+        fromNs: msToNs(START_MS),
+        toNs: msToNs(to + 10 * MIN),
+        nowNs: msToNs(START_MS + 21 * MIN + 20_000),
+      },
+      { spansPerBuild: 2000n },
+    );
+    expect(parted.chunks).toBe(2);
+    const inParts = await rows();
+    expect(whole.length).toBeGreaterThan(100);
+    expect(inParts).toEqual(whole);
+    expect(await episodes(store, START_MS, to)).toEqual(before);
   }, 240_000);
 
   it('merges stored buckets with a live head and tail into the same windows', async () => {

@@ -11,9 +11,11 @@ import { storeCallBucketsSql } from '../episodes/sql';
 import {
   chunksOf,
   currentCounts,
+  MAX_RUN_SPANS,
   nextVersion,
   recordedChunks,
   runs,
+  slices,
   startChunkMaterializer,
   unrecordedHistory,
   type MaterializerOptions,
@@ -92,6 +94,7 @@ export async function callBucketCoverage(
 export async function materializeCallBuckets(
   store: Store,
   range: { fromNs: bigint; toNs: bigint; nowNs: bigint },
+  opts: { spansPerBuild?: bigint } = {},
 ): Promise<{ chunks: number }> {
   if (!bucketsOn(store) || store.readOnly) return { chunks: 0 };
   const closed = chunksOf(range.fromNs, range.toNs).filter(
@@ -115,9 +118,10 @@ export async function materializeCallBuckets(
       run.map((c) => recorded.get(c)?.version ?? 0n),
     );
     const v = param(version.toString(), 'UInt64');
-    await store.command(
-      storeCallBucketsSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
-    );
+    // In parts of whole buckets when the chunk is dense: a call belongs to the bucket of its
+    // start and its spans are read with the edge margins, so parts store the same rows.
+    for (const part of buildParts(first, last, now, opts.spansPerBuild ?? MAX_RUN_SPANS))
+      await store.command(storeCallBucketsSql(part, version));
     const values = run.map(
       (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
     );
@@ -133,6 +137,33 @@ export async function materializeCallBuckets(
     built += run.length;
   }
   return { chunks: built };
+}
+
+/**
+ * [from, to) of chunks first..last in time slices of about `most` spans (fanouts/cache.ts
+ * slices, MAX_RUN_SPANS), their ends moved to whole 10 s buckets so each bucket's rows come
+ * from one slice. The calls chain of a 10-minute chunk of bigtable-multiget at 10,000 spans/s
+ * (6M spans) needed more than the 2 GiB query memory budget in one query, so its episodes were
+ * never stored and every answer over it ran live (bench:pages at 10M spans).
+ */
+function buildParts(
+  first: bigint,
+  last: bigint,
+  spansOf: ReadonlyMap<bigint, bigint>,
+  most: bigint,
+): { fromNs: bigint; toNs: bigint }[] {
+  let spans = 0n;
+  for (let c = first; c <= last; c++) spans += spansOf.get(c) ?? 0n;
+  const range = { fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS };
+  const ends = slices(range, spans, most).map((x) => (x.toNs / CALL_BUCKET_NS) * CALL_BUCKET_NS);
+  const out: { fromNs: bigint; toNs: bigint }[] = [];
+  let from = range.fromNs;
+  for (const to of ends)
+    if (to > from) {
+      out.push({ fromNs: from, toNs: to });
+      from = to;
+    }
+  return out;
 }
 
 function splitRun(run: bigint[], most: number): bigint[][] {
