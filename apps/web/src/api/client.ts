@@ -66,14 +66,18 @@ function askSharedUrl(url: string, signal?: AbortSignal): Promise<unknown> {
 
 /**
  * Starts the ask of a shared route's answer that a page is about to make (state/ask-ahead.ts):
- * the page's getJson of the same URL joins it. Errors are the page's to show when it asks.
+ * the page's getJson of the same URL joins it. Resolves to the answer's JSON (undefined for a
+ * route that is not shared, which is not asked); errors are the page's to show when it asks.
  */
 export function askShared<N extends EndpointName>(
   name: N,
   req: Omit<EndpointRequest<N>, 'body'>,
-): void {
+): Promise<unknown> {
   const url = apiUrl(name, req);
-  if (isShared(url)) askSharedUrl(url).catch(() => undefined);
+  if (!isShared(url)) return Promise.resolve(undefined);
+  const p = askSharedUrl(url);
+  p.catch(() => undefined);
+  return p;
 }
 
 /** The server's header on an answer it served from its live answers (its age, ms). */

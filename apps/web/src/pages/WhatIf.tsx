@@ -13,6 +13,7 @@ import { useLeafData, useOpenExample, type LeafData } from '../whatif/use-leaves
 import { leafClient } from '../whatif/leaf-client';
 import { FULL_SAMPLES, FAST_SAMPLES, useWhatIf } from '../whatif/use-whatif';
 import { prefetchRequestWhatIf } from '../api/whatif';
+import { edgeOf, firstWhatIf, knobContextOf } from '../whatif/first-ask';
 import {
   knobsFor,
   policyOf,
@@ -37,23 +38,6 @@ declare global {
     __tailscopeWhatIf?: Timings[];
   }
 }
-
-/** The figures of the operation the controls' ranges and defaults are read from. */
-function knobContextOf(op: FanoutOp): KnobContext {
-  return {
-    callP50: op.table1.oneLeaf.p50,
-    callP99: op.table1.oneLeaf.p99,
-    callP999: op.table1.oneLeaf.p999,
-    requestP999: op.table1.allLeaves.p999,
-  };
-}
-
-const edgeOf = (op: FanoutOp) => ({
-  parentService: op.parentService,
-  parentOperation: op.parentOperation,
-  leafService: op.leafService,
-  leafOperation: op.leafOperation,
-});
 
 function Simulator({ op, leaves, range }: { op: FanoutOp; leaves: LeafData; range: TimeRange }) {
   const [params, setParams] = useSearchParams();
@@ -156,14 +140,12 @@ function WhatIfFor({ op, range, rangeKey }: { op: FanoutOp; range: TimeRange; ra
   // The whole-request answer for the controls as the URL sets them (the simulator's first
   // state), asked beside the leaf calls rather than after them (prefetchRequestWhatIf).
   const [params] = useSearchParams();
-  const first = useMemo(() => {
-    const ctx = knobContextOf(op);
-    const state = readPolicyState(params, ctx);
-    const seed = Number(params.get('seed') ?? DEFAULT_WHATIF_SEED) || DEFAULT_WHATIF_SEED;
-    return { policy: policyOf(state, knobsFor(state.kind, ctx)), seed };
+  const first = useMemo(
+    () => firstWhatIf(op, params),
     // Only when the page opens on an operation and range: later URL writes follow the controls.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [op, range]);
+    [op, range],
+  );
   // Leaf calls already in (kept from an earlier page): the panel mounted with this render and
   // asked itself (a child's effect runs first), so asking ahead would ask twice.
   const waiting = leaves.state !== 'ready';

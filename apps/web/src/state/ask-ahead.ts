@@ -1,14 +1,19 @@
 import { askShared } from '../api/client';
-import type { Stats } from '../api/contracts';
+import { decodeFanouts, type Stats } from '../api/contracts';
+import { prefetchRequestWhatIf } from '../api/whatif';
+import { pickOperation, rankOperations } from '../model/operations';
+import { edgeOf, firstWhatIf } from '../whatif/first-ask';
 import { parseFilters } from './filters';
 import { rangeOf } from './store-context';
 
 /**
- * The range-only questions each route asks first (the pages' own asks, by route), started as
- * soon as the store's statistics are in: before React has rendered the page that asks them,
- * which on a loaded machine took 40-160 ms after /api/v1/stats arrived (bench:pages, second
- * visits). The pages' own asks of the same URLs join these (api/shared-answers.ts), so nothing
- * is asked twice; a route not listed asks nothing ahead.
+ * The questions each route asks first that depend only on the range (and, for the What-if
+ * page, on the operation the fan-outs name), started as soon as the store's statistics are in:
+ * before React has mounted and rendered the page that asks them, which on a loaded 2-core
+ * machine took 40-160 ms after /api/v1/stats arrived (bench:pages, second visits). The pages'
+ * own asks of the same URLs join these (api/shared-answers.ts; the What-if's whole request
+ * through api/whatif.ts), so nothing is asked twice (the browser test warm-answers checks); a
+ * route not listed asks nothing ahead.
  */
 const FIRST_ASKS: Readonly<Record<string, readonly ('fanouts' | 'edges')[]>> = {
   '/': ['fanouts'],
@@ -23,13 +28,22 @@ export function askAhead(stats: Stats, nowMs: number, generation: number): void 
   const path = window.location.pathname.replace(/\/+$/, '') || '/';
   const asks = FIRST_ASKS[path];
   if (!asks) return;
-  const r = rangeOf(
-    stats,
-    parseFilters(new URLSearchParams(window.location.search)),
-    nowMs,
-    generation,
-  );
+  const params = new URLSearchParams(window.location.search);
+  const filters = parseFilters(params);
+  const r = rangeOf(stats, filters, nowMs, generation);
   if (r.state !== 'ready') return;
   const query = { from: Math.floor(r.range.fromMs), to: Math.ceil(r.range.toMs) };
-  for (const name of asks) askShared(name, { query });
+  for (const name of asks) {
+    const answer = askShared(name, { query });
+    if (name !== 'fanouts' || path !== '/whatif') continue;
+    // The What-if page's whole request, for the operation the page will pick.
+    void answer.then((body) => {
+      const op = pickOperation(rankOperations(decodeFanouts(body, '').fanouts), filters);
+      if (!op || op.parentService === '') return;
+      const { policy, seed } = firstWhatIf(op, params);
+      prefetchRequestWhatIf(r.range, edgeOf(op), policy, seed);
+    }, ignore);
+  }
 }
+
+const ignore = (): void => undefined;

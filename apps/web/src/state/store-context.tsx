@@ -35,16 +35,43 @@ interface StoreState {
 
 const StoreContext = createContext<StoreState | null>(null);
 
+/**
+ * The page load's first statistics, asked before React mounts (startFirstStats, from main.tsx)
+ * with the clock the page's ranges then resolve against: the route's first questions are asked
+ * from them at once (ask-ahead.ts) instead of after the session check, the mount and the first
+ * render (100-170 ms on a loaded 2-core machine).
+ */
+let first: { stats: Promise<Stats>; nowMs: number } | null = null;
+
+/** Asks for the statistics now (once per page load) and the route's first questions after. */
+export function startFirstStats(): void {
+  // A trace page asks for its trace first (public/preload.js) and the statistics after.
+  if (first || /^\/traces\/[0-9a-f]{32}\/?$/i.test(window.location.pathname)) return;
+  const nowMs = Date.now();
+  const stats = fetchStats(new AbortController().signal).then((s) => {
+    askAhead(s, nowMs, 0);
+    return s;
+  });
+  stats.catch(() => undefined);
+  first = { stats, nowMs };
+}
+
 /** What the store holds, read once per page load (and on "Refresh"). */
 export function StoreProvider({ children }: { children: ReactNode }) {
   const [generation, setGeneration] = useState(0);
-  const [nowMs, setNowMs] = useState(() => Date.now());
+  const [nowMs, setNowMs] = useState(() => first?.nowMs ?? Date.now());
   // The clock of this generation, for the loader below (it runs outside a render).
   const clock = useRef(nowMs);
   useEffect(() => {
     clock.current = nowMs;
   }, [nowMs]);
   const stats = useResource(`stats:${generation}`, async (signal) => {
+    // The early ask, once: unless it failed (asked before a log-in, say), then asked again.
+    const early = generation === 0 ? first?.stats : undefined;
+    if (early) {
+      const s = await early.catch(() => null);
+      if (s) return s;
+    }
     const s = await fetchStats(signal);
     askAhead(s, clock.current, generation);
     return s;
