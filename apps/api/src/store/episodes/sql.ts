@@ -30,14 +30,29 @@ export interface EpisodeScope {
   /** Only series whose callee is this service. */
   service?: string | undefined;
   /**
-   * The range was clamped to the stored spans at that end: no span starts before fromNs /
-   * at or after toNs, so the stored bucket around that end can be read whole.
+   * The range was clamped to the stored spans at its end: no span starts at or after toNs, so
+   * the stored bucket around it can be read whole. (Its start needs no flag: episodes read the
+   * bucket holding it whole, index.ts judgedFromNs.)
    */
-  clampedFrom?: boolean | undefined;
   clampedTo?: boolean | undefined;
 }
 
 export type SeriesKind = 'callee' | 'edge';
+
+/**
+ * Where episodes start judging a range that starts at `fromNs` (docs/analysis.md "Windows"):
+ * the start of the 10 s bucket holding it, so that bucket is read whole (from the stored
+ * buckets, index.ts). Windows that are multiples of 10 s are epoch-aligned, so this only adds
+ * the calls of that bucket before `fromNs` to the range's first window; with a window that is
+ * no multiple (only asked of the store directly), the range starts where asked. Call and
+ * request-root series alike (roots.ts).
+ */
+export function judgedFromNs(fromNs: bigint, windowMs: number): bigint {
+  const windowNs = BigInt(Math.round(windowMs * 1e6));
+  if (windowNs % CALL_BUCKET_NS !== 0n) return fromNs;
+  const q = fromNs / CALL_BUCKET_NS;
+  return (fromNs % CALL_BUCKET_NS < 0n ? q - 1n : q) * CALL_BUCKET_NS;
+}
 
 /** The identity columns of a series, in GROUP BY order. */
 const SERIES_COLUMNS = raw('kind, service, host, parentService, parentOperation, operation');
