@@ -5,9 +5,11 @@ import {
   CALL_BUCKET_CHUNKS_TABLE,
   CALL_BUCKET_NS,
   CALL_BUCKET_OPEN_TABLE,
+  SPLIT_BUCKETS_TABLE,
 } from './tables';
 import type { Store } from '../engine/client';
 import { storeCallBucketsSql } from '../episodes/sql';
+import { storeSpanSplitSql } from '../episodes/split-sql';
 import {
   chunksOf,
   currentCounts,
@@ -118,13 +120,15 @@ export async function materializeCallBuckets(
     await store.command(
       storeCallBucketsSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
     );
+    await store.command(storeSpanSplitSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version));
     const values = run.map(
       (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
     );
     await store.command(
       sql`INSERT INTO ${raw(CALL_BUCKET_CHUNKS_TABLE)} (chunk, spans, version) VALUES ${join(values, ', ')}`,
     );
-    await store.command(sql`DELETE FROM ${raw(CALL_BUCKETS_TABLE)}
+    for (const table of [CALL_BUCKETS_TABLE, SPLIT_BUCKETS_TABLE])
+      await store.command(sql`DELETE FROM ${raw(table)}
       WHERE chunk >= ${ns(first)} AND chunk <= ${ns(last)} AND version < ${v}`);
     // The open-bucket records of these chunks are never read again (a stored chunk wins).
     if (store.accelerators.openCallBuckets)

@@ -142,6 +142,20 @@ SETTINGS join_algorithm = 'parallel_hash'`,
 }
 
 /**
+ * The stored rows a coverage points at: whole chunks by (chunk, version), open buckets
+ * (call-buckets/open.ts) by (bucket, version). Also the span split's (split-sql.ts), built
+ * under the same versions.
+ */
+export function storedRowsFilter(cov: Coverage & { buckets?: [string, string][] }): Sql {
+  const pairs = (ps: [string, string][], column: string): Sql =>
+    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${ps.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${ps.map((c) => c[1])})), (${raw(column)}, version))`;
+  const open = cov.buckets ?? [];
+  return open.length === 0
+    ? pairs(cov.chunks, 'chunk')
+    : sql`(${pairs(cov.chunks, 'chunk')} OR ${pairs(open, 'bucket')})`;
+}
+
+/**
  * Per (series, window) histograms merged from the stored buckets of the covered chunks'
  * current versions and of the covered open buckets, over [from, to) (both multiples of 10 s; the window a multiple of 10 s).
  */
@@ -150,17 +164,9 @@ export function storedEpisodeWindowsSql(
   cov: Coverage & { buckets?: [string, string][] },
 ): Sql {
   const windowBuckets = BigInt(Math.round(s.windowMs * 1e6)) / CALL_BUCKET_NS;
-  const pairs = (ps: [string, string][], column: string): Sql =>
-    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${ps.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${ps.map((c) => c[1])})), (${raw(column)}, version))`;
-  // Whole chunks by (chunk, version); open buckets (call-buckets-open.ts) by (bucket, version).
-  const open = cov.buckets ?? [];
-  const stored =
-    open.length === 0
-      ? pairs(cov.chunks, 'chunk')
-      : sql`(${pairs(cov.chunks, 'chunk')} OR ${pairs(open, 'bucket')})`;
   const filters = [
     sql`bucket >= ${ns(s.fromNs / CALL_BUCKET_NS)} AND bucket < ${ns(s.toNs / CALL_BUCKET_NS)}`,
-    stored,
+    storedRowsFilter(cov),
     ...(s.service !== undefined ? [sql`service = ${s.service}`] : []),
   ];
   // The merged histogram is split in an outer SELECT: its parts take the stored columns' names.
