@@ -145,7 +145,9 @@ export async function materializeCallBuckets(
     await store.command(
       storeCallBucketsSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
     );
-    await store.command(storeSpanSplitSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version));
+    await store.command(
+      storeSpanSplitSql({ fromNs: first * CHUNK_NS, toNs: (last + 1n) * CHUNK_NS }, version),
+    );
     const values = run.map(
       (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
     );
