@@ -9,6 +9,7 @@ import { migrate, openStore, sql, type Store } from '../src/store';
 import { detectAccelerators } from '../src/store/schema/accelerators';
 import { callBucketCoverage, materializeCallBuckets } from '../src/store/call-buckets/cache';
 import { episodeQueries, selectEpisodeWindows } from '../src/store/episodes';
+import { selectSpanSplit, spanSplitQueries } from '../src/store/episodes/spans';
 import { ingestScenario, insertSpans } from './analysis-support';
 
 /**
@@ -136,9 +137,9 @@ describe('episodes from stored call buckets', () => {
     expect(await episodes(store, START_MS, to)).toEqual(before);
   }, 240_000);
 
-  it('merges stored buckets with a live head and tail into the same windows', async () => {
-    // From 3 s into the run (a head shorter than a bucket), to 25 min (the open chunk live),
-    // 30 s windows (three buckets each), one service.
+  it('merges stored buckets with a live tail into the same windows', async () => {
+    // From 3 s into the run (its bucket read whole from the store: judgedFromNs), to 25 min
+    // (the open chunk live), 30 s windows (three buckets each), one service.
     const scope = {
       fromNs: msToNs(START_MS + 3000),
       toNs: msToNs(START_MS + 25 * MIN),
@@ -146,8 +147,10 @@ describe('episodes from stored call buckets', () => {
       service: 'customer',
     };
     const queries = await episodeQueries(store, scope);
-    expect(queries).toHaveLength(3);
+    expect(queries).toHaveLength(2);
     expect(queries[0]?.text).toContain('FROM tailscope_call_buckets');
+    // The stored read starts at the run's first bucket, not the one after it.
+    expect(Object.values(queries[0]?.params ?? {})).toContain(String(START_MS / 10_000));
     const fromStore = await selectEpisodeWindows(store, scope);
     const fromSpans = await live(store, () => selectEpisodeWindows(store, scope));
     expect(fromStore.length).toBeGreaterThan(40);
@@ -162,7 +165,6 @@ describe('episodes from stored call buckets', () => {
       fromNs: BigInt(bounds?.lo ?? '0'),
       toNs: BigInt(bounds?.hi ?? '0') + 1n,
       windowMs: 10_000,
-      clampedFrom: true,
       clampedTo: true,
     };
     expect(clamped.toNs % 10_000_000_000n).not.toBe(0n);
@@ -175,6 +177,24 @@ describe('episodes from stored call buckets', () => {
     );
     // 15 s windows are no multiple of a bucket: all live.
     expect(await episodeQueries(store, { ...scope, windowMs: 15_000 })).toHaveLength(1);
+    // The span split of the callees the same way: stored buckets, live head and tail.
+    const callees = fromSpans.filter((r) => r.kind === 'callee');
+    const split = {
+      fromNs: msToNs(START_MS + 3000),
+      toNs: msToNs(START_MS + 25 * MIN),
+      windowNs: 30_000_000_000n,
+      services: [...new Set(callees.map((r) => r.service))],
+      hosts: [...new Set(callees.map((r) => r.host))],
+      maxRows: 50_000,
+    };
+    const parts = await spanSplitQueries(store, split);
+    expect(parts).toHaveLength(3);
+    expect(parts[0]?.text).toContain('FROM tailscope_span_split_buckets');
+    const splitRows = await selectSpanSplit(store, split);
+    // The run's 40 windows of its one callee answered by SERVER spans, with time in them.
+    expect(splitRows.length).toBeGreaterThanOrEqual(40);
+    expect(splitRows.every((r) => r.calls > 0 && r.serverMs > 0)).toBe(true);
+    expect(splitRows).toEqual(await live(store, () => selectSpanSplit(store, split)));
   }, 240_000);
 
   it('sends a chunk back to live when late spans arrive, until it is built again', async () => {

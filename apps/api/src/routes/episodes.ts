@@ -158,7 +158,6 @@ export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
       toNs: range.toNs,
       windowMs,
       service: q.service,
-      clampedFrom: range.fromNs !== asked.fromNs,
       clampedTo: range.toNs !== asked.toNs,
     };
     const judged = await judgeEpisodes(ctx.store, scope, [asked.fromMs, asked.toMs]);

@@ -80,7 +80,6 @@ export function incidentRoutes(app: RouteApp, ctx: ApiContext): void {
       fromNs: range.fromNs,
       toNs: range.toNs,
       windowMs,
-      clampedFrom: range.fromNs !== asked.fromNs,
       clampedTo: range.toNs !== asked.toNs,
     };
     const params = { service: q.service, asked: [asked.fromMs, asked.toMs] };

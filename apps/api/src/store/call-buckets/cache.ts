@@ -5,9 +5,12 @@ import {
   CALL_BUCKET_CHUNKS_TABLE,
   CALL_BUCKET_NS,
   CALL_BUCKET_OPEN_TABLE,
+  SPLIT_BUCKETS_TABLE,
 } from './tables';
 import type { Store } from '../engine/client';
+import { currentWork, type Work } from '../engine/admission';
 import { storeCallBucketsSql } from '../episodes/sql';
+import { storeSpanSplitSql } from '../episodes/split-sql';
 import {
   chunksOf,
   currentCounts,
@@ -44,6 +47,30 @@ export interface CallBucketCoverage extends Coverage {
 }
 
 /**
+ * The chunks' span counts (currentCounts), each read once per request: an incidents answer
+ * checks its episodes' chunks, then its callee episodes' span split over those chunks and their
+ * baselines before them (episodes/spans.ts), and each count scans the spans' start times (~0.2 s
+ * an hour at 10M spans). Within one request a count is as current as the request's first look
+ * at it, as if both checks had run at that instant; outside a request (materializers), always
+ * read.
+ */
+const countsOfWork = new WeakMap<Work, { store: Store; counts: Map<bigint, bigint> }>();
+
+async function requestCounts(
+  store: Store,
+  chunks: readonly bigint[],
+): Promise<Map<bigint, bigint>> {
+  const work = currentWork();
+  if (!work) return currentCounts(store, chunks);
+  let memo = countsOfWork.get(work);
+  if (memo?.store !== store) countsOfWork.set(work, (memo = { store, counts: new Map() }));
+  const missing = chunks.filter((c) => !memo.counts.has(c));
+  if (missing.length > 0)
+    for (const [c, n] of await currentCounts(store, missing)) memo.counts.set(c, n);
+  return new Map(chunks.map((c) => [c, memo.counts.get(c) ?? 0n]));
+}
+
+/**
  * The longest run of chunks from the start of [from, to) that are stored and still match the
  * store's span counts, continued by the stored buckets of the first chunk never stored whole
  * (the open chunk) while they match their signatures; splitNs = from when none (or the table is
@@ -58,7 +85,7 @@ export async function callBucketCoverage(
   const chunks = chunksOf(scope.fromNs, scope.toNs);
   if (chunks.length === 0) return none;
   const [now, recorded] = await Promise.all([
-    currentCounts(store, chunks),
+    requestCounts(store, chunks),
     recordedChunks(store, chunks, CALL_BUCKET_CHUNKS_TABLE),
   ]);
   const used: [string, string][] = [];
@@ -118,17 +145,21 @@ export async function materializeCallBuckets(
       run.map((c) => recorded.get(c)?.version ?? 0n),
     );
     const v = param(version.toString(), 'UInt64');
-    // In parts of whole buckets when the chunk is dense: a call belongs to the bucket of its
-    // start and its spans are read with the edge margins, so parts store the same rows.
-    for (const part of buildParts(first, last, now, opts.spansPerBuild ?? MAX_RUN_SPANS))
+    // In parts of whole buckets when the chunk is dense: a call (a server span's split) belongs
+    // to the bucket of its start and its spans are read with the edge margins, so parts store
+    // the same rows.
+    for (const part of buildParts(first, last, now, opts.spansPerBuild ?? MAX_RUN_SPANS)) {
       await store.command(storeCallBucketsSql(part, version));
+      await store.command(storeSpanSplitSql(part, version));
+    }
     const values = run.map(
       (c) => sql`(${ns(c)}, ${param((now.get(c) ?? 0n).toString(), 'UInt64')}, ${v})`,
     );
     await store.command(
       sql`INSERT INTO ${raw(CALL_BUCKET_CHUNKS_TABLE)} (chunk, spans, version) VALUES ${join(values, ', ')}`,
     );
-    await store.command(sql`DELETE FROM ${raw(CALL_BUCKETS_TABLE)}
+    for (const table of [CALL_BUCKETS_TABLE, SPLIT_BUCKETS_TABLE])
+      await store.command(sql`DELETE FROM ${raw(table)}
       WHERE chunk >= ${ns(first)} AND chunk <= ${ns(last)} AND version < ${v}`);
     // The open-bucket records of these chunks are never read again (a stored chunk wins).
     if (store.accelerators.openCallBuckets)

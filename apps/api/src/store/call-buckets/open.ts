@@ -4,9 +4,11 @@ import {
   CALL_BUCKET_CHUNKS_TABLE,
   CALL_BUCKET_NS,
   CALL_BUCKET_OPEN_TABLE,
+  SPLIT_BUCKETS_TABLE,
 } from './tables';
 import type { Store } from '../engine/client';
 import { storeCallBucketsSql } from '../episodes/sql';
+import { storeSpanSplitSql } from '../episodes/split-sql';
 import {
   recordedChunks,
   startChunkMaterializer,
@@ -270,6 +272,7 @@ export async function materializeOpenBuckets(
       await store.command(
         storeCallBucketsSql({ fromNs: first * B, toNs: (last + 1n) * B }, version),
       );
+      await store.command(storeSpanSplitSql({ fromNs: first * B, toNs: (last + 1n) * B }, version));
       const values = run.map(
         (b) => sql`(${ns(b)}, ${bucketCount(sig, b)}, ${bucketCount(window, b)}, ${v})`,
       );
@@ -277,7 +280,8 @@ export async function materializeOpenBuckets(
         sql`INSERT INTO ${raw(CALL_BUCKET_OPEN_TABLE)} (bucket, spans, windowSpans, version) VALUES ${join(values, ', ')}`,
       );
       if (old.length > 0)
-        await store.command(sql`DELETE FROM ${raw(CALL_BUCKETS_TABLE)}
+        for (const table of [CALL_BUCKETS_TABLE, SPLIT_BUCKETS_TABLE])
+          await store.command(sql`DELETE FROM ${raw(table)}
       WHERE bucket >= ${ns(first)} AND bucket <= ${ns(last)}
         AND has(arrayMap(x -> toUInt64(x), ${old}), version)`);
     },

@@ -1,4 +1,4 @@
-import { createTable, engine, type DdlContext } from '../schema/ddl';
+import { createTable, engine, onCluster, qualified, type DdlContext } from '../schema/ddl';
 
 /**
  * The stored episode series (call-buckets-cache.ts says how it is kept current):
@@ -42,5 +42,31 @@ export function callBucketOpenDdl(ctx: DdlContext): string[] {
     `${createTable(ctx, CALL_BUCKET_OPEN_TABLE)} (
     bucket Int64, spans UInt64, windowSpans UInt64, version UInt64
   ) ENGINE = ${engine(ctx, 'ReplacingMergeTree', 'version')} ORDER BY bucket`,
+  ];
+}
+
+/**
+ * The span split per 10 s bucket (episodes/split-sql.ts), built with the episode series of the
+ * same chunk or open bucket under the same version: per (callee service, host, bucket of the
+ * server span's start) the calls and three sums, and per bucket built one mark (service and
+ * host '', calls 0), so a reader knows a version's buckets were built with their split.
+ */
+export const SPLIT_BUCKETS_TABLE = 'tailscope_span_split_buckets';
+
+/**
+ * Migration 13: the span split's table. Every stored chunk and open bucket is forgotten, so the
+ * materializers build them again with their split (episodes answer live, slower, until they
+ * have; a version built without it is read live, split-sql.ts).
+ */
+export function splitBucketsDdl(ctx: DdlContext): string[] {
+  return [
+    `${createTable(ctx, SPLIT_BUCKETS_TABLE)} (
+    chunk Int64, version UInt64, bucket Int64,
+    service LowCardinality(String), host LowCardinality(String),
+    calls UInt64, clientNs Int64, serverNs Int64, outsideNs Int64
+  ) ENGINE = ${engine(ctx, 'MergeTree')} PARTITION BY intDiv(chunk, 144) ORDER BY (service, host, bucket)`,
+    ...[CALL_BUCKET_CHUNKS_TABLE, CALL_BUCKET_OPEN_TABLE, CALL_BUCKETS_TABLE].map(
+      (t) => `TRUNCATE TABLE IF EXISTS ${qualified(ctx, t)}${onCluster(ctx)}`,
+    ),
   ];
 }

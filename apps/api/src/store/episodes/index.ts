@@ -8,6 +8,7 @@ import { CALL_BUCKET_NS } from '../call-buckets/tables';
 import { callBucketCoverage } from '../call-buckets/cache';
 import type { Store } from '../engine/client';
 import {
+  judgedFromNs,
   liveEpisodeWindowsSql,
   storedEpisodeWindowsSql,
   type EpisodeScope,
@@ -18,12 +19,20 @@ import type { Sql } from '../sql/template';
 /**
  * The (series, window) aggregates episodes judge (episodes.ts has the SQL): the stored 10 s
  * buckets of call-buckets-cache.ts for the covered part of the range, live for the rest (the
- * open tail, stale or missing chunks, a head shorter than a bucket), histograms merged per
- * (series, window). Windows that are no multiple of 10 s are all live (the route never asks
- * for one: episodeWindowSeconds has no 15 s).
+ * open tail, stale or missing chunks), histograms merged per (series, window). Windows that are
+ * no multiple of 10 s are all live (the route never asks for one: episodeWindowSeconds has no
+ * 15 s).
+ *
+ * Episodes are judged over whole 10 s buckets (docs/analysis.md "Windows"): a range that starts
+ * inside a bucket is read from that bucket's start (judgedFromNs). Windows are epoch-aligned
+ * multiples of 10 s, so this only fills the range's first window further with the calls of its
+ * first bucket before the range start; that bucket then comes whole from the stored buckets.
+ * Counting only the calls from the range start on cost a live query of the calls chain over the
+ * head and its two-minute edge margins: 0.5-0.8 s of "incidents over the last hour" at 10M spans,
+ * for a few seconds of calls in a window of 20.
  */
 
-export type { EpisodeScope, SeriesKind } from './sql';
+export { judgedFromNs, type EpisodeScope, type SeriesKind } from './sql';
 
 /** One (series, window) aggregate. */
 export interface EpisodeWindowRow {
@@ -60,15 +69,17 @@ interface HistogramRow {
 
 /**
  * Which parts of the scope come from where: at most one stored query (the covered buckets) and
- * live queries for the rest. A bucket cut by an end of the range is live, unless the range was
- * clamped at that end to the stored spans (no call can start beyond it).
+ * live queries for the rest. The range starts at the bucket holding its start (judgedFromNs);
+ * a bucket cut by its end is live, unless the range was clamped there to the stored spans (no
+ * call can start beyond it).
  */
-export async function episodeQueries(store: Store, s: EpisodeScope): Promise<Sql[]> {
+export async function episodeQueries(store: Store, scope: EpisodeScope): Promise<Sql[]> {
+  const s = { ...scope, fromNs: judgedFromNs(scope.fromNs, scope.windowMs) };
   const windowNs = BigInt(Math.round(s.windowMs * 1e6));
   const B = CALL_BUCKET_NS;
   const floorB = (t: bigint): bigint => (t / B) * B;
   const ceilB = (t: bigint): bigint => ((t + B - 1n) / B) * B;
-  const storedFrom = s.clampedFrom ? floorB(s.fromNs) : ceilB(s.fromNs);
+  const storedFrom = s.fromNs;
   const end = s.clampedTo ? ceilB(s.toNs) : s.toNs;
   const cov =
     windowNs % B === 0n && storedFrom < end
@@ -77,7 +88,6 @@ export async function episodeQueries(store: Store, s: EpisodeScope): Promise<Sql
   const storedTo = floorB(cov.splitNs);
   if (storedTo <= storedFrom) return [liveEpisodeWindowsSql(s)];
   const out = [storedEpisodeWindowsSql({ ...s, fromNs: storedFrom, toNs: storedTo }, cov)];
-  if (s.fromNs < storedFrom) out.push(liveEpisodeWindowsSql({ ...s, toNs: storedFrom }));
   if (storedTo < s.toNs) out.push(liveEpisodeWindowsSql({ ...s, fromNs: storedTo }));
   return out;
 }

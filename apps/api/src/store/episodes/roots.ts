@@ -5,7 +5,7 @@ import { param, sql, type Sql } from '../sql/template';
 import { adjustedCountSql } from '../traces/sampling';
 import { isRequestRoot } from '../traces/filters';
 import { TRACES } from '../traces/tables';
-import { HISTOGRAM } from './sql';
+import { HISTOGRAM, judgedFromNs } from './sql';
 
 /**
  * Request roots as series of their own (docs/analysis.md "Incidents": requests slower with no
@@ -82,14 +82,17 @@ export interface RootSeries {
 type Num = number | string;
 
 /**
- * The root series of the range, window by window: of the `candidates` (the operations its calls
- * come from that no call reaches: requests enter there), else of its busiest root operations.
+ * The root series of the range (from the 10 s bucket holding its start), window by window: of
+ * the `candidates` (the operations its calls come from that no call reaches: requests enter
+ * there), else of its busiest root operations.
  */
 export async function selectRootSeries(
   store: Store,
-  s: { fromNs: bigint; toNs: bigint; windowMs: number },
+  scope: { fromNs: bigint; toNs: bigint; windowMs: number },
   candidates: readonly RootOperation[] = [],
 ): Promise<RootSeries[]> {
+  // From the 10 s bucket holding the range start, as the call series (sql.ts judgedFromNs).
+  const s = { ...scope, fromNs: judgedFromNs(scope.fromNs, scope.windowMs) };
   const roots =
     candidates.length > 0
       ? candidates.slice(0, MAX_ROOT_OPERATIONS)

@@ -1,8 +1,17 @@
-import { CLIENT_KINDS, SERVER_KINDS } from '@tailscope/analysis';
+import { callBucketCoverage } from '../call-buckets/cache';
+import { CALL_BUCKET_NS, SPLIT_BUCKETS_TABLE } from '../call-buckets/tables';
 import type { Store } from '../engine/client';
-import { hostOf, inWindow, ns, withCtes } from '../sql/ctes';
-import { param, sql } from '../sql/template';
-import { TRACES } from '../traces/tables';
+import { sql, type Sql } from '../sql/template';
+import {
+  liveSpanSplitSql,
+  MAX_SPLIT_NAMES,
+  MAX_SPLIT_RANGE_NS,
+  storedSpanSplitSql,
+  storedSplitMarksSql,
+  type SpanSplitQuery,
+  type SpanSplitRow,
+  type SumRow,
+} from './split-sql';
 
 /**
  * Evidence from spans with no metrics (docs/metrics.md "Evidence from spans"): per (callee
@@ -11,7 +20,20 @@ import { TRACES } from '../traces/tables';
  * it (client - server, floored at 0: the incidents' `network` split). The server span's host
  * is the episode's host (the callee series' host). A call belongs to the window of its server
  * span's start; a duplicated client span joins once (ANY). A SERVER span with no CLIENT parent
- * (called straight from its caller's span) is its own call: client = server, nothing outside.
+ * starting within CLIENT_LEAD_NS of it (called straight from its caller's span) is its own
+ * call: client = server, nothing outside. The client is looked for around its server's start,
+ * not in the range asked, so a server's split is the same whatever range it is read in: that
+ * is what lets it be stored per 10 s bucket.
+ *
+ * Stored: the split of every server span of a chunk (or open bucket) is built with that
+ * chunk's episode series (call-buckets/cache.ts, open.ts) under the same version, per (service,
+ * host, 10 s bucket) into `tailscope_span_split_buckets` (migration 13), and is current exactly
+ * when they are: a server's split depends on the spans of its trace within CLIENT_LEAD_NS of
+ * its start, inside the chunk's (or bucket's) window plus the edge margin their records count.
+ * A read takes the buckets the episode series' coverage names from the table (when each has
+ * its mark: a version built without the split is read live) and the rest live; the sums add
+ * exactly (integers). Live alone, the span evidence of the last hour at 10M spans took ~0.5 s.
+ *
  * Only the client spans whose 64-bit key of (trace, span id) is some server span's (trace,
  * parent id) key are read into the join; the join still matches on the ids themselves, so a
  * hash collision only adds a row that joins nothing. Reading every client span of the servers'
@@ -19,81 +41,103 @@ import { TRACES } from '../traces/tables';
  * 344 -> 227 ms median). Computing the servers once as a stage saved nothing measurable.
  */
 
-export interface SpanSplitQuery {
-  fromNs: bigint;
-  toNs: bigint;
-  windowNs: bigint;
-  services: readonly string[];
-  hosts: readonly string[];
-  maxRows: number;
+export {
+  CLIENT_LEAD_NS,
+  MAX_SPLIT_NAMES,
+  MAX_SPLIT_RANGE_NS,
+  type SpanSplitQuery,
+  type SpanSplitRow,
+} from './split-sql';
+
+/** Whether the store has the split's table (migration 13; read once per store). */
+const splitTables = new WeakMap<Store, Promise<boolean>>();
+function hasSplitTable(store: Store): Promise<boolean> {
+  let p = splitTables.get(store);
+  if (!p) {
+    p = store
+      .query<{ n: string }>(
+        sql`SELECT toString(count()) AS n FROM system.tables
+          WHERE database = currentDatabase() AND name = ${SPLIT_BUCKETS_TABLE}`,
+      )
+      .then((rows) => rows[0]?.n === '1');
+    p.catch(() => splitTables.delete(store));
+    splitTables.set(store, p);
+  }
+  return p;
 }
 
-export interface SpanSplitRow {
-  service: string;
-  host: string;
-  window: number;
-  calls: number;
-  clientMs: number;
-  serverMs: number;
-  outsideMs: number;
+/**
+ * Which parts of [from, to) come from where: the stored buckets of the covered run (whole
+ * buckets inside the range, read when the window is a multiple of 10 s and every one of them
+ * was built with its split), live the rest.
+ */
+export async function spanSplitQueries(store: Store, q: SpanSplitQuery): Promise<Sql[]> {
+  const B = CALL_BUCKET_NS;
+  const storedFrom = ((q.fromNs + B - 1n) / B) * B;
+  const end = (q.toNs / B) * B;
+  if (
+    q.windowNs % B !== 0n ||
+    storedFrom >= end ||
+    !store.accelerators.callBuckets ||
+    !(await hasSplitTable(store))
+  )
+    return [liveSpanSplitSql(q)];
+  const cov = await callBucketCoverage(store, { fromNs: storedFrom, toNs: end });
+  const storedTo = (cov.splitNs / B) * B;
+  if (storedTo <= storedFrom) return [liveSpanSplitSql(q)];
+  const stored = { fromNs: storedFrom, toNs: storedTo };
+  const marks = await store.query<{ n: string }>(storedSplitMarksSql(stored, cov));
+  if (marks[0]?.n !== String((storedTo - storedFrom) / B)) return [liveSpanSplitSql(q)];
+  const out = [storedSpanSplitSql({ ...q, ...stored }, cov)];
+  if (q.fromNs < storedFrom) out.push(liveSpanSplitSql({ ...q, toNs: storedFrom }));
+  if (storedTo < q.toNs) out.push(liveSpanSplitSql({ ...q, fromNs: storedTo }));
+  return out;
 }
 
-/** The widest range read (a day) and the most services and hosts asked. */
-export const MAX_SPLIT_RANGE_NS = 86_400n * 1_000_000_000n;
-export const MAX_SPLIT_NAMES = 1000;
-/** How long before its server span a client span may start (its own clock's skew included). */
-const CLIENT_LEAD_NS = 60_000_000_000n;
-
-type Num = number | string;
+/** Byte order of two names, as the engine's ORDER BY. */
+const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** Per (service, host, window) sums of the span split over [from, to), clamped to a day. */
 export async function selectSpanSplit(store: Store, q: SpanSplitQuery): Promise<SpanSplitRow[]> {
   if (q.services.length === 0 || q.hosts.length === 0 || q.toNs <= q.fromNs) return [];
   const fromNs = q.toNs - q.fromNs > MAX_SPLIT_RANGE_NS ? q.toNs - MAX_SPLIT_RANGE_NS : q.fromNs;
-  const services = [...q.services].slice(0, MAX_SPLIT_NAMES);
-  const hosts = [...q.hosts].slice(0, MAX_SPLIT_NAMES);
-  const rows = await store.query<{
-    service: string;
-    host: string;
-    window: Num;
-    calls: Num;
-    clientNs: Num;
-    serverNs: Num;
-    outsideNs: Num;
-  }>(
-    withCtes(
-      [
-        {
-          name: 'servers',
-          body: sql`
-  SELECT TraceId, ParentSpanId, CAST(ServiceName, 'String') AS service,
-    ${hostOf('ResourceAttributes')} AS host,
-    toUnixTimestamp64Nano(Timestamp) AS startNs, toInt64(Duration) AS durationNs
-  FROM ${TRACES}
-  WHERE ${inWindow(fromNs, q.toNs)} AND SpanKind IN ${param([...SERVER_KINDS], 'Array(String)')}
-    AND ParentSpanId != '' AND ServiceName IN ${param(services, 'Array(String)')}
-    AND host IN ${param(hosts, 'Array(String)')}`,
-        },
-      ],
-      sql`
-SELECT s.service AS service, s.host AS host, toInt64(intDiv(s.startNs, ${ns(q.windowNs)})) AS window,
-  toUInt64(count()) AS calls, sum(if(c.SpanId = '', s.durationNs, c.durationNs)) AS clientNs,
-  sum(s.durationNs) AS serverNs,
-  sum(if(c.SpanId = '', 0, greatest(c.durationNs - s.durationNs, 0))) AS outsideNs
-FROM servers AS s
-ANY LEFT JOIN (
-  SELECT TraceId, SpanId, toInt64(Duration) AS durationNs
-  FROM ${TRACES}
-  WHERE ${inWindow(fromNs - CLIENT_LEAD_NS, q.toNs)}
-    AND SpanKind IN ${param([...CLIENT_KINDS], 'Array(String)')}
-    AND cityHash64(TraceId, SpanId) IN (SELECT cityHash64(TraceId, ParentSpanId) FROM servers)
-) AS c ON s.TraceId = c.TraceId AND s.ParentSpanId = c.SpanId
-GROUP BY service, host, window
-ORDER BY service, host, window
-LIMIT ${param(q.maxRows, 'UInt64')}
-SETTINGS join_algorithm = 'parallel_hash'`,
-    ),
+  const scope = {
+    ...q,
+    fromNs,
+    services: [...q.services].slice(0, MAX_SPLIT_NAMES),
+    hosts: [...q.hosts].slice(0, MAX_SPLIT_NAMES),
+  };
+  const parts = await Promise.all(
+    (await spanSplitQueries(store, scope)).map((x) => store.query<SumRow>(x)),
   );
+  // Rows of one (service, host, window) from several parts add (integer sums of ns); a single
+  // part is in the engine's order already.
+  let rows = parts.flat();
+  if (parts.length > 1) {
+    const sums = new Map<string, { r: SumRow; n: bigint[] }>();
+    for (const r of rows) {
+      const key = `${r.service}\0${r.host}\0${String(r.window)}`;
+      const add = [r.calls, r.clientNs, r.serverNs, r.outsideNs].map((v) => BigInt(v));
+      const s = sums.get(key);
+      if (s) s.n = s.n.map((v, i) => v + (add[i] as bigint));
+      else sums.set(key, { r, n: add });
+    }
+    rows = [...sums.values()]
+      .map(({ r, n }) => ({
+        ...r,
+        calls: String(n[0]),
+        clientNs: String(n[1]),
+        serverNs: String(n[2]),
+        outsideNs: String(n[3]),
+      }))
+      .sort(
+        (a, b) =>
+          byBytes(a.service, b.service) ||
+          byBytes(a.host, b.host) ||
+          Number(a.window) - Number(b.window),
+      )
+      .slice(0, q.maxRows);
+  }
   return rows.map((r) => ({
     service: r.service,
     host: r.host,

@@ -30,14 +30,29 @@ export interface EpisodeScope {
   /** Only series whose callee is this service. */
   service?: string | undefined;
   /**
-   * The range was clamped to the stored spans at that end: no span starts before fromNs /
-   * at or after toNs, so the stored bucket around that end can be read whole.
+   * The range was clamped to the stored spans at its end: no span starts at or after toNs, so
+   * the stored bucket around it can be read whole. (Its start needs no flag: episodes read the
+   * bucket holding it whole, index.ts judgedFromNs.)
    */
-  clampedFrom?: boolean | undefined;
   clampedTo?: boolean | undefined;
 }
 
 export type SeriesKind = 'callee' | 'edge';
+
+/**
+ * Where episodes start judging a range that starts at `fromNs` (docs/analysis.md "Windows"):
+ * the start of the 10 s bucket holding it, so that bucket is read whole (from the stored
+ * buckets, index.ts). Windows that are multiples of 10 s are epoch-aligned, so this only adds
+ * the calls of that bucket before `fromNs` to the range's first window; with a window that is
+ * no multiple (only asked of the store directly), the range starts where asked. Call and
+ * request-root series alike (roots.ts).
+ */
+export function judgedFromNs(fromNs: bigint, windowMs: number): bigint {
+  const windowNs = BigInt(Math.round(windowMs * 1e6));
+  if (windowNs % CALL_BUCKET_NS !== 0n) return fromNs;
+  const q = fromNs / CALL_BUCKET_NS;
+  return (fromNs % CALL_BUCKET_NS < 0n ? q - 1n : q) * CALL_BUCKET_NS;
+}
 
 /** The identity columns of a series, in GROUP BY order. */
 const SERIES_COLUMNS = raw('kind, service, host, parentService, parentOperation, operation');
@@ -127,6 +142,20 @@ SETTINGS join_algorithm = 'parallel_hash'`,
 }
 
 /**
+ * The stored rows a coverage points at: whole chunks by (chunk, version), open buckets
+ * (call-buckets/open.ts) by (bucket, version). Also the span split's (split-sql.ts), built
+ * under the same versions.
+ */
+export function storedRowsFilter(cov: Coverage & { buckets?: [string, string][] }): Sql {
+  const pairs = (ps: [string, string][], column: string): Sql =>
+    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${ps.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${ps.map((c) => c[1])})), (${raw(column)}, version))`;
+  const open = cov.buckets ?? [];
+  return open.length === 0
+    ? pairs(cov.chunks, 'chunk')
+    : sql`(${pairs(cov.chunks, 'chunk')} OR ${pairs(open, 'bucket')})`;
+}
+
+/**
  * Per (series, window) histograms merged from the stored buckets of the covered chunks'
  * current versions and of the covered open buckets, over [from, to) (both multiples of 10 s; the window a multiple of 10 s).
  */
@@ -135,17 +164,9 @@ export function storedEpisodeWindowsSql(
   cov: Coverage & { buckets?: [string, string][] },
 ): Sql {
   const windowBuckets = BigInt(Math.round(s.windowMs * 1e6)) / CALL_BUCKET_NS;
-  const pairs = (ps: [string, string][], column: string): Sql =>
-    sql`has(arrayZip(arrayMap(x -> toInt64(x), ${ps.map((c) => c[0])}), arrayMap(x -> toUInt64(x), ${ps.map((c) => c[1])})), (${raw(column)}, version))`;
-  // Whole chunks by (chunk, version); open buckets (call-buckets-open.ts) by (bucket, version).
-  const open = cov.buckets ?? [];
-  const stored =
-    open.length === 0
-      ? pairs(cov.chunks, 'chunk')
-      : sql`(${pairs(cov.chunks, 'chunk')} OR ${pairs(open, 'bucket')})`;
   const filters = [
     sql`bucket >= ${ns(s.fromNs / CALL_BUCKET_NS)} AND bucket < ${ns(s.toNs / CALL_BUCKET_NS)}`,
-    stored,
+    storedRowsFilter(cov),
     ...(s.service !== undefined ? [sql`service = ${s.service}`] : []),
   ];
   // The merged histogram is split in an outer SELECT: its parts take the stored columns' names.

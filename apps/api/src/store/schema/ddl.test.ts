@@ -61,6 +61,7 @@ describe('MIGRATIONS', () => {
       'default.tailscope_trace_spans_from',
       'default.tailscope_trace_span_chunks',
       'default.tailscope_trace_spans_mv',
+      'default.tailscope_span_split_buckets',
     ]);
   });
 
@@ -88,7 +89,7 @@ describe('MIGRATIONS', () => {
     for (const s of ddl.filter((d) => !d.startsWith('INSERT INTO ')))
       expect(s).toContain(' ON CLUSTER main');
     const engines = ddl.flatMap((s) => /ENGINE = (\w+)/.exec(s)?.[1] ?? []);
-    expect(engines.length).toBe(22);
+    expect(engines.length).toBe(23);
     for (const e of engines) expect(e).toMatch(/^Replicated/);
     for (const s of allDdl(LOCAL)) expect(s).not.toMatch(/ON CLUSTER|Replicated/);
   });

@@ -82,6 +82,7 @@ describe('otel_traces schema on the embedded engine', () => {
       'tailscope_metric_windows_histogram_mv',
       'tailscope_metric_windows_sum_mv',
       'tailscope_migrations',
+      'tailscope_span_split_buckets',
       'tailscope_trace_span_chunks',
       'tailscope_trace_spans',
       'tailscope_trace_spans_from',
@@ -108,13 +109,14 @@ describe('otel_traces schema on the embedded engine', () => {
       'tailscope_trace_spans',
       'tailscope_trace_spans_from',
       'tailscope_trace_span_chunks',
+      'tailscope_span_split_buckets',
     ])
       await store.command(sql`DROP TABLE ${ident(t)}`);
     await store.command(sql`DELETE FROM tailscope_migrations WHERE version > 1`);
     expect(await schemaVersion(store)).toBe(1);
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
-    expect(await ours()).toHaveLength(19);
+    expect(await ours()).toHaveLength(20);
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

@@ -1,4 +1,4 @@
-import { callBucketOpenDdl, callBucketsDdl } from '../call-buckets/tables';
+import { callBucketOpenDdl, callBucketsDdl, splitBucketsDdl } from '../call-buckets/tables';
 import type { Store } from '../engine/client';
 import { checkIdent, createTable, engine, onCluster, qualified, type DdlContext } from './ddl';
 import {
@@ -169,6 +169,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'tailscope_trace_spans and its view (narrow span columns by trace id)',
     statements: (ctx) => traceSpansDdl(ctx, tracesName(ctx)),
     measure: async (store) => ({ spansEndNs: await spansEndNs(store) }),
+  },
+  {
+    version: 13,
+    name: 'tailscope_span_split_buckets (the span split per 10 s bucket); episode series rebuilt',
+    statements: (ctx) => splitBucketsDdl(ctx),
   },
 ];
 

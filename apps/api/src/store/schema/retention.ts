@@ -1,7 +1,7 @@
 import type { Settings } from '../../config';
 import type { Store } from '../engine/client';
 import { onCluster, qualified, type DdlContext } from './ddl';
-import { CALL_BUCKETS_TABLE } from '../call-buckets/tables';
+import { CALL_BUCKETS_TABLE, SPLIT_BUCKETS_TABLE } from '../call-buckets/tables';
 import { FANOUTS_TABLE } from '../fanouts/tables';
 import { METRIC_KINDS, METRICS_TABLES } from '../metrics/tables';
 import { WINDOWS_TABLE } from '../metrics/evidence-windows';
@@ -55,6 +55,7 @@ function targets(store: Store, r: Retention): TtlTarget[] {
     { table: FANOUTS_TABLE, time: 'toDateTime(intDiv(s0, 1000000000))', days: r.fanouts },
     // The stored episode series are derived the same way, under the same setting (bucket: 10 s).
     { table: CALL_BUCKETS_TABLE, time: 'toDateTime(bucket * 10)', days: r.fanouts },
+    { table: SPLIT_BUCKETS_TABLE, time: 'toDateTime(bucket * 10)', days: r.fanouts },
     // The exporter's metrics TTL, on each point's time.
     ...METRIC_KINDS.map((k) => ({
       table: METRICS_TABLES[k],

@@ -479,3 +479,19 @@ AS SELECT TraceId, SpanId, ParentSpanId, ServiceName, SpanName, SpanKind, Timest
     multiIf(ResourceAttributes['host.name'] != '', ResourceAttributes['host.name'], ResourceAttributes['k8s.node.name'] != '', ResourceAttributes['k8s.node.name'], ResourceAttributes['host.id'] != '', ResourceAttributes['host.id'], ResourceAttributes['service.instance.id'] != '', ResourceAttributes['service.instance.id'], '') AS Host,
     if(SpanAttributes['peer.service'] != '', SpanAttributes['peer.service'], SpanAttributes['server.address']) AS Peer
 FROM tailscope.otel_traces;
+
+-- migration 13: tailscope_span_split_buckets (the span split per 10 s bucket); episode series rebuilt
+CREATE TABLE IF NOT EXISTS tailscope.tailscope_span_split_buckets ON CLUSTER main (
+    chunk Int64, version UInt64, bucket Int64,
+    service LowCardinality(String), host LowCardinality(String),
+    calls UInt64, clientNs Int64, serverNs Int64, outsideNs Int64
+  ) ENGINE = ReplicatedMergeTree PARTITION BY intDiv(chunk, 144) ORDER BY (service, host, bucket);
+
+-- migration 13: tailscope_span_split_buckets (the span split per 10 s bucket); episode series rebuilt
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_call_bucket_chunks ON CLUSTER main;
+
+-- migration 13: tailscope_span_split_buckets (the span split per 10 s bucket); episode series rebuilt
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_call_bucket_open ON CLUSTER main;
+
+-- migration 13: tailscope_span_split_buckets (the span split per 10 s bucket); episode series rebuilt
+TRUNCATE TABLE IF EXISTS tailscope.tailscope_call_buckets ON CLUSTER main;
