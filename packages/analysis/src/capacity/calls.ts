@@ -8,9 +8,7 @@ import type { Children } from './retime';
 
 /** Per call node of the trees (-1 for roots): what the capacity fit reads. */
 export interface CallIndex {
-  /** Per node: service index into `services`, -1 for a root. */
-  service: Int32Array;
-  /** Per node: instance index into `instances`, -1 for a root. */
+  /** Per node: instance index into `instances` (its service: instances[k].service), -1 for a root. */
   instance: Int32Array;
   /**
    * Per node: request index. A call's arrival is its request's start plus its start, its
@@ -36,7 +34,6 @@ const MAX_PAIR_TABLE = 1 << 20;
  */
 export function indexCalls(t: RequestTrees): { index: CallIndex; local: Uint32Array } {
   const n = t.parent.length;
-  const service = new Int32Array(n).fill(-1);
   const instance = new Int32Array(n).fill(-1);
   const request = new Uint32Array(n);
   const services: string[] = [];
@@ -85,14 +82,12 @@ export function indexCalls(t: RequestTrees): { index: CallIndex; local: Uint32Ar
         if (table) table[pair] = k + 1;
         else pairs.set(pair, k);
       }
-      service[i] = meta[k]!.service;
       instance[i] = k;
     }
   }
   const local = new Uint32Array(n);
   return {
     index: {
-      service,
       instance,
       request,
       services,
@@ -145,7 +140,8 @@ function byInstance(
       }
       continue;
     }
-    const order = sortedOrder(arrivals.subarray(a, b));
+    const v = arrivals.subarray(a, b);
+    const order = insertionOrder(v, 8 * v.length) ?? sortedOrder(v);
     for (let r = 0; r < order.length; r++) {
       const i = grouped[a + order[r]!]!;
       all[a + r] = i;
@@ -153,6 +149,33 @@ function byInstance(
     }
   }
   return meta.map((m, k) => ({ ...m, nodes: all.subarray(count[k], count[k + 1]) }));
+}
+
+/**
+ * The stable ascending order of nearly sorted values (each instance's calls in node order:
+ * requests stored by their start, each call a little after its request's start) by insertion,
+ * the same order as sortedOrder (ties in index order, -0 equal to 0); undefined past `maxMoves`
+ * moves or at a NaN (then sortedOrder). O(n + moves): the radix sort of 3M arrivals was ~0.15 s.
+ */
+function insertionOrder(v: Float64Array, maxMoves: number): Uint32Array | undefined {
+  const n = v.length;
+  const order = new Uint32Array(n);
+  const keys = new Float64Array(n);
+  let moves = 0;
+  for (let i = 0; i < n; i++) {
+    const x = v[i]!;
+    if (x !== x) return undefined;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > x) {
+      if (++moves > maxMoves) return undefined;
+      keys[j + 1] = keys[j]!;
+      order[j + 1] = order[j]!;
+      j--;
+    }
+    keys[j + 1] = x;
+    order[j + 1] = i;
+  }
+  return order;
 }
 
 /**

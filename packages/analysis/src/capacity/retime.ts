@@ -28,9 +28,12 @@ export function childrenOf(t: RequestTrees): Children {
   const start = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) start[t.parent[i]! + 1]!++;
   for (let i = 0; i < n; i++) start[i + 1] = start[i + 1]! + start[i]!;
-  const fill = start.slice(0, n);
+  // start[p] as the cursor of p's children while filling (each ends at the next one's start),
+  // then shifted back by one place: no cursor copy of n entries.
   const list = new Uint32Array(start[n]!);
-  for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) list[fill[t.parent[i]!]!++] = i;
+  for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) list[start[t.parent[i]!]!++] = i;
+  for (let p = n; p > 0; p--) start[p] = start[p - 1]!;
+  start[0] = 0;
   // By start, then end (a zero-length call at a block's start ends before it), then node;
   // sorted only where the storage order is not that already (the usual case).
   const before = (x: number, y: number): number =>
@@ -76,8 +79,25 @@ export function childrenOf(t: RequestTrees): Children {
   for (let q = 0; q < requests; q++) {
     const from = tail;
     orderStart[q] = from;
-    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++)
-      if (t.parent[i]! < 0) bfs[tail++] = i;
+    const n0 = t.nodeOffsets[q]!;
+    const n1 = t.nodeOffsets[q + 1]!;
+    // Each parent stored before its children (the usual storage order): the request's nodes in
+    // reverse are children-first already, and every node is reached from a root. Any
+    // children-first order re-times alike (retime places each parent once, from its
+    // children's final durations), so the breadth-first pass is not needed.
+    let parentsFirst = true;
+    for (let i = n0; i < n1; i++) {
+      const p = t.parent[i]!;
+      if (p >= 0 && (p < n0 || p >= i)) {
+        parentsFirst = false;
+        break;
+      }
+    }
+    if (parentsFirst) {
+      for (let i = n1 - 1; i >= n0; i--) bfs[tail++] = i;
+      continue;
+    }
+    for (let i = n0; i < n1; i++) if (t.parent[i]! < 0) bfs[tail++] = i;
     for (let head = from; head < tail; head++) {
       const p = bfs[head]!;
       for (let k = start[p]!; k < start[p + 1]!; k++) bfs[tail++] = list[k]!;

@@ -85,7 +85,6 @@ function sliceIndex(ix: CallIndex, requests: Uint32Array, to: Int32Array, n: num
   for (let i = 0; i < to.length; i++)
     if (to[i]! >= 0) request[to[i]!] = newRequest.get(ix.request[i]!)!;
   return {
-    service: take(ix.service, to, new Int32Array(n)),
     instance: take(ix.instance, to, new Int32Array(n)),
     request,
     services: ix.services,
