@@ -18,7 +18,9 @@
 // second run at the base rate, the spread of two runs alike; 0: skip it); HotROD's in its file.
 // TRUTH_KEEP=<file>: keep the runs' stores and write what was measured to that JSON file;
 // TRUTH_REPLAY=<file>: run nothing, predict again from the kept base store against the kept
-// measurements (a model change judged on the same runs, never new runs picked after the fact).
+// measurements (a model change judged on the same runs, never new runs picked after the fact);
+// several files (a,b,c): each series predicted, then every base against every series' runs
+// and the medians (crossTable).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -212,7 +214,16 @@ function dropRuns(k: Kept): void {
     rmSync(d, { recursive: true, force: true });
 }
 
-async function demoPredict({ base, truths }: Kept): Promise<void> {
+/** One prediction of a base run against one kept run (its label's setting). */
+interface Predicted {
+  label: string;
+  m: Measured;
+  p50: number;
+  p99: number;
+}
+
+async function demoPredict({ base, truths }: Kept): Promise<Predicted[]> {
+  const out: Predicted[] = [];
   // Kept runs from before the field: read from each store first (one store open at a time).
   for (const m of [base, ...truths.map((t) => t.m)]) m.idle = await idleOf(m);
   const store = openStore({ dataDir: base.dir, readOnly: true });
@@ -281,6 +292,7 @@ async function demoPredict({ base, truths }: Kept): Promise<void> {
       }
       const e = (x: { value: number; low: number; high: number }) =>
         `${x.value.toFixed(2)} [${x.low.toFixed(2)}, ${x.high.toFixed(2)}]`;
+      out.push({ label: t.label, m: t.m, p50: w.p50.value, p99: w.p99.value });
       console.log(
         `| ${t.label} | ${e(w.p50)} | ${t.m.p50.toFixed(2)} | ${rel(w.p50.value, t.m.p50)} | ${e(w.p99)} | ${t.m.p99.toFixed(2)} | ${rel(w.p99.value, t.m.p99)} | ${t.m.load.toFixed(1)} | ${(t.m.idle ?? NaN).toFixed(2)} |`,
       );
@@ -294,11 +306,72 @@ async function demoPredict({ base, truths }: Kept): Promise<void> {
     await api.close();
     await store.close();
   }
+  return out;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  const hi = s[h] ?? NaN;
+  return s.length % 2 === 1 ? hi : ((s[h - 1] ?? NaN) + hi) / 2;
+};
+
+/**
+ * Several kept series (TRUTH_REPLAY=a.json,b.json,...): every base predicts every series' run
+ * of each setting (a recording is one draw of the runs' spread, and so is each run measured),
+ * then the medians: the base runs' and each setting's runs' (each with its range), and the
+ * median prediction against the median run.
+ */
+function crossTable(series: Kept[], predicted: Predicted[][]): void {
+  const labels = [...new Set(predicted.flat().map((p) => p.label))];
+  const show = (xs: number[]) =>
+    `${xs.map((x) => x.toFixed(2)).join(', ')} (median ${median(xs).toFixed(2)}, range ${(100 * (Math.max(...xs) / Math.min(...xs) - 1)).toFixed(0)}%)`;
+  console.log(`\nevery base against every run (${series.length} series):`);
+  console.log(`  base runs: p50 ${show(series.map((k) => k.base.p50))}`);
+  console.log(`             p99 ${show(series.map((k) => k.base.p99))}`);
+  console.log(
+    `             machine idle ${series.map((k) => (k.base.idle ?? NaN).toFixed(2)).join(', ')}`,
+  );
+  for (const label of labels) {
+    const runs = series.flatMap((k, i) =>
+      (predicted[i] ?? [])
+        .filter((p) => p.label === label)
+        .slice(0, 1)
+        .map((p) => p.m),
+    );
+    const preds = predicted.map((ps) => ps.find((p) => p.label === label));
+    console.log(`
+${label}:`);
+    console.log(`  runs: p50 ${show(runs.map((m) => m.p50))}`);
+    console.log(`        p99 ${show(runs.map((m) => m.p99))}`);
+    console.log(`        machine idle ${runs.map((m) => (m.idle ?? NaN).toFixed(2)).join(', ')}`);
+    console.log(
+      '  | base | p50 predicted | errors against each run | p99 predicted | errors against each run |',
+    );
+    preds.forEach((p, i) => {
+      if (!p) return;
+      console.log(
+        `  | ${i + 1} | ${p.p50.toFixed(2)} | ${runs.map((m) => rel(p.p50, m.p50)).join(' ')} | ${p.p99.toFixed(2)} | ${runs.map((m) => rel(p.p99, m.p99)).join(' ')} |`,
+      );
+    });
+    const ok = preds.filter((p): p is Predicted => p !== undefined);
+    if (ok.length === 0) continue;
+    const p50 = median(ok.map((p) => p.p50));
+    const p99 = median(ok.map((p) => p.p99));
+    const r50 = median(runs.map((m) => m.p50));
+    const r99 = median(runs.map((m) => m.p99));
+    console.log(
+      `  median prediction against the median run: p50 ${p50.toFixed(2)} vs ${r50.toFixed(2)} (${rel(p50, r50)}), p99 ${p99.toFixed(2)} vs ${r99.toFixed(2)} (${rel(p99, r99)})`,
+    );
+  }
 }
 
 async function demoTruth(): Promise<void> {
   if (REPLAY) {
-    await demoPredict(JSON.parse(readFileSync(REPLAY, 'utf8')) as Kept);
+    const series = REPLAY.split(',').map((f) => JSON.parse(readFileSync(f, 'utf8')) as Kept);
+    const predicted: Predicted[][] = [];
+    for (const k of series) predicted.push(await demoPredict(k));
+    if (series.length > 1) crossTable(series, predicted);
     return;
   }
   const kept = await demoRuns();

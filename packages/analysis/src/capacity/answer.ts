@@ -169,10 +169,13 @@ function byService(ix: CallIndex, perNode: Float64Array): Float64Array[] {
   for (const inst of ix.instances) count[inst.service]! += inst.nodes.length;
   const out = Array.from(count, (m) => new Float64Array(m));
   const at = new Uint32Array(ix.services.length);
-  const service = ix.service;
-  for (let i = 0; i < service.length; i++) {
-    const s = service[i]!;
-    if (s >= 0) out[s]![at[s]!++] = perNode[i]!;
+  const serviceOf = Int32Array.from(ix.instances, (x) => x.service);
+  const instance = ix.instance;
+  for (let i = 0; i < instance.length; i++) {
+    const k = instance[i]!;
+    if (k < 0) continue;
+    const s = serviceOf[k]!;
+    out[s]![at[s]!++] = perNode[i]!;
   }
   return out;
 }

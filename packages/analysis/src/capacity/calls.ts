@@ -8,17 +8,14 @@ import type { Children } from './retime';
 
 /** Per call node of the trees (-1 for roots): what the capacity fit reads. */
 export interface CallIndex {
-  /** Per node: service index into `services`, -1 for a root. */
-  service: Int32Array;
-  /** Per node: instance index into `instances`, -1 for a root. */
+  /** Per node: instance index into `instances` (its service: instances[k].service), -1 for a root. */
   instance: Int32Array;
-  /** Per node: request index. */
+  /**
+   * Per node: request index. A call's arrival is its request's start plus its start, its
+   * departure that plus its duration, its own time ownTime's: read where used (fit.ts gather),
+   * not kept per node (three columns of 8 bytes a call, read once).
+   */
   request: Uint32Array;
-  /** Per node: epoch ms of its start (arrival) and end (departure). */
-  arrivalMs: Float64Array;
-  departureMs: Float64Array;
-  /** Per node: its duration minus the time covered by its children (own time), ms. */
-  ownMs: Float64Array;
   services: string[];
   /** Per instance: its service and host name; nodes of the instance in arrival order. */
   instances: { service: number; host: string; nodes: Uint32Array }[];
@@ -35,16 +32,10 @@ const MAX_PAIR_TABLE = 1 << 20;
  * where a pass per instance in arrival order reads every cache line of a per-node column once
  * per instance). O(nodes).
  */
-export function indexCalls(
-  t: RequestTrees,
-  ch: Children,
-): { index: CallIndex; local: Uint32Array } {
+export function indexCalls(t: RequestTrees): { index: CallIndex; local: Uint32Array } {
   const n = t.parent.length;
-  const service = new Int32Array(n).fill(-1);
   const instance = new Int32Array(n).fill(-1);
   const request = new Uint32Array(n);
-  const arrivalMs = new Float64Array(n);
-  const departureMs = new Float64Array(n);
   const services: string[] = [];
   const serviceIds = new Map<string, number>();
   // Per (edge, host) pair its instance + 1 (0: not met yet), found once per pair rather than
@@ -61,12 +52,9 @@ export function indexCalls(
   const requests = t.nodeOffsets.length - 1;
   const rootOf = new Array<string>(requests).fill('');
   for (let q = 0; q < requests; q++) {
-    const base = t.requestStartMs[q]!;
     const root = t.nodeOffsets[q]!;
     for (let i = root; i < t.nodeOffsets[q + 1]!; i++) {
       request[i] = q;
-      arrivalMs[i] = base + t.startMs[i]!;
-      departureMs[i] = arrivalMs[i]! + t.durationMs[i]!;
       const e = t.edge[i]!;
       if (e < 0) continue;
       if (t.parent[i] === root && rootOf[q] === '') {
@@ -94,21 +82,16 @@ export function indexCalls(
         if (table) table[pair] = k + 1;
         else pairs.set(pair, k);
       }
-      service[i] = meta[k]!.service;
       instance[i] = k;
     }
   }
   const local = new Uint32Array(n);
   return {
     index: {
-      service,
       instance,
       request,
-      arrivalMs,
-      departureMs,
-      ownMs: ownTimes(t, ch),
       services,
-      instances: byInstance(meta, instance, arrivalMs, local),
+      instances: byInstance(meta, instance, t, request, local),
       rootOf,
     },
     local,
@@ -125,7 +108,8 @@ export function indexCalls(
 function byInstance(
   meta: { service: number; host: string }[],
   instance: Int32Array,
-  arrivalMs: Float64Array,
+  t: RequestTrees,
+  request: Uint32Array,
   local: Uint32Array,
 ): CallIndex['instances'] {
   const count = new Uint32Array(meta.length + 1);
@@ -137,13 +121,33 @@ function byInstance(
   for (let i = 0; i < instance.length; i++) {
     const k = instance[i]!;
     if (k < 0) continue;
-    arrivals[at[k]!] = arrivalMs[i]!;
+    arrivals[at[k]!] = t.requestStartMs[request[i]!]! + t.startMs[i]!;
     grouped[at[k]!++] = i;
   }
   const all = new Uint32Array(grouped.length);
   for (let k = 0; k < meta.length; k++) {
     const a = count[k]!;
-    const order = sortedOrder(arrivals.subarray(a, count[k + 1]));
+    const b = count[k + 1]!;
+    // Already in arrival order in node order (requests stored by time, one call each): the
+    // stable sort's order is the identity, found in one pass.
+    let sorted = true;
+    for (let i = a + 1; i < b && sorted; i++) sorted = arrivals[i - 1]! <= arrivals[i]!;
+    if (sorted) {
+      for (let r = 0; r < b - a; r++) {
+        const i = grouped[a + r]!;
+        all[a + r] = i;
+        local[i] = r;
+      }
+      continue;
+    }
+    const v = arrivals.subarray(a, b);
+    // Insertion only where few calls are out of place (a chain's calls, sent over its
+    // request's time while later requests start, are many: the radix sort then, without an
+    // insertion attempt first).
+    let descents = 0;
+    for (let i = 1; i < v.length; i++) if (v[i]! < v[i - 1]!) descents++;
+    const order =
+      (descents <= v.length >> 4 ? insertionOrder(v, 2 * v.length) : undefined) ?? sortedOrder(v);
     for (let r = 0; r < order.length; r++) {
       const i = grouped[a + order[r]!]!;
       all[a + r] = i;
@@ -153,32 +157,59 @@ function byInstance(
   return meta.map((m, k) => ({ ...m, nodes: all.subarray(count[k], count[k + 1]) }));
 }
 
-/** Own time: duration less the union of its children's intervals (clipped to it). O(nodes). */
-function ownTimes(t: RequestTrees, ch: Children): Float64Array {
-  const own = Float64Array.from(t.durationMs);
-  for (let p = 0; p < own.length; p++) {
-    const a = ch.start[p]!;
-    const b = ch.start[p + 1]!;
-    if (a === b) continue;
-    const p0 = t.startMs[p]!;
-    const p1 = p0 + t.durationMs[p]!;
-    let covered = 0;
-    let lo = -Infinity;
-    let hi = -Infinity;
-    // Children by start (childrenOf): a sweep merges their intervals.
-    for (let k = a; k < b; k++) {
-      const c = ch.list[k]!;
-      const s = Math.max(p0, t.startMs[c]!);
-      const e = Math.min(p1, t.startMs[c]! + t.durationMs[c]!);
-      if (e <= s) continue;
-      if (s > hi) {
-        if (hi > lo) covered += hi - lo;
-        lo = s;
-        hi = e;
-      } else if (e > hi) hi = e;
+/**
+ * The stable ascending order of nearly sorted values (each instance's calls in node order:
+ * requests stored by their start, each call a little after its request's start) by insertion,
+ * the same order as sortedOrder (ties in index order, -0 equal to 0); undefined past `maxMoves`
+ * moves or at a NaN (then sortedOrder). O(n + moves): the radix sort of 3M arrivals was ~0.15 s.
+ */
+function insertionOrder(v: Float64Array, maxMoves: number): Uint32Array | undefined {
+  const n = v.length;
+  const order = new Uint32Array(n);
+  const keys = new Float64Array(n);
+  let moves = 0;
+  for (let i = 0; i < n; i++) {
+    const x = v[i]!;
+    if (x !== x) return undefined;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > x) {
+      if (++moves > maxMoves) return undefined;
+      keys[j + 1] = keys[j]!;
+      order[j + 1] = order[j]!;
+      j--;
     }
-    if (hi > lo) covered += hi - lo;
-    own[p] = Math.max(0, own[p]! - covered);
+    keys[j + 1] = x;
+    order[j + 1] = i;
   }
-  return own;
+  return order;
+}
+
+/**
+ * Node p's own time: its duration less the union of its children's intervals (clipped to it).
+ * O(children).
+ */
+export function ownTime(t: RequestTrees, ch: Children, p: number): number {
+  const dur = t.durationMs[p]!;
+  const a = ch.start[p]!;
+  const b = ch.start[p + 1]!;
+  if (a === b) return dur;
+  const p0 = t.startMs[p]!;
+  const p1 = p0 + dur;
+  let covered = 0;
+  let lo = -Infinity;
+  let hi = -Infinity;
+  // Children by start (childrenOf): a sweep merges their intervals.
+  for (let k = a; k < b; k++) {
+    const c = ch.list[k]!;
+    const s = Math.max(p0, t.startMs[c]!);
+    const e = Math.min(p1, t.startMs[c]! + t.durationMs[c]!);
+    if (e <= s) continue;
+    if (s > hi) {
+      if (hi > lo) covered += hi - lo;
+      lo = s;
+      hi = e;
+    } else if (e > hi) hi = e;
+  }
+  if (hi > lo) covered += hi - lo;
+  return Math.max(0, dur - covered);
 }

@@ -160,11 +160,9 @@ export function cpuRewait(
   let sum = 0;
   let n = 0;
   for (const j of p.instances) {
-    const nodes = fit.index.instances[j]!.nodes;
-    for (const i of nodes) {
-      sum += factorOf(j, fit.windowOf[i]!);
-      n++;
-    }
+    const win = fit.arrival.windowOf[j]!;
+    for (let k = 0; k < win.length; k++) sum += factorOf(j, win[k]!);
+    n += win.length;
   }
   const factor = n > 0 ? sum / n : 1;
   if (Math.abs(factor - 1) < 1e-12) return;

@@ -8,7 +8,7 @@
 
 import { SeededRandom } from '../random';
 import type { RequestTrees } from '../whatif';
-import { indexCalls, type CallIndex } from './calls';
+import { indexCalls, ownTime, type CallIndex } from './calls';
 import { childrenOf, type Children } from './retime';
 import { fitCurve, leaveOneOut, type LoadPoint, type WaitCurve } from './curve';
 import { WaitHistogram } from './histogram';
@@ -20,7 +20,14 @@ import {
   simulateMgk,
   type Chains,
 } from './queue';
-import type { ArrivalColumns, CapacityFit, InstanceFit, ServiceFit, WindowSums } from './types';
+import type {
+  ArrivalColumns,
+  CapacityFit,
+  InstanceFit,
+  NodeColumns,
+  ServiceFit,
+  WindowSums,
+} from './types';
 
 export interface FitOptions {
   /** Known servers per instance (a pool size), by service; else the observed limit. */
@@ -46,27 +53,24 @@ export function fitCapacity(
   o: FitOptions = {},
   ch: Children = childrenOf(t),
 ): CapacityFit {
-  const { index: ix, local } = indexCalls(t, ch);
-  const n = t.parent.length;
-  const waitMs = new Float64Array(n);
-  const windowOf = new Int32Array(n).fill(-1);
-  const visitFirst = new Uint8Array(n);
-  const visitWaitMs = new Float64Array(n);
+  const { index: ix, local } = indexCalls(t);
   const scratch: VisitScratch = {
     head: new Int32Array(t.nodeOffsets.length - 1).fill(-1),
     touched: new Uint32Array(0),
     nextOpen: new Int32Array(0),
     lastDeparture: new Float64Array(0),
     holdSum: new Float64Array(0),
+    waitSum: new Float64Array(0),
+    firstOf: new Int32Array(0),
     visitOf: new Int32Array(0),
   };
   const rng = new SeededRandom(o.seed ?? 1);
   // Each instance's calls as contiguous columns in arrival order, gathered once: the passes
   // below read them in order (gathering per pass from the per-node columns cost a cache miss
-  // per call per pass: seconds at 3M calls). Gathered, and scattered back, in node order: a
-  // pass per instance in arrival order reads every cache line of a per-node column once per
-  // instance (0.2 s at 3M calls).
-  const cols = gather(ix, local);
+  // per call per pass: seconds at 3M calls). Gathered in node order: a pass per instance in
+  // arrival order reads every cache line of a per-node column once per instance (0.2 s at 3M
+  // calls). The fit's per-call results stay in these columns (fit.arrival), not per node.
+  const cols = gather(t, ch, ix, local);
   const fitted = ix.instances.map((inst, j) =>
     fitInstanceQueue(cols[j]!, inst, o.servers?.[ix.services[inst.service]!], scratch),
   );
@@ -84,33 +88,16 @@ export function fitCapacity(
       rng,
     );
   });
-  // The per-node columns, scattered once, in node order (local: each call's place in its
-  // instance's columns).
-  for (let i = 0; i < n; i++) {
-    const j = ix.instance[i]!;
-    if (j < 0) continue;
-    const f = fitted[j]!;
-    const k = local[i]!;
-    waitMs[i] = f.w[k]!;
-    windowOf[i] = f.win[k]!;
-    if (f.first[k] === 1) {
-      visitFirst[i] = 1;
-      visitWaitMs[i] = f.visitWait[k]!;
-    }
-  }
   const fit: CapacityFit = {
     index: ix,
     instances,
     services,
-    waitMs,
-    windowOf,
-    visitFirst,
-    visitWaitMs,
-    // The instances' own columns (arrival order), kept rather than gathered again.
+    // The instances' own columns (arrival order), kept as made.
     arrival: {
+      waitMs: fitted.map((f) => f.w),
+      windowOf: fitted.map((f) => f.win),
       visitFirst: fitted.map((f) => f.first),
       visitWaitMs: fitted.map((f) => f.visitWait),
-      windowOf: fitted.map((f) => f.win),
     },
     trees: t,
     sims: new Map(),
@@ -125,11 +112,8 @@ export function fitCapacity(
   return fit;
 }
 
-/** The fit's per-node visit columns per instance, in arrival order (a preview's sample). */
-export function arrivalColumns(
-  ix: CallIndex,
-  fit: Pick<CapacityFit, 'visitFirst' | 'visitWaitMs' | 'windowOf'>,
-): ArrivalColumns {
+/** Per-node columns to per instance, in arrival order (a preview's sample: sample.ts). */
+export function arrivalColumns(ix: CallIndex, node: NodeColumns): ArrivalColumns {
   const take = <A extends Uint8Array | Float64Array | Int32Array>(
     from: A,
     to: A,
@@ -138,15 +122,39 @@ export function arrivalColumns(
     for (let k = 0; k < nodes.length; k++) to[k] = from[nodes[k]!]!;
     return to;
   };
+  const per = <A extends Uint8Array | Float64Array | Int32Array>(
+    from: A,
+    make: (m: number) => A,
+  ): A[] => ix.instances.map((x) => take(from, make(x.nodes.length), x.nodes));
   return {
-    visitFirst: ix.instances.map((x) =>
-      take(fit.visitFirst, new Uint8Array(x.nodes.length), x.nodes),
-    ),
-    visitWaitMs: ix.instances.map((x) =>
-      take(fit.visitWaitMs, new Float64Array(x.nodes.length), x.nodes),
-    ),
-    windowOf: ix.instances.map((x) => take(fit.windowOf, new Int32Array(x.nodes.length), x.nodes)),
+    waitMs: per(node.waitMs, (m) => new Float64Array(m)),
+    windowOf: per(node.windowOf, (m) => new Int32Array(m)),
+    visitFirst: per(node.visitFirst, (m) => new Uint8Array(m)),
+    visitWaitMs: per(node.visitWaitMs, (m) => new Float64Array(m)),
   };
+}
+
+/** The fit's arrival columns per node (-1 window and 0 elsewhere for roots): sample.ts. */
+export function nodeColumns(fit: Pick<CapacityFit, 'index' | 'arrival'>): NodeColumns {
+  const n = fit.index.instance.length;
+  const out: NodeColumns = {
+    waitMs: new Float64Array(n),
+    windowOf: new Int32Array(n).fill(-1),
+    visitFirst: new Uint8Array(n),
+    visitWaitMs: new Float64Array(n),
+  };
+  const a = fit.arrival;
+  fit.index.instances.forEach((x, j) => {
+    const [w, win, first, vw] = [a.waitMs[j]!, a.windowOf[j]!, a.visitFirst[j]!, a.visitWaitMs[j]!];
+    for (let k = 0; k < x.nodes.length; k++) {
+      const i = x.nodes[k]!;
+      out.waitMs[i] = w[k]!;
+      out.windowOf[i] = win[k]!;
+      out.visitFirst[i] = first[k]!;
+      out.visitWaitMs[i] = vw[k]!;
+    }
+  });
+  return out;
 }
 
 /** One instance's calls in arrival order: arrival, departure, own time, request. */
@@ -161,23 +169,30 @@ interface InstanceColumns {
  * Each instance's calls as columns in arrival order, filled in one pass over the nodes in node
  * order (`local`: each call's place among its instance's).
  */
-function gather(ix: CallIndex, local: Uint32Array): InstanceColumns[] {
+function gather(
+  t: RequestTrees,
+  ch: Children,
+  ix: CallIndex,
+  local: Uint32Array,
+): InstanceColumns[] {
   const cols = ix.instances.map(({ nodes: { length: m } }) => ({
     a: new Float64Array(m),
     d: new Float64Array(m),
     own: new Float64Array(m),
     q: new Uint32Array(m),
   }));
-  const { instance, arrivalMs, departureMs, ownMs, request } = ix;
+  const { instance, request } = ix;
   for (let i = 0; i < instance.length; i++) {
     const j = instance[i]!;
     if (j < 0) continue;
     const c = cols[j]!;
     const k = local[i]!;
-    c.a[k] = arrivalMs[i]!;
-    c.d[k] = departureMs[i]!;
-    c.own[k] = ownMs[i]!;
-    c.q[k] = request[i]!;
+    const q = request[i]!;
+    const a = t.requestStartMs[q]! + t.startMs[i]!;
+    c.a[k] = a;
+    c.d[k] = a + t.durationMs[i]!;
+    c.own[k] = ownTime(t, ch, i);
+    c.q[k] = q;
   }
   return cols;
 }
@@ -257,10 +272,14 @@ function visitsOf(
     scratch.nextOpen = new Int32Array(m);
     scratch.lastDeparture = new Float64Array(m);
     scratch.holdSum = new Float64Array(m);
+    scratch.waitSum = new Float64Array(m);
+    scratch.firstOf = new Int32Array(m);
     scratch.visitOf = new Int32Array(m);
   }
-  const { touched, nextOpen, lastDeparture, visitOf } = scratch;
+  const { touched, nextOpen, lastDeparture, visitOf, firstOf } = scratch;
   const holdSum = scratch.holdSum.fill(0, 0, m);
+  // Each visit's recorded wait (its calls' waits summed) and its first call, in the same pass.
+  const waitSum = scratch.waitSum.fill(0, 0, m);
   let nTouched = 0;
   let V = 0;
   for (let j = 0; j < m; j++) {
@@ -275,22 +294,17 @@ function visitsOf(
       head[q] = v;
       lastDeparture[v] = d[j]!;
       visitFirst[j] = 1;
+      firstOf[v] = j;
     }
     holdSum[v]! += h[j]!;
+    waitSum[v]! += w[j]!;
     if (d[j]! > lastDeparture[v]!) lastDeparture[v] = d[j]!;
     visitOf[j] = v;
   }
   for (let t = 0; t < nTouched; t++) head[touched[t]!] = -1;
   const holds = holdSum.slice(0, V);
-  // Each visit's recorded wait (its calls' waits summed), on its first call.
-  const first = new Int32Array(V).fill(-1);
-  const waits = new Float64Array(V);
-  for (let j = 0; j < m; j++) {
-    const v = visitOf[j]!;
-    if (first[v]! < 0) first[v] = j;
-    waits[v]! += w[j]!;
-  }
-  for (let v = 0; v < V; v++) visitWait[first[v]!] = waits[v]!;
+  // Each visit's recorded wait, on its first call.
+  for (let v = 0; v < V; v++) visitWait[firstOf[v]!] = waitSum[v]!;
   if (V === m) return { holds };
   // Chains: each visit's calls in order, with the caller's gap before each.
   const start = new Uint32Array(V + 1);
@@ -491,6 +505,8 @@ interface VisitScratch {
   nextOpen: Int32Array;
   lastDeparture: Float64Array;
   holdSum: Float64Array;
+  waitSum: Float64Array;
+  firstOf: Int32Array;
   visitOf: Int32Array;
 }
 

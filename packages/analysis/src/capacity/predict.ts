@@ -108,10 +108,12 @@ function factorsOf(fit: CapacityFit, changes: readonly CapacityChange[]): Float6
       return new Float64Array(W).fill(f0 * machinesFactor(fit.services[inst.service]!, changes));
     const calls = new Float64Array(W);
     const hit = new Float64Array(W);
-    for (const i of ix.instances[j]!.nodes) {
-      const w = fit.windowOf[i]!;
+    const nodes = ix.instances[j]!.nodes;
+    const win = fit.arrival.windowOf[j]!;
+    for (let k = 0; k < nodes.length; k++) {
+      const w = win[k]!;
       calls[w]!++;
-      if (root(ix.rootOf[ix.request[i]!]!)) hit[w]!++;
+      if (root(ix.rootOf[ix.request[nodes[k]!]!]!)) hit[w]!++;
     }
     const f = load ? load.factor : 1;
     const svc = fit.services[inst.service]!;
@@ -240,11 +242,11 @@ function cpuOutlook(
   for (const p of cal.processes) {
     let sum = 0;
     let n = 0;
-    for (const j of p.instances)
-      for (const i of fit.index.instances[j]!.nodes) {
-        sum += factors[j]![fit.windowOf[i]!] ?? 1;
-        n++;
-      }
+    for (const j of p.instances) {
+      const win = fit.arrival.windowOf[j]!;
+      for (let k = 0; k < win.length; k++) sum += factors[j]![win[k]!] ?? 1;
+      n += win.length;
+    }
     before = Math.max(before, p.utilisation);
     after = Math.max(after, cpuUtilisationAt(p, n > 0 ? sum / n : 1));
     const m = p.instances.reduce((a, j) => a + fit.instances[j]!.holds.length, 0);
@@ -363,14 +365,15 @@ function rewait(
     }
     return;
   }
-  const { windowOf, waitMs } = fit;
-  for (const i of nodes) {
-    const wi = windowOf[i]!;
+  const windowOf = fit.arrival.windowOf[j]!;
+  const waitMs = fit.arrival.waitMs[j]!;
+  for (let k = 0; k < nodes.length; k++) {
+    const wi = windowOf[k]!;
     const w = x.windows[wi]!;
-    const r = waitMs[i]!;
+    const r = waitMs[k]!;
     const at = readCurve(curve, w.rawRate);
     const to = readCurve(curve, factor[wi]! * w.rawRate);
-    deltaMs[i] = (at > 1e-9 ? (r * to) / at : r + to - at) - r;
+    deltaMs[nodes[k]!] = (at > 1e-9 ? (r * to) / at : r + to - at) - r;
   }
 }
 

@@ -19,6 +19,8 @@ export interface Children {
   list: Uint32Array;
   /** Every node reached from a root, children before parents (request by request). */
   order: Uint32Array;
+  /** Per request its nodes' segment of `order`: orderStart[q] .. orderStart[q + 1] - 1. */
+  orderStart: Uint32Array;
 }
 
 export function childrenOf(t: RequestTrees): Children {
@@ -26,20 +28,43 @@ export function childrenOf(t: RequestTrees): Children {
   const start = new Uint32Array(n + 1);
   for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) start[t.parent[i]! + 1]!++;
   for (let i = 0; i < n; i++) start[i + 1] = start[i + 1]! + start[i]!;
-  const fill = start.slice(0, n);
+  // start[p] as the cursor of p's children while filling (each ends at the next one's start),
+  // then shifted back by one place: no cursor copy of n entries.
   const list = new Uint32Array(start[n]!);
-  for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) list[fill[t.parent[i]!]!++] = i;
+  for (let i = 0; i < n; i++) if (t.parent[i]! >= 0) list[start[t.parent[i]!]!++] = i;
+  for (let p = n; p > 0; p--) start[p] = start[p - 1]!;
+  start[0] = 0;
   // By start, then end (a zero-length call at a block's start ends before it), then node;
   // sorted only where the storage order is not that already (the usual case).
   const before = (x: number, y: number): number =>
     t.startMs[x]! - t.startMs[y]! ||
     t.startMs[x]! + t.durationMs[x]! - (t.startMs[y]! + t.durationMs[y]!) ||
     x - y;
+  const { startMs, durationMs } = t;
   for (let p = 0; p < n; p++) {
     const a = start[p]!;
     const b = start[p + 1]!;
+    // before(x, y) < 0 for each neighbour pair, written out (a closure call per pair cost
+    // tens of ms at 3M nodes).
     let inOrder = true;
-    for (let k = a + 1; k < b && inOrder; k++) inOrder = before(list[k - 1]!, list[k]!) < 0;
+    for (let k = a + 1; k < b; k++) {
+      const x = list[k - 1]!;
+      const y = list[k]!;
+      const sx = startMs[x]!;
+      const sy = startMs[y]!;
+      if (sx < sy) continue;
+      if (sx > sy) {
+        inOrder = false;
+        break;
+      }
+      const ex = sx + durationMs[x]!;
+      const ey = sy + durationMs[y]!;
+      if (ex < ey) continue;
+      if (ex > ey || x > y) {
+        inOrder = false;
+        break;
+      }
+    }
     if (inOrder) continue;
     list.set(Array.from(list.subarray(a, b)).sort(before), a);
   }
@@ -50,17 +75,37 @@ export function childrenOf(t: RequestTrees): Children {
   const bfs = new Uint32Array(n);
   let tail = 0;
   const requests = t.nodeOffsets.length - 1;
+  const orderStart = new Uint32Array(requests + 1);
   for (let q = 0; q < requests; q++) {
     const from = tail;
-    for (let i = t.nodeOffsets[q]!; i < t.nodeOffsets[q + 1]!; i++)
-      if (t.parent[i]! < 0) bfs[tail++] = i;
+    orderStart[q] = from;
+    const n0 = t.nodeOffsets[q]!;
+    const n1 = t.nodeOffsets[q + 1]!;
+    // Each parent stored before its children (the usual storage order): the request's nodes in
+    // reverse are children-first already, and every node is reached from a root. Any
+    // children-first order re-times alike (retime places each parent once, from its
+    // children's final durations), so the breadth-first pass is not needed.
+    let parentsFirst = true;
+    for (let i = n0; i < n1; i++) {
+      const p = t.parent[i]!;
+      if (p >= 0 && (p < n0 || p >= i)) {
+        parentsFirst = false;
+        break;
+      }
+    }
+    if (parentsFirst) {
+      for (let i = n1 - 1; i >= n0; i--) bfs[tail++] = i;
+      continue;
+    }
+    for (let i = n0; i < n1; i++) if (t.parent[i]! < 0) bfs[tail++] = i;
     for (let head = from; head < tail; head++) {
       const p = bfs[head]!;
       for (let k = start[p]!; k < start[p + 1]!; k++) bfs[tail++] = list[k]!;
     }
     bfs.subarray(from, tail).reverse();
   }
-  return { start, list, order: bfs.subarray(0, tail) };
+  orderStart[requests] = tail;
+  return { start, list, order: bfs.subarray(0, tail), orderStart };
 }
 
 /** Scratch for one parent's blocks. */
@@ -102,24 +147,47 @@ export function retime(
     order: new Uint32Array(most),
     stamp: new Int32Array(t.edges.length).fill(-1),
   };
-  // Bottom-up: durations, and each child's new start in its parent's recorded frame (outStart).
-  for (const p of ch.order) {
-    const a = ch.start[p]!;
-    const b = ch.start[p + 1]!;
-    const own = t.parent[p]! >= 0 ? deltaMs[p]! : 0;
-    if (a === b) {
-      outDuration[p] = Math.max(0, t.durationMs[p]! + own);
+  // Request by request (each its own segment of ch.order). A request none of whose calls' waits
+  // changes keeps its recorded times: copied, not re-timed (with no change the re-timing gives
+  // back the recording; at a modest load change most requests queue nowhere new).
+  const { order, orderStart } = ch;
+  const requests = t.nodeOffsets.length - 1;
+  for (let q = 0; q < requests; q++) {
+    const n0 = t.nodeOffsets[q]!;
+    const n1 = t.nodeOffsets[q + 1]!;
+    let moved = false;
+    for (let i = n0; i < n1; i++)
+      if (deltaMs[i] !== 0) {
+        moved = true;
+        break;
+      }
+    if (!moved) {
+      outStart.set(t.startMs.subarray(n0, n1), n0);
+      outDuration.set(t.durationMs.subarray(n0, n1), n0);
       continue;
     }
-    const shift = placeBlocks(t, ch.list, p, a, b, outDuration, outStart, sc);
-    outDuration[p] = Math.max(0, t.durationMs[p]! + own + shift);
-  }
-  // Top-down: absolute starts. A child moves with its parent's start and the parent's wait.
-  for (let j = ch.order.length - 1; j >= 0; j--) {
-    const p = ch.order[j]!;
-    if (t.parent[p]! < 0) outStart[p] = t.startMs[p]!;
-    const move = outStart[p]! - t.startMs[p]! + (t.parent[p]! >= 0 ? deltaMs[p]! : 0);
-    for (let k = ch.start[p]!; k < ch.start[p + 1]!; k++) outStart[ch.list[k]!]! += move;
+    const o0 = orderStart[q]!;
+    const o1 = orderStart[q + 1]!;
+    // Bottom-up: durations, and each child's new start in its parent's recorded frame (outStart).
+    for (let j = o0; j < o1; j++) {
+      const p = order[j]!;
+      const a = ch.start[p]!;
+      const b = ch.start[p + 1]!;
+      const own = t.parent[p]! >= 0 ? deltaMs[p]! : 0;
+      if (a === b) {
+        outDuration[p] = Math.max(0, t.durationMs[p]! + own);
+        continue;
+      }
+      const shift = placeBlocks(t, ch.list, p, a, b, outDuration, outStart, sc);
+      outDuration[p] = Math.max(0, t.durationMs[p]! + own + shift);
+    }
+    // Top-down: absolute starts. A child moves with its parent's start and the parent's wait.
+    for (let j = o1 - 1; j >= o0; j--) {
+      const p = order[j]!;
+      if (t.parent[p]! < 0) outStart[p] = t.startMs[p]!;
+      const move = outStart[p]! - t.startMs[p]! + (t.parent[p]! >= 0 ? deltaMs[p]! : 0);
+      for (let k = ch.start[p]!; k < ch.start[p + 1]!; k++) outStart[ch.list[k]!]! += move;
+    }
   }
 }
 

@@ -18,7 +18,7 @@ describe('sampleCapacity', () => {
     expect(all.fit.index.instances.map((x) => x.nodes)).toEqual(
       prepared.fit.index.instances.map((x) => x.nodes),
     );
-    expect(all.fit.waitMs).toEqual(prepared.fit.waitMs);
+    expect(all.fit.arrival).toEqual(prepared.fit.arrival);
   });
 
   it('draws whole requests, seeded, and at 1x gives back their recorded times exactly', () => {

@@ -10,7 +10,7 @@ import { SeededRandom } from '../random';
 import type { RequestTrees } from '../whatif';
 import type { PreparedCapacity } from './answer';
 import type { CallIndex } from './calls';
-import { arrivalColumns } from './fit';
+import { arrivalColumns, nodeColumns } from './fit';
 import { childrenOf } from './retime';
 
 /** Requests a preview re-times by default (tens of ms on the `microservices` preset). */
@@ -85,12 +85,8 @@ function sliceIndex(ix: CallIndex, requests: Uint32Array, to: Int32Array, n: num
   for (let i = 0; i < to.length; i++)
     if (to[i]! >= 0) request[to[i]!] = newRequest.get(ix.request[i]!)!;
   return {
-    service: take(ix.service, to, new Int32Array(n)),
     instance: take(ix.instance, to, new Int32Array(n)),
     request,
-    arrivalMs: take(ix.arrivalMs, to, new Float64Array(n)),
-    departureMs: take(ix.departureMs, to, new Float64Array(n)),
-    ownMs: take(ix.ownMs, to, new Float64Array(n)),
     services: ix.services,
     // Renumbering keeps the order, so each instance's calls stay in arrival order.
     instances: ix.instances.map((x) => {
@@ -117,10 +113,13 @@ export function sampleCapacity(p: PreparedCapacity, count: number, seed = 1): Pr
   const { to, n } = renumber(f.trees, requests);
   const trees = sliceTrees(f.trees, requests, to, n);
   const index = sliceIndex(f.index, requests, to, n);
+  // The fit keeps these per instance only: per node first, then the sampled nodes'.
+  const node = nodeColumns(f);
   const visit = {
-    windowOf: take(f.windowOf, to, new Int32Array(n)),
-    visitFirst: take(f.visitFirst, to, new Uint8Array(n)),
-    visitWaitMs: take(f.visitWaitMs, to, new Float64Array(n)),
+    waitMs: take(node.waitMs, to, new Float64Array(n)),
+    windowOf: take(node.windowOf, to, new Int32Array(n)),
+    visitFirst: take(node.visitFirst, to, new Uint8Array(n)),
+    visitWaitMs: take(node.visitWaitMs, to, new Float64Array(n)),
   };
   return {
     fit: {
@@ -128,8 +127,6 @@ export function sampleCapacity(p: PreparedCapacity, count: number, seed = 1): Pr
       trees,
       index,
       sims: new Map(),
-      waitMs: take(f.waitMs, to, new Float64Array(n)),
-      ...visit,
       arrival: arrivalColumns(index, visit),
       ...(f.cpuRank ? { cpuRank: take(f.cpuRank, to, new Float64Array(n)) } : {}),
       preview: { of: all },

@@ -73,11 +73,24 @@ export interface ServiceFit {
   maxRatePerMs: number;
 }
 
-/** Per instance (its calls in arrival order): CapacityFit's visitFirst, visitWaitMs, windowOf. */
+/** Per instance, its calls in arrival order (CapacityFit.arrival). */
 export interface ArrivalColumns {
-  visitFirst: Uint8Array[];
-  visitWaitMs: Float64Array[];
+  /** The call's reconstructed queue wait, ms. */
+  waitMs: Float64Array[];
+  /** The call's window (into the instance's windows). */
   windowOf: Int32Array[];
+  /** 1 when the call opens its visit (the one whose wait the queue re-draws). */
+  visitFirst: Uint8Array[];
+  /** On a visit's first call, the visit's recorded wait (its calls' waits summed), ms. */
+  visitWaitMs: Float64Array[];
+}
+
+/** The same columns per node (-1 / 0 for roots): a preview's sample takes its nodes' (sample.ts). */
+export interface NodeColumns {
+  waitMs: Float64Array;
+  windowOf: Int32Array;
+  visitFirst: Uint8Array;
+  visitWaitMs: Float64Array;
 }
 
 export interface CapacityFit {
@@ -87,17 +100,11 @@ export interface CapacityFit {
   services: ServiceFit[];
   /** Simulated waits per (instance, seed, factor), reused by later predictions (bounded). */
   sims: Map<string, { from: WaitHistogram; to: WaitHistogram }>;
-  /** Per node: reconstructed queue wait, ms, and its window (-1 for roots). */
-  waitMs: Float64Array;
-  windowOf: Int32Array;
-  /** Per node: 1 when the call opens its visit (the one whose wait the queue re-draws). */
-  visitFirst: Uint8Array;
-  /** Per node: on a visit's first call, the visit's recorded wait (its calls' waits summed). */
-  visitWaitMs: Float64Array;
   /**
-   * The same three per instance, its calls in arrival order (index.instances[j].nodes): a
-   * prediction re-draws each instance's waits in that order, and reading the per-node columns
-   * so read every cache line of them once per instance.
+   * Per instance, its calls in arrival order (index.instances[j].nodes): each call's recorded
+   * wait, window, whether it opens its visit and the visit's wait. Kept per instance only (a
+   * prediction reads each instance's calls in that order; per-node copies cost a pass and
+   * 21 bytes a call, and reading them per instance read every cache line once per instance).
    */
   arrival: ArrivalColumns;
   /** A preview's fit (sample.ts): a sample of the requests, shorter simulations. */
