@@ -4,7 +4,7 @@ import { prefetchRequestWhatIf } from '../api/whatif';
 import { pickOperation, rankOperations } from '../model/operations';
 import { edgeOf, firstWhatIf } from '../whatif/first-ask';
 import { parseFilters } from './filters';
-import { rangeOf } from './store-context';
+import { rangeOf } from './range-state';
 
 /**
  * The questions each route asks first that depend only on the range (and, for the What-if

@@ -14,15 +14,10 @@ import { forgetAnswers } from '../api/shared-answers';
 import { askAhead } from './ask-ahead';
 import type { Stats } from '../api/contracts';
 import { GenerationContext, useResource, type Resource } from './use-resource';
-import {
-  nanoToMs,
-  parseFilters,
-  resolveRange,
-  settleRange,
-  writeFilters,
-  type Filters,
-  type TimeRange,
-} from './filters';
+import { parseFilters, writeFilters, type Filters } from './filters';
+import { rangeOf, type RangeState } from './range-state';
+
+export type { RangeState } from './range-state';
 
 interface StoreState {
   stats: Resource<Stats>;
@@ -118,19 +113,6 @@ export function useFilters(): [Filters, (patch: Partial<Filters>) => void] {
   return [filters, update];
 }
 
-export type RangeState =
-  | { state: 'loading' }
-  | { state: 'error'; error: Error }
-  | { state: 'empty'; stats: Stats }
-  | {
-      state: 'ready';
-      range: TimeRange;
-      stats: Stats;
-      key: string;
-      /** The range ends where the stored data does, before the newest span (settleRange). */
-      settled: boolean;
-    };
-
 /**
  * The resolved time range every page queries, or why there is none yet. Analyses end where the
  * server's stored data does (settleRange); `toNewest` keeps the newest spans in (the trace
@@ -142,28 +124,4 @@ export function useRange(opts: { toNewest?: boolean } = {}): RangeState {
   if (stats.state === 'error') return { state: 'error', error: stats.error };
   if (stats.state !== 'ready') return { state: 'loading' };
   return rangeOf(stats.data, filters, nowMs, generation, opts);
-}
-
-/** useRange's answer from the store's statistics, the URL's filters and the clock. */
-export function rangeOf(
-  s: Stats,
-  filters: Filters,
-  nowMs: number,
-  generation: number,
-  opts: { toNewest?: boolean } = {},
-): Exclude<RangeState, { state: 'loading' | 'error' }> {
-  const oldest = nanoToMs(s.oldestUnixNano);
-  const newest = nanoToMs(s.newestUnixNano);
-  if (s.spans === 0 || oldest === null || newest === null) return { state: 'empty', stats: s };
-  const resolved = resolveRange(filters, nowMs, { oldestMs: oldest, newestMs: newest });
-  if (!resolved) return { state: 'empty', stats: s };
-  const settledMs = opts.toNewest === true ? null : nanoToMs(s.settledUnixNano ?? null);
-  const { cut, ...range } = settleRange(resolved, filters, { newestMs: newest, settledMs }, nowMs);
-  return {
-    state: 'ready',
-    range,
-    stats: s,
-    key: `${generation}:${Math.floor(range.fromMs)}-${Math.ceil(range.toMs)}`,
-    settled: cut,
-  };
 }
