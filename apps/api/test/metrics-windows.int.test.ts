@@ -13,11 +13,13 @@ import { compare, METRICS, send, T0, useMetricsServer } from './metrics-windows-
  * requests (so a bucket lies in several unmerged parts), then read over random ranges (aligned
  * to 10 s or not) in random windows (whole buckets or not), with the pre-aggregate and without
  * it, against the pre-aggregate-free query of stop 35 (evidence-oracle.ts). Same rows, values
- * within 1e-9 relative (sums taken in another order). fast-check, fixed seed, 20 cases.
+ * within 1e-9 relative (sums taken in another order). fast-check, fixed seed, 20 cases (8 in `npm test`).
  * Its migration over stored points: metrics-windows-migration.int.
  */
 
 const server = useMetricsServer();
+/** Cases: 20 in `npm run test:full`, the first 8 of the same seed in `npm test` (CI's minutes). */
+const RUNS = process.env.TAILSCOPE_FULL_TESTS === '1' ? 20 : 8;
 
 const pointArb = fc.record({
   resource: fc.nat(3),
@@ -53,9 +55,9 @@ describe('the evidence pre-aggregate', () => {
           if (rows.length > 0) nonEmpty += 1;
         },
       ),
-      { seed: 27, numRuns: 20 },
+      { seed: 27, numRuns: RUNS },
     );
-    expect(nonEmpty).toBeGreaterThan(12);
+    expect(nonEmpty).toBeGreaterThan(Math.floor(RUNS * 0.6));
   }, 300_000);
 
   it('is read: evidence outlives raw points that are gone from the exporter table', async () => {
