@@ -1,4 +1,5 @@
 // One function per /api/v1 route the dashboard reads; each returns decoded, checked data.
+import { AskedEarly } from './asked-early';
 import { ApiError, getJson } from './client';
 import {
   decodeEdges,
@@ -102,18 +103,14 @@ export function fetchSpan(
   spanId: string,
   signal: AbortSignal,
 ): Promise<TraceSpan> {
-  const key = `${traceId}:${spanId}`;
-  const early = askedEarly.get(key);
-  if (early) {
-    askedEarly.delete(key);
-    return early;
-  }
-  return getJson('span', { params: { traceId, spanId } }, decodeTraceSpan, signal);
+  return (
+    askedEarly.take(`${traceId}:${spanId}`) ??
+    getJson('span', { params: { traceId, spanId } }, decodeTraceSpan, signal)
+  );
 }
 
 /** Spans asked for before the page selected them (prefetchSpan), until fetchSpan takes them. */
-const askedEarly = new Map<string, Promise<TraceSpan>>();
-const MAX_ASKED_EARLY = 4;
+const askedEarly = new AskedEarly<TraceSpan>();
 
 /**
  * Asks for a span the page is about to select (the trace page's root, selected by default) as
@@ -121,16 +118,9 @@ const MAX_ASKED_EARLY = 4;
  * rendered; the page's own fetchSpan takes the answer. A failure is the page's to show then.
  */
 export function prefetchSpan(traceId: string, spanId: string): void {
-  const key = `${traceId}:${spanId}`;
-  if (askedEarly.has(key)) return;
-  const p = getJson('span', { params: { traceId, spanId } }, decodeTraceSpan);
-  p.catch(() => undefined);
-  askedEarly.set(key, p);
-  while (askedEarly.size > MAX_ASKED_EARLY) {
-    const first = askedEarly.keys().next();
-    if (first.done === true) break;
-    askedEarly.delete(first.value);
-  }
+  askedEarly.ask(`${traceId}:${spanId}`, () =>
+    getJson('span', { params: { traceId, spanId } }, decodeTraceSpan),
+  );
 }
 
 /** A stable key for caches: the same request gets the same key. */

@@ -1,5 +1,6 @@
 // POST /api/v1/whatif, for what the browser's replay cannot do: whole requests (issue #14).
 import type { WhatIfPolicy } from '@tailscope/analysis';
+import { AskedEarly } from './asked-early';
 import { postJson } from './client';
 import { bool, num, obj, optional, str } from './decode';
 import type { TimeRange } from '../state/filters';
@@ -68,13 +69,9 @@ export function fetchRequestWhatIf(
   quality: 'preview' | 'full' = 'full',
 ): Promise<RequestAnswer> {
   const body = requestBody(r, edge, policy, seed, quality);
-  const key = JSON.stringify(body);
-  const early = askedEarly.get(key);
-  if (early) {
-    askedEarly.delete(key);
-    return early;
-  }
-  return postJson('whatif', body, decodeRequestAnswer, signal);
+  return (
+    askedEarly.take(JSON.stringify(body)) ?? postJson('whatif', body, decodeRequestAnswer, signal)
+  );
 }
 
 function requestBody(
@@ -95,8 +92,7 @@ function requestBody(
 }
 
 /** Whole-request answers asked before the page's panel mounted, until it takes them. */
-const askedEarly = new Map<string, Promise<RequestAnswer>>();
-const MAX_ASKED_EARLY = 4;
+const askedEarly = new AskedEarly<RequestAnswer>();
 
 /**
  * Asks for the full whole-request answer the What-if page is about to ask, as soon as its
@@ -111,14 +107,5 @@ export function prefetchRequestWhatIf(
   seed: number,
 ): void {
   const body = requestBody(r, edge, policy, seed, 'full');
-  const key = JSON.stringify(body);
-  if (askedEarly.has(key)) return;
-  const p = postJson('whatif', body, decodeRequestAnswer);
-  p.catch(() => undefined);
-  askedEarly.set(key, p);
-  while (askedEarly.size > MAX_ASKED_EARLY) {
-    const first = askedEarly.keys().next();
-    if (first.done === true) break;
-    askedEarly.delete(first.value);
-  }
+  askedEarly.ask(JSON.stringify(body), () => postJson('whatif', body, decodeRequestAnswer));
 }
