@@ -160,6 +160,8 @@ describe.skipIf(!haveBrowser && !process.env.CI)('dashboard on the sick-host sce
   it('what-if: dragging the hedge slider moves p99, and the policy is kept in the URL', async () => {
     const { page, firstChart } = await visit('/whatif', 'whatif', '[data-chart="percentile-bars"]');
     figures.firstChartWhatIfMs = Math.round(firstChart);
+    // Every recorded request of the operation is in (no sample note).
+    await expect(page.getByTestId('whatif-timing').innerText()).resolves.not.toContain('sample of');
     const p99 = page.getByTestId('whatif-p99');
     const before = Number(await p99.getAttribute('data-value'));
     const slider = page.locator('input[type="range"][data-knob="delayPercentile"]');
@@ -183,6 +185,23 @@ describe.skipIf(!haveBrowser && !process.env.CI)('dashboard on the sick-host sce
     await page.waitForURL(/policy=probation/);
     await expect(page.getByTestId('probation-hosts').innerText()).resolves.toContain('storage-07');
     await page.screenshot({ path: artifactPath('whatif-probation.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('what-if: a sampled operation says its requests are a sample of how many', async () => {
+    // Past the dashboard's budget of leaf calls the server sends a uniform sample of fan-outs
+    // (maxFanouts, leafFanoutCap) and marks it sampled.
+    const calls = synthesizeLeafCalls({ fanouts: 2000, width: 10, hosts: 8, seed: 4 });
+    const body = Buffer.from(packLeafCalls(calls, { sampled: true }));
+    const page = await newPage(browser());
+    await page.route('**/api/v1/leaves*', (r) =>
+      r.fulfill({ status: 200, contentType: 'application/vnd.tailscope.leaf-calls', body }),
+    );
+    await page.goto(`${server().url}/whatif`);
+    await page.locator('[data-chart="percentile-bars"]').waitFor({ timeout: 30_000 });
+    await expect(page.getByTestId('whatif-timing').innerText()).resolves.toMatch(
+      /2,000 recorded requests \(a uniform sample of [\d,]+: intervals are of the sample\)/,
+    );
     await page.close();
   });
 

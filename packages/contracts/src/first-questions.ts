@@ -4,7 +4,8 @@ import { POLICY_SPECS } from '@tailscope/analysis';
  * What the dashboard asks first, shared by the dashboard (apps/web) and the server's warm answers
  * (apps/api/src/server/warm-answers.ts), which ask the same questions in the background so a
  * person's first visit finds them answered: the order of fan-out operations (worst first), the
- * distinct leaves whose stragglers the Overview attributes, the host heatmap's window, the
+ * distinct leaves whose stragglers the Overview attributes, how many of an operation's leaf calls
+ * it loads, the host heatmap's window, the
  * What-if page's default policy, and the range "All data" resolves to while spans arrive. One definition, so the two ask alike; the
  * dashboard's range (apps/web/src/state/filters.ts, resolveRange then settleRange) is checked
  * against allDataRange by the browser test warm-answers (every first answer served warm).
@@ -52,6 +53,31 @@ export function distinctLeaves<T extends RankedOp>(ops: readonly T[]): T[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * The leaf calls the dashboard loads into its simulator at most. Packed, a call is ~28 bytes
+ * (and ~3x that once prepared in the browser), so a million calls stay within the answer cache
+ * (64 MB by default) and a tab's memory; 10M spans of one 100-wide operation are 5M calls, which
+ * took 12-19 s to read and were too large to keep.
+ */
+export const LEAF_CALL_BUDGET = 1_000_000;
+
+/** The API's own cap on an operation's fan-outs (`maxFanouts` default of /api/v1/leaves). */
+const LEAVES_DEFAULT_FANOUTS = 200_000;
+
+/**
+ * The `maxFanouts` the dashboard asks an operation's leaf calls with: undefined (the API's
+ * default) while its fan-outs at their median width hold at most LEAF_CALL_BUDGET calls, else
+ * a uniform sample of about that many calls, at least 1,000 fan-outs (10 beyond the p99).
+ */
+export function leafFanoutCap(op: {
+  requests: number;
+  width: { p50: number };
+}): number | undefined {
+  const cap = Math.floor(LEAF_CALL_BUDGET / Math.max(1, op.width.p50));
+  if (op.requests <= cap || cap >= LEAVES_DEFAULT_FANOUTS) return undefined;
+  return Math.max(1000, cap);
 }
 
 /** The Overview attributes the stragglers of this many distinct leaves ("Top straggler causes"). */

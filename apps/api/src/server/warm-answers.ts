@@ -7,6 +7,7 @@ import {
   autoWindowSeconds,
   defaultWhatIfPolicy,
   distinctLeaves,
+  leafFanoutCap,
   rankOperations,
   type Fanout,
 } from '@tailscope/contracts';
@@ -204,7 +205,11 @@ export function startWarmer(
     await ask(API_PATHS.edges.path);
     const worst = ranked[0];
     if (worst) {
-      await ask(API_PATHS.leaves.path, leaf(worst));
+      const maxFanouts = leafFanoutCap(worst);
+      await ask(API_PATHS.leaves.path, {
+        ...leaf(worst),
+        ...(maxFanouts === undefined ? {} : { maxFanouts }),
+      });
       await ask(API_PATHS.hosts.path, {
         ...leaf(worst),
         windowSeconds: autoWindowSeconds(range.to - range.from),

@@ -123,9 +123,11 @@ function Simulator({ op, leaves, range }: { op: FanoutOp; leaves: LeafData; rang
           data-update-ms={timing?.updateMs}
           data-simulate-ms={timing?.simulateMs}
         >
-          {formatCount(leaves.info.fanouts)} recorded requests, {formatCount(leaves.info.calls)}{' '}
-          calls on {formatCount(leaves.info.hosts)} hosts (fetched in{' '}
-          {formatMs(leaves.info.fetchMs)}).{' '}
+          {formatCount(leaves.info.fanouts)} recorded requests
+          {leaves.info.sampled &&
+            ` (a uniform sample of ${formatCount(op.requests)}: intervals are of the sample)`}
+          , {formatCount(leaves.info.calls)} calls on {formatCount(leaves.info.hosts)} hosts
+          (fetched in {formatMs(leaves.info.fetchMs)}).{' '}
           {timing &&
             `Last update: ${timing.requests < leaves.info.fanouts ? `preview from ${formatCount(timing.requests)} of the requests, ` : ''}simulated in ${formatMs(timing.simulateMs)}, on screen ${formatMs(timing.updateMs)} after the input; intervals from ${formatCount(timing.samples)} bootstrap resamples${timing.samples < FULL_SAMPLES ? ' (all requests and more resamples once the controls rest)' : ''}.`}
           {busy && ' Simulating…'}

@@ -12,7 +12,9 @@ declare const self: DedicatedWorkerGlobalScope;
 const KEEP = 2;
 const datasets = new Map<string, Promise<Dataset>>();
 
-async function load(url: string): Promise<{ ds: Dataset; fetchMs: number; prepareMs: number }> {
+async function load(
+  url: string,
+): Promise<{ ds: Dataset; sampled: boolean; fetchMs: number; prepareMs: number }> {
   const t0 = performance.now();
   const res = await fetch(url);
   if (!res.ok) {
@@ -28,8 +30,14 @@ async function load(url: string): Promise<{ ds: Dataset; fetchMs: number; prepar
   // The packed columnar format (docs/analysis.md): numbers never go through JSON.
   const bytes = await res.arrayBuffer();
   const t1 = performance.now();
-  const ds = prepareDataset(unpackLeafCalls(bytes).calls);
-  return { ds, fetchMs: t1 - t0, prepareMs: performance.now() - t1 };
+  const { calls, meta } = unpackLeafCalls(bytes);
+  const ds = prepareDataset(calls);
+  return {
+    ds,
+    sampled: meta.sampled === true,
+    fetchMs: t1 - t0,
+    prepareMs: performance.now() - t1,
+  };
 }
 
 function dataset(key: string): Promise<Dataset> {
@@ -53,7 +61,7 @@ async function handle(m: WorkerRequest): Promise<WorkerAnswer> {
         datasets.delete(first.value);
       }
       try {
-        const { ds, fetchMs, prepareMs } = await pending;
+        const { ds, sampled, fetchMs, prepareMs } = await pending;
         return {
           id: m.id,
           ok: true,
@@ -62,6 +70,7 @@ async function handle(m: WorkerRequest): Promise<WorkerAnswer> {
             fanouts: ds.allLeavesMs.length,
             calls: ds.calls.durationMs.length,
             hosts: ds.calls.hosts.length,
+            sampled,
             fetchMs,
             prepareMs,
           },

@@ -23,6 +23,8 @@ export interface LoadInfo {
   fanouts: number;
   calls: number;
   hosts: number;
+  /** A uniform sample of the operation's fan-outs (the API's maxFanouts), not all of them. */
+  sampled: boolean;
   fetchMs: number;
   prepareMs: number;
 }

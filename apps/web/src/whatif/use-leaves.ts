@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { leafFanoutCap } from '@tailscope/contracts';
 import { apiUrl } from '../api/client';
 import { requestKey, type OperationKey } from '../api/endpoints';
 import type { TimeRange } from '../state/filters';
@@ -15,14 +16,18 @@ export interface LeafData {
 
 /** The operation's leaf calls, loaded into the worker once per (range, operation). */
 export function useLeafData(
-  op: OperationKey,
+  op: OperationKey & { requests: number; width: { p50: number } },
   range: TimeRange,
   rangeKey: string,
 ): Resource<LeafData> {
+  // A uniform sample of an operation's fan-outs past LEAF_CALL_BUDGET calls, as the server's
+  // warm answers ask it (the same question, so a first visit finds it answered).
+  const maxFanouts = leafFanoutCap(op);
   const key = requestKey('leaves', {
     rangeKey,
     leafService: op.leafService,
     leafOperation: op.leafOperation,
+    maxFanouts,
   });
   return useResource(key, async () => {
     const url = apiUrl('leaves', {
@@ -31,6 +36,7 @@ export function useLeafData(
         to: Math.ceil(range.toMs),
         leafService: op.leafService,
         leafOperation: op.leafOperation,
+        maxFanouts,
       },
     });
     const info = await leafClient.load(key, url);
