@@ -153,6 +153,12 @@ export const TraceSummaryResponse = Type.Object({
   spans: Type.Array(SpanSummary),
   truncated: TraceResponse.properties.truncated,
   totalSpans: TraceResponse.properties.totalSpans,
+  /**
+   * The first root span (the earliest span without a parent among them) in full, as
+   * /api/v1/traces/{traceId}/spans/{spanId} answers it: what a trace page shows first, without
+   * a second request. Absent from servers before stop 45.
+   */
+  rootSpan: Type.Optional(Span),
 });
 export type TraceSummaryResponse = Static<typeof TraceSummaryResponse>;
 

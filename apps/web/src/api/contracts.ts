@@ -258,6 +258,8 @@ export type Trace = Pick<C.TraceResponse, 'traceId' | 'criticalPath' | 'truncate
    * naming a call's host and peer): a span's details come from the one-span route.
    */
   detail?: 'summary' | undefined;
+  /** A summary's first root span in full (servers from stop 45). */
+  rootSpan?: TraceSpan | undefined;
 };
 
 const STATUS_CODES: readonly C.StatusCode[] = ['unset', 'ok', 'error'];
@@ -301,6 +303,7 @@ export const decodeTrace: Decoder<Trace> = obj<Trace>({
   truncated: withDefault(bool, false),
   spans: arr(decodeTraceSpan),
   detail: optional(oneOf(['summary'] as const)),
+  rootSpan: optional(decodeTraceSpan),
 });
 
 /** GET /api/v1/edges (#12): every caller -> callee edge and how its repeated calls ran. */

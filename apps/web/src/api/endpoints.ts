@@ -123,6 +123,14 @@ export function prefetchSpan(traceId: string, spanId: string): void {
   );
 }
 
+/**
+ * A span the page already has in full (a summary's root span): its fetchSpan takes it instead
+ * of asking the server.
+ */
+export function keepSpan(traceId: string, span: TraceSpan): void {
+  askedEarly.ask(`${traceId}:${span.spanId}`, () => Promise.resolve(span));
+}
+
 /** A stable key for caches: the same request gets the same key. */
 export function requestKey(name: string, parts: Record<string, unknown>): string {
   return `${name}:${JSON.stringify(parts, Object.keys(parts).sort())}`;

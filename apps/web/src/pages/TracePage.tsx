@@ -5,7 +5,7 @@ import { Panel, Card } from '../components/Panel';
 import { ChartBox } from '../components/ChartBox';
 import { Empty, ErrorState, Loading } from '../components/states';
 import { formatCount, formatMs } from '@tailscope/charts';
-import { fetchTrace, prefetchSpan } from '../api/endpoints';
+import { fetchTrace, keepSpan, prefetchSpan } from '../api/endpoints';
 import { apiUrl, ApiError } from '../api/client';
 import type { Trace } from '../api/contracts';
 import { useResource } from '../state/use-resource';
@@ -202,9 +202,13 @@ export function TracePage() {
   const valid = TRACE_ID.test(traceId);
   const res = useResource(valid ? `trace:${traceId.toLowerCase()}` : null, async (signal) => {
     const trace = await fetchTrace(traceId, signal);
-    // The root is selected by default; its details are asked for now, beside the render.
+    // The root is selected by default: its details came with the summary, else they are asked
+    // for now, beside the render.
     const root = traceTreeOf(trace.spans).roots[0];
-    if (trace.detail === 'summary' && root) prefetchSpan(trace.traceId, root.span.spanId);
+    if (trace.detail === 'summary' && root) {
+      if (trace.rootSpan?.spanId === root.span.spanId) keepSpan(trace.traceId, trace.rootSpan);
+      else prefetchSpan(trace.traceId, root.span.spanId);
+    }
     return trace;
   });
   return (

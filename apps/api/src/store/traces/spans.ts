@@ -46,6 +46,19 @@ const DATETIME_MAX_S = 4_294_967_295;
  * id alone, so it is still found. Null: no such trace.
  */
 export async function traceFilter(store: Store, traceId: string): Promise<Sql | null> {
+  return (await traceScope(store, traceId))?.where ?? null;
+}
+
+/**
+ * traceFilter's filter, and a version of the trace's stored spans for answer caches: the trace's
+ * time bounds from the trace-id table and its span count under the filter (the trace-id table's
+ * rows merge, so their count is no version), so a span arriving later for the trace changes it.
+ * The count reads the TraceId column of the trace's granules only. Null: no such trace.
+ */
+export async function traceScope(
+  store: Store,
+  traceId: string,
+): Promise<{ where: Sql; version: () => Promise<string> } | null> {
   // Without the trace-id table (a Collector's table opened read-only) the range comes from the
   // spans themselves: the exporter's bloom-filter index on TraceId keeps that read short.
   const range = await store.query<{ start: string; end: string; n: string }>(
@@ -63,10 +76,21 @@ export async function traceFilter(store: Store, traceId: string): Promise<Sql | 
   if (!r || r.n === '0') return null;
   const startS = Number(r.start);
   const endS = Number(r.end);
-  if (!(startS > 0 && endS < DATETIME_MAX_S)) return sql`TraceId = ${traceId}`;
-  return sql`TraceId = ${traceId}
+  const where =
+    startS > 0 && endS < DATETIME_MAX_S
+      ? sql`TraceId = ${traceId}
     AND Timestamp >= toDateTime64(${param(startS, 'Int64')}, 9)
-    AND Timestamp < toDateTime64(${param(endS + 1, 'Int64')}, 9)`;
+    AND Timestamp < toDateTime64(${param(endS + 1, 'Int64')}, 9)`
+      : sql`TraceId = ${traceId}`;
+  return {
+    where,
+    version: async () => {
+      const c = await store.query<{ n: string }>(
+        sql`SELECT toString(count()) AS n FROM ${TRACES} WHERE ${where}`,
+      );
+      return `${r.start}:${r.end}:${c[0]?.n ?? '0'}`;
+    },
+  };
 }
 
 /** How much of one trace a read returns. */

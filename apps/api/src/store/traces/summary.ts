@@ -5,7 +5,7 @@ import {
   SHARING_MODE_KEY,
 } from '@tailscope/analysis';
 import type { Store } from '../engine/client';
-import { param, sql } from '../sql/template';
+import { param, sql, type Sql } from '../sql/template';
 import { TRACES } from './tables';
 import { selectSpanRows, traceFilter, type SpanRow } from './spans';
 
@@ -40,13 +40,17 @@ export type SpanSummaryRow = Pick<
 export const SUMMARY_RESOURCE_KEYS: readonly string[] = [...HOST_KEYS, SHARING_MODE_KEY];
 export const SUMMARY_SPAN_KEYS: readonly string[] = [PEER_SERVICE_KEY, SERVER_ADDRESS_KEY];
 
-/** The spans of one trace, earliest first, at most `maxSpans`, without their detail columns. */
+/**
+ * The spans of one trace, earliest first, at most `maxSpans`, without their detail columns.
+ * `where`: the trace's filter when the caller has it (traceScope), else it is looked up.
+ */
 export async function selectTraceSummary(
   store: Store,
   traceId: string,
   maxSpans: number,
+  where: Sql | null = null,
 ): Promise<SpanSummaryRow[]> {
-  const where = await traceFilter(store, traceId);
+  where ??= await traceFilter(store, traceId);
   if (!where) return [];
   return store.query<SpanSummaryRow>(sql`
     SELECT SpanId, ParentSpanId, SpanName, SpanKind, ServiceName,
@@ -63,7 +67,8 @@ export async function selectTraceSummary(
 /**
  * One span in full, cut to `maxAttributes` as selectTrace cuts each span. The trace's time
  * range (from the trace-id table) bounds the read to its partitions and granules, the
- * TraceId bloom filter skips the rest. Null: no such span in that trace. A span id stored
+ * TraceId bloom filter skips the rest (`where`, as for selectTraceSummary). Null: no such span
+ * in that trace. A span id stored
  * twice in one trace (a duplicate export) answers with the earliest copy.
  */
 export async function selectSpan(
@@ -71,8 +76,9 @@ export async function selectSpan(
   traceId: string,
   spanId: string,
   maxAttributes: number,
+  where: Sql | null = null,
 ): Promise<SpanRow | null> {
-  const where = await traceFilter(store, traceId);
+  where ??= await traceFilter(store, traceId);
   if (!where) return null;
   const rows = await selectSpanRows(store, sql`${where} AND SpanId = ${spanId}`, {
     maxSpans: 1,
