@@ -153,17 +153,22 @@ export function episodeRoutes(app: RouteApp, ctx: ApiContext): void {
         windowsTested: 0,
         sampling: { weighted: false, spansWithoutSamplingInfo: 0 },
       };
+    // Every series is judged, in one Benjamini-Hochberg family, and `service` keeps its
+    // episodes afterwards: an episode has the same q-value here, on the Overview and in the
+    // incidents (which filter the same way), and the judgement is one kept answer for all.
     const scope = {
       fromNs: range.fromNs,
       toNs: range.toNs,
       windowMs,
-      service: q.service,
       clampedTo: range.toNs !== asked.toNs,
     };
     const judged = await judgeEpisodes(ctx.store, scope, [asked.fromMs, asked.toMs]);
     return {
       windowSeconds,
-      episodes: judged.episodes,
+      episodes:
+        q.service === undefined
+          ? judged.episodes
+          : judged.episodes.filter((e) => e.service === q.service),
       from: asked.fromMs,
       to: asked.toMs,
       windowsTested: judged.windowsTested,
