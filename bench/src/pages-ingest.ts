@@ -14,17 +14,22 @@ export interface SteadyIngest {
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
 /**
- * Posts `microservices` traffic to `otlpUrl` at ~`spansPerSecond`: the preset's request rate is
- * scaled so its spans per second of trace time match the send rate, and its start is now, so
- * the spans' timestamps follow the wall clock as a live service's would.
+ * Posts `scenario` traffic (a tracegen preset, default `microservices`) to `otlpUrl` at
+ * ~`spansPerSecond`: the preset's request rate is scaled so its spans per second of trace time
+ * match the send rate, and its start is now, so the spans' timestamps follow the wall clock as a
+ * live service's would.
  */
-export function startSteadyIngest(otlpUrl: string, spansPerSecond: number): SteadyIngest {
-  const probe = createGenerator(presetSpec('microservices'), { requests: 1000, seed: 2 });
+export function startSteadyIngest(
+  otlpUrl: string,
+  spansPerSecond: number,
+  scenario = 'microservices',
+): SteadyIngest {
+  const probe = createGenerator(presetSpec(scenario), { requests: 1000, seed: 2 });
   const perRequest = probe.expectedSpans / 1000;
   const ratePerSecond = Math.max(1, spansPerSecond / perRequest);
   const t0 = Date.now();
   // An hour of traffic: more than any measurement; the loop stops when asked.
-  const gen = createGenerator(presetSpec('microservices', { ratePerSecond }), {
+  const gen = createGenerator(presetSpec(scenario, { ratePerSecond }), {
     requests: Math.ceil(ratePerSecond * 3600),
     seed: 2,
     start: t0,
