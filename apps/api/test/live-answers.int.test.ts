@@ -98,6 +98,28 @@ describe('live answers', () => {
     expect(live?.stats().refreshes).toBeGreaterThanOrEqual(1);
   });
 
+  it('a refresh asked while another runs waits for it, then runs', async () => {
+    setLiveAnswers(store, { minComputeMs: 0, refreshAfterMs: 0 });
+    const live = liveAnswersOf(store);
+    const edges = (toMs: number) => `/api/v1/edges?from=${FROM_MS}&to=${toMs}`;
+    await get(url(NOW_MS + 6_000));
+    const firstEdges = await get(edges(NOW_MS + 6_000));
+    await insertSpans(store, shifted(8, 100));
+    const refreshes = live?.stats().refreshes ?? 0;
+    // Both served kept; the fan-outs' refresh starts, the edges' waits for it.
+    expect((await get(url(NOW_MS + 7_000))).age).toBeGreaterThanOrEqual(0);
+    expect((await get(edges(NOW_MS + 7_000))).age).toBeGreaterThanOrEqual(0);
+    expect(live?.refreshesRunning()).toBe(1);
+    for (let i = 0; i < 600 && (live?.stats().refreshes ?? 0) < refreshes + 2; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 600 && (live?.refreshesRunning() ?? 0) > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(live?.stats().refreshes).toBe(refreshes + 2);
+    const nextEdges = await get(edges(NOW_MS + 7_000));
+    expect(nextEdges.body).not.toBe(firstEdges.body);
+    expect((JSON.parse(nextEdges.body) as { to: number }).to).toBe(NOW_MS + 7_000);
+  });
+
   it('serves the what-if the same way, keyed by its body but the range', async () => {
     setLiveAnswers(store, { minComputeMs: 0, refreshAfterMs: 60_000 });
     const post = async (toMs: number, policy: Record<string, unknown>) => {

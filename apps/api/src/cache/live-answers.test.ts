@@ -33,8 +33,15 @@ describe('live answers', () => {
     expect(
       live.lookup(fam, { fromMs: HOUR - 20_000, toMs: HOUR + 20_000 }, HOUR + 20_000),
     ).toBeUndefined();
+    // "All data" of a store 1,000 s old, grown by a fifth, is served (with its age); a range
+    // sharing 70% of it is not.
+    const young = liveFamily('/api/v1/edges', {});
+    live.keep(young, answer(0, 1_000_000, 1_000_000), 4_000);
+    expect(live.lookup(young, { fromMs: 0, toMs: 1_200_000 }, 1_200_000)?.ageMs).toBe(200_000);
+    expect(live.lookup(young, { fromMs: 300_000, toMs: 1_290_000 }, 1_290_000)).toBeUndefined();
     // Too old: dropped.
     expect(live.lookup(fam, { fromMs: 0, toMs: HOUR + 1_000 }, HOUR + 300_001)).toBeUndefined();
+    expect(live.lookup(young, { fromMs: 0, toMs: 1_300_001 }, 1_300_001)).toBeUndefined();
     expect(live.stats().entries).toBe(0);
   });
 

@@ -9,8 +9,8 @@
  * its analyses again (10-20 s each at 1.2M spans on 2 cores, issue #24). Here a question is
  * its route and parameters without the range (its "family"); an asked range matches a kept
  * answer when it ends at or after the kept one's end, within `maxAgeMs`, and their overlap is
- * at least MIN_OVERLAP (90%) of each: "all data" a little grown, or "the last hour" a little
- * moved, never the next window of a series. The answer then says how old it is (the route sets
+ * at least MIN_OVERLAP (75%) of each: "all data" grown, or "the last hour" moved, by no more
+ * than the answer's age, never the next window of a series. The answer then says how old it is (the route sets
  * `x-tailscope-answer-age-ms`), and it still names its own range (`from`, `to`).
  *
  * Only answers that took at least `minComputeMs` are kept: a cheap answer is simply computed
@@ -71,8 +71,14 @@ interface Entry extends LiveAnswer {
   bytes: number;
 }
 
-/** Share of the asked range and of the kept one their overlap must be to serve one for the other. */
-export const MIN_OVERLAP = 0.9;
+/**
+ * Share of the asked range and of the kept one their overlap must be to serve one for the other.
+ * The answer's age (at most maxAgeMs, said with the answer) bounds how stale it is; this only
+ * keeps a different window from being served. It was 90% until stop 45: at 10M spans "All data"
+ * of a store 20 minutes old grew past 10% in the two minutes a person moved between pages, and
+ * every page computed again (3-28 s) with a two-minute-old answer at hand.
+ */
+export const MIN_OVERLAP = 0.75;
 
 export class LiveAnswers {
   readonly maxAgeMs: number;
@@ -158,6 +164,12 @@ export class LiveAnswers {
 
   endRefresh(family: string): void {
     this.refreshing.delete(family);
+  }
+
+  /** Whether the kept answer of `family` is old enough to be recomputed (none kept: false). */
+  wantsRefresh(family: string, now: number): boolean {
+    const e = this.entries.get(family);
+    return e !== undefined && now - e.computedAt >= this.refreshAfterMs;
   }
 
   /** Recomputations running now. */

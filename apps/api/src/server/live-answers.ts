@@ -120,7 +120,10 @@ export function serveLive(
   if (!wantsFresh(req)) {
     const hit = live.lookup(family, asked, now);
     if (hit) {
-      if (hit.refresh && live.refreshesRunning() === 0) refresh(req.server, req, live, family);
+      if (hit.refresh)
+        askRefresh(live, family, () => {
+          refresh(req.server, req, live, family);
+        });
       return reply
         .header('content-type', hit.answer.contentType)
         .header(ANSWER_AGE_HEADER, String(Math.round(hit.ageMs)))
@@ -137,6 +140,44 @@ export function liveStarted(req: FastifyRequest, work?: Work): void {
   if (!m) return;
   m.startedAt = Date.now();
   if (work) m.work = work;
+}
+
+/**
+ * Recomputations waiting for the one running, oldest ask first (a family asked again waits with
+ * its newest range). One runs at a time, in the gate's background slot; until stop 45 a served
+ * answer whose refresh found another running was never refreshed, and at 10M spans (a refresh:
+ * 2-25 s) most families a person visited aged out of their range instead.
+ */
+const waiting = new WeakMap<LiveAnswers, Map<string, () => void>>();
+/** Families waiting at most: the oldest asks beyond it are dropped (asked again, they queue). */
+const MAX_WAITING = 32;
+
+function askRefresh(live: LiveAnswers, family: string, start: () => void): void {
+  if (live.refreshesRunning() === 0) {
+    start();
+    return;
+  }
+  let q = waiting.get(live);
+  if (!q) waiting.set(live, (q = new Map<string, () => void>()));
+  q.delete(family);
+  q.set(family, start);
+  for (const k of q.keys()) {
+    if (q.size <= MAX_WAITING) break;
+    q.delete(k);
+  }
+}
+
+/** Starts the oldest waiting recomputation whose family still wants one. */
+function nextRefresh(live: LiveAnswers): void {
+  const q = waiting.get(live);
+  if (!q) return;
+  for (const [family, start] of q) {
+    q.delete(family);
+    if (live.wantsRefresh(family, Date.now())) {
+      start();
+      return;
+    }
+  }
 }
 
 /** The asked range computed again behind a served answer, as an internal request. */
@@ -165,6 +206,7 @@ function refresh(
       })
       .finally(() => {
         live.endRefresh(family);
+        nextRefresh(live);
       });
   });
 }
