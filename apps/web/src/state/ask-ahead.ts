@@ -3,12 +3,14 @@ import { decodeFanouts, type Stats } from '../api/contracts';
 import { prefetchRequestWhatIf } from '../api/whatif';
 import { pickOperation, rankOperations } from '../model/operations';
 import { edgeOf, firstWhatIf } from '../whatif/first-ask';
+import { leafLoad } from '../whatif/use-leaves';
 import { parseFilters } from './filters';
 import { rangeOf } from './range-state';
 
 /**
- * The questions each route asks first that depend only on the range (and, for the What-if
- * page, on the operation the fan-outs name), started as soon as the store's statistics are in:
+ * The questions each route asks first that depend only on the range (and, for the Fan-outs,
+ * Stragglers and What-if pages, on the operation the fan-outs name: its leaf calls, and the
+ * What-if's whole request), started as soon as the store's statistics are in:
  * before React has mounted and rendered the page that asks them, which on a loaded 2-core
  * machine took 40-160 ms after /api/v1/stats arrived (bench:pages, second visits). The pages'
  * own asks of the same URLs join these (api/shared-answers.ts; the What-if's whole request
@@ -35,11 +37,15 @@ export function askAhead(stats: Stats, nowMs: number, generation: number): void 
   const query = { from: Math.floor(r.range.fromMs), to: Math.ceil(r.range.toMs) };
   for (const name of asks) {
     const answer = askShared(name, { query });
-    if (name !== 'fanouts' || path !== '/whatif') continue;
-    // The What-if page's whole request, for the operation the page will pick.
+    if (name !== 'fanouts' || !LEAF_PAGES.has(path)) continue;
     void answer.then((body) => {
       const op = pickOperation(rankOperations(decodeFanouts(body, '').fanouts), filters);
-      if (!op || op.parentService === '') return;
+      if (!op) return;
+      // The operation's leaf calls, into the simulator's worker (started now, not when the page
+      // has rendered: its start and the read took 0.5 s after the fan-outs at 10M spans).
+      leafLoad(op, r.range, r.key).load().catch(ignore);
+      // The What-if page's whole request, for the operation the page will pick.
+      if (path !== '/whatif' || op.parentService === '') return;
       const { policy, seed } = firstWhatIf(op, params);
       prefetchRequestWhatIf(r.range, edgeOf(op), policy, seed);
     }, ignore);
@@ -47,3 +53,6 @@ export function askAhead(stats: Stats, nowMs: number, generation: number): void 
 }
 
 const ignore = (): void => undefined;
+
+/** The routes whose page loads the selected operation's leaf calls (useLeafData). */
+const LEAF_PAGES = new Set(['/fanouts', '/stragglers', '/whatif']);

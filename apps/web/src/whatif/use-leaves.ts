@@ -14,12 +14,19 @@ export interface LeafData {
   info: LoadInfo;
 }
 
-/** The operation's leaf calls, loaded into the worker once per (range, operation). */
-export function useLeafData(
-  op: OperationKey & { requests: number; width: { p50: number } },
+/** An operation with what leafFanoutCap reads. */
+type LeafOp = OperationKey & { requests: number; width: { p50: number } };
+
+/**
+ * The worker's load of an operation's leaf calls over a range: its key (one load per key) and
+ * its start. Shared by the pages (useLeafData) and the ask-ahead (state/ask-ahead.ts), which
+ * starts it as soon as the fan-outs name the operation, so both ask one question.
+ */
+export function leafLoad(
+  op: LeafOp,
   range: TimeRange,
   rangeKey: string,
-): Resource<LeafData> {
+): { key: string; load: () => Promise<LoadInfo> } {
   // A uniform sample of an operation's fan-outs past LEAF_CALL_BUDGET calls, as the server's
   // warm answers ask it (the same question, so a first visit finds it answered).
   const maxFanouts = leafFanoutCap(op);
@@ -29,19 +36,22 @@ export function useLeafData(
     leafOperation: op.leafOperation,
     maxFanouts,
   });
-  return useResource(key, async () => {
-    const url = apiUrl('leaves', {
-      query: {
-        from: Math.floor(range.fromMs),
-        to: Math.ceil(range.toMs),
-        leafService: op.leafService,
-        leafOperation: op.leafOperation,
-        maxFanouts,
-      },
-    });
-    const info = await leafClient.load(key, url);
-    return { key, info };
+  const url = apiUrl('leaves', {
+    query: {
+      from: Math.floor(range.fromMs),
+      to: Math.ceil(range.toMs),
+      leafService: op.leafService,
+      leafOperation: op.leafOperation,
+      maxFanouts,
+    },
   });
+  return { key, load: () => leafClient.load(key, url) };
+}
+
+/** The operation's leaf calls, loaded into the worker once per (range, operation). */
+export function useLeafData(op: LeafOp, range: TimeRange, rangeKey: string): Resource<LeafData> {
+  const { key, load } = leafLoad(op, range, rangeKey);
+  return useResource(key, async () => ({ key, info: await load() }));
 }
 
 /**
