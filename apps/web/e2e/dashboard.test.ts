@@ -188,17 +188,27 @@ describe.skipIf(!haveBrowser && !process.env.CI)('dashboard on the sick-host sce
     await page.close();
   });
 
-  it('what-if: a sampled operation says its requests are a sample of how many', async () => {
-    // Past the dashboard's budget of leaf calls the server sends a uniform sample of fan-outs
-    // (maxFanouts, leafFanoutCap) and marks it sampled.
-    const calls = synthesizeLeafCalls({ fanouts: 2000, width: 10, hosts: 8, seed: 4 });
-    const body = Buffer.from(packLeafCalls(calls, { sampled: true }));
+  /** The What-if page with its leaf data replaced by `calls`, packed as the API packs them. */
+  async function whatIfOn(
+    calls: ReturnType<typeof synthesizeLeafCalls>,
+    meta: Record<string, unknown>,
+    timeout: number,
+  ): Promise<Page> {
+    const body = Buffer.from(packLeafCalls(calls, meta));
     const page = await newPage(browser());
     await page.route('**/api/v1/leaves*', (r) =>
       r.fulfill({ status: 200, contentType: 'application/vnd.tailscope.leaf-calls', body }),
     );
     await page.goto(`${server().url}/whatif`);
-    await page.locator('[data-chart="percentile-bars"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-chart="percentile-bars"]').waitFor({ timeout });
+    return page;
+  }
+
+  it('what-if: a sampled operation says its requests are a sample of how many', async () => {
+    // Past the dashboard's budget of leaf calls the server sends a uniform sample of fan-outs
+    // (maxFanouts, leafFanoutCap) and marks it sampled.
+    const calls = synthesizeLeafCalls({ fanouts: 2000, width: 10, hosts: 8, seed: 4 });
+    const page = await whatIfOn(calls, { sampled: true }, 30_000);
     await expect(page.getByTestId('whatif-timing').innerText()).resolves.toMatch(
       /2,000 recorded requests \(a uniform sample of [\d,]+: intervals are of the sample\)/,
     );
@@ -214,13 +224,7 @@ describe.skipIf(!haveBrowser && !process.env.CI)('dashboard on the sick-host sce
       // the page, the worker and the simulator run at that scale without ingesting 2M spans here.
       const width = Number(process.env.E2E_WHATIF_WIDTH ?? '10');
       const calls = synthesizeLeafCalls({ fanouts: 100_000, width, hosts: 48, seed: 3 });
-      const body = Buffer.from(packLeafCalls(calls, { synthetic: true }));
-      const page = await newPage(browser());
-      await page.route('**/api/v1/leaves*', (r) =>
-        r.fulfill({ status: 200, contentType: 'application/vnd.tailscope.leaf-calls', body }),
-      );
-      await page.goto(`${server().url}/whatif`);
-      await page.locator('[data-chart="percentile-bars"]').waitFor({ timeout: 60_000 });
+      const page = await whatIfOn(calls, { synthetic: true }, 60_000);
       await expect(page.getByTestId('whatif-timing').innerText()).resolves.toContain(
         '100,000 recorded requests',
       );
