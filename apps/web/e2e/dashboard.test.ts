@@ -212,6 +212,11 @@ describe.skipIf(!haveBrowser && !process.env.CI)('dashboard on the sick-host sce
     await expect(page.getByTestId('whatif-timing').innerText()).resolves.toMatch(
       /2,000 recorded requests \(a uniform sample of [\d,]+: intervals are of the sample\)/,
     );
+    // The headline says it too: its requests are the sample's.
+    await expect(page.getByTestId('whatif-headline').innerText()).resolves.toMatch(
+      /over 2,000 recorded requests \(a uniform sample of [\d,]+\)\./,
+    );
+    await page.screenshot({ path: artifactPath('whatif-sampled.png'), fullPage: true });
     await page.close();
   });
 

@@ -111,6 +111,7 @@ function Simulator({ op, leaves, range }: { op: FanoutOp; leaves: LeafData; rang
           <Results
             run={run}
             baselineCurve={curves.state === 'ready' ? curves.data.allLeaves : null}
+            sampleOf={leaves.info.sampled ? op.requests : undefined}
             onPickMs={(ms) => {
               example.open({ nearMs: ms });
             }}

@@ -15,7 +15,7 @@ import {
 import type { WhatIfRun } from '../../whatif/use-whatif';
 import { shownResult, whatIfHeadline } from '../../model/whatif-headline';
 
-function Headline({ r }: { r: WhatIfResult }) {
+function Headline({ r, sampleOf }: { r: WhatIfResult; sampleOf: number | undefined }) {
   const h = whatIfHeadline(r);
   return (
     <p className="verdict independent" data-testid="whatif-headline">
@@ -36,7 +36,8 @@ function Headline({ r }: { r: WhatIfResult }) {
           with 95% interval {formatMs(h.lowMs)} – {formatMs(h.highMs)}
         </>
       )}
-      , over {formatCount(r.requests)} recorded requests.
+      , over {formatCount(r.requests)} recorded requests
+      {sampleOf !== undefined && ` (a uniform sample of ${formatCount(sampleOf)})`}.
     </p>
   );
 }
@@ -84,10 +85,13 @@ export function Results({
   run,
   baselineCurve,
   onPickMs,
+  sampleOf,
 }: {
   run: WhatIfRun;
   baselineCurve: CdfSeries['points'] | null;
   onPickMs: (ms: number) => void;
+  /** The operation's recorded requests when the replayed ones are a uniform sample of them. */
+  sampleOf?: number | undefined;
 }) {
   const r = shownResult(run.answer.result);
   const whatIfSeries: CdfSeries = {
@@ -123,7 +127,7 @@ export function Results({
           are the recorded ones.
         </p>
       )}
-      <Headline r={r} />
+      <Headline r={r} sampleOf={sampleOf} />
       <div className="grid two">
         <Panel
           id="bars"
