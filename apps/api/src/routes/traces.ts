@@ -208,7 +208,8 @@ async function summaryAnswer(ctx: ApiContext, traceId: string): Promise<TraceSum
     if (truncated) rows.length = maxTraceSpans;
     const root = firstRoot(rows);
     const [totalSpans, rootRow] = await Promise.all([
-      truncated ? countTraceSpans(ctx.store, traceId) : rows.length,
+      // Counted already for the version when the answer cache is on.
+      truncated ? scope.spans() : rows.length,
       root
         ? selectSpan(ctx.store, traceId, root.SpanId, maxSpanAttributes, scope.where)
         : Promise.resolve(null),

@@ -49,16 +49,20 @@ export async function traceFilter(store: Store, traceId: string): Promise<Sql | 
   return (await traceScope(store, traceId))?.where ?? null;
 }
 
-/**
- * traceFilter's filter, and a version of the trace's stored spans for answer caches: the trace's
- * time bounds from the trace-id table and its span count under the filter (the trace-id table's
- * rows merge, so their count is no version), so a span arriving later for the trace changes it.
- * The count reads the TraceId column of the trace's granules only. Null: no such trace.
- */
-export async function traceScope(
-  store: Store,
-  traceId: string,
-): Promise<{ where: Sql; version: () => Promise<string> } | null> {
+/** One trace's rows (traceFilter's filter), its span count and a version for answer caches. */
+export interface TraceScope {
+  where: Sql;
+  /** The spans under the filter; counted on first ask (the TraceId column of its granules). */
+  spans: () => Promise<number>;
+  /**
+   * The trace's time bounds from the trace-id table and its span count (that table's rows
+   * merge, so their count is no version): a span arriving later for the trace changes it.
+   */
+  version: () => Promise<string>;
+}
+
+/** traceFilter's filter with the trace's span count and version (TraceScope). Null: no such trace. */
+export async function traceScope(store: Store, traceId: string): Promise<TraceScope | null> {
   // Without the trace-id table (a Collector's table opened read-only) the range comes from the
   // spans themselves: the exporter's bloom-filter index on TraceId keeps that read short.
   const range = await store.query<{ start: string; end: string; n: string }>(
@@ -82,14 +86,15 @@ export async function traceScope(
     AND Timestamp >= toDateTime64(${param(startS, 'Int64')}, 9)
     AND Timestamp < toDateTime64(${param(endS + 1, 'Int64')}, 9)`
       : sql`TraceId = ${traceId}`;
+  let counted: Promise<number> | undefined;
+  const spans = (): Promise<number> =>
+    (counted ??= store
+      .query<{ n: string }>(sql`SELECT toString(count()) AS n FROM ${TRACES} WHERE ${where}`)
+      .then((rows) => Number(rows[0]?.n ?? 0)));
   return {
     where,
-    version: async () => {
-      const c = await store.query<{ n: string }>(
-        sql`SELECT toString(count()) AS n FROM ${TRACES} WHERE ${where}`,
-      );
-      return `${r.start}:${r.end}:${c[0]?.n ?? '0'}`;
-    },
+    spans,
+    version: async () => `${r.start}:${r.end}:${String(await spans())}`,
   };
 }
 
@@ -162,12 +167,7 @@ export function selectSpanRows(
 
 /** Spans stored for one trace (what selectTrace would return without its span limit). */
 export async function countTraceSpans(store: Store, traceId: string): Promise<number> {
-  const where = await traceFilter(store, traceId);
-  if (!where) return 0;
-  const rows = await store.query<{ n: string }>(
-    sql`SELECT toString(count()) AS n FROM ${TRACES} WHERE ${where}`,
-  );
-  return Number(rows[0]?.n ?? 0);
+  return (await (await traceScope(store, traceId))?.spans()) ?? 0;
 }
 
 export interface StoreStats {
