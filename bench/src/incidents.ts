@@ -99,19 +99,34 @@ async function main(): Promise<void> {
   await backfill.stop();
   // PROFILE=1: the wall time of each query the requests run, by its first lines (the store's
   // query, wrapped: the engine runs in process, so this is where a request's time goes).
-  const profile: { sql: string; ms: number }[] = [];
+  // The engine runs one query at a time, so a query's wall time includes its wait behind the
+  // others: `own` is its time after the one that ended before it (its turn and its rows).
+  const profile: { sql: string; startMs: number; endMs: number; rows: number }[] = [];
   if (process.env.PROFILE === '1') {
     const query = store.query.bind(store);
     store.query = async <T>(q: Parameters<typeof query>[0]): Promise<T[]> => {
-      const t = performance.now();
+      const startMs = performance.now();
+      let rows = -1;
       try {
-        return await query<T>(q);
+        const got = await query<T>(q);
+        rows = got.length;
+        return got;
       } finally {
         const text = q.text.replace(/\s+/g, ' ').trim();
-        profile.push({ sql: text.slice(0, 150), ms: performance.now() - t });
+        profile.push({ sql: text.slice(0, 150), startMs, endMs: performance.now(), rows });
       }
     };
   }
+  const ownTimes = (): { sql: string; ms: number; own: number; rows: number }[] => {
+    let lastEnd = -Infinity;
+    return [...profile]
+      .sort((a, b) => a.endMs - b.endMs)
+      .map((p) => {
+        const own = p.endMs - Math.max(p.startMs, lastEnd);
+        lastEnd = p.endMs;
+        return { sql: p.sql, ms: p.endMs - p.startMs, own, rows: p.rows };
+      });
+  };
   const api = await buildStoreApi(store);
   // The question asked: the whole run, or its last LAST_MIN minutes (ending at the run's end).
   const askFrom = LAST_MIN ? toMs - LAST_MIN * 60_000 : fromMs;
@@ -142,9 +157,15 @@ async function main(): Promise<void> {
     });
     const used = process.cpuUsage(cpu);
     if (profile.length > 0) {
-      for (const p of [...profile].sort((a, b) => b.ms - a.ms).slice(0, 12))
-        console.log(`  ${p.ms.toFixed(0).padStart(6)} ms  ${p.sql}`);
-      console.log(`  ${String(profile.length)} queries`);
+      const own = ownTimes();
+      for (const p of [...own]
+        .sort((a, b) => b.own - a.own)
+        .slice(0, Number(process.env.PROFILE_TOP ?? 14)))
+        console.log(
+          `  ${p.own.toFixed(0).padStart(6)} ms own (${p.ms.toFixed(0).padStart(5)} wall, ${String(p.rows).padStart(6)} rows)  ${p.sql.slice(0, 110)}`,
+        );
+      const sum = own.reduce((a, p) => a + p.own, 0);
+      console.log(`  ${String(profile.length)} queries, ${sum.toFixed(0)} ms own in all`);
       profile.length = 0;
     }
     const found = describeAnswer(route, res.statusCode, res.body);

@@ -194,6 +194,7 @@ describe('read-only over a Collector table', () => {
           openCallBuckets: false,
           openFanouts: false,
           metricWindows: false,
+          spanCounts: false,
         });
         expect(expected.stats.readOnly).toBe(false);
         expect(got.fanouts).toEqual(expected.fanouts);
@@ -260,6 +261,7 @@ describe('read-only over a Collector table', () => {
         openCallBuckets: false,
         openFanouts: false,
         metricWindows: false,
+        spanCounts: false,
       });
       expect(got.traces).toEqual(expected.traces);
       expect(got.fanouts).toEqual(expected.fanouts);

@@ -57,6 +57,9 @@ export const StatsResponse = Type.Object({
         openCallBuckets: Type.Optional(Type.Boolean()),
         openFanouts: Type.Optional(Type.Boolean()),
         metricWindows: Type.Optional(Type.Boolean()),
+        spanCounts: Type.Optional(
+          Type.Boolean({ description: 'The spans table projection tailscope_span_counts' }),
+        ),
       },
       {
         description:

@@ -19,6 +19,7 @@ import { CHUNK_NS } from '../fanouts/tables';
 import { inWindow, ns } from '../fanouts/sql';
 import { join, param, raw, sql, type Sql } from '../sql/template';
 import { TRACES } from '../traces/tables';
+import { spansPerBucket } from '../traces/span-counts';
 
 /**
  * The stored episode series of the open chunk (the 10-minute chunk still receiving spans, which
@@ -88,10 +89,7 @@ export async function windowCounts(
 ): Promise<Map<bigint, bigint>> {
   const out = new Map<bigint, bigint>();
   if (fromB >= toB) return out;
-  const rows = await store.query<{ b: string; n: string }>(sql`
-    SELECT toString(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(B)})) AS b, toString(count()) AS n
-    FROM ${TRACES} WHERE ${inWindow(fromB * B - S, toB * B + S)} GROUP BY b`);
-  const per = new Map(rows.map((r) => [BigInt(r.b), BigInt(r.n)]));
+  const per = await spansPerBucket(store, fromB * B - S, toB * B + S, B);
   const reach = S / B;
   for (let b = fromB; b < toB; b++) {
     let n = 0n;

@@ -70,6 +70,8 @@ export interface Accelerators {
   openFanouts: boolean;
   /** `tailscope_metric_windows` and its views: the evidence metrics per 10 s bucket. */
   metricWindows: boolean;
+  /** The spans table's projection `tailscope_span_counts`: spans per 10 s of start. */
+  spanCounts: boolean;
 }
 
 /**
@@ -265,6 +267,8 @@ export function openStore(opts: StoreOptions): Store {
       openCallBuckets: true,
       openFanouts: true,
       metricWindows: true,
+      // Migration 14 adds it except in cluster mode (traces/span-counts.ts).
+      spanCounts: opts.cluster === undefined || opts.url === undefined,
     },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {

@@ -18,6 +18,7 @@ export { recordedChunks, startChunkMaterializer, type MaterializerOptions } from
 import { storeFanoutsSql, type Coverage } from './stored';
 import { join, param, raw, sql } from '../sql/template';
 import { TRACES } from '../traces/tables';
+import { spansPerBucket } from '../traces/span-counts';
 
 /**
  * A materialized copy of detected fan-outs, one row per fan-out (table `tailscope_fanouts`), and
@@ -75,13 +76,10 @@ export async function currentCounts(
   if (chunks.length === 0) return out;
   const lo = (chunks[0] as bigint) * CHUNK_NS - EDGE_SLACK_NS;
   const hi = ((chunks[chunks.length - 1] as bigint) + 1n) * CHUNK_NS + EDGE_SLACK_NS;
-  const rows = await store.query<{ b: string; n: string }>(sql`
-    SELECT toString(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(BUCKET_NS)})) AS b, toString(count()) AS n
-    FROM ${TRACES} WHERE ${inWindow(lo, hi)} GROUP BY b`);
-  for (const r of rows) {
+  for (const [b, n] of await spansPerBucket(store, lo, hi, BUCKET_NS)) {
     // Bucket [t, t + B) lies in chunk c's window [cC - S, (c + 1)C + S) (B divides C and S)
     // for c from ceil((t + B - S - C) / C) to floor((t + S) / C): two or three chunks.
-    const t = BigInt(r.b) * BUCKET_NS;
+    const t = b * BUCKET_NS;
     const lastC = floorDiv(t + EDGE_SLACK_NS, CHUNK_NS);
     for (
       let c = -floorDiv(-(t + BUCKET_NS - EDGE_SLACK_NS - CHUNK_NS), CHUNK_NS);
@@ -89,7 +87,7 @@ export async function currentCounts(
       c++
     ) {
       const have = out.get(c);
-      if (have !== undefined) out.set(c, have + BigInt(r.n));
+      if (have !== undefined) out.set(c, have + n);
     }
   }
   return out;

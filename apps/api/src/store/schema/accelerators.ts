@@ -13,6 +13,7 @@ import {
 } from '../fanouts/tables';
 import { sql } from '../sql/template';
 import { TRACE_SPANS_TABLES } from '../traces/trace-spans';
+import { hasSpanCounts } from '../traces/span-counts';
 import { TYPED_ATTRIBUTES_TABLE } from '../traces/typed-attributes';
 import { WINDOWS_TABLE, WINDOWS_VIEWS } from '../metrics/evidence-windows';
 
@@ -63,6 +64,8 @@ export async function detectAccelerators(store: Store): Promise<Accelerators> {
     openFanouts: has.has(FANOUT_OPEN_TABLE),
     // Without its views the table misses every point inserted since: read the raw tables.
     metricWindows: [WINDOWS_TABLE, ...WINDOWS_VIEWS].every((t) => has.has(t)),
+    // A projection of the spans table itself (migration 14); the counts read the spans without it.
+    spanCounts: await hasSpanCounts(store),
   };
   store.accelerators = found;
   return found;

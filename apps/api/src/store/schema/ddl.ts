@@ -19,6 +19,8 @@ export interface DdlContext {
    * the boundary of the narrow span copy (traces/trace-spans.ts). Undefined: no span stored.
    */
   spansEndNs?: bigint | undefined;
+  /** Whether the spans table is a MergeTree of this server (migration 14 measures it). */
+  tracesMergeTree?: boolean | undefined;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;

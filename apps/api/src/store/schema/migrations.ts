@@ -13,6 +13,7 @@ import { metricWindowsDdl } from '../metrics/evidence-windows';
 import { sql } from '../sql/template';
 import { forgetBoundary, spansEndNs, traceSpansDdl } from '../traces/trace-spans';
 import { typedAttributesDdl } from '../traces/typed-attributes';
+import { spanCountsDdl, tracesMergeTree } from '../traces/span-counts';
 
 /**
  * The spans table is the OpenTelemetry Collector clickhouseexporter's `otel_traces`, column for
@@ -174,6 +175,12 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 13,
     name: 'tailscope_span_split_buckets (the span split per 10 s bucket); episode series rebuilt',
     statements: (ctx) => splitBucketsDdl(ctx),
+  },
+  {
+    version: 14,
+    name: 'tailscope_span_counts: a projection of the spans table (spans per 10 s of start)',
+    statements: (ctx) => spanCountsDdl(ctx, tracesName(ctx)),
+    measure: async (store) => ({ tracesMergeTree: await tracesMergeTree(store) }),
   },
 ];
 

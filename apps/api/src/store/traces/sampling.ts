@@ -3,6 +3,7 @@ import type { Store } from '../engine/client';
 import { inWindow } from '../sql/ctes';
 import { raw, sql, type Sql } from '../sql/template';
 import { TRACES } from './tables';
+import { SPAN_COUNT_BUCKET_NS, spansPerBucket } from './span-counts';
 
 /**
  * OpenTelemetry probability sampling in SQL: the same reading of `ot=th:<hex>` as
@@ -55,6 +56,8 @@ export async function selectSamplingInfo(
   range?: { fromNs: bigint; toNs: bigint },
 ): Promise<SamplingInfo> {
   const withInfo = sql`sumIf(n, ts != '' AND ${hasSamplingInfoSql('ts')})`;
+  const counted = range ? await countedSamplingInfo(store, range, withInfo) : null;
+  if (counted) return counted;
   const rows = await store.query<{ spans: string; withInfo: string }>(
     range
       ? sql`
@@ -65,12 +68,45 @@ export async function selectSamplingInfo(
     SELECT toString((SELECT count() FROM ${TRACES})) AS spans, toString(${withInfo}) AS withInfo
     FROM (SELECT TraceState AS ts, count() AS n FROM ${TRACES} WHERE TraceState != '' GROUP BY ts)`,
   );
-  const spans = Number(rows[0]?.spans ?? 0);
-  const withInfoN = Number(rows[0]?.withInfo ?? 0);
-  return {
-    weighted: withInfoN > 0,
-    spansWithoutSamplingInfo: spans === 0 ? 0 : (spans - withInfoN) / spans,
-  };
+  return toInfo(Number(rows[0]?.spans ?? 0), Number(rows[0]?.withInfo ?? 0));
+}
+
+const toInfo = (spans: number, withInfoN: number): SamplingInfo => ({
+  weighted: withInfoN > 0,
+  spansWithoutSamplingInfo: spans === 0 ? 0 : (spans - withInfoN) / spans,
+});
+
+/**
+ * The same figures over a range from three small reads, when the spans table has its span
+ * counts (span-counts.ts) and the range holds a whole 10 s bucket: the spans of its whole buckets
+ * from the projection, those of the two slivers at its ends (under 10 s each, a few granules per
+ * service and name) from their starts, and the spans with a TraceState grouped by it (a scan of
+ * that column alone, empty on unsampled data). 25-35 ms an hour at 10M spans, against 110 ms
+ * for grouping every span's TraceState. Null: take the one query.
+ */
+async function countedSamplingInfo(
+  store: Store,
+  range: { fromNs: bigint; toNs: bigint },
+  withInfo: Sql,
+): Promise<SamplingInfo | null> {
+  const B = SPAN_COUNT_BUCKET_NS;
+  if (!store.accelerators.spanCounts || range.fromNs < 0n) return null;
+  const a = ((range.fromNs + B - 1n) / B) * B;
+  const b = (range.toNs / B) * B;
+  if (a >= b) return null;
+  const [whole, ends, states] = await Promise.all([
+    spansPerBucket(store, a, b, b - a),
+    store.query<{ n: string }>(sql`
+      SELECT toString(count()) AS n FROM ${TRACES}
+      WHERE (${inWindow(range.fromNs, a)}) OR (${inWindow(b, range.toNs)})`),
+    store.query<{ withInfo: string }>(sql`
+      SELECT toString(${withInfo}) AS withInfo
+      FROM (SELECT TraceState AS ts, count() AS n FROM ${TRACES}
+        WHERE ${inWindow(range.fromNs, range.toNs)} AND TraceState != '' GROUP BY ts)`),
+  ]);
+  let spans = Number(ends[0]?.n ?? 0);
+  for (const n of whole.values()) spans += Number(n);
+  return toInfo(spans, Number(states[0]?.withInfo ?? 0));
 }
 
 /**

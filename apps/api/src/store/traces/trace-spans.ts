@@ -11,8 +11,8 @@ import {
   type DdlContext,
 } from '../schema/ddl';
 import { raw, sql } from '../sql/template';
-import { inWindow, ns } from './filters';
 import { TRACES } from './tables';
+import { spansPerBucket } from './span-counts';
 
 /**
  * The narrow columns of every span (ids, service, name, kind, start, duration, host, peer)
@@ -177,9 +177,5 @@ export async function spansPerChunk(
   loNs: bigint,
   hiNs: bigint,
 ): Promise<Map<bigint, bigint>> {
-  const rows = await store.query<{ c: string; n: string }>(sql`
-    SELECT toString(intDiv(toUnixTimestamp64Nano(Timestamp), ${ns(BACKFILL_CHUNK_NS)})) AS c,
-      toString(count()) AS n
-    FROM ${TRACES} WHERE ${inWindow(loNs, hiNs)} GROUP BY c`);
-  return new Map(rows.map((r) => [BigInt(r.c), BigInt(r.n)]));
+  return spansPerBucket(store, loNs, hiNs, BACKFILL_CHUNK_NS);
 }
