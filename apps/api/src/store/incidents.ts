@@ -49,6 +49,9 @@ export async function selectIncidentRequests(
       ? sql`ServiceName IN ${param([...new Set(entries.map((e) => e.service))], 'Array(String)')}
       AND SpanName IN ${param([...new Set(entries.map((e) => e.operation))], 'Array(String)')} AND `
       : raw('');
+  // The roots are found through the sort key (entry operations, time): a few granules. The
+  // trace-id set of the touched requests (tens of thousands) is only checked on their rows; used
+  // for index analysis (the trace-id bloom filter) it cost 60-70 ms at 10M spans, for nothing.
   const [count, roots] = await Promise.all([
     store.query<{ n: string }>(sql`SELECT toString(count()) AS n FROM (${touched})`),
     store.query<{ service: string; operation: string }>(sql`
@@ -57,7 +60,8 @@ export async function selectIncidentRequests(
       AND TraceId IN (${touched})
     GROUP BY ServiceName, SpanName
     ORDER BY count() DESC, ServiceName, SpanName
-    LIMIT 1`),
+    LIMIT 1
+    SETTINGS use_index_for_in_with_subqueries = 0`),
   ]);
   const top = roots[0];
   // No root among the entry operations (a root that calls nothing judged): look at them all.
