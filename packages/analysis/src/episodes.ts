@@ -85,29 +85,51 @@ export interface EpisodeDetection {
   windowsTested: number;
 }
 
-/** One-sided upper tail P(X >= a) of X ~ Hypergeometric(total n, successes k, draws d). */
+/**
+ * One-sided upper tail P(X >= a) of X ~ Hypergeometric(total n, successes k, draws d). One term
+ * from log-factorials, the rest by the ratio of neighbouring terms, summed away from the mode
+ * until negligible: from a upward when a lies above the mode (the small p-values that matter),
+ * else 1 minus the lower tail from a - 1 downward, which then holds the few terms (most windows
+ * of a steady series sit near the mode: summing their long upper side cost 40% of an episodes
+ * judgement's JavaScript at 10M spans). Within 1e-12 of the direct sum.
+ */
 export function hypergeometricUpperTail(a: number, n: number, k: number, d: number): number {
   const hi = Math.min(k, d);
   const lo = Math.max(0, d - (n - k));
   if (a <= lo) return 1;
   if (a > hi) return 0;
-  const base = logFactorial(k) + logFactorial(n - k) + logFactorial(d) + logFactorial(n - d);
-  const all = logFactorial(n);
-  let sum = 0;
-  for (let x = a; x <= hi; x++) {
-    const term = Math.exp(
-      base -
-        all -
-        logFactorial(x) -
-        logFactorial(k - x) -
-        logFactorial(d - x) -
-        logFactorial(n - k - d + x),
-    );
-    sum += term;
-    // Past the mode the terms only shrink; once negligible the rest cannot matter.
-    if (term < sum * 1e-12 && x > (d * k) / n) break;
+  const rest = n - k - d;
+  const logTerm = (x: number): number =>
+    logFactorial(k) +
+    logFactorial(n - k) +
+    logFactorial(d) +
+    logFactorial(n - d) -
+    logFactorial(n) -
+    logFactorial(x) -
+    logFactorial(k - x) -
+    logFactorial(d - x) -
+    logFactorial(rest + x);
+  const mode = Math.floor(((k + 1) * (d + 1)) / (n + 2));
+  if (a > mode) {
+    // Terms only shrink past the mode.
+    let term = Math.exp(logTerm(a));
+    let sum = term;
+    for (let x = a; x < hi; x++) {
+      term *= ((k - x) * (d - x)) / ((x + 1) * (rest + x + 1));
+      sum += term;
+      if (term < sum * 1e-16) break;
+    }
+    return Math.min(1, sum);
   }
-  return Math.min(1, sum);
+  // Below the mode terms shrink going down: the lower tail P(X <= a - 1).
+  let term = Math.exp(logTerm(a - 1));
+  let sum = term;
+  for (let x = a - 1; x > lo; x--) {
+    term *= (x * (rest + x)) / ((k - x + 1) * (d - x + 1));
+    sum += term;
+    if (term < sum * 1e-16) break;
+  }
+  return Math.min(1, Math.max(0, 1 - sum));
 }
 
 /** Median and scaled MAD (x 1.4826, a normal's sigma) of values; NaN for none. */
