@@ -19,6 +19,7 @@ import { storeFanoutsSql, type Coverage } from './stored';
 import { join, param, raw, sql } from '../sql/template';
 import { TRACES } from '../traces/tables';
 import { spansPerBucket } from '../traces/span-counts';
+import { floorDiv } from '../floor-div';
 
 /**
  * A materialized copy of detected fan-outs, one row per fan-out (table `tailscope_fanouts`), and
@@ -47,11 +48,6 @@ const cacheOn = (store: Store): boolean => !store.cluster && store.accelerators.
 
 /** Only a store Tailscope writes to stores fan-outs (read-only: reads only, all live). */
 const cacheWritable = (store: Store): boolean => cacheOn(store) && !store.readOnly;
-
-function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-}
 
 export const chunkOf = (t: bigint): bigint => floorDiv(t, CHUNK_NS);
 

@@ -3,6 +3,7 @@ import { checkIdent, onCluster, qualified, type DdlContext } from '../schema/ddl
 import { raw, sql } from '../sql/template';
 import { inWindow, ns } from './filters';
 import { TRACES } from './tables';
+import { floorDiv } from '../floor-div';
 
 /**
  * Spans per 10 s of start, kept by the engine beside the spans table's own parts: an aggregate
@@ -57,11 +58,6 @@ export async function hasSpanCounts(store: Store): Promise<boolean> {
       AND position(create_table_query, ${`PROJECTION ${SPAN_COUNTS_PROJECTION}`}) > 0`);
   return rows[0]?.n === '1';
 }
-
-const floorDiv = (a: bigint, b: bigint): bigint => {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-};
 
 /**
  * Spans stored per bucket of `bucketNs` of start in [loNs, hiNs) (buckets with none absent), by

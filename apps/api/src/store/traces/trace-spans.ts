@@ -13,6 +13,7 @@ import {
 import { raw, sql } from '../sql/template';
 import { TRACES } from './tables';
 import { spansPerBucket } from './span-counts';
+import { floorDiv } from '../floor-div';
 
 /**
  * The narrow columns of every span (ids, service, name, kind, start, duration, host, peer)
@@ -107,11 +108,6 @@ FROM ${traces}${
 
 /** The end of the minute holding `t` (a minute's start is its own minute's: t + 1 rounded up). */
 const ceilChunk = (t: bigint): bigint => (floorDiv(t, BACKFILL_CHUNK_NS) + 1n) * BACKFILL_CHUNK_NS;
-
-export function floorDiv(a: bigint, b: bigint): bigint {
-  const q = a / b;
-  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
-}
 
 /** The start of the newest span stored, ns; undefined when none (migrate, before version 12). */
 export async function spansEndNs(store: Store): Promise<bigint | undefined> {
