@@ -112,7 +112,11 @@ export function addTrace(
   // Who a span calls: its answer, or through a chain of single-child wrappers (HotROD's
   // `HTTP GET: /route` over its INTERNAL `HTTP GET` call), at most 4 deep.
   const kids = new Map<string, CauseSpan[]>();
-  for (const s of spans) kids.set(s.parentSpanId, [...(kids.get(s.parentSpanId) ?? []), s]);
+  for (const s of spans) {
+    const list = kids.get(s.parentSpanId);
+    if (list) list.push(s);
+    else kids.set(s.parentSpanId, [s]);
+  }
   const calleeOf = (s: CauseSpan, depth = 0): CauseSpan | undefined => {
     const direct = answer.get(s.spanId);
     const only = kids.get(s.spanId);
