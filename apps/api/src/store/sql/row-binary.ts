@@ -57,6 +57,13 @@ export class RowBinaryReader {
     return v;
   }
 
+  float64(): number {
+    this.need(8);
+    const v = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
   float64s(): Float64Array {
     const n = this.varint();
     this.need(n * 8);
