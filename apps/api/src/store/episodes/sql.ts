@@ -155,6 +155,9 @@ export function storedRowsFilter(cov: Coverage & { buckets?: [string, string][] 
     : sql`(${pairs(cov.chunks, 'chunk')} OR ${pairs(open, 'bucket')})`;
 }
 
+/** Windows of at most this many stored buckets are read unmerged (storedEpisodeWindowsSql). */
+const RAW_WINDOW_BUCKETS = 2n;
+
 /**
  * Per (series, window) histograms merged from the stored buckets of the covered chunks'
  * current versions and of the covered open buckets, over [from, to) (both multiples of 10 s; the window a multiple of 10 s).
@@ -169,6 +172,15 @@ export function storedEpisodeWindowsSql(
     storedRowsFilter(cov),
     ...(s.service !== undefined ? [sql`service = ${s.service}`] : []),
   ];
+  // A window of one or two buckets (ranges up to about an hour) is merged by the caller from
+  // the stored rows as they are: the engine's sumMap merged them at ~400 ns a bin, 170 ms of
+  // the 10M incidents answer's last hour, against ~60 ms to send the rows unmerged.
+  if (windowBuckets <= RAW_WINDOW_BUCKETS)
+    return sql`
+SELECT ${SERIES_COLUMNS}, toInt64(intDiv(bucket, ${ns(windowBuckets)})) AS window,
+  bins, binCalls, binWeights
+FROM ${raw(CALL_BUCKETS_TABLE)}
+WHERE ${join(filters, '\n  AND ')}`;
   // The merged histogram is split in an outer SELECT: its parts take the stored columns' names.
   return sql`
 SELECT ${SERIES_COLUMNS}, window, h.1 AS bins, h.2 AS binCalls, h.3 AS binWeights
