@@ -4,6 +4,7 @@ import {
   addFineHistogram,
   EPISODE_FINE_BINS_PER_OCTAVE,
   fineLatencyBin,
+  mergeSortedHistograms,
   windowFromBins,
   windowFromFineHistogram,
 } from './episode-histogram';
@@ -82,5 +83,42 @@ describe('windowFromFineHistogram', () => {
     expect(w.weightedCalls).toBe(300);
     expect(Math.abs(w.p50Ms / 10 - 1)).toBeLessThan(0.011);
     expect(w.counts).toEqual([100, 100]);
+  });
+});
+
+describe('mergeSortedHistograms', () => {
+  /** A histogram with ascending distinct bins (as sumMap gives), weights with fractions. */
+  const sortedHistogram = fc
+    .uniqueArray(fc.integer({ min: 0, max: 1200 }), { maxLength: 60 })
+    .chain((bins) =>
+      fc.record({
+        bins: fc.constant([...bins].sort((a, b) => a - b)),
+        calls: fc.array(fc.integer({ min: 1, max: 1000 }), {
+          minLength: bins.length,
+          maxLength: bins.length,
+        }),
+        weights: fc.array(fc.double({ min: 0.5, max: 1e6, noNaN: true }), {
+          minLength: bins.length,
+          maxLength: bins.length,
+        }),
+      }),
+    );
+
+  test.prop([fc.array(sortedHistogram, { minLength: 1, maxLength: 5 })], { numRuns: 200 })(
+    'gives the window the map gives, to the last bit',
+    (hs) => {
+      const viaMap = new Map<number, [number, number]>();
+      for (const h of hs) addFineHistogram(viaMap, h);
+      const merged = mergeSortedHistograms(hs);
+      expect(merged).not.toBeNull();
+      expect(windowFromBins(4, merged as NonNullable<typeof merged>)).toEqual(
+        windowFromFineHistogram(4, viaMap),
+      );
+    },
+  );
+
+  it('declines bins that do not ascend', () => {
+    const h = { bins: [5, 3], calls: [1, 1], weights: [1, 1] };
+    expect(mergeSortedHistograms([h])).toBeNull();
   });
 });

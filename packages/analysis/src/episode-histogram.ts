@@ -43,6 +43,55 @@ export function addFineHistogram(into: Map<number, [number, number]>, h: FineHis
   });
 }
 
+/** Whether the bins ascend strictly (a `sumMap` result's do). */
+function ascending(bins: readonly number[]): boolean {
+  for (let i = 1; i < bins.length; i++)
+    if ((bins[i] as number) <= (bins[i - 1] as number)) return false;
+  return true;
+}
+
+/**
+ * The sum of fine histograms whose bins each ascend strictly (stored buckets and `sumMap` rows),
+ * merged in order as sorted lists: the same bins and sums, added in the same order, as
+ * addFineHistogram into a map then windowFromFineHistogram's sort, without a map entry per bin
+ * (a window of two stored buckets is the common case of an hour's range). Null when some
+ * histogram's bins do not ascend: use the map.
+ */
+export function mergeSortedHistograms(hs: readonly FineHistogram[]): FineHistogram | null {
+  if (!hs.every((h) => ascending(h.bins))) return null;
+  let acc: FineHistogram = { bins: [], calls: [], weights: [] };
+  for (const h of hs) {
+    const bins: number[] = [];
+    const calls: number[] = [];
+    const weights: number[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < acc.bins.length || j < h.bins.length) {
+      const a = i < acc.bins.length ? (acc.bins[i] as number) : Infinity;
+      const b = j < h.bins.length ? (h.bins[j] as number) : Infinity;
+      if (a < b) {
+        bins.push(a);
+        calls.push(acc.calls[i] ?? 0);
+        weights.push(acc.weights[i] ?? 0);
+        i++;
+      } else if (b < a) {
+        bins.push(b);
+        calls.push(h.calls[j] ?? 0);
+        weights.push(h.weights[j] ?? 0);
+        j++;
+      } else {
+        bins.push(a);
+        calls.push((acc.calls[i] ?? 0) + (h.calls[j] ?? 0));
+        weights.push((acc.weights[i] ?? 0) + (h.weights[j] ?? 0));
+        i++;
+        j++;
+      }
+    }
+    acc = { bins, calls, weights };
+  }
+  return acc;
+}
+
 /** The latency (ms) representing a fine bin: its geometric middle. */
 function binMiddleMs(bin: number): number {
   return 2 ** ((bin + 0.5) / EPISODE_FINE_BINS_PER_OCTAVE) / 1e6;

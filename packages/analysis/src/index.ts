@@ -102,6 +102,7 @@ export {
 export { mergeSameFault } from './episodes-merge';
 export {
   addFineHistogram,
+  mergeSortedHistograms,
   EPISODE_FINE_BINS_PER_OCTAVE,
   windowFromBins,
   windowFromFineHistogram,

@@ -1,5 +1,6 @@
 import {
   addFineHistogram,
+  mergeSortedHistograms,
   windowFromBins,
   windowFromFineHistogram,
   type SeriesWindow,
@@ -111,11 +112,16 @@ export async function selectEpisodeWindows(
   return [...groups.values()].map((rows) => toWindowRow(rows));
 }
 
-/** JSON numbers of ClickHouse: 64-bit integers come as text, the rest as numbers. */
+/**
+ * JSON numbers of ClickHouse: 64-bit integers come as text, the rest as numbers. An array's
+ * elements share a type, so a column already of numbers is used as it is (no copy per row).
+ */
+const numbers = (xs: Num[]): number[] =>
+  xs.length === 0 || typeof xs[0] === 'number' ? (xs as number[]) : xs.map(Number);
 const histogramOf = (r: HistogramRow) => ({
-  bins: r.bins.map(Number),
-  calls: r.binCalls.map(Number),
-  weights: r.binWeights.map(Number),
+  bins: numbers(r.bins),
+  calls: numbers(r.binCalls),
+  weights: numbers(r.binWeights),
 });
 
 function toWindowRow(rows: readonly HistogramRow[]): EpisodeWindowRow {
@@ -123,9 +129,14 @@ function toWindowRow(rows: readonly HistogramRow[]): EpisodeWindowRow {
   let w: SeriesWindow;
   if (rows.length === 1) w = windowFromBins(Number(r.window), histogramOf(r));
   else {
-    const hist = new Map<number, [number, number]>();
-    for (const x of rows) addFineHistogram(hist, histogramOf(x));
-    w = windowFromFineHistogram(Number(r.window), hist);
+    const parts = rows.map(histogramOf);
+    const merged = mergeSortedHistograms(parts);
+    if (merged) w = windowFromBins(Number(r.window), merged);
+    else {
+      const hist = new Map<number, [number, number]>();
+      for (const x of parts) addFineHistogram(hist, x);
+      w = windowFromFineHistogram(Number(r.window), hist);
+    }
   }
   return {
     kind: r.kind,
