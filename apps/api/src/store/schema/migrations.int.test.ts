@@ -117,6 +117,12 @@ describe('otel_traces schema on the embedded engine', () => {
     expect(await migrate(store)).toBe(SCHEMA_VERSION);
     expect(await schemaVersion(store)).toBe(SCHEMA_VERSION);
     expect(await ours()).toHaveLength(20);
+    // Migration 15: the narrow copy's small compressed blocks.
+    const narrow = await store.query<{ e: string }>(
+      sql`SELECT engine_full AS e FROM system.tables WHERE database = currentDatabase() AND name = 'tailscope_trace_spans'`,
+    );
+    expect(narrow[0]?.e).toContain('min_compress_block_size = 8192');
+    expect(narrow[0]?.e).toContain('max_compress_block_size = 65536');
   });
 
   it('finds a trace by id through the time-range table, with nanosecond times', async () => {

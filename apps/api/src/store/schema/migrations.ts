@@ -11,7 +11,12 @@ import { INGEST_BATCHES_TABLE } from '../writes/batches';
 import { metricsTablesDdl } from '../metrics/tables';
 import { metricWindowsDdl } from '../metrics/evidence-windows';
 import { sql } from '../sql/template';
-import { forgetBoundary, spansEndNs, traceSpansDdl } from '../traces/trace-spans';
+import {
+  forgetBoundary,
+  spansEndNs,
+  traceSpansBlocksDdl,
+  traceSpansDdl,
+} from '../traces/trace-spans';
 import { typedAttributesDdl } from '../traces/typed-attributes';
 import { spanCountsDdl, tracesMergeTree } from '../traces/span-counts';
 
@@ -181,6 +186,11 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'tailscope_span_counts: a projection of the spans table (spans per 10 s of start)',
     statements: (ctx) => spanCountsDdl(ctx, tracesName(ctx)),
     measure: async (store) => ({ tracesMergeTree: await tracesMergeTree(store) }),
+  },
+  {
+    version: 15,
+    name: 'tailscope_trace_spans: compressed blocks of 8-64 KiB (reads of a few hundred traces)',
+    statements: (ctx) => traceSpansBlocksDdl(ctx),
   },
 ];
 

@@ -495,3 +495,6 @@ TRUNCATE TABLE IF EXISTS tailscope.tailscope_call_bucket_open ON CLUSTER main;
 
 -- migration 13: tailscope_span_split_buckets (the span split per 10 s bucket); episode series rebuilt
 TRUNCATE TABLE IF EXISTS tailscope.tailscope_call_buckets ON CLUSTER main;
+
+-- migration 15: tailscope_trace_spans: compressed blocks of 8-64 KiB (reads of a few hundred traces)
+ALTER TABLE tailscope.tailscope_trace_spans ON CLUSTER main MODIFY SETTING min_compress_block_size = 8192, max_compress_block_size = 65536;

@@ -492,3 +492,12 @@ TRUNCATE TABLE IF EXISTS default.tailscope_call_bucket_open;
 
 -- migration 13: tailscope_span_split_buckets (the span split per 10 s bucket); episode series rebuilt
 TRUNCATE TABLE IF EXISTS default.tailscope_call_buckets;
+
+-- migration 14: tailscope_span_counts: a projection of the spans table (spans per 10 s of start)
+ALTER TABLE default.otel_traces ADD PROJECTION IF NOT EXISTS tailscope_span_counts (SELECT intDiv(toUnixTimestamp64Nano(Timestamp), 10000000000) AS b, count() GROUP BY b);
+
+-- migration 14: tailscope_span_counts: a projection of the spans table (spans per 10 s of start)
+ALTER TABLE default.otel_traces MATERIALIZE PROJECTION tailscope_span_counts;
+
+-- migration 15: tailscope_trace_spans: compressed blocks of 8-64 KiB (reads of a few hundred traces)
+ALTER TABLE default.tailscope_trace_spans MODIFY SETTING min_compress_block_size = 8192, max_compress_block_size = 65536;
