@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeededRandom, type SpanRecord } from '@tailscope/analysis';
 import type { Store } from '../src/store';
+import { migrate } from '../src/store/schema/migrations';
 import { sql } from '../src/store/sql/template';
 import {
   hasSpanCounts,
@@ -51,6 +52,9 @@ describe('span counts from the spans table projection', () => {
       query: `ALTER TABLE otel_traces DROP PROJECTION ${SPAN_COUNTS_PROJECTION}`,
     });
     expect(await hasSpanCounts(store)).toBe(false);
+    // migrate() reads what is there: without the projection the counts read the spans.
+    await migrate(store);
+    expect(store.accelerators.spanCounts).toBe(false);
     const stateOf = (s: SpanRecord): string =>
       TRACE_STATES[Number.parseInt(s.spanId.slice(-4), 16) % TRACE_STATES.length] as string;
     await insertWithTraceStates(store, spans(1, 4000), stateOf);
@@ -59,6 +63,8 @@ describe('span counts from the spans table projection', () => {
       query: `ALTER TABLE otel_traces ADD PROJECTION ${SPAN_COUNTS_PROJECTION} (SELECT intDiv(toUnixTimestamp64Nano(Timestamp), 10000000000) AS b, count() GROUP BY b)`,
     });
     expect(await hasSpanCounts(store)).toBe(true);
+    await migrate(store);
+    expect(store.accelerators.spanCounts).toBe(true);
     await insertWithTraceStates(store, spans(2, 3000), stateOf);
     await insertWithTraceStates(store, spans(3, 2000), () => '');
     const parts = await store.query<{ projections: string[] }>(

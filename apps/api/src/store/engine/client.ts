@@ -246,10 +246,11 @@ export function openStore(opts: StoreOptions): Store {
   const reads = new SharedReads();
   // Marked query steps as temporary tables on the embedded engine (stages.ts).
   const staging = embedded ? { maxMemoryBytes: budget.maxMemoryBytes } : undefined;
+  const cluster = opts.url ? opts.cluster : undefined;
   const store: Store = {
     client,
     database,
-    cluster: opts.url ? opts.cluster : undefined,
+    cluster,
     embedded,
     materializedCtes: embedded !== undefined,
     staging,
@@ -267,8 +268,8 @@ export function openStore(opts: StoreOptions): Store {
       openCallBuckets: true,
       openFanouts: true,
       metricWindows: true,
-      // Migration 14 adds it except in cluster mode (traces/span-counts.ts).
-      spanCounts: opts.cluster === undefined || opts.url === undefined,
+      // Migration 14 adds it except in cluster mode; migrate() then reads whether it did.
+      spanCounts: cluster === undefined,
     },
     params: (q: Sql) => ({ ...q.params, ...tableParams(q.text) }),
     query<T>(q: Sql): Promise<T[]> {

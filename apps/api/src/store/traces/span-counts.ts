@@ -10,7 +10,7 @@ import { floorDiv } from '../floor-div';
  * projection of the spans table (migration 14). Every check that a stored chunk or bucket is
  * still current counts the spans in its window (fanouts/cache.ts, call-buckets/open.ts, the
  * narrow copy's minutes), and each count read every span's start: 80-140 ms an hour at 10M
- * spans, twice in an incidents answer. From the projection it reads a few rows per part: 7-8 ms.
+ * spans, twice in an incidents answer. From the projection it reads a few rows per part: 7-25 ms.
  *
  * A projection is part of each part, written with it and merged with it, so its counts are
  * exactly the part's, whoever inserts (the ingest, a Collector writing the same table) and
@@ -31,7 +31,7 @@ const BUCKET_EXPR = `intDiv(toUnixTimestamp64Nano(Timestamp), ${SPAN_COUNT_BUCKE
  * Migration 14: the projection, then its materialization on the parts already stored (a mutation
  * the engine runs in the background: reads are exact meanwhile, only slower). Not in cluster mode
  * (the spans table there is a distributed one over tables of each shard) and only on a MergeTree
- * spans table (`mergeTree`, measured: a Collector's table may be another engine).
+ * spans table (`tracesMergeTree`, measured: a Collector's table may be another engine).
  */
 export function spanCountsDdl(ctx: DdlContext, table: string): string[] {
   if (ctx.cluster !== undefined || ctx.tracesMergeTree !== true) return [];
